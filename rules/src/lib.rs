@@ -1,0 +1,1 @@
+//! The Go engine (in progress).
