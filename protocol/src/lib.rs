@@ -1,9 +1,803 @@
-//! Every message on Tengen's wire: `ClientMsg` (client to server) and `ServerMsg` (server to client),
-//! serde JSON tagged by `type`, with newtype ids and stable error codes. No I/O lives here, so the server,
-//! the load generator and the bot bridge all share one definition of the protocol.
+//! Every message on Tengen's wire: [`ClientMsg`] (client to server) and [`ServerMsg`] (server to client),
+//! serde JSON tagged by `type` in snake_case, with newtype ids and stable [`ErrorCode`]s. No I/O lives
+//! here, so the server, the load generator and the browser client's reference (`protocol/README.md`)
+//! share one definition of the protocol.
 //!
-//! The messages themselves arrive with the server issue; for now the crate holds the version number that
-//! `hello` will negotiate.
+//! Conventions:
+//! - A request may carry an `id` (any unsigned integer the client picks); the one reply to it (`ack`,
+//!   `error`, or a data reply such as `welcome` or `session`) echoes that `id`. Pushes carry no `id`.
+//! - Game events carry `game` and `seq`; `seq` counts up by one per accepted event of that game, so a
+//!   client detects a gap and asks for a resync by sending `watch` again.
+//! - Times are integer milliseconds with the unit in the name (`main_time_ms`, `at_ms`).
+//! - The wire has its own `Color`, `Point` and `KoRule` types rather than the engine's, so that a change
+//!   inside `tengen-rules` can never silently change what browsers receive.
+
+use serde::{Deserialize, Serialize};
 
 /// The protocol version a client announces in `hello`; the server refuses versions it does not speak.
 pub const PROTOCOL_VERSION: u32 = 1;
+
+macro_rules! newtype_id {
+    ($(#[$doc:meta])* $name:ident($inner:ty)) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+        #[serde(transparent)]
+        pub struct $name(pub $inner);
+
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                self.0.fmt(f)
+            }
+        }
+    };
+}
+
+newtype_id!(
+    /// A game, live or finished; assigned by the store, never reused.
+    GameId(u64)
+);
+newtype_id!(
+    /// An account.
+    UserId(u64)
+);
+newtype_id!(
+    /// A table in a room; unique across the whole hall.
+    TableId(u32)
+);
+newtype_id!(
+    /// A room of the hall.
+    RoomId(u32)
+);
+newtype_id!(
+    /// A direct challenge from one player to another, until it is accepted or declined.
+    ChallengeId(u64)
+);
+newtype_id!(
+    /// The client's own number for a request, echoed by the reply.
+    RequestId(u64)
+);
+
+/// A stone colour.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Color {
+    Black,
+    White,
+}
+
+/// An intersection; `row` 0 is the top row and `col` 0 the left column, as in SGF.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct Point {
+    pub col: u8,
+    pub row: u8,
+}
+
+/// Which repetitions of the whole board are forbidden.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum KoRule {
+    /// Only the immediate recapture of a single stone is forbidden.
+    Simple,
+    /// No earlier whole-board position may recur (the Chinese rules' default).
+    #[default]
+    Positional,
+    /// No earlier position with the same player to move may recur.
+    Situational,
+}
+
+/// A seat at a table. The left seat plays Black and the right seat White, unless the table's settings ask
+/// for nigiri, in which case the server draws the colours when the game starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Seat {
+    Left,
+    Right,
+}
+
+/// The time system of a game, as plain data. (The server enforces clocks from a later protocol version;
+/// these settings are agreed and recorded now.)
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum ClockSettings {
+    /// No clock.
+    None,
+    /// Main time only; running out loses.
+    Absolute { main_time_ms: u64 },
+    /// Chinese byo-yomi: main time, then `periods` periods of `period_ms` each.
+    ByoYomi {
+        main_time_ms: u64,
+        periods: u32,
+        period_ms: u64,
+    },
+    /// Moves-in-time: after main time, `moves` moves within every `block_ms`.
+    Canadian {
+        main_time_ms: u64,
+        moves: u32,
+        block_ms: u64,
+    },
+    /// Fischer: `increment_ms` added after each move, the total capped at `max_time_ms`.
+    Fischer {
+        main_time_ms: u64,
+        increment_ms: u64,
+        max_time_ms: u64,
+    },
+}
+
+/// Everything agreed before a game starts: proposed by White (the right seat), confirmed by Black.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GameSettings {
+    /// 9, 13 or 19.
+    pub size: u8,
+    /// Komi in half points, so that 7.5 points is exactly `15` and no float crosses the wire.
+    pub komi_half_points: i32,
+    /// 0 (none) or 2..=9 stones; 1 means Black without komi.
+    pub handicap: u8,
+    pub ko_rule: KoRule,
+    pub clock: ClockSettings,
+    /// When true the server draws colours (nigiri) at the start; when false the left seat (or, for a
+    /// challenge, the challenger) plays Black.
+    pub nigiri: bool,
+}
+
+/// A participant as the hall lists them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlayerInfo {
+    pub user: UserId,
+    pub username: String,
+    /// Kyu/dan rank, or "?" until the player has a rating history.
+    pub rank: String,
+    pub rating: i32,
+}
+
+/// A room as the hall lists it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RoomInfo {
+    pub room: RoomId,
+    pub name: String,
+    pub users_count: u32,
+    pub tables_count: u32,
+}
+
+/// A table's public state.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TableInfo {
+    pub table: TableId,
+    pub room: RoomId,
+    pub left: Option<PlayerInfo>,
+    pub right: Option<PlayerInfo>,
+    /// The settings White proposed and Black has not yet confirmed.
+    pub proposal: Option<GameSettings>,
+    /// The game being played at this table, if any.
+    pub game: Option<GameId>,
+    pub watchers_count: u32,
+}
+
+/// A live game as the hall lists it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GameSummary {
+    pub game: GameId,
+    pub table: Option<TableId>,
+    pub black: PlayerInfo,
+    pub white: PlayerInfo,
+    pub size: u8,
+    pub moves_count: u32,
+    pub watchers_count: u32,
+}
+
+/// Where a chat line was said.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum ChatChannel {
+    Room {
+        room: RoomId,
+    },
+    /// Between the two seated players of a table.
+    Table {
+        table: TableId,
+    },
+    /// Watchers of a game; its players do not receive it while the game is in play.
+    Kibitz {
+        game: GameId,
+    },
+}
+
+/// What stage a game is in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GamePhase {
+    Playing,
+    /// After two passes: players mark dead stones and accept.
+    Scoring,
+    Over,
+}
+
+/// Why a game ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EndReason {
+    Score,
+    Resignation,
+    Time,
+    Forfeit,
+}
+
+/// A finished game's result.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GameOutcome {
+    /// `None` for a draw or a void game.
+    pub winner: Option<Color>,
+    pub reason: EndReason,
+    /// International notation as in SGF `RE`: "B+1.5", "W+R", "0".
+    pub sgf: String,
+    /// Chinese notation: "黑胜 3/4 子".
+    pub chinese: String,
+    /// Area counts in half points (stones plus territory plus half the dame), when the game was counted.
+    pub black_count_half_points: Option<u32>,
+    pub white_count_half_points: Option<u32>,
+}
+
+/// One accepted change to a live game. The server stores exactly these, in `seq` order, as the game's
+/// event log, and replays them after a restart.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum GameEvent {
+    Played {
+        color: Color,
+        point: Point,
+        /// Opposing stones removed by this move.
+        captured: Vec<Point>,
+    },
+    Passed {
+        color: Color,
+    },
+    /// Two passes ended play; `dead` is the server's estimate, proposed to both players.
+    ScoringStarted {
+        dead: Vec<Point>,
+    },
+    /// A player toggled a chain; `dead` is the whole new marking. Both acceptances are cleared.
+    DeadMarked {
+        by: Color,
+        dead: Vec<Point>,
+    },
+    ScoreAccepted {
+        color: Color,
+    },
+    Ended {
+        outcome: GameOutcome,
+    },
+}
+
+/// The whole state of a game, sent to anyone who starts watching or playing it, and as a resync.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GameState {
+    pub game: GameId,
+    /// The `seq` of the last event included; the next event has `seq + 1`.
+    pub seq: u64,
+    pub table: Option<TableId>,
+    pub black: PlayerInfo,
+    pub white: PlayerInfo,
+    pub settings: GameSettings,
+    /// The seed of the nigiri draw, when colours were drawn, so anyone can check it.
+    pub nigiri_seed: Option<u64>,
+    pub phase: GamePhase,
+    pub to_move: Color,
+    /// `size` strings of `size` characters, top row first: `.` empty, `X` black, `O` white.
+    pub board: Vec<String>,
+    pub captures_black: u32,
+    pub captures_white: u32,
+    pub moves_count: u32,
+    /// The dead-stone marking while scoring.
+    pub dead: Vec<Point>,
+    pub accepted_black: bool,
+    pub accepted_white: bool,
+    pub outcome: Option<GameOutcome>,
+    pub watchers_count: u32,
+}
+
+/// A message from a client. Every variant may be sent inside a [`Request`] with an `id`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ClientMsg {
+    /// First message on a connection: the protocol version the client speaks.
+    Hello {
+        version: u32,
+    },
+    Register {
+        username: String,
+        password: String,
+    },
+    Login {
+        username: String,
+        password: String,
+    },
+    /// Re-authenticate a new connection with a session token from `session`.
+    Resume {
+        token: String,
+    },
+    /// End the session: the token stops working.
+    Logout,
+    /// Receive the hall (rooms, players online, live games) and its live updates.
+    EnterHall,
+    LeaveHall,
+    /// Enter a room (leaving any other): receive its tables, its users and its chat.
+    JoinRoom {
+        room: RoomId,
+    },
+    LeaveRoom,
+    /// Watch a table (and its game, when one starts there).
+    JoinTable {
+        table: TableId,
+    },
+    /// Leave a table entirely, standing up first if seated.
+    LeaveTable {
+        table: TableId,
+    },
+    Sit {
+        table: TableId,
+        seat: Seat,
+    },
+    /// Get up from a seat but keep watching the table.
+    Stand {
+        table: TableId,
+    },
+    /// White (the right seat) proposes the settings of the next game.
+    ProposeSettings {
+        table: TableId,
+        settings: GameSettings,
+    },
+    /// Black (the left seat) confirms the proposal, repeated so a changed proposal is never accepted
+    /// blindly; the game starts.
+    AcceptSettings {
+        table: TableId,
+        settings: GameSettings,
+    },
+    Challenge {
+        user: UserId,
+        settings: GameSettings,
+    },
+    AcceptChallenge {
+        challenge: ChallengeId,
+    },
+    DeclineChallenge {
+        challenge: ChallengeId,
+    },
+    /// Receive a game's full state, then each event; sent again, it resyncs.
+    Watch {
+        game: GameId,
+    },
+    Unwatch {
+        game: GameId,
+    },
+    Play {
+        game: GameId,
+        point: Point,
+    },
+    Pass {
+        game: GameId,
+    },
+    Resign {
+        game: GameId,
+    },
+    /// In the scoring phase: toggle the chain at `point` between dead and alive.
+    ToggleDead {
+        game: GameId,
+        point: Point,
+    },
+    /// In the scoring phase: accept the current marking.
+    AcceptScore {
+        game: GameId,
+    },
+    Chat {
+        channel: ChatChannel,
+        text: String,
+    },
+}
+
+impl ClientMsg {
+    /// Every `type` a client may send, for telling "unknown type" from "bad fields".
+    pub const TYPES: &'static [&'static str] = &[
+        "hello",
+        "register",
+        "login",
+        "resume",
+        "logout",
+        "enter_hall",
+        "leave_hall",
+        "join_room",
+        "leave_room",
+        "join_table",
+        "leave_table",
+        "sit",
+        "stand",
+        "propose_settings",
+        "accept_settings",
+        "challenge",
+        "accept_challenge",
+        "decline_challenge",
+        "watch",
+        "unwatch",
+        "play",
+        "pass",
+        "resign",
+        "toggle_dead",
+        "accept_score",
+        "chat",
+    ];
+}
+
+/// A client frame: a message plus the optional request `id` its reply echoes.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Request {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<RequestId>,
+    #[serde(flatten)]
+    pub msg: ClientMsg,
+}
+
+/// Why a frame could not be read as a [`Request`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParseError {
+    /// The `id`, when the frame was JSON with a readable `id`, so the error can still be matched.
+    pub id: Option<RequestId>,
+    pub code: ErrorCode,
+    pub message: String,
+}
+
+impl std::fmt::Display for ParseError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.code, self.message)
+    }
+}
+
+impl std::error::Error for ParseError {}
+
+impl Request {
+    /// Parse one text frame, telling apart malformed JSON, an unknown `type` and bad fields.
+    pub fn parse(text: &str) -> Result<Request, ParseError> {
+        let value: serde_json::Value = serde_json::from_str(text).map_err(|err| ParseError {
+            id: None,
+            code: ErrorCode::BadJson,
+            message: format!("not JSON: {err}"),
+        })?;
+        let id = value.get("id").and_then(|v| v.as_u64()).map(RequestId);
+        let kind = value.get("type").and_then(|v| v.as_str());
+        match kind {
+            None => {
+                return Err(ParseError {
+                    id,
+                    code: ErrorCode::BadMessage,
+                    message: "a message is a JSON object with a string \"type\"".into(),
+                })
+            }
+            Some(kind) if !ClientMsg::TYPES.contains(&kind) => {
+                return Err(ParseError {
+                    id,
+                    code: ErrorCode::UnknownType,
+                    message: format!("unknown message type {kind:?}"),
+                })
+            }
+            Some(_) => {}
+        }
+        serde_json::from_value(value).map_err(|err| ParseError {
+            id,
+            code: ErrorCode::BadMessage,
+            message: format!("bad message: {err}"),
+        })
+    }
+}
+
+/// A message from the server.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ServerMsg {
+    /// Reply to `hello`.
+    Welcome {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<RequestId>,
+        version: u32,
+        server: String,
+    },
+    /// Reply to `register`, `login` and `resume`: who you are and the token to resume with.
+    Session {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<RequestId>,
+        user: UserId,
+        username: String,
+        token: String,
+        expires_at_ms: u64,
+    },
+    /// A request succeeded.
+    Ack {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<RequestId>,
+    },
+    /// A request failed (or a frame could not be read); nothing changed.
+    Error {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<RequestId>,
+        code: ErrorCode,
+        message: String,
+    },
+    /// The hall, in full (after `enter_hall`, or as a resync).
+    Hall {
+        rooms: Vec<RoomInfo>,
+        players: Vec<PlayerInfo>,
+        games: Vec<GameSummary>,
+    },
+    RoomUpdated {
+        room: RoomInfo,
+    },
+    /// A player came online (or their listing changed).
+    PlayerOnline {
+        player: PlayerInfo,
+    },
+    PlayerOffline {
+        user: UserId,
+    },
+    /// A live game started or changed its listing.
+    GameListed {
+        game: GameSummary,
+    },
+    /// A live game ended and left the list.
+    GameUnlisted {
+        game: GameId,
+    },
+    /// A room in full (after `join_room`, or as a resync).
+    Room {
+        room: RoomId,
+        name: String,
+        tables: Vec<TableInfo>,
+        users: Vec<PlayerInfo>,
+    },
+    /// A user entered the room you are in.
+    RoomJoined {
+        room: RoomId,
+        player: PlayerInfo,
+    },
+    RoomLeft {
+        room: RoomId,
+        user: UserId,
+    },
+    /// A table of your room (or the table you are at) changed.
+    TableUpdated {
+        table: TableInfo,
+    },
+    /// Settings agreed at a table: the game starts; the server sends its state next.
+    GameStarted {
+        game: GameId,
+        table: Option<TableId>,
+        black: PlayerInfo,
+        white: PlayerInfo,
+    },
+    /// Someone challenges you.
+    Challenged {
+        challenge: ChallengeId,
+        from: PlayerInfo,
+        settings: GameSettings,
+    },
+    /// Your challenge was declined (or withdrawn because a player left).
+    ChallengeDeclined {
+        challenge: ChallengeId,
+    },
+    /// A game's full state: after `watch`, when your game starts, or as a resync after falling behind.
+    GameState {
+        state: GameState,
+    },
+    /// One accepted event of a live game.
+    GameEvent {
+        game: GameId,
+        seq: u64,
+        #[serde(flatten)]
+        event: GameEvent,
+    },
+    Chat {
+        channel: ChatChannel,
+        from: PlayerInfo,
+        text: String,
+        at_ms: u64,
+    },
+}
+
+/// Stable error codes: clients switch on these, people read the `message`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorCode {
+    /// The frame is not JSON.
+    BadJson,
+    /// JSON, but not a known message shape (missing or mistyped fields).
+    BadMessage,
+    /// The `type` is not one the server knows.
+    UnknownType,
+    /// The frame is larger than the server accepts.
+    FrameTooLarge,
+    /// Too many messages too fast; this one was dropped.
+    RateLimited,
+    /// `hello` named a protocol version the server does not speak.
+    VersionUnsupported,
+    /// `hello` must come first.
+    HelloRequired,
+    /// This needs an account: `register`, `login` or `resume` first.
+    NotLoggedIn,
+    AlreadyLoggedIn,
+    /// Wrong username or password (deliberately not saying which).
+    BadCredentials,
+    /// Too many failed logins for this account; wait and try again.
+    LoginThrottled,
+    /// The session token is unknown or expired.
+    InvalidToken,
+    UsernameTaken,
+    InvalidUsername,
+    InvalidPassword,
+    NoSuchRoom,
+    NoSuchTable,
+    NoSuchGame,
+    NoSuchUser,
+    NoSuchChallenge,
+    SeatTaken,
+    /// You already sit at a table (one seat per player).
+    AlreadySeated,
+    NotSeated,
+    /// Only White (the right seat) proposes; only Black (the left seat) confirms.
+    NotYourRole,
+    /// Nothing proposed yet, or the proposal changed since you looked.
+    ProposalMismatch,
+    InvalidSettings,
+    /// A game is in progress at the table or for the player.
+    GameInProgress,
+    /// Both seats must be taken.
+    TableNotFull,
+    /// You are not a player of this game.
+    NotYourGame,
+    NotYourTurn,
+    Occupied,
+    Suicide,
+    /// Ko or superko: the move would repeat a position.
+    Ko,
+    OffBoard,
+    /// The game is not in the phase this needs (playing, scoring).
+    WrongPhase,
+    /// You are not in that room or at that table.
+    NotThere,
+    /// Chat text is empty or longer than the limit.
+    BadChat,
+    /// Players may not use the watchers' chat of their own game while it is in play.
+    NotAllowed,
+    /// The game has as many watchers as it takes.
+    TooManyWatchers,
+    /// The game or hall is too busy to take this request now; try again.
+    Busy,
+    /// The server failed; nothing was changed.
+    Internal,
+}
+
+impl ErrorCode {
+    /// Every code, so tests can check each one is documented.
+    pub const ALL: &'static [ErrorCode] = &[
+        ErrorCode::BadJson,
+        ErrorCode::BadMessage,
+        ErrorCode::UnknownType,
+        ErrorCode::FrameTooLarge,
+        ErrorCode::RateLimited,
+        ErrorCode::VersionUnsupported,
+        ErrorCode::HelloRequired,
+        ErrorCode::NotLoggedIn,
+        ErrorCode::AlreadyLoggedIn,
+        ErrorCode::BadCredentials,
+        ErrorCode::LoginThrottled,
+        ErrorCode::InvalidToken,
+        ErrorCode::UsernameTaken,
+        ErrorCode::InvalidUsername,
+        ErrorCode::InvalidPassword,
+        ErrorCode::NoSuchRoom,
+        ErrorCode::NoSuchTable,
+        ErrorCode::NoSuchGame,
+        ErrorCode::NoSuchUser,
+        ErrorCode::NoSuchChallenge,
+        ErrorCode::SeatTaken,
+        ErrorCode::AlreadySeated,
+        ErrorCode::NotSeated,
+        ErrorCode::NotYourRole,
+        ErrorCode::ProposalMismatch,
+        ErrorCode::InvalidSettings,
+        ErrorCode::GameInProgress,
+        ErrorCode::TableNotFull,
+        ErrorCode::NotYourGame,
+        ErrorCode::NotYourTurn,
+        ErrorCode::Occupied,
+        ErrorCode::Suicide,
+        ErrorCode::Ko,
+        ErrorCode::OffBoard,
+        ErrorCode::WrongPhase,
+        ErrorCode::NotThere,
+        ErrorCode::BadChat,
+        ErrorCode::NotAllowed,
+        ErrorCode::TooManyWatchers,
+        ErrorCode::Busy,
+        ErrorCode::Internal,
+    ];
+}
+
+impl std::fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // The serde name is the stable one; reuse it so logs and the wire agree.
+        let json = serde_json::to_string(self).map_err(|_| std::fmt::Error)?;
+        f.write_str(json.trim_matches('"'))
+    }
+}
+
+impl ServerMsg {
+    /// Every `type` the server sends.
+    pub const TYPES: &'static [&'static str] = &[
+        "welcome",
+        "session",
+        "ack",
+        "error",
+        "hall",
+        "room_updated",
+        "player_online",
+        "player_offline",
+        "game_listed",
+        "game_unlisted",
+        "room",
+        "room_joined",
+        "room_left",
+        "table_updated",
+        "game_started",
+        "challenged",
+        "challenge_declined",
+        "game_state",
+        "game_event",
+        "chat",
+    ];
+
+    /// An error reply.
+    pub fn error(id: Option<RequestId>, code: ErrorCode, message: impl Into<String>) -> ServerMsg {
+        ServerMsg::Error {
+            id,
+            code,
+            message: message.into(),
+        }
+    }
+
+    /// Serialize to the text of one frame. Serializing these types cannot fail (no maps with non-string
+    /// keys, no floats), so a failure is a bug.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).expect("ServerMsg always serializes")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unknown_type_is_told_apart_from_bad_fields() {
+        let err = Request::parse(r#"{"type":"fly","id":4}"#).unwrap_err();
+        assert_eq!(err.code, ErrorCode::UnknownType);
+        assert_eq!(err.id, Some(RequestId(4)));
+        let err = Request::parse(r#"{"type":"play","id":5,"game":1}"#).unwrap_err();
+        assert_eq!(err.code, ErrorCode::BadMessage);
+        assert_eq!(err.id, Some(RequestId(5)));
+        let err = Request::parse("{not json").unwrap_err();
+        assert_eq!(err.code, ErrorCode::BadJson);
+        let err = Request::parse("[1,2]").unwrap_err();
+        assert_eq!(err.code, ErrorCode::BadMessage);
+    }
+
+    #[test]
+    fn error_codes_display_as_their_wire_names() {
+        assert_eq!(ErrorCode::BadCredentials.to_string(), "bad_credentials");
+        assert_eq!(ErrorCode::Ko.to_string(), "ko");
+    }
+
+    #[test]
+    fn every_type_name_is_a_real_variant() {
+        // A message with only `type` either parses (unit variants) or fails on fields, never as unknown.
+        for kind in ClientMsg::TYPES {
+            let text = format!(r#"{{"type":"{kind}"}}"#);
+            if let Err(err) = Request::parse(&text) {
+                assert_eq!(err.code, ErrorCode::BadMessage, "{kind}: {err}");
+            }
+        }
+    }
+}
