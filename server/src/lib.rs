@@ -1,6 +1,221 @@
-//! The Tengen server library: everything `tengen` runs.
+//! The Tengen server library: everything `tengen` runs. [`run`] serves the browser client, the
+//! WebSocket protocol of `tengen-protocol` and a small HTTP API until a [`Shutdown`] is signalled.
 //!
 //! # Layout
+//! - `config`: every limit, default and timeout, each with the reason for its value.
+//! - `http`: routes (static client, `/ws` upgrade with Origin and per-IP checks, `/api/...`).
+//! - `session`: one task per socket: read frames, rate-limit, parse `ClientMsg`, authorize, route to the
+//!   hall or a game, write `ServerMsg`s.
+//! - `auth`: accounts, argon2id hashing, session tokens, login throttling.
+//! - `hall`: the hall actor: rooms, tables, seats, settings agreement, nigiri, challenges, chat, and the
+//!   live lists pushed to subscribers.
+//! - `game`: one actor per live game over `tengen-rules`: moves, scoring phase, event log, watchers.
+//! - `store`: the durable `Store` trait and its SQLite backend.
 //! - `gtp`: a GTP version 2 referee over `tengen-rules`, for driving the engine from any Go tool.
 
+pub mod auth;
+pub mod config;
+pub mod game;
 pub mod gtp;
+pub mod hall;
+pub mod http;
+pub mod session;
+pub mod store;
+
+use std::collections::HashMap;
+use std::net::IpAddr;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use tengen_protocol::ErrorCode;
+use tokio::net::TcpListener;
+use tokio::sync::{mpsc, watch};
+
+use crate::auth::Auth;
+use crate::config::{Config, SHUTDOWN_GRACE_MS};
+use crate::game::Games;
+use crate::hall::HallHandle;
+use crate::store::sqlite::SqliteStore;
+use crate::store::StoreHandle;
+
+/// Errors that stop the server from starting or running; reported by `main` and tests.
+pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
+
+/// A request refused for an expected reason: a stable [`ErrorCode`] (itself the enum of expected
+/// failures every client switches on) and a sentence for people.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Refusal {
+    pub code: ErrorCode,
+    pub message: String,
+}
+
+impl Refusal {
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Refusal {
+        Refusal {
+            code,
+            message: message.into(),
+        }
+    }
+
+    /// The actor or hall did not answer: it is shutting down or its inbox is full.
+    pub fn busy() -> Refusal {
+        Refusal::new(ErrorCode::Busy, "the server is busy; try again")
+    }
+}
+
+impl std::fmt::Display for Refusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.code, self.message)
+    }
+}
+
+impl std::error::Error for Refusal {}
+
+/// Milliseconds since the Unix epoch, the one wall-clock reading the server takes (for expiry and
+/// timestamps); game logic receives it as an argument.
+pub fn unix_now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
+}
+
+/// The one stop signal every task selects on. Cloning is cheap; `wait` returns once the trigger fires
+/// (or is dropped, which also means "stop").
+#[derive(Debug, Clone)]
+pub struct Shutdown {
+    rx: watch::Receiver<bool>,
+}
+
+/// Fires the [`Shutdown`] it was made with.
+#[derive(Debug)]
+pub struct ShutdownTrigger {
+    tx: watch::Sender<bool>,
+}
+
+impl Shutdown {
+    pub fn new() -> (ShutdownTrigger, Shutdown) {
+        let (tx, rx) = watch::channel(false);
+        (ShutdownTrigger { tx }, Shutdown { rx })
+    }
+
+    pub async fn wait(&self) {
+        let mut rx = self.rx.clone();
+        // An error means the trigger was dropped: nobody can ask us to keep running, so stop too.
+        let _ = rx.wait_for(|stop| *stop).await;
+    }
+
+    pub fn is_triggered(&self) -> bool {
+        *self.rx.borrow()
+    }
+}
+
+impl ShutdownTrigger {
+    pub fn trigger(&self) {
+        let _ = self.tx.send(true);
+    }
+}
+
+/// Counts live tasks: each holds a clone of the sender, and shutdown waits until all are dropped.
+#[derive(Debug, Clone)]
+pub(crate) struct TaskGuard {
+    _alive: mpsc::Sender<()>,
+}
+
+/// Open WebSocket connections per client IP, bounded by `Config::connections_per_ip_max`.
+#[derive(Debug, Default)]
+pub(crate) struct ConnCounter {
+    /// One entry per IP with at least one connection; removed at zero, so bounded by open sockets.
+    per_ip: Mutex<HashMap<IpAddr, usize>>,
+}
+
+/// Releases a connection slot when the socket's task ends, however it ends.
+#[derive(Debug)]
+pub(crate) struct ConnPermit {
+    counter: Arc<ConnCounter>,
+    ip: IpAddr,
+}
+
+impl ConnCounter {
+    pub(crate) fn try_acquire(self: &Arc<Self>, ip: IpAddr, max: usize) -> Option<ConnPermit> {
+        let mut per_ip = self.per_ip.lock().unwrap_or_else(|p| p.into_inner());
+        let count = per_ip.entry(ip).or_insert(0);
+        if *count >= max {
+            return None;
+        }
+        *count += 1;
+        Some(ConnPermit {
+            counter: Arc::clone(self),
+            ip,
+        })
+    }
+}
+
+impl Drop for ConnPermit {
+    fn drop(&mut self) {
+        let mut per_ip = self.counter.per_ip.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(count) = per_ip.get_mut(&self.ip) {
+            *count -= 1;
+            if *count == 0 {
+                per_ip.remove(&self.ip);
+            }
+        }
+    }
+}
+
+/// Everything a request handler or session needs, shared.
+#[derive(Debug)]
+pub(crate) struct AppState {
+    pub config: Config,
+    pub auth: Auth,
+    pub store: StoreHandle,
+    pub hall: HallHandle,
+    pub games: Games,
+    pub conns: Arc<ConnCounter>,
+    pub shutdown: Shutdown,
+    pub tasks: TaskGuard,
+}
+
+/// Serve on `listener` until `shutdown` fires, then close every session and stop every actor.
+pub async fn run(config: Config, listener: TcpListener, shutdown: Shutdown) -> Result<(), BoxError> {
+    let data_dir = config.data_dir.clone();
+    let sqlite = tokio::task::spawn_blocking(move || SqliteStore::open(&data_dir)).await??;
+    let store = StoreHandle::new(Arc::new(sqlite));
+    let auth = Auth::new(store.clone(), config.argon2, config.session_ttl_ms).await?;
+    let (alive_tx, mut alive_rx) = mpsc::channel::<()>(1);
+    let tasks = TaskGuard { _alive: alive_tx };
+    let games = Games::new();
+    let hall = hall::spawn(
+        &config,
+        store.clone(),
+        games.clone(),
+        shutdown.clone(),
+        tasks.clone(),
+    );
+    game::restore_live_games(&store, &games, &hall, &shutdown, &tasks).await?;
+    let state = Arc::new(AppState {
+        config,
+        auth,
+        store,
+        hall,
+        games,
+        conns: Arc::new(ConnCounter::default()),
+        shutdown: shutdown.clone(),
+        tasks,
+    });
+    let app = http::router(Arc::clone(&state));
+    tracing::info!(addr = %listener.local_addr()?, "tengen listening");
+    let stop = shutdown.clone();
+    axum::serve(
+        listener,
+        app.into_make_service_with_connect_info::<std::net::SocketAddr>(),
+    )
+    .with_graceful_shutdown(async move { stop.wait().await })
+    .await?;
+    // Upgraded sockets outlive the HTTP server; wait for their tasks (and the actors) to finish.
+    drop(state);
+    let grace = Duration::from_millis(SHUTDOWN_GRACE_MS);
+    if tokio::time::timeout(grace, alive_rx.recv()).await.is_err() {
+        tracing::warn!("tasks still running after the shutdown grace period");
+    }
+    Ok(())
+}

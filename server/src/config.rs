@@ -1,0 +1,158 @@
+//! Every limit, default and timeout of the server in one place, each with the reason for its value.
+//! Fixed protocol limits are constants; what an operator or a test may tune lives in [`Config`], whose
+//! defaults come from these constants. Nothing here does I/O.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+/// Where `tengen serve` listens unless told otherwise: loopback, so a fresh install is not exposed.
+pub const DEFAULT_LISTEN: &str = "127.0.0.1:8080";
+
+/// The data directory unless told otherwise, relative to where the server starts.
+pub const DEFAULT_DATA_DIR: &str = "./data";
+
+/// Largest text frame a session reads. The biggest legitimate client message (a chat line, settings) is
+/// well under 1 KiB; 64 KiB leaves room for future messages while bounding what one frame can cost.
+/// Larger frames are answered `frame_too_large` and dropped; the socket stays open.
+pub const MAX_FRAME_BYTES: usize = 64 * 1024;
+
+/// Frames above this are not even buffered: the WebSocket layer closes the socket (close code 1009).
+/// It is the hard cap behind the soft [`MAX_FRAME_BYTES`], so one client cannot make us hold megabytes.
+pub const MAX_WS_MESSAGE_BYTES: usize = 1024 * 1024;
+
+/// Sustained messages per second a connection may send. A person clicking and chatting sends a few per
+/// second; a bot playing blitz fewer than ten. Above it messages are answered `rate_limited` and dropped.
+pub const MESSAGES_PER_SECOND: u32 = 20;
+
+/// Burst a connection may send at once before the rate applies (a client reconnecting sends `hello`,
+/// `resume`, `enter_hall`, `join_room`, `watch` ... together).
+pub const MESSAGES_BURST: u32 = 40;
+
+/// Messages dropped in a row for flooding before the connection is closed: a client that ignores
+/// `rate_limited` this long is not a person.
+pub const RATE_LIMIT_STRIKES_MAX: u32 = 200;
+
+/// Simultaneous WebSocket connections from one IP address. A household or a small club behind one NAT
+/// fits; a single machine opening thousands does not. The load generator raises it.
+pub const CONNECTIONS_PER_IP_MAX: usize = 64;
+
+/// Sessions queued in one game's watcher list. Each watcher costs a broadcast receiver and a forwarding
+/// task; 500 covers a title match in a small hall. Beyond it `watch` answers `too_many_watchers`.
+pub const WATCHERS_PER_GAME_MAX: usize = 500;
+
+/// Longest chat line in characters: a few sentences. Longer lines are refused with `bad_chat`.
+pub const CHAT_CHARS_MAX: usize = 500;
+
+/// Commands waiting in one game actor's inbox. A game gets a handful of commands per second; a full
+/// inbox means the actor is stuck behind the store, and the sender is told `busy` instead of waiting.
+pub const GAME_INBOX_LEN: usize = 64;
+
+/// Events a watcher may fall behind a game's broadcast before it is resynced with a full `game_state`.
+/// A whole 9x9 game fits, so only a truly stalled connection is resynced.
+pub const GAME_EVENT_QUEUE_LEN: usize = 256;
+
+/// Commands waiting in the hall actor's inbox; beyond it requests are answered `busy`.
+pub const HALL_INBOX_LEN: usize = 1024;
+
+/// Hall pushes (table, room, player updates and chat) a session may fall behind before it is resynced
+/// with fresh `hall`/`room` snapshots.
+pub const HALL_EVENT_QUEUE_LEN: usize = 1024;
+
+/// Frames waiting to be written to one socket. A client reading slower than this is not keeping up;
+/// game forwarders then fall behind their broadcast and are resynced rather than growing memory.
+pub const OUTBOUND_QUEUE_LEN: usize = 256;
+
+/// Tables per room. Classic halls number their tables; a fixed count keeps the room list bounded.
+pub const TABLES_PER_ROOM: u32 = 20;
+
+/// Rooms created when none are configured.
+pub const DEFAULT_ROOMS: &[&str] = &["Beginners", "Intermediate", "Dan players"];
+
+/// Open challenges one user may have sent at once; more are refused so nobody can spam the hall.
+pub const CHALLENGES_PER_USER_MAX: usize = 5;
+
+/// Live games at once on this node; beyond it new games are refused `busy`, bounding actors and memory.
+pub const LIVE_GAMES_MAX: usize = 10_000;
+
+/// A session token lives this long after it was issued (30 days): a player stays logged in on their
+/// own browser, and a stolen token stops working eventually.
+pub const SESSION_TTL_MS: u64 = 30 * 24 * 60 * 60 * 1000;
+
+/// Failed logins per account within [`LOGIN_FAILURE_WINDOW_MS`] before that account's logins are refused
+/// for the rest of the window: slows online password guessing to a crawl.
+pub const LOGIN_FAILURES_MAX: u32 = 5;
+
+/// The window over which failed logins are counted, and how long a throttled account waits.
+pub const LOGIN_FAILURE_WINDOW_MS: u64 = 15 * 60 * 1000;
+
+/// Accounts tracked by the login throttle. Entries expire after the window; when the map is full the
+/// oldest entry is evicted, so guessing across many names cannot grow memory.
+pub const LOGIN_THROTTLE_ENTRIES_MAX: usize = 100_000;
+
+/// Password length bounds in characters: 8 is the NIST minimum; 128 bounds hashing work per attempt.
+pub const PASSWORD_CHARS_MIN: usize = 8;
+pub const PASSWORD_CHARS_MAX: usize = 128;
+
+/// Username length bounds in characters: short enough for table lists, long enough for real names.
+pub const USERNAME_CHARS_MIN: usize = 3;
+pub const USERNAME_CHARS_MAX: usize = 20;
+
+/// OWASP's recommended argon2id parameters: 19 MiB of memory, 2 passes, 1 lane.
+pub const ARGON2_MEMORY_KIB: u32 = 19 * 1024;
+pub const ARGON2_PASSES: u32 = 2;
+pub const ARGON2_LANES: u32 = 1;
+
+/// How long shutdown waits for sessions to say goodbye before the process exits anyway.
+pub const SHUTDOWN_GRACE_MS: u64 = 5_000;
+
+/// Argon2id cost parameters. Tests lower them so registering is fast; production keeps OWASP's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Argon2Params {
+    pub memory_kib: u32,
+    pub passes: u32,
+    pub lanes: u32,
+}
+
+impl Default for Argon2Params {
+    fn default() -> Self {
+        Argon2Params {
+            memory_kib: ARGON2_MEMORY_KIB,
+            passes: ARGON2_PASSES,
+            lanes: ARGON2_LANES,
+        }
+    }
+}
+
+/// What the server is told at start; everything else is a constant above.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// The data directory: the SQLite database lives here.
+    pub data_dir: PathBuf,
+    /// Names of the hall's rooms, in order; room ids are 1, 2, ...
+    pub rooms: Vec<String>,
+    pub argon2: Argon2Params,
+    pub connections_per_ip_max: usize,
+    /// Extra allowed browser origins (exact `scheme://host[:port]`), besides same-origin and localhost.
+    pub allowed_origins: Vec<String>,
+    pub session_ttl_ms: u64,
+}
+
+impl Config {
+    /// The production defaults, with data in `data_dir`.
+    pub fn new(data_dir: PathBuf) -> Config {
+        Config {
+            data_dir,
+            rooms: DEFAULT_ROOMS.iter().map(|name| name.to_string()).collect(),
+            argon2: Argon2Params::default(),
+            connections_per_ip_max: CONNECTIONS_PER_IP_MAX,
+            allowed_origins: Vec::new(),
+            session_ttl_ms: SESSION_TTL_MS,
+        }
+    }
+}
+
+/// Parse a listen address such as `127.0.0.1:8080`.
+pub fn parse_listen(text: &str) -> Result<SocketAddr, String> {
+    text.parse()
+        .map_err(|err| format!("bad listen address {text:?}: {err}"))
+}

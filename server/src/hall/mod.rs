@@ -1,0 +1,840 @@
+//! The hall: one actor owning rooms, tables, seats, settings agreement, nigiri, direct challenges, who
+//! is online, and room and table chat. Sessions talk to it through [`HallHandle`] (a bounded inbox; a
+//! full one answers `busy`), and it pushes every change once, serialized, on one broadcast channel whose
+//! items say who should receive them ([`Audience`]); each session filters for itself. Live games are
+//! started here and then belong to `game`; the game tells the hall when it ends.
+
+pub mod chat;
+pub mod table;
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+
+use rand::{Rng, SeedableRng};
+use tengen_protocol::{
+    ChallengeId, ChatChannel, ErrorCode, GameId, GameSettings, GameSummary, PlayerInfo, RoomId,
+    RoomInfo, Seat, ServerMsg, TableId, UserId,
+};
+use tokio::sync::{broadcast, mpsc, oneshot};
+
+use crate::config::{
+    Config, CHALLENGES_PER_USER_MAX, HALL_EVENT_QUEUE_LEN, HALL_INBOX_LEN, TABLES_PER_ROOM,
+};
+use crate::game::{GameContext, Games, StartGame};
+use crate::store::StoreHandle;
+use crate::{Refusal, Shutdown, TaskGuard};
+use table::Table;
+
+/// Who receives a hall push: anyone matching any of the fields.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Audience {
+    /// Sessions that entered the hall (`enter_hall`).
+    pub hall: bool,
+    /// Sessions in this room.
+    pub room: Option<RoomId>,
+    /// Sessions that joined this table.
+    pub table: Option<TableId>,
+    /// These users, wherever they are.
+    pub users: [Option<UserId>; 2],
+}
+
+/// One push, serialized once and shared by every session that receives it.
+#[derive(Debug, Clone)]
+pub struct HallEvent {
+    pub audience: Audience,
+    pub text: Arc<str>,
+    /// Set on `game_started`: receivers subscribe to that game, so players and table watchers get its
+    /// state and events without asking.
+    pub started_game: Option<GameId>,
+}
+
+type Reply<T> = oneshot::Sender<Result<T, Refusal>>;
+
+/// What a session may ask of the hall.
+#[derive(Debug)]
+pub enum HallCmd {
+    /// A session authenticated as `player`.
+    Online { player: PlayerInfo },
+    /// A session ended or logged out: it leaves its room and tables; the user goes offline when it was
+    /// their last session.
+    SessionGone {
+        user: Option<UserId>,
+        room: Option<RoomId>,
+        tables: Vec<TableId>,
+    },
+    /// The hall snapshot (`hall` frame).
+    HallSnapshot { reply: Reply<Arc<str>> },
+    /// Join a room; the reply is the `room` frame. `player` is `None` for an anonymous watcher.
+    JoinRoom {
+        room: RoomId,
+        player: Option<PlayerInfo>,
+        reply: Reply<Arc<str>>,
+    },
+    LeaveRoom {
+        room: RoomId,
+        user: Option<UserId>,
+        reply: Reply<()>,
+    },
+    /// The current `table_updated` frame of a table (for resyncs).
+    TableSnapshot {
+        table: TableId,
+        reply: Reply<Arc<str>>,
+    },
+    JoinTable {
+        table: TableId,
+        reply: Reply<Arc<str>>,
+    },
+    LeaveTable {
+        table: TableId,
+        user: Option<UserId>,
+        reply: Reply<()>,
+    },
+    Sit {
+        table: TableId,
+        seat: Seat,
+        player: PlayerInfo,
+        reply: Reply<()>,
+    },
+    Stand {
+        table: TableId,
+        user: UserId,
+        reply: Reply<()>,
+    },
+    Propose {
+        table: TableId,
+        user: UserId,
+        settings: GameSettings,
+        reply: Reply<()>,
+    },
+    Accept {
+        table: TableId,
+        user: UserId,
+        settings: GameSettings,
+        reply: Reply<()>,
+    },
+    Challenge {
+        from: PlayerInfo,
+        to: UserId,
+        settings: GameSettings,
+        reply: Reply<ChallengeId>,
+    },
+    AcceptChallenge {
+        challenge: ChallengeId,
+        user: UserId,
+        reply: Reply<()>,
+    },
+    DeclineChallenge {
+        challenge: ChallengeId,
+        user: UserId,
+        reply: Reply<()>,
+    },
+    /// Room or table chat (kibitz goes to the game).
+    Chat {
+        channel: ChatChannel,
+        from: PlayerInfo,
+        text: String,
+        at_ms: u64,
+        reply: Reply<()>,
+    },
+    /// Sent by a game actor when its game is over.
+    GameEnded { game: GameId, table: Option<TableId> },
+    /// Sent at startup for a game restored from the store, so its table shows it again.
+    GameRestored { summary: GameSummary },
+}
+
+/// The way in to the hall actor.
+#[derive(Debug, Clone)]
+pub struct HallHandle {
+    inbox: mpsc::Sender<HallCmd>,
+    events: broadcast::Sender<HallEvent>,
+}
+
+impl HallHandle {
+    /// Receive hall pushes from now on.
+    pub fn subscribe(&self) -> broadcast::Receiver<HallEvent> {
+        self.events.subscribe()
+    }
+
+    /// Send a command without waiting for room in the inbox.
+    pub fn try_send(&self, cmd: HallCmd) -> Result<(), Refusal> {
+        self.inbox.try_send(cmd).map_err(|_| Refusal::busy())
+    }
+
+    /// Send a command, waiting for room (for messages that must not be lost, like a game's end).
+    pub async fn send(&self, cmd: HallCmd) {
+        // An error means the hall stopped (shutdown); there is nobody left to tell.
+        let _ = self.inbox.send(cmd).await;
+    }
+
+    /// Ask the hall something and wait for its answer.
+    pub async fn ask<T>(&self, make: impl FnOnce(Reply<T>) -> HallCmd) -> Result<T, Refusal> {
+        let (tx, rx) = oneshot::channel();
+        self.try_send(make(tx))?;
+        rx.await.map_err(|_| Refusal::busy())?
+    }
+}
+
+/// An open challenge.
+#[derive(Debug, Clone)]
+struct Challenge {
+    from: PlayerInfo,
+    to: UserId,
+    settings: GameSettings,
+}
+
+/// A room's name and who is in it.
+#[derive(Debug)]
+struct Room {
+    id: RoomId,
+    name: String,
+    /// Logged-in users in the room, with how many of their sessions are; bounded by sessions online.
+    users: BTreeMap<UserId, (PlayerInfo, u32)>,
+    tables: Vec<TableId>,
+}
+
+/// The actor's state.
+#[derive(Debug)]
+struct Hall {
+    rooms: BTreeMap<RoomId, Room>,
+    tables: BTreeMap<TableId, Table>,
+    /// Users online, with their number of sessions; bounded by open connections.
+    online: BTreeMap<UserId, (PlayerInfo, u32)>,
+    /// Which table each seated user sits at: one seat per player.
+    seated: HashMap<UserId, TableId>,
+    /// Open challenges; at most `CHALLENGES_PER_USER_MAX` per sender, all withdrawn when they go offline.
+    challenges: BTreeMap<ChallengeId, Challenge>,
+    next_challenge: u64,
+    /// Live games as listed in the hall.
+    live: BTreeMap<GameId, GameSummary>,
+    games: Games,
+    ctx: GameContext,
+    events: broadcast::Sender<HallEvent>,
+}
+
+/// Start the hall actor with the configured rooms, each with [`TABLES_PER_ROOM`] tables.
+pub fn spawn(
+    config: &Config,
+    store: StoreHandle,
+    games: Games,
+    shutdown: Shutdown,
+    tasks: TaskGuard,
+) -> HallHandle {
+    let (inbox_tx, inbox_rx) = mpsc::channel(HALL_INBOX_LEN);
+    let (events, _) = broadcast::channel(HALL_EVENT_QUEUE_LEN);
+    let handle = HallHandle {
+        inbox: inbox_tx,
+        events: events.clone(),
+    };
+    let mut rooms = BTreeMap::new();
+    let mut tables = BTreeMap::new();
+    for (index, name) in config.rooms.iter().enumerate() {
+        let room_id = RoomId(index as u32 + 1);
+        let table_ids: Vec<TableId> = (0..TABLES_PER_ROOM)
+            .map(|n| TableId(index as u32 * TABLES_PER_ROOM + n + 1))
+            .collect();
+        for &id in &table_ids {
+            tables.insert(id, Table::new(id, room_id));
+        }
+        rooms.insert(
+            room_id,
+            Room {
+                id: room_id,
+                name: name.clone(),
+                users: BTreeMap::new(),
+                tables: table_ids,
+            },
+        );
+    }
+    let hall = Hall {
+        rooms,
+        tables,
+        online: BTreeMap::new(),
+        seated: HashMap::new(),
+        challenges: BTreeMap::new(),
+        next_challenge: 1,
+        live: BTreeMap::new(),
+        games,
+        ctx: GameContext {
+            store,
+            hall: handle.clone(),
+            shutdown: shutdown.clone(),
+            tasks: tasks.clone(),
+        },
+        events,
+    };
+    tokio::spawn(hall.run(inbox_rx, shutdown, tasks));
+    handle
+}
+
+fn refuse<T>(code: ErrorCode, message: impl Into<String>) -> Result<T, Refusal> {
+    Err(Refusal::new(code, message))
+}
+
+impl Hall {
+    async fn run(mut self, mut inbox: mpsc::Receiver<HallCmd>, shutdown: Shutdown, _tasks: TaskGuard) {
+        loop {
+            tokio::select! {
+                _ = shutdown.wait() => break,
+                cmd = inbox.recv() => match cmd {
+                    Some(cmd) => self.handle(cmd).await,
+                    None => break,
+                },
+            }
+        }
+    }
+
+    async fn handle(&mut self, cmd: HallCmd) {
+        match cmd {
+            HallCmd::Online { player } => self.online(player),
+            HallCmd::SessionGone { user, room, tables } => self.session_gone(user, room, tables),
+            HallCmd::HallSnapshot { reply } => {
+                let _ = reply.send(Ok(self.hall_frame()));
+            }
+            HallCmd::JoinRoom {
+                room,
+                player,
+                reply,
+            } => {
+                let _ = reply.send(self.join_room(room, player));
+            }
+            HallCmd::LeaveRoom { room, user, reply } => {
+                let _ = reply.send(self.leave_room(room, user));
+            }
+            HallCmd::TableSnapshot { table, reply } => {
+                let _ = reply.send(self.table(table).map(|t| table_frame(t)));
+            }
+            HallCmd::JoinTable { table, reply } => {
+                let _ = reply.send(self.join_table(table));
+            }
+            HallCmd::LeaveTable { table, user, reply } => {
+                let _ = reply.send(self.leave_table(table, user));
+            }
+            HallCmd::Sit {
+                table,
+                seat,
+                player,
+                reply,
+            } => {
+                let _ = reply.send(self.sit(table, seat, player));
+            }
+            HallCmd::Stand { table, user, reply } => {
+                let _ = reply.send(self.stand(table, user));
+            }
+            HallCmd::Propose {
+                table,
+                user,
+                settings,
+                reply,
+            } => {
+                let _ = reply.send(self.propose(table, user, settings));
+            }
+            HallCmd::Accept {
+                table,
+                user,
+                settings,
+                reply,
+            } => {
+                let result = self.accept(table, user, settings).await;
+                let _ = reply.send(result);
+            }
+            HallCmd::Challenge {
+                from,
+                to,
+                settings,
+                reply,
+            } => {
+                let _ = reply.send(self.challenge(from, to, settings));
+            }
+            HallCmd::AcceptChallenge {
+                challenge,
+                user,
+                reply,
+            } => {
+                let result = self.accept_challenge(challenge, user).await;
+                let _ = reply.send(result);
+            }
+            HallCmd::DeclineChallenge {
+                challenge,
+                user,
+                reply,
+            } => {
+                let _ = reply.send(self.decline_challenge(challenge, user));
+            }
+            HallCmd::Chat {
+                channel,
+                from,
+                text,
+                at_ms,
+                reply,
+            } => {
+                let _ = reply.send(self.chat(channel, from, text, at_ms));
+            }
+            HallCmd::GameEnded { game, table } => self.game_ended(game, table),
+            HallCmd::GameRestored { summary } => self.game_restored(summary),
+        }
+    }
+
+    fn publish(&self, audience: Audience, msg: &ServerMsg) {
+        self.publish_text(audience, msg.to_json().into(), None);
+    }
+
+    fn publish_text(&self, audience: Audience, text: Arc<str>, started_game: Option<GameId>) {
+        // No receivers is fine: nobody is listening.
+        let _ = self.events.send(HallEvent {
+            audience,
+            text,
+            started_game,
+        });
+    }
+
+    fn table(&self, id: TableId) -> Result<&Table, Refusal> {
+        self.tables
+            .get(&id)
+            .ok_or_else(|| Refusal::new(ErrorCode::NoSuchTable, format!("no table {id}")))
+    }
+
+    fn table_mut(&mut self, id: TableId) -> Result<&mut Table, Refusal> {
+        self.tables
+            .get_mut(&id)
+            .ok_or_else(|| Refusal::new(ErrorCode::NoSuchTable, format!("no table {id}")))
+    }
+
+    /// Tell the room, the table's watchers and its players that a table changed.
+    fn table_changed(&self, id: TableId) {
+        if let Some(table) = self.tables.get(&id) {
+            let audience = Audience {
+                hall: false,
+                room: Some(table.room),
+                table: Some(id),
+                users: table.seated_users(),
+            };
+            self.publish_text(audience, table_frame(table), None);
+        }
+    }
+
+    fn room_info(room: &Room) -> RoomInfo {
+        RoomInfo {
+            room: room.id,
+            name: room.name.clone(),
+            users_count: room.users.len() as u32,
+            tables_count: room.tables.len() as u32,
+        }
+    }
+
+    fn room_changed(&self, id: RoomId) {
+        if let Some(room) = self.rooms.get(&id) {
+            let msg = ServerMsg::RoomUpdated {
+                room: Self::room_info(room),
+            };
+            self.publish(hall_audience(), &msg);
+        }
+    }
+
+    fn hall_frame(&self) -> Arc<str> {
+        ServerMsg::Hall {
+            rooms: self.rooms.values().map(Self::room_info).collect(),
+            players: self.online.values().map(|(p, _)| p.clone()).collect(),
+            games: self.live.values().cloned().collect(),
+        }
+        .to_json()
+        .into()
+    }
+
+    fn online(&mut self, player: PlayerInfo) {
+        let entry = self
+            .online
+            .entry(player.user)
+            .or_insert_with(|| (player.clone(), 0));
+        entry.1 += 1;
+        if entry.1 == 1 {
+            self.publish(hall_audience(), &ServerMsg::PlayerOnline { player });
+        }
+    }
+
+    fn session_gone(&mut self, user: Option<UserId>, room: Option<RoomId>, tables: Vec<TableId>) {
+        if let Some(room) = room {
+            let _ = self.leave_room(room, user);
+        }
+        for table in tables {
+            let _ = self.leave_watching(table);
+        }
+        let Some(user) = user else {
+            return;
+        };
+        let Some(entry) = self.online.get_mut(&user) else {
+            return;
+        };
+        entry.1 -= 1;
+        if entry.1 > 0 {
+            return;
+        }
+        self.online.remove(&user);
+        self.publish(hall_audience(), &ServerMsg::PlayerOffline { user });
+        self.withdraw_challenges(user);
+        // A player keeps their seat through a disconnect only while a game is on; otherwise the seat
+        // is freed so the table does not look taken by someone who is gone.
+        if let Some(&table) = self.seated.get(&user) {
+            if self.tables.get(&table).is_some_and(|t| t.game.is_none()) {
+                let _ = self.stand(table, user);
+            }
+        }
+    }
+
+    fn withdraw_challenges(&mut self, user: UserId) {
+        let gone: Vec<(ChallengeId, Challenge)> = self
+            .challenges
+            .iter()
+            .filter(|(_, c)| c.from.user == user || c.to == user)
+            .map(|(id, c)| (*id, c.clone()))
+            .collect();
+        for (id, challenge) in gone {
+            self.challenges.remove(&id);
+            let audience = users_audience([Some(challenge.from.user), Some(challenge.to)]);
+            self.publish(audience, &ServerMsg::ChallengeDeclined { challenge: id });
+        }
+    }
+
+    fn join_room(&mut self, id: RoomId, player: Option<PlayerInfo>) -> Result<Arc<str>, Refusal> {
+        let room = self
+            .rooms
+            .get_mut(&id)
+            .ok_or_else(|| Refusal::new(ErrorCode::NoSuchRoom, format!("no room {id}")))?;
+        let mut first_session = false;
+        if let Some(player) = &player {
+            let entry = room
+                .users
+                .entry(player.user)
+                .or_insert_with(|| (player.clone(), 0));
+            entry.1 += 1;
+            first_session = entry.1 == 1;
+        }
+        let room = &self.rooms[&id];
+        let frame: Arc<str> = ServerMsg::Room {
+            room: id,
+            name: room.name.clone(),
+            tables: room.tables.iter().map(|t| self.tables[t].info()).collect(),
+            users: room.users.values().map(|(p, _)| p.clone()).collect(),
+        }
+        .to_json()
+        .into();
+        if let (true, Some(player)) = (first_session, player) {
+            let audience = Audience {
+                room: Some(id),
+                ..Audience::default()
+            };
+            self.publish(audience, &ServerMsg::RoomJoined { room: id, player });
+            self.room_changed(id);
+        }
+        Ok(frame)
+    }
+
+    fn leave_room(&mut self, id: RoomId, user: Option<UserId>) -> Result<(), Refusal> {
+        let room = self
+            .rooms
+            .get_mut(&id)
+            .ok_or_else(|| Refusal::new(ErrorCode::NoSuchRoom, format!("no room {id}")))?;
+        let Some(user) = user else {
+            return Ok(());
+        };
+        let Some(entry) = room.users.get_mut(&user) else {
+            return Ok(());
+        };
+        entry.1 -= 1;
+        if entry.1 == 0 {
+            room.users.remove(&user);
+            let audience = Audience {
+                room: Some(id),
+                ..Audience::default()
+            };
+            self.publish(audience, &ServerMsg::RoomLeft { room: id, user });
+            self.room_changed(id);
+        }
+        Ok(())
+    }
+
+    fn join_table(&mut self, id: TableId) -> Result<Arc<str>, Refusal> {
+        self.table_mut(id)?.watchers_count += 1;
+        self.table_changed(id);
+        Ok(table_frame(self.table(id)?))
+    }
+
+    fn leave_watching(&mut self, id: TableId) -> Result<(), Refusal> {
+        let table = self.table_mut(id)?;
+        table.watchers_count = table.watchers_count.saturating_sub(1);
+        self.table_changed(id);
+        Ok(())
+    }
+
+    fn leave_table(&mut self, id: TableId, user: Option<UserId>) -> Result<(), Refusal> {
+        let table = self.table(id)?;
+        if let Some(user) = user {
+            if table.seat_of(user).is_some() {
+                self.stand(id, user)?;
+            }
+        }
+        self.leave_watching(id)
+    }
+
+    fn sit(&mut self, id: TableId, seat: Seat, player: PlayerInfo) -> Result<(), Refusal> {
+        if let Some(at) = self.seated.get(&player.user) {
+            return refuse(
+                ErrorCode::AlreadySeated,
+                format!("you already sit at table {at}"),
+            );
+        }
+        let user = player.user;
+        self.table_mut(id)?.sit(seat, player)?;
+        self.seated.insert(user, id);
+        self.table_changed(id);
+        Ok(())
+    }
+
+    fn stand(&mut self, id: TableId, user: UserId) -> Result<(), Refusal> {
+        self.table_mut(id)?.stand(user)?;
+        self.seated.remove(&user);
+        self.table_changed(id);
+        Ok(())
+    }
+
+    fn propose(&mut self, id: TableId, user: UserId, settings: GameSettings) -> Result<(), Refusal> {
+        self.table_mut(id)?.propose(user, settings)?;
+        self.table_changed(id);
+        Ok(())
+    }
+
+    async fn accept(
+        &mut self,
+        id: TableId,
+        user: UserId,
+        settings: GameSettings,
+    ) -> Result<(), Refusal> {
+        let (left, right, settings) = self.table_mut(id)?.confirm(user, &settings)?;
+        let summary = self.start_game(Some(id), left, right, settings).await?;
+        let table = self.table_mut(id)?;
+        table.game = Some(summary.game);
+        table.proposal = None;
+        self.table_changed(id);
+        Ok(())
+    }
+
+    /// Draw colours if asked, start the game actor, and announce the game.
+    async fn start_game(
+        &mut self,
+        table: Option<TableId>,
+        first: PlayerInfo,
+        second: PlayerInfo,
+        settings: GameSettings,
+    ) -> Result<GameSummary, Refusal> {
+        let (black, white, nigiri_seed) = if settings.nigiri {
+            let seed: u64 = rand::rng().random();
+            if first_takes_black(seed) {
+                (first, second, Some(seed))
+            } else {
+                (second, first, Some(seed))
+            }
+        } else {
+            (first, second, None)
+        };
+        let start = StartGame {
+            table,
+            black,
+            white,
+            settings,
+            nigiri_seed,
+        };
+        let summary = self.games.start(start, &self.ctx).await?;
+        self.live.insert(summary.game, summary.clone());
+        let started = ServerMsg::GameStarted {
+            game: summary.game,
+            table,
+            black: summary.black.clone(),
+            white: summary.white.clone(),
+        };
+        let audience = Audience {
+            hall: false,
+            room: None,
+            table,
+            users: [Some(summary.black.user), Some(summary.white.user)],
+        };
+        self.publish_text(audience, started.to_json().into(), Some(summary.game));
+        self.publish(
+            hall_audience(),
+            &ServerMsg::GameListed {
+                game: summary.clone(),
+            },
+        );
+        Ok(summary)
+    }
+
+    fn challenge(
+        &mut self,
+        from: PlayerInfo,
+        to: UserId,
+        settings: GameSettings,
+    ) -> Result<ChallengeId, Refusal> {
+        if to == from.user {
+            return refuse(ErrorCode::NoSuchUser, "you cannot challenge yourself");
+        }
+        if !self.online.contains_key(&to) {
+            return refuse(ErrorCode::NoSuchUser, format!("user {to} is not online"));
+        }
+        table::validate_settings(&settings)?;
+        let open = self
+            .challenges
+            .values()
+            .filter(|c| c.from.user == from.user)
+            .count();
+        if open >= CHALLENGES_PER_USER_MAX {
+            return refuse(
+                ErrorCode::Busy,
+                format!("at most {CHALLENGES_PER_USER_MAX} open challenges"),
+            );
+        }
+        let id = ChallengeId(self.next_challenge);
+        self.next_challenge += 1;
+        let msg = ServerMsg::Challenged {
+            challenge: id,
+            from: from.clone(),
+            settings,
+        };
+        self.challenges.insert(id, Challenge { from, to, settings });
+        self.publish(users_audience([Some(to), None]), &msg);
+        Ok(id)
+    }
+
+    fn take_challenge(&mut self, id: ChallengeId, user: UserId) -> Result<Challenge, Refusal> {
+        match self.challenges.get(&id) {
+            Some(c) if c.to == user => Ok(self.challenges.remove(&id).expect("just found")),
+            _ => refuse(
+                ErrorCode::NoSuchChallenge,
+                format!("no open challenge {id} to you"),
+            ),
+        }
+    }
+
+    async fn accept_challenge(&mut self, id: ChallengeId, user: UserId) -> Result<(), Refusal> {
+        let challenge = self.take_challenge(id, user)?;
+        let to = self
+            .online
+            .get(&user)
+            .map(|(p, _)| p.clone())
+            .ok_or_else(|| Refusal::new(ErrorCode::NotLoggedIn, "you are not online"))?;
+        self.start_game(None, challenge.from, to, challenge.settings)
+            .await
+            .map(|_| ())
+    }
+
+    fn decline_challenge(&mut self, id: ChallengeId, user: UserId) -> Result<(), Refusal> {
+        let challenge = self.take_challenge(id, user)?;
+        self.publish(
+            users_audience([Some(challenge.from.user), None]),
+            &ServerMsg::ChallengeDeclined { challenge: id },
+        );
+        Ok(())
+    }
+
+    fn chat(
+        &mut self,
+        channel: ChatChannel,
+        from: PlayerInfo,
+        text: String,
+        at_ms: u64,
+    ) -> Result<(), Refusal> {
+        let text = chat::validate(&text)?;
+        let audience = match channel {
+            ChatChannel::Room { room } => {
+                let members = self
+                    .rooms
+                    .get(&room)
+                    .ok_or_else(|| Refusal::new(ErrorCode::NoSuchRoom, format!("no room {room}")))?;
+                if !members.users.contains_key(&from.user) {
+                    return refuse(ErrorCode::NotThere, "you are not in that room");
+                }
+                Audience {
+                    room: Some(room),
+                    ..Audience::default()
+                }
+            }
+            ChatChannel::Table { table } => {
+                let table = self.table(table)?;
+                if table.seat_of(from.user).is_none() {
+                    return refuse(ErrorCode::NotSeated, "table chat is for the two players");
+                }
+                users_audience(table.seated_users())
+            }
+            ChatChannel::Kibitz { .. } => {
+                return refuse(ErrorCode::BadMessage, "kibitz goes to the game");
+            }
+        };
+        let frame = chat::frame(channel, from, text, at_ms);
+        self.publish_text(audience, frame.into(), None);
+        Ok(())
+    }
+
+    fn game_ended(&mut self, game: GameId, table: Option<TableId>) {
+        self.live.remove(&game);
+        self.publish(hall_audience(), &ServerMsg::GameUnlisted { game });
+        if let Some(id) = table {
+            if let Some(t) = self.tables.get_mut(&id) {
+                if t.game == Some(game) {
+                    t.game = None;
+                }
+            }
+            self.table_changed(id);
+        }
+    }
+
+    /// Put a restored game back on its table, with its players seated again.
+    fn game_restored(&mut self, summary: GameSummary) {
+        if let Some(id) = summary.table {
+            if let Some(table) = self.tables.get_mut(&id) {
+                table.left = Some(summary.black.clone());
+                table.right = Some(summary.white.clone());
+                table.game = Some(summary.game);
+                self.seated.insert(summary.black.user, id);
+                self.seated.insert(summary.white.user, id);
+            }
+        }
+        self.live.insert(summary.game, summary);
+    }
+}
+
+/// The nigiri draw: whether the first player (left seat or challenger) takes Black. A pure function of
+/// the recorded seed, so anyone can check the draw afterwards.
+pub fn first_takes_black(seed: u64) -> bool {
+    rand::rngs::SmallRng::seed_from_u64(seed).random_bool(0.5)
+}
+
+fn table_frame(table: &Table) -> Arc<str> {
+    ServerMsg::TableUpdated {
+        table: table.info(),
+    }
+    .to_json()
+    .into()
+}
+
+fn hall_audience() -> Audience {
+    Audience {
+        hall: true,
+        ..Audience::default()
+    }
+}
+
+fn users_audience(users: [Option<UserId>; 2]) -> Audience {
+    Audience {
+        users,
+        ..Audience::default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::first_takes_black;
+
+    #[test]
+    fn nigiri_is_a_fair_function_of_the_seed() {
+        let black_count = (0..10_000u64).filter(|&s| first_takes_black(s)).count();
+        assert!((4_700..=5_300).contains(&black_count), "{black_count}");
+        assert_eq!(first_takes_black(42), first_takes_black(42));
+    }
+}

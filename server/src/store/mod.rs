@@ -1,0 +1,200 @@
+//! Durable state behind one trait, [`Store`]: accounts, session tokens (as digests), games with their
+//! settings, each live game's event log, and finished games' results and SGF. The trait is synchronous
+//! and backend-neutral (SQLite now, Redis when scaled out); [`StoreHandle`] is how async code calls it,
+//! always on tokio's blocking pool so no store call ever blocks the async runtime. What the events mean
+//! is the game actor's business; the store keeps bytes in order.
+
+pub mod sqlite;
+
+use std::sync::Arc;
+
+use tengen_protocol::{GameId, TableId, UserId};
+
+/// An account as stored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UserRow {
+    pub id: UserId,
+    pub username: String,
+    /// The PHC string of the argon2id hash (algorithm, parameters and salt included).
+    pub password_hash: String,
+    pub rating: i32,
+}
+
+/// What is recorded when a game starts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewGame {
+    pub black: UserId,
+    pub white: UserId,
+    pub table: Option<TableId>,
+    /// `tengen_protocol::GameSettings` as JSON.
+    pub settings_json: String,
+    pub nigiri_seed: Option<u64>,
+    pub started_at_ms: u64,
+}
+
+/// A game that has started and not finished, with its whole event log, for replay after a restart.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LiveGameRow {
+    pub id: GameId,
+    pub game: NewGame,
+    /// `(seq, event JSON)` in `seq` order.
+    pub events: Vec<(u64, String)>,
+}
+
+/// Expected store failures.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum StoreError {
+    #[error("that username is taken")]
+    UsernameTaken,
+    /// An event with this `seq` is already stored: the caller's sequence is broken.
+    #[error("game {game} already has event {seq}")]
+    DuplicateEvent { game: GameId, seq: u64 },
+    #[error("no game {0}")]
+    NoSuchGame(GameId),
+    /// The backend failed (disk full, corrupt file, lost connection).
+    #[error("store backend failed: {0}")]
+    Backend(String),
+}
+
+/// The durable state. Implementations are synchronous and may block; call them through [`StoreHandle`].
+pub trait Store: Send + Sync + 'static {
+    /// Create an account. Usernames are unique without regard to ASCII case.
+    fn create_user(&self, username: &str, password_hash: &str, now_ms: u64)
+        -> Result<UserId, StoreError>;
+    /// Find an account by username, without regard to ASCII case.
+    fn user_by_name(&self, username: &str) -> Result<Option<UserRow>, StoreError>;
+    fn user_by_id(&self, id: UserId) -> Result<Option<UserRow>, StoreError>;
+    /// Remember a session by the digest of its token.
+    fn create_session(
+        &self,
+        token_digest: &str,
+        user: UserId,
+        expires_at_ms: u64,
+    ) -> Result<(), StoreError>;
+    /// The user of an unexpired session, and when it expires.
+    fn session_user(
+        &self,
+        token_digest: &str,
+        now_ms: u64,
+    ) -> Result<Option<(UserId, u64)>, StoreError>;
+    fn delete_session(&self, token_digest: &str) -> Result<(), StoreError>;
+    /// Record a new game and assign its id.
+    fn create_game(&self, game: &NewGame) -> Result<GameId, StoreError>;
+    /// Append one event to a live game's log, durably, before anyone hears of it.
+    fn append_event(&self, game: GameId, seq: u64, event_json: &str) -> Result<(), StoreError>;
+    /// A game's event log in `seq` order.
+    fn game_events(&self, game: GameId) -> Result<Vec<(u64, String)>, StoreError>;
+    /// Mark a game finished with its result (SGF `RE` value) and full SGF record.
+    fn finish_game(
+        &self,
+        game: GameId,
+        result: &str,
+        sgf: &str,
+        now_ms: u64,
+    ) -> Result<(), StoreError>;
+    /// The SGF record of a finished game.
+    fn game_sgf(&self, game: GameId) -> Result<Option<String>, StoreError>;
+    /// Every game started and not finished, with its events.
+    fn live_games(&self) -> Result<Vec<LiveGameRow>, StoreError>;
+}
+
+/// The async face of a [`Store`]: each call runs on the blocking pool.
+#[derive(Clone)]
+pub struct StoreHandle {
+    store: Arc<dyn Store>,
+}
+
+impl std::fmt::Debug for StoreHandle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("StoreHandle")
+    }
+}
+
+impl StoreHandle {
+    pub fn new(store: Arc<dyn Store>) -> StoreHandle {
+        StoreHandle { store }
+    }
+
+    /// Run `op` against the store on the blocking pool and await its result.
+    pub async fn call<T, F>(&self, op: F) -> Result<T, StoreError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&dyn Store) -> Result<T, StoreError> + Send + 'static,
+    {
+        let store = Arc::clone(&self.store);
+        tokio::task::spawn_blocking(move || op(store.as_ref()))
+            .await
+            .map_err(|err| StoreError::Backend(format!("store task failed: {err}")))?
+    }
+}
+
+/// One behaviour every backend must show; each backend's tests run it.
+#[cfg(test)]
+pub(crate) fn conformance(store: &dyn Store) {
+    // Accounts: unique without regard to case, found by either spelling.
+    let alice = store.create_user("Alice", "hash-a", 1).unwrap();
+    assert_eq!(
+        store.create_user("alice", "hash-b", 2),
+        Err(StoreError::UsernameTaken)
+    );
+    let found = store.user_by_name("ALICE").unwrap().unwrap();
+    assert_eq!(found.id, alice);
+    assert_eq!(found.username, "Alice");
+    assert_eq!(found.password_hash, "hash-a");
+    assert_eq!(found.rating, 1500);
+    assert_eq!(store.user_by_id(alice).unwrap().unwrap(), found);
+    assert_eq!(store.user_by_name("nobody").unwrap(), None);
+    let bob = store.create_user("bob", "hash-b", 3).unwrap();
+    assert_ne!(alice, bob);
+
+    // Sessions expire and can be deleted.
+    store.create_session("digest-1", alice, 100).unwrap();
+    assert_eq!(
+        store.session_user("digest-1", 99).unwrap(),
+        Some((alice, 100))
+    );
+    assert_eq!(store.session_user("digest-1", 100).unwrap(), None);
+    assert_eq!(store.session_user("digest-2", 0).unwrap(), None);
+    store.create_session("digest-3", bob, 1000).unwrap();
+    store.delete_session("digest-3").unwrap();
+    assert_eq!(store.session_user("digest-3", 0).unwrap(), None);
+
+    // Games: events kept in order, duplicates refused, live until finished.
+    let new_game = NewGame {
+        black: alice,
+        white: bob,
+        table: Some(TableId(4)),
+        settings_json: "{}".into(),
+        nigiri_seed: Some(u64::MAX),
+        started_at_ms: 10,
+    };
+    let game = store.create_game(&new_game).unwrap();
+    let other = store.create_game(&new_game).unwrap();
+    assert_ne!(game, other);
+    store.append_event(game, 1, "first").unwrap();
+    store.append_event(game, 2, "second").unwrap();
+    assert_eq!(
+        store.append_event(game, 2, "again"),
+        Err(StoreError::DuplicateEvent { game, seq: 2 })
+    );
+    assert_eq!(
+        store.game_events(game).unwrap(),
+        vec![(1, "first".to_string()), (2, "second".to_string())]
+    );
+    let live = store.live_games().unwrap();
+    assert_eq!(live.len(), 2);
+    assert_eq!(live[0].id, game);
+    assert_eq!(live[0].game, new_game);
+    assert_eq!(live[0].events.len(), 2);
+    assert_eq!(store.game_sgf(game).unwrap(), None);
+    store.finish_game(game, "B+R", "(;FF[4]RE[B+R])", 20).unwrap();
+    assert_eq!(
+        store.game_sgf(game).unwrap().as_deref(),
+        Some("(;FF[4]RE[B+R])")
+    );
+    assert_eq!(store.live_games().unwrap().len(), 1);
+    assert_eq!(
+        store.finish_game(GameId(9999), "0", "", 1),
+        Err(StoreError::NoSuchGame(GameId(9999)))
+    );
+}
