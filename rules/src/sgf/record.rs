@@ -1,0 +1,540 @@
+//! A Go game record read from an SGF tree: the game information of the root, the setup stones, and the
+//! moves of the main line, ready to replay through the engine; and the reverse, a record built from a
+//! finished `Game` for download.
+//!
+//! What this does with irregular records, deliberately:
+//! - A missing `SZ` means 19 (the SGF default); a size outside 2..=25 or a rectangular board is an error.
+//! - `KM` in points, scaled by 100, or in stones is read as `Komi::parse_sgf` says; an unreadable `KM` or
+//!   `HA` (`HA[7.5]`) is ignored with a warning, and the handicap is then taken from the setup stones.
+//! - Text that is not UTF-8 is decoded as GB18030 (what Chinese servers write), else lossily: a name never
+//!   stops the moves from loading.
+//! - Setup (`AB`/`AW`/`AE`) before the first move, in the root or after it, builds the start position;
+//!   setup after a move is an error, since it is no longer a game the engine can check.
+//! - `B[]` and `B[tt]` (on boards up to 19x19) are passes; a point off the board is an error.
+//! - Variations are kept in the tree (and written back out); only the main line is replayed.
+//! - Legality is checked by `replay`, not here, so a record with an illegal move still loads and says
+//!   where it goes wrong.
+
+use super::tree::{SgfNode, SgfTree, Value};
+use super::{parse_tree, SgfError};
+use crate::color::Color;
+use crate::error::{IllegalMove, SetupError};
+use crate::game::{Game, HandicapPlacement, KoRule, Phase, Rules};
+use crate::point::{Move, Point, MAX_SIZE, MIN_SIZE};
+use crate::score::{GameResult, Komi, WinBy};
+use std::fmt;
+
+/// The game information of a record's root, as text for people plus the numbers the engine needs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GameInfo {
+    pub size: u8,
+    pub komi: Komi,
+    pub handicap: u8,
+    /// `RU`, as written (many area-scored games say `Japanese`).
+    pub rules: Option<String>,
+    pub black: Option<String>,
+    pub white: Option<String>,
+    pub black_rank: Option<String>,
+    pub white_rank: Option<String>,
+    pub date: Option<String>,
+    pub event: Option<String>,
+    /// `RE`, as written; `GameRecord::result` is its meaning where it has one.
+    pub result: Option<String>,
+    /// `TM`: main time in seconds, as written.
+    pub time_limit: Option<String>,
+    /// `OT`: the overtime system, as written (`3x30 byo-yomi`).
+    pub overtime: Option<String>,
+    pub comment: Option<String>,
+}
+
+impl Default for GameInfo {
+    fn default() -> GameInfo {
+        GameInfo {
+            size: 19,
+            komi: Komi::from_half_points(0),
+            handicap: 0,
+            rules: None,
+            black: None,
+            white: None,
+            black_rank: None,
+            white_rank: None,
+            date: None,
+            event: None,
+            result: None,
+            time_limit: None,
+            overtime: None,
+            comment: None,
+        }
+    }
+}
+
+/// One move of the main line with what the record says about it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RecordedMove {
+    pub color: Color,
+    /// A play or a pass (records never hold resignation as a move).
+    pub mv: Move,
+    /// `BL`/`WL`: the mover's time left after the move.
+    pub time_left_ms: Option<u64>,
+    /// `OB`/`OW`: byo-yomi periods (or moves in the block) left.
+    pub periods_left: Option<u32>,
+    pub comment: Option<String>,
+}
+
+/// A game record: information, setup, the main line, and the whole tree it came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GameRecord {
+    pub info: GameInfo,
+    /// The meaning of `RE`, when it is one Tengen knows.
+    pub result: Option<GameResult>,
+    pub setup: Vec<(Color, Point)>,
+    /// `PL`: who moves first after setup, when the record says.
+    pub first_to_move: Option<Color>,
+    pub moves: Vec<RecordedMove>,
+    /// Properties that were unreadable and ignored.
+    pub warnings: Vec<String>,
+    pub tree: SgfTree,
+}
+
+/// A record that is not a Go game the engine can load.
+pub type RecordError = SgfError;
+
+/// Where and why a record's main line cannot be replayed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ReplayError {
+    Setup(SetupError),
+    /// Move `move_number` (from 1) is illegal under the chosen ko rule.
+    Illegal {
+        move_number: usize,
+        color: Color,
+        mv: Move,
+        reason: IllegalMove,
+    },
+}
+
+impl fmt::Display for ReplayError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ReplayError::Setup(err) => write!(f, "setup: {err}"),
+            ReplayError::Illegal {
+                move_number,
+                color,
+                mv,
+                reason,
+            } => {
+                let what = match mv {
+                    Move::Play(p) => p.to_sgf(),
+                    Move::Pass => "pass".into(),
+                    Move::Resign => "resign".into(),
+                };
+                write!(f, "move {move_number} ({color} {what}): {reason}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for ReplayError {}
+
+/// Parses SGF text into a game record.
+pub fn parse(input: &[u8]) -> Result<GameRecord, RecordError> {
+    GameRecord::from_tree(parse_tree(input)?)
+}
+
+impl GameRecord {
+    /// Reads the record out of a parsed tree.
+    pub fn from_tree(tree: SgfTree) -> Result<GameRecord, RecordError> {
+        let root = tree.root();
+        if let Some(gm) = root.value("GM") {
+            if decode_text(&gm.bytes).trim() != "1" {
+                return Err(error_at(gm, "not a Go record (GM is not 1)"));
+            }
+        }
+        let mut warnings = Vec::new();
+        let info = read_info(root, &mut warnings)?;
+        let mut record = GameRecord {
+            info,
+            result: None,
+            setup: Vec::new(),
+            first_to_move: None,
+            moves: Vec::new(),
+            warnings,
+            tree: SgfTree::default(),
+        };
+        record.result = record.info.result.as_deref().and_then(parse_result);
+        for node in tree.main_line() {
+            record.read_node(node)?;
+        }
+        if record.info.handicap >= 2 && record.setup.iter().all(|(c, _)| *c == Color::Black) {
+            // Trust the stones over the number when they disagree; warn so the difference is visible.
+            if record.setup.len() != record.info.handicap as usize {
+                record.warnings.push(format!(
+                    "HA[{}] but {} setup stones; using the stones",
+                    record.info.handicap,
+                    record.setup.len()
+                ));
+                record.info.handicap = record.setup.len().min(9) as u8;
+            }
+        }
+        record.tree = tree;
+        Ok(record)
+    }
+
+    fn read_node(&mut self, node: &SgfNode) -> Result<(), RecordError> {
+        let size = self.info.size;
+        for (ident, color) in [
+            ("AB", Some(Color::Black)),
+            ("AW", Some(Color::White)),
+            ("AE", None),
+        ] {
+            let Some(property) = node.property(ident) else {
+                continue;
+            };
+            if !self.moves.is_empty() {
+                return Err(error_at(
+                    &property.values[0],
+                    "setup stones after the first move are not supported",
+                ));
+            }
+            for value in &property.values {
+                for point in read_point_list(value, size)? {
+                    self.setup.retain(|(_, p)| *p != point);
+                    if let Some(color) = color {
+                        self.setup.push((color, point));
+                    }
+                }
+            }
+        }
+        if let Some(pl) = node.value("PL") {
+            if self.moves.is_empty() {
+                self.first_to_move = Color::from_gtp(decode_text(&pl.bytes).trim());
+            }
+        }
+        for (ident, color) in [("B", Color::Black), ("W", Color::White)] {
+            let Some(value) = node.value(ident) else {
+                continue;
+            };
+            let mv = read_move(value, size)?;
+            let (time_ident, periods_ident) = if color == Color::Black {
+                ("BL", "OB")
+            } else {
+                ("WL", "OW")
+            };
+            self.moves.push(RecordedMove {
+                color,
+                mv,
+                time_left_ms: node
+                    .value(time_ident)
+                    .and_then(|v| parse_seconds_ms(&decode_text(&v.bytes))),
+                periods_left: node
+                    .value(periods_ident)
+                    .and_then(|v| decode_text(&v.bytes).trim().parse().ok()),
+                comment: node.value("C").map(|v| decode_text(&v.bytes)),
+            });
+        }
+        Ok(())
+    }
+
+    /// Replays the main line through the engine under `ko_rule`, returning the game at its end.
+    ///
+    /// Handicap records (`HA` ≥ 2 with only Black setup stones) replay as free handicap, so counting gives
+    /// White the handicap compensation. Moves out of turn (two Black moves in a row) are accepted, as
+    /// records contain them; two passes followed by more moves resume play, as in a disputed scoring.
+    pub fn replay(&self, ko_rule: KoRule) -> Result<Game, ReplayError> {
+        let mut game = self.setup_game(ko_rule).map_err(ReplayError::Setup)?;
+        for (index, recorded) in self.moves.iter().enumerate() {
+            if game.phase() == Phase::Scoring {
+                game.resume(recorded.color);
+            }
+            game.play_as(recorded.color, recorded.mv)
+                .map_err(|reason| ReplayError::Illegal {
+                    move_number: index + 1,
+                    color: recorded.color,
+                    mv: recorded.mv,
+                    reason,
+                })?;
+        }
+        Ok(game)
+    }
+
+    fn setup_game(&self, ko_rule: KoRule) -> Result<Game, SetupError> {
+        let info = &self.info;
+        let black: Vec<Point> = self.points_of(Color::Black);
+        let white: Vec<Point> = self.points_of(Color::White);
+        let is_handicap =
+            info.handicap >= 2 && white.is_empty() && black.len() == info.handicap as usize;
+        let rules = Rules {
+            size: info.size,
+            komi: info.komi,
+            handicap: if is_handicap { info.handicap } else { 0 },
+            handicap_placement: HandicapPlacement::Free,
+            ko_rule,
+        };
+        let mut game = Game::new(rules)?;
+        if is_handicap {
+            game.place_free_handicap(&black)?;
+        } else {
+            game.add_setup_stones(Color::Black, &black)?;
+            game.add_setup_stones(Color::White, &white)?;
+        }
+        if let Some(color) = self.first_to_move {
+            game.set_first_to_move(color)?;
+        }
+        Ok(game)
+    }
+
+    fn points_of(&self, color: Color) -> Vec<Point> {
+        self.setup
+            .iter()
+            .filter(|(c, _)| *c == color)
+            .map(|(_, p)| *p)
+            .collect()
+    }
+
+    /// A record of `game` as played, with `info` for the root (size, komi and handicap are taken from the
+    /// game itself) and the game's result, if over.
+    pub fn from_game(game: &Game, info: &GameInfo) -> GameRecord {
+        let mut root = SgfNode::default();
+        let rules = game.rules();
+        let text = |s: &Option<String>| s.clone().into_iter();
+        root.push("FF", ["4".to_string()]);
+        root.push("GM", ["1".to_string()]);
+        root.push("CA", ["UTF-8".to_string()]);
+        root.push("AP", ["Tengen".to_string()]);
+        root.push("SZ", [rules.size.to_string()]);
+        root.push("KM", [rules.komi.to_sgf()]);
+        if game.handicap_stones() >= 2 {
+            root.push("HA", [game.handicap_stones().to_string()]);
+        }
+        root.push("RU", ["Chinese".to_string()]);
+        root.push("PB", text(&info.black));
+        root.push("PW", text(&info.white));
+        root.push("BR", text(&info.black_rank));
+        root.push("WR", text(&info.white_rank));
+        root.push("DT", text(&info.date));
+        root.push("EV", text(&info.event));
+        root.push("TM", text(&info.time_limit));
+        root.push("OT", text(&info.overtime));
+        let result = game
+            .result()
+            .map(|r| r.to_sgf())
+            .or_else(|| info.result.clone());
+        root.push("RE", result);
+        root.push("C", text(&info.comment));
+        for color in Color::BOTH {
+            let ident = if color == Color::Black { "AB" } else { "AW" };
+            let stones = game.start_board().stones().filter(|(_, c)| *c == color);
+            root.push(ident, stones.map(|(p, _)| p.to_sgf()));
+        }
+        if game.start_board().stones().next().is_some() && game.handicap_stones() < 2 {
+            let first = game
+                .moves()
+                .first()
+                .map(|(c, _)| *c)
+                .unwrap_or(game.to_move());
+            root.push("PL", [first.letter().to_string()]);
+        }
+        let mut tree = SgfTree::default();
+        let mut parent = tree.add_node(None, root);
+        for &(color, mv) in game.moves() {
+            let value = match mv {
+                Move::Play(point) => point.to_sgf(),
+                Move::Pass => String::new(),
+                Move::Resign => continue,
+            };
+            let mut node = SgfNode::default();
+            node.push(&color.letter().to_string(), [value]);
+            parent = tree.add_node(Some(parent), node);
+        }
+        GameRecord::from_tree(tree).expect("a record built from a legal game reads back")
+    }
+
+    /// The record as SGF text, variations included.
+    pub fn to_sgf(&self) -> String {
+        self.tree.to_sgf()
+    }
+}
+
+fn error_at(value: &Value, message: impl Into<String>) -> SgfError {
+    SgfError {
+        position: value.position,
+        message: message.into(),
+    }
+}
+
+/// Text as a person wrote it: UTF-8, else GB18030 (Chinese servers), else UTF-8 with replacements.
+fn decode_text(bytes: &[u8]) -> String {
+    if let Ok(text) = std::str::from_utf8(bytes) {
+        return text.to_string();
+    }
+    match encoding_rs::GB18030.decode_without_bom_handling_and_without_replacement(bytes) {
+        Some(text) => text.into_owned(),
+        None => String::from_utf8_lossy(bytes).into_owned(),
+    }
+}
+
+fn read_info(root: &SgfNode, warnings: &mut Vec<String>) -> Result<GameInfo, SgfError> {
+    let text = |ident: &str| {
+        root.value(ident)
+            .map(|v| decode_text(&v.bytes).trim().to_string())
+            .filter(|s| !s.is_empty())
+    };
+    let mut info = GameInfo::default();
+    if let Some(sz) = root.value("SZ") {
+        let written = decode_text(&sz.bytes);
+        let size: Option<u8> = written.trim().parse().ok();
+        info.size = match size {
+            Some(size) if (MIN_SIZE..=MAX_SIZE).contains(&size) => size,
+            _ => {
+                return Err(error_at(
+                    sz,
+                    format!("board size {written:?} is not a square board of 2..=25"),
+                ))
+            }
+        };
+    }
+    if let Some(km) = text("KM") {
+        match Komi::parse_sgf(&km) {
+            Ok(komi) => info.komi = komi,
+            Err(err) => warnings.push(format!("KM ignored: {err}")),
+        }
+    }
+    if let Some(ha) = text("HA") {
+        match ha.parse::<u8>() {
+            Ok(stones) if stones <= 9 => info.handicap = stones,
+            _ => warnings.push(format!("HA[{ha}] ignored: not a number of stones 0..=9")),
+        }
+    }
+    info.rules = text("RU");
+    info.black = text("PB");
+    info.white = text("PW");
+    info.black_rank = text("BR");
+    info.white_rank = text("WR");
+    info.date = text("DT");
+    info.event = text("EV");
+    info.result = text("RE");
+    info.time_limit = text("TM");
+    info.overtime = text("OT");
+    info.comment = text("C");
+    Ok(info)
+}
+
+/// A move value: a point, or a pass (`[]`, or `[tt]` on boards up to 19x19 as FF[3] wrote it).
+fn read_move(value: &Value, size: u8) -> Result<Move, SgfError> {
+    let text = decode_text(&value.bytes);
+    let text = text.trim();
+    if text.is_empty() || (text == "tt" && size <= 19) {
+        return Ok(Move::Pass);
+    }
+    match Point::from_sgf(text) {
+        Some(point) if point.is_on_board(size) => Ok(Move::Play(point)),
+        _ => Err(error_at(
+            value,
+            format!("move {text:?} is not a point on a {size}x{size} board"),
+        )),
+    }
+}
+
+/// A point or a compressed rectangle `aa:cc` of points.
+fn read_point_list(value: &Value, size: u8) -> Result<Vec<Point>, SgfError> {
+    let text = decode_text(&value.bytes);
+    let bad = || {
+        error_at(
+            value,
+            format!("setup point {text:?} is not on a {size}x{size} board"),
+        )
+    };
+    let on_board = |s: &str| Point::from_sgf(s.trim()).filter(|p| p.is_on_board(size));
+    match text.split_once(':') {
+        None => Ok(vec![on_board(&text).ok_or_else(bad)?]),
+        Some((a, b)) => {
+            let (a, b) = (on_board(a).ok_or_else(bad)?, on_board(b).ok_or_else(bad)?);
+            let mut points = Vec::new();
+            for row in a.row.min(b.row)..=a.row.max(b.row) {
+                for col in a.col.min(b.col)..=a.col.max(b.col) {
+                    points.push(Point::new(col, row));
+                }
+            }
+            Ok(points)
+        }
+    }
+}
+
+/// `123.4` seconds → 123400 ms; `None` for anything else.
+fn parse_seconds_ms(text: &str) -> Option<u64> {
+    let text = text.trim();
+    let (whole, fraction) = text.split_once('.').unwrap_or((text, ""));
+    let whole: u64 = whole.parse().ok()?;
+    let mut ms = 0;
+    for (place, b) in fraction.bytes().take(3).enumerate() {
+        if !b.is_ascii_digit() {
+            return None;
+        }
+        ms += (b - b'0') as u64 * [100, 10, 1][place];
+    }
+    whole.checked_mul(1000)?.checked_add(ms)
+}
+
+/// The meaning of an `RE` value Tengen knows: `B+R`/`B+Resign`, `B+T`/`B+Time`, `B+F`/`B+Forfeit`,
+/// `B+3.5`, `0`/`Draw`, `Void`/`?`. Stone margins (`W+2.25`, which points never are) are converted to
+/// points. Anything else (`B+AW`, `W+J`, bare `B`) has no meaning here and stays text only.
+pub(crate) fn parse_result(text: &str) -> Option<GameResult> {
+    let text = text.trim();
+    match text.to_ascii_lowercase().as_str() {
+        "0" | "draw" | "jigo" | "d" => return Some(GameResult::Draw),
+        "void" => return Some(GameResult::Void),
+        _ => {}
+    }
+    let (who, how) = text.split_once('+')?;
+    let winner = Color::from_gtp(who)?;
+    let win_by = match how.to_ascii_lowercase().as_str() {
+        "r" | "resign" => WinBy::Resign,
+        "t" | "time" => WinBy::Time,
+        "f" | "forfeit" => WinBy::Forfeit,
+        margin => {
+            let komi = Komi::parse_sgf(margin).ok()?;
+            if komi.half_points <= 0 {
+                return None;
+            }
+            WinBy::Score {
+                margin_half_points: komi.half_points as u32,
+            }
+        }
+    };
+    Some(GameResult::Win { winner, win_by })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn results_in_their_written_forms() {
+        let black_by = |half| GameResult::Win {
+            winner: Color::Black,
+            win_by: WinBy::Score {
+                margin_half_points: half,
+            },
+        };
+        assert_eq!(parse_result("B+1.5"), Some(black_by(3)));
+        assert_eq!(
+            parse_result("B+0.75"),
+            Some(black_by(3)),
+            "stone margin 3/4 = 1.5 points"
+        );
+        assert_eq!(
+            parse_result("W+R").and_then(|r| r.winner()),
+            Some(Color::White)
+        );
+        assert_eq!(parse_result("draw"), Some(GameResult::Draw));
+        assert_eq!(parse_result("B+0.0"), None, "a zero margin is not a win");
+        assert_eq!(parse_result("B+AW"), None);
+        assert_eq!(parse_result("W"), None);
+    }
+
+    #[test]
+    fn seconds_to_milliseconds() {
+        assert_eq!(parse_seconds_ms("12.5"), Some(12_500));
+        assert_eq!(parse_seconds_ms("7"), Some(7_000));
+        assert_eq!(parse_seconds_ms("x"), None);
+    }
+}
