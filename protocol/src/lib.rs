@@ -219,6 +219,8 @@ pub enum EndReason {
     Resignation,
     Time,
     Forfeit,
+    /// No result: the game was cancelled.
+    Void,
 }
 
 /// A finished game's result.
@@ -229,7 +231,7 @@ pub struct GameOutcome {
     pub reason: EndReason,
     /// International notation as in SGF `RE`: "B+1.5", "W+R", "0".
     pub sgf: String,
-    /// Chinese notation: "黑胜 3/4 子".
+    /// Chinese notation: "黑胜3/4子", "白中盘胜".
     pub chinese: String,
     /// Area counts in half points (stones plus territory plus half the dame), when the game was counted.
     pub black_count_half_points: Option<u32>,
@@ -569,6 +571,13 @@ pub enum ServerMsg {
         black: PlayerInfo,
         white: PlayerInfo,
     },
+    /// Reply to `challenge`: the id under which a decline will be reported.
+    ChallengeSent {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<RequestId>,
+        challenge: ChallengeId,
+        to: UserId,
+    },
     /// Someone challenges you.
     Challenged {
         challenge: ChallengeId,
@@ -743,6 +752,7 @@ impl ServerMsg {
         "room_left",
         "table_updated",
         "game_started",
+        "challenge_sent",
         "challenged",
         "challenge_declined",
         "game_state",

@@ -56,7 +56,11 @@ fn serve_file(path: &str) -> Response {
     match ClientFiles::get(path) {
         Some(file) => {
             let mime = file.metadata.mimetype().to_string();
-            ([(header::CONTENT_TYPE, mime)], Body::from(file.data.into_owned())).into_response()
+            (
+                [(header::CONTENT_TYPE, mime)],
+                Body::from(file.data.into_owned()),
+            )
+                .into_response()
         }
         None => (StatusCode::NOT_FOUND, "not found").into_response(),
     }
@@ -169,7 +173,11 @@ mod tests {
             Some("tengen.example"),
             &extra
         ));
-        assert!(!origin_allowed(Some("http://localhost.evil.example"), None, &[]));
+        assert!(!origin_allowed(
+            Some("http://localhost.evil.example"),
+            None,
+            &[]
+        ));
         assert!(!origin_allowed(Some("null"), None, &[]));
     }
 }

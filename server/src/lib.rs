@@ -38,6 +38,10 @@ use crate::hall::HallHandle;
 use crate::store::sqlite::SqliteStore;
 use crate::store::StoreHandle;
 
+/// One serialized text frame. It is reference-counted bytes, so a game event or hall push is
+/// serialized once and the same buffer goes to every socket that receives it.
+pub type Frame = axum::extract::ws::Utf8Bytes;
+
 /// Errors that stop the server from starting or running; reported by `main` and tests.
 pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
@@ -117,7 +121,7 @@ impl ShutdownTrigger {
 
 /// Counts live tasks: each holds a clone of the sender, and shutdown waits until all are dropped.
 #[derive(Debug, Clone)]
-pub(crate) struct TaskGuard {
+pub struct TaskGuard {
     _alive: mpsc::Sender<()>,
 }
 
@@ -152,7 +156,11 @@ impl ConnCounter {
 
 impl Drop for ConnPermit {
     fn drop(&mut self) {
-        let mut per_ip = self.counter.per_ip.lock().unwrap_or_else(|p| p.into_inner());
+        let mut per_ip = self
+            .counter
+            .per_ip
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
         if let Some(count) = per_ip.get_mut(&self.ip) {
             *count -= 1;
             if *count == 0 {
@@ -176,7 +184,11 @@ pub(crate) struct AppState {
 }
 
 /// Serve on `listener` until `shutdown` fires, then close every session and stop every actor.
-pub async fn run(config: Config, listener: TcpListener, shutdown: Shutdown) -> Result<(), BoxError> {
+pub async fn run(
+    config: Config,
+    listener: TcpListener,
+    shutdown: Shutdown,
+) -> Result<(), BoxError> {
     let data_dir = config.data_dir.clone();
     let sqlite = tokio::task::spawn_blocking(move || SqliteStore::open(&data_dir)).await??;
     let store = StoreHandle::new(Arc::new(sqlite));

@@ -1,6 +1,9 @@
 //! `tengen`: command-line parsing only. Each subcommand hands its flags to the library.
 
+use std::path::PathBuf;
+
 use clap::{Parser, Subcommand};
+use tengen_server::config::{self, Config};
 
 #[derive(Debug, Parser)]
 #[command(name = "tengen", version, about = "Tengen, an online Go server")]
@@ -9,10 +12,29 @@ struct Cli {
     command: Option<Command>,
 }
 
+#[derive(Debug, Clone, clap::Args)]
+struct ServeArgs {
+    /// Address to listen on.
+    #[arg(long, env = "TENGEN_LISTEN", default_value = config::DEFAULT_LISTEN)]
+    listen: String,
+    /// Data directory (the SQLite database lives here).
+    #[arg(long, env = "TENGEN_DATA", default_value = config::DEFAULT_DATA_DIR)]
+    data: PathBuf,
+    /// Room names, comma-separated (default: the built-in rooms).
+    #[arg(long, env = "TENGEN_ROOMS", value_delimiter = ',')]
+    rooms: Vec<String>,
+    /// Extra browser origins allowed to open WebSockets (besides same-origin and localhost).
+    #[arg(long, env = "TENGEN_ALLOW_ORIGIN", value_delimiter = ',')]
+    allow_origin: Vec<String>,
+    /// Simultaneous WebSocket connections per client IP (the load generator needs many).
+    #[arg(long, env = "TENGEN_CONNECTIONS_PER_IP", default_value_t = config::CONNECTIONS_PER_IP_MAX)]
+    connections_per_ip: usize,
+}
+
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Run the server (the default with no subcommand).
-    Serve,
+    Serve(ServeArgs),
     /// Speak GTP version 2 on stdin/stdout as a referee over the Tengen rules engine.
     Gtp {
         /// Seed for `genmove`'s random choices, so a session can be replayed exactly.
@@ -23,11 +45,13 @@ enum Command {
 
 fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
-    match cli.command.unwrap_or(Command::Serve) {
-        Command::Serve => {
-            eprintln!("tengen serve: the server arrives with the server issue");
-            std::process::ExitCode::from(2)
-        }
+    let command = match cli.command {
+        Some(command) => command,
+        // No subcommand: serve with flags from the environment and defaults.
+        None => Command::Serve(ServeArgs::try_parse_from_env().unwrap_or_else(|err| err.exit())),
+    };
+    match command {
+        Command::Serve(args) => serve(args),
         Command::Gtp { seed } => {
             let stdin = std::io::stdin().lock();
             let stdout = std::io::stdout().lock();
@@ -39,5 +63,88 @@ fn main() -> std::process::ExitCode {
                 }
             }
         }
+    }
+}
+
+impl ServeArgs {
+    /// The serve flags when `tengen` runs with no subcommand: only the environment and defaults apply.
+    fn try_parse_from_env() -> Result<ServeArgs, clap::Error> {
+        #[derive(Debug, Parser)]
+        struct Bare {
+            #[command(flatten)]
+            args: ServeArgs,
+        }
+        Bare::try_parse_from(["tengen"]).map(|bare| bare.args)
+    }
+
+    fn config(&self) -> Config {
+        let mut config = Config::new(self.data.clone());
+        if !self.rooms.is_empty() {
+            config.rooms = self.rooms.clone();
+        }
+        config.allowed_origins = self.allow_origin.clone();
+        config.connections_per_ip_max = self.connections_per_ip;
+        config
+    }
+}
+
+fn serve(args: ServeArgs) -> std::process::ExitCode {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()),
+        )
+        .init();
+    let addr = match config::parse_listen(&args.listen) {
+        Ok(addr) => addr,
+        Err(err) => {
+            eprintln!("tengen serve: {err}");
+            return std::process::ExitCode::from(2);
+        }
+    };
+    let runtime = match tokio::runtime::Runtime::new() {
+        Ok(runtime) => runtime,
+        Err(err) => {
+            eprintln!("tengen serve: cannot start the runtime: {err}");
+            return std::process::ExitCode::FAILURE;
+        }
+    };
+    let result = runtime.block_on(async move {
+        let listener = tokio::net::TcpListener::bind(addr).await?;
+        let (trigger, shutdown) = tengen_server::Shutdown::new();
+        tokio::spawn(async move {
+            wait_for_signal().await;
+            tracing::info!("shutting down");
+            trigger.trigger();
+        });
+        tengen_server::run(args.config(), listener, shutdown).await
+    });
+    match result {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("tengen serve: {err}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+/// Ctrl-C, or SIGTERM on Unix (what service managers and containers send).
+async fn wait_for_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut signal) => {
+                signal.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        _ = ctrl_c => {}
+        _ = term => {}
     }
 }

@@ -8,7 +8,6 @@ pub mod chat;
 pub mod table;
 
 use std::collections::{BTreeMap, HashMap};
-use std::sync::Arc;
 
 use rand::{Rng, SeedableRng};
 use tengen_protocol::{
@@ -22,7 +21,7 @@ use crate::config::{
 };
 use crate::game::{GameContext, Games, StartGame};
 use crate::store::StoreHandle;
-use crate::{Refusal, Shutdown, TaskGuard};
+use crate::{Frame, Refusal, Shutdown, TaskGuard};
 use table::Table;
 
 /// Who receives a hall push: anyone matching any of the fields.
@@ -42,7 +41,7 @@ pub struct Audience {
 #[derive(Debug, Clone)]
 pub struct HallEvent {
     pub audience: Audience,
-    pub text: Arc<str>,
+    pub text: Frame,
     /// Set on `game_started`: receivers subscribe to that game, so players and table watchers get its
     /// state and events without asking.
     pub started_game: Option<GameId>,
@@ -63,30 +62,32 @@ pub enum HallCmd {
         tables: Vec<TableId>,
     },
     /// The hall snapshot (`hall` frame).
-    HallSnapshot { reply: Reply<Arc<str>> },
+    HallSnapshot { reply: Reply<Frame> },
     /// Join a room; the reply is the `room` frame. `player` is `None` for an anonymous watcher.
     JoinRoom {
         room: RoomId,
         player: Option<PlayerInfo>,
-        reply: Reply<Arc<str>>,
+        reply: Reply<Frame>,
     },
     LeaveRoom {
         room: RoomId,
         user: Option<UserId>,
         reply: Reply<()>,
     },
+    /// The current `room` frame of a room, without joining it (for resyncs).
+    RoomSnapshot { room: RoomId, reply: Reply<Frame> },
     /// The current `table_updated` frame of a table (for resyncs).
-    TableSnapshot {
-        table: TableId,
-        reply: Reply<Arc<str>>,
-    },
+    TableSnapshot { table: TableId, reply: Reply<Frame> },
+    /// Watch a table; the reply is its `table_updated` frame and its game, if one is on.
     JoinTable {
         table: TableId,
-        reply: Reply<Arc<str>>,
+        reply: Reply<(Frame, Option<GameId>)>,
     },
+    /// Leave a table: stand up if seated, and stop watching if `watching`.
     LeaveTable {
         table: TableId,
         user: Option<UserId>,
+        watching: bool,
         reply: Reply<()>,
     },
     Sit {
@@ -137,7 +138,10 @@ pub enum HallCmd {
         reply: Reply<()>,
     },
     /// Sent by a game actor when its game is over.
-    GameEnded { game: GameId, table: Option<TableId> },
+    GameEnded {
+        game: GameId,
+        table: Option<TableId>,
+    },
     /// Sent at startup for a game restored from the store, so its table shows it again.
     GameRestored { summary: GameSummary },
 }
@@ -271,7 +275,12 @@ fn refuse<T>(code: ErrorCode, message: impl Into<String>) -> Result<T, Refusal> 
 }
 
 impl Hall {
-    async fn run(mut self, mut inbox: mpsc::Receiver<HallCmd>, shutdown: Shutdown, _tasks: TaskGuard) {
+    async fn run(
+        mut self,
+        mut inbox: mpsc::Receiver<HallCmd>,
+        shutdown: Shutdown,
+        _tasks: TaskGuard,
+    ) {
         loop {
             tokio::select! {
                 _ = shutdown.wait() => break,
@@ -306,8 +315,16 @@ impl Hall {
             HallCmd::JoinTable { table, reply } => {
                 let _ = reply.send(self.join_table(table));
             }
-            HallCmd::LeaveTable { table, user, reply } => {
-                let _ = reply.send(self.leave_table(table, user));
+            HallCmd::LeaveTable {
+                table,
+                user,
+                watching,
+                reply,
+            } => {
+                let _ = reply.send(self.leave_table(table, user, watching));
+            }
+            HallCmd::RoomSnapshot { room, reply } => {
+                let _ = reply.send(self.room_frame(room));
             }
             HallCmd::Sit {
                 table,
@@ -378,7 +395,7 @@ impl Hall {
         self.publish_text(audience, msg.to_json().into(), None);
     }
 
-    fn publish_text(&self, audience: Audience, text: Arc<str>, started_game: Option<GameId>) {
+    fn publish_text(&self, audience: Audience, text: Frame, started_game: Option<GameId>) {
         // No receivers is fine: nobody is listening.
         let _ = self.events.send(HallEvent {
             audience,
@@ -430,7 +447,7 @@ impl Hall {
         }
     }
 
-    fn hall_frame(&self) -> Arc<str> {
+    fn hall_frame(&self) -> Frame {
         ServerMsg::Hall {
             rooms: self.rooms.values().map(Self::room_info).collect(),
             players: self.online.values().map(|(p, _)| p.clone()).collect(),
@@ -494,7 +511,7 @@ impl Hall {
         }
     }
 
-    fn join_room(&mut self, id: RoomId, player: Option<PlayerInfo>) -> Result<Arc<str>, Refusal> {
+    fn join_room(&mut self, id: RoomId, player: Option<PlayerInfo>) -> Result<Frame, Refusal> {
         let room = self
             .rooms
             .get_mut(&id)
@@ -508,15 +525,7 @@ impl Hall {
             entry.1 += 1;
             first_session = entry.1 == 1;
         }
-        let room = &self.rooms[&id];
-        let frame: Arc<str> = ServerMsg::Room {
-            room: id,
-            name: room.name.clone(),
-            tables: room.tables.iter().map(|t| self.tables[t].info()).collect(),
-            users: room.users.values().map(|(p, _)| p.clone()).collect(),
-        }
-        .to_json()
-        .into();
+        let frame = self.room_frame(id)?;
         if let (true, Some(player)) = (first_session, player) {
             let audience = Audience {
                 room: Some(id),
@@ -526,6 +535,21 @@ impl Hall {
             self.room_changed(id);
         }
         Ok(frame)
+    }
+
+    fn room_frame(&self, id: RoomId) -> Result<Frame, Refusal> {
+        let room = self
+            .rooms
+            .get(&id)
+            .ok_or_else(|| Refusal::new(ErrorCode::NoSuchRoom, format!("no room {id}")))?;
+        Ok(ServerMsg::Room {
+            room: id,
+            name: room.name.clone(),
+            tables: room.tables.iter().map(|t| self.tables[t].info()).collect(),
+            users: room.users.values().map(|(p, _)| p.clone()).collect(),
+        }
+        .to_json()
+        .into())
     }
 
     fn leave_room(&mut self, id: RoomId, user: Option<UserId>) -> Result<(), Refusal> {
@@ -552,10 +576,11 @@ impl Hall {
         Ok(())
     }
 
-    fn join_table(&mut self, id: TableId) -> Result<Arc<str>, Refusal> {
+    fn join_table(&mut self, id: TableId) -> Result<(Frame, Option<GameId>), Refusal> {
         self.table_mut(id)?.watchers_count += 1;
         self.table_changed(id);
-        Ok(table_frame(self.table(id)?))
+        let table = self.table(id)?;
+        Ok((table_frame(table), table.game))
     }
 
     fn leave_watching(&mut self, id: TableId) -> Result<(), Refusal> {
@@ -565,14 +590,24 @@ impl Hall {
         Ok(())
     }
 
-    fn leave_table(&mut self, id: TableId, user: Option<UserId>) -> Result<(), Refusal> {
+    fn leave_table(
+        &mut self,
+        id: TableId,
+        user: Option<UserId>,
+        watching: bool,
+    ) -> Result<(), Refusal> {
         let table = self.table(id)?;
-        if let Some(user) = user {
-            if table.seat_of(user).is_some() {
-                self.stand(id, user)?;
-            }
+        let seated = user.is_some_and(|user| table.seat_of(user).is_some());
+        if !seated && !watching {
+            return refuse(ErrorCode::NotThere, "you are not at that table");
         }
-        self.leave_watching(id)
+        if let (true, Some(user)) = (seated, user) {
+            self.stand(id, user)?;
+        }
+        if watching {
+            self.leave_watching(id)?;
+        }
+        Ok(())
     }
 
     fn sit(&mut self, id: TableId, seat: Seat, player: PlayerInfo) -> Result<(), Refusal> {
@@ -596,7 +631,12 @@ impl Hall {
         Ok(())
     }
 
-    fn propose(&mut self, id: TableId, user: UserId, settings: GameSettings) -> Result<(), Refusal> {
+    fn propose(
+        &mut self,
+        id: TableId,
+        user: UserId,
+        settings: GameSettings,
+    ) -> Result<(), Refusal> {
         self.table_mut(id)?.propose(user, settings)?;
         self.table_changed(id);
         Ok(())
@@ -743,10 +783,9 @@ impl Hall {
         let text = chat::validate(&text)?;
         let audience = match channel {
             ChatChannel::Room { room } => {
-                let members = self
-                    .rooms
-                    .get(&room)
-                    .ok_or_else(|| Refusal::new(ErrorCode::NoSuchRoom, format!("no room {room}")))?;
+                let members = self.rooms.get(&room).ok_or_else(|| {
+                    Refusal::new(ErrorCode::NoSuchRoom, format!("no room {room}"))
+                })?;
                 if !members.users.contains_key(&from.user) {
                     return refuse(ErrorCode::NotThere, "you are not in that room");
                 }
@@ -805,7 +844,7 @@ pub fn first_takes_black(seed: u64) -> bool {
     rand::rngs::SmallRng::seed_from_u64(seed).random_bool(0.5)
 }
 
-fn table_frame(table: &Table) -> Arc<str> {
+fn table_frame(table: &Table) -> Frame {
     ServerMsg::TableUpdated {
         table: table.info(),
     }

@@ -55,7 +55,9 @@ pub fn validate_settings(settings: &GameSettings) -> Result<(), Refusal> {
     }
     let clock_ok = match settings.clock {
         ClockSettings::None => true,
-        ClockSettings::Absolute { main_time_ms } => main_time_ms > 0 && main_time_ms <= CLOCK_MS_MAX,
+        ClockSettings::Absolute { main_time_ms } => {
+            main_time_ms > 0 && main_time_ms <= CLOCK_MS_MAX
+        }
         ClockSettings::ByoYomi {
             main_time_ms,
             periods,

@@ -59,8 +59,12 @@ pub enum StoreError {
 /// The durable state. Implementations are synchronous and may block; call them through [`StoreHandle`].
 pub trait Store: Send + Sync + 'static {
     /// Create an account. Usernames are unique without regard to ASCII case.
-    fn create_user(&self, username: &str, password_hash: &str, now_ms: u64)
-        -> Result<UserId, StoreError>;
+    fn create_user(
+        &self,
+        username: &str,
+        password_hash: &str,
+        now_ms: u64,
+    ) -> Result<UserId, StoreError>;
     /// Find an account by username, without regard to ASCII case.
     fn user_by_name(&self, username: &str) -> Result<Option<UserRow>, StoreError>;
     fn user_by_id(&self, id: UserId) -> Result<Option<UserRow>, StoreError>;
@@ -187,7 +191,9 @@ pub(crate) fn conformance(store: &dyn Store) {
     assert_eq!(live[0].game, new_game);
     assert_eq!(live[0].events.len(), 2);
     assert_eq!(store.game_sgf(game).unwrap(), None);
-    store.finish_game(game, "B+R", "(;FF[4]RE[B+R])", 20).unwrap();
+    store
+        .finish_game(game, "B+R", "(;FF[4]RE[B+R])", 20)
+        .unwrap();
     assert_eq!(
         store.game_sgf(game).unwrap().as_deref(),
         Some("(;FF[4]RE[B+R])")

@@ -58,7 +58,10 @@ fn backend(err: rusqlite::Error) -> StoreError {
 }
 
 fn is_constraint(err: &rusqlite::Error) -> bool {
-    matches!(err.sqlite_error_code(), Some(SqliteCode::ConstraintViolation))
+    matches!(
+        err.sqlite_error_code(),
+        Some(SqliteCode::ConstraintViolation)
+    )
 }
 
 impl SqliteStore {
@@ -84,7 +87,9 @@ impl SqliteStore {
     fn conn(&self) -> std::sync::MutexGuard<'_, Connection> {
         // A panic while holding the lock cannot leave SQLite inconsistent (it has its own journal),
         // so a poisoned lock is still usable.
-        self.conn.lock().unwrap_or_else(|poison| poison.into_inner())
+        self.conn
+            .lock()
+            .unwrap_or_else(|poison| poison.into_inner())
     }
 }
 

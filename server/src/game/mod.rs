@@ -1,0 +1,277 @@
+//! Live games: the registry of running game actors ([`Games`]), the commands a session sends one
+//! ([`GameCmd`], through a bounded inbox; a full inbox answers `busy`), starting a game and restoring
+//! live games from the store after a restart, and the per-subscriber forwarder that turns a game's
+//! broadcast into frames for one socket (resyncing a subscriber that fell behind). The game itself,
+//! its rules, scoring phase and event log, is in `actor`.
+
+mod actor;
+pub mod wire;
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use tengen_protocol::{
+    GameId, GameSettings, GameSummary, PlayerInfo, Point, ServerMsg, TableId, UserId,
+};
+use tokio::sync::{broadcast, mpsc, oneshot, watch};
+use tokio::task::JoinHandle;
+
+use crate::config::{GAME_INBOX_LEN, LIVE_GAMES_MAX};
+use crate::hall::{HallCmd, HallHandle};
+use crate::store::{NewGame, StoreHandle};
+use crate::{unix_now_ms, BoxError, Frame, Refusal, Shutdown, TaskGuard};
+use tengen_protocol::ErrorCode;
+
+type Reply<T> = oneshot::Sender<Result<T, Refusal>>;
+
+/// What a game actor needs from the rest of the server.
+#[derive(Debug, Clone)]
+pub struct GameContext {
+    pub store: StoreHandle,
+    pub hall: HallHandle,
+    pub shutdown: Shutdown,
+    pub tasks: TaskGuard,
+}
+
+/// One frame a game publishes, serialized once for every subscriber.
+#[derive(Debug, Clone)]
+pub struct GameFrame {
+    /// The event's `seq`; `None` for frames that are not events (kibitz chat).
+    pub seq: Option<u64>,
+    pub text: Frame,
+    /// Users who must not receive it (the players, for kibitz during play).
+    pub hidden_from: [Option<UserId>; 2],
+}
+
+/// A subscriber's start: the full state up to `seq`, and the receiver for everything after it.
+#[derive(Debug)]
+pub struct Subscription {
+    pub snapshot: Frame,
+    pub seq: u64,
+    pub frames: broadcast::Receiver<GameFrame>,
+}
+
+/// A player's move as the actor receives it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PlayerMove {
+    Play(Point),
+    Pass,
+    Resign,
+}
+
+/// What sessions ask of a game.
+#[derive(Debug)]
+pub enum GameCmd {
+    Move {
+        user: UserId,
+        mv: PlayerMove,
+        reply: Reply<()>,
+    },
+    ToggleDead {
+        user: UserId,
+        point: Point,
+        reply: Reply<()>,
+    },
+    AcceptScore {
+        user: UserId,
+        reply: Reply<()>,
+    },
+    Subscribe {
+        reply: Reply<Subscription>,
+    },
+    Kibitz {
+        from: PlayerInfo,
+        text: String,
+        at_ms: u64,
+        reply: Reply<()>,
+    },
+}
+
+/// The way in to one game actor.
+#[derive(Debug, Clone)]
+pub struct GameHandle {
+    inbox: mpsc::Sender<GameCmd>,
+}
+
+impl GameHandle {
+    /// Ask the game something; a full inbox answers `busy` at once rather than waiting.
+    pub async fn ask<T>(&self, make: impl FnOnce(Reply<T>) -> GameCmd) -> Result<T, Refusal> {
+        let (tx, rx) = oneshot::channel();
+        self.inbox.try_send(make(tx)).map_err(|err| match err {
+            mpsc::error::TrySendError::Full(_) => Refusal::busy(),
+            mpsc::error::TrySendError::Closed(_) => {
+                Refusal::new(ErrorCode::NoSuchGame, "the game has ended")
+            }
+        })?;
+        rx.await
+            .map_err(|_| Refusal::new(ErrorCode::NoSuchGame, "the game has ended"))?
+    }
+}
+
+/// The registry of live games on this node.
+#[derive(Debug, Clone, Default)]
+pub struct Games {
+    /// Bounded by [`LIVE_GAMES_MAX`]: `start` refuses beyond it.
+    live: Arc<Mutex<HashMap<GameId, GameHandle>>>,
+}
+
+/// Everything needed to start a game.
+#[derive(Debug, Clone)]
+pub struct StartGame {
+    pub table: Option<TableId>,
+    pub black: PlayerInfo,
+    pub white: PlayerInfo,
+    pub settings: GameSettings,
+    pub nigiri_seed: Option<u64>,
+}
+
+impl Games {
+    pub fn new() -> Games {
+        Games::default()
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<GameId, GameHandle>> {
+        self.live.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    pub fn get(&self, game: GameId) -> Result<GameHandle, Refusal> {
+        self.lock()
+            .get(&game)
+            .cloned()
+            .ok_or_else(|| Refusal::new(ErrorCode::NoSuchGame, format!("no live game {game}")))
+    }
+
+    fn remove(&self, game: GameId) {
+        self.lock().remove(&game);
+    }
+
+    /// Record a new game in the store and start its actor.
+    pub async fn start(&self, start: StartGame, ctx: &GameContext) -> Result<GameSummary, Refusal> {
+        if self.lock().len() >= LIVE_GAMES_MAX {
+            return Err(Refusal::new(
+                ErrorCode::Busy,
+                "the server has too many live games",
+            ));
+        }
+        let engine = wire::new_engine_game(&start.settings)?;
+        let new_game = NewGame {
+            black: start.black.user,
+            white: start.white.user,
+            table: start.table,
+            settings_json: serde_json::to_string(&start.settings)
+                .map_err(|err| Refusal::new(ErrorCode::Internal, err.to_string()))?,
+            nigiri_seed: start.nigiri_seed,
+            started_at_ms: unix_now_ms(),
+        };
+        let id = ctx
+            .store
+            .call(move |store| store.create_game(&new_game))
+            .await
+            .map_err(|err| Refusal::new(ErrorCode::Internal, err.to_string()))?;
+        let actor = actor::GameActor::new(id, start, engine, ctx.clone());
+        let summary = actor.summary();
+        self.spawn(actor);
+        Ok(summary)
+    }
+
+    fn spawn(&self, actor: actor::GameActor) {
+        let (tx, rx) = mpsc::channel(GAME_INBOX_LEN);
+        self.lock().insert(actor.id(), GameHandle { inbox: tx });
+        let games = self.clone();
+        tokio::spawn(async move {
+            let id = actor.id();
+            actor.run(rx).await;
+            games.remove(id);
+        });
+    }
+}
+
+/// Start an actor for every game the store says is live, replaying its event log, so a restart loses
+/// no game. A game whose log already ends with its result is finished instead.
+pub async fn restore_live_games(
+    store: &StoreHandle,
+    games: &Games,
+    hall: &HallHandle,
+    shutdown: &Shutdown,
+    tasks: &TaskGuard,
+) -> Result<(), BoxError> {
+    let live = store.call(|store| store.live_games()).await?;
+    let ctx = GameContext {
+        store: store.clone(),
+        hall: hall.clone(),
+        shutdown: shutdown.clone(),
+        tasks: tasks.clone(),
+    };
+    for row in live {
+        let id = row.id;
+        match actor::GameActor::restore(row, ctx.clone()).await {
+            Ok(Some(actor)) => {
+                let summary = actor.summary();
+                games.spawn(actor);
+                hall.send(HallCmd::GameRestored { summary }).await;
+                tracing::info!(game = %id, "restored a live game");
+            }
+            Ok(None) => tracing::info!(game = %id, "finished a game that ended before the restart"),
+            Err(err) => tracing::error!(game = %id, %err, "could not restore a live game"),
+        }
+    }
+    Ok(())
+}
+
+/// Subscribe to a game: the caller sends `subscription.snapshot` itself (so it arrives before the
+/// request's `ack`), then hands the receiver to [`forward`].
+pub async fn subscribe(handle: &GameHandle) -> Result<Subscription, Refusal> {
+    handle.ask(|reply| GameCmd::Subscribe { reply }).await
+}
+
+/// Copy a game's frames to one socket's outbound queue, in order, skipping frames hidden from `viewer`
+/// and events already in the snapshot. A subscriber that falls behind the broadcast (Lagged) is sent a
+/// fresh snapshot instead of stalling the game or anyone else.
+pub fn forward(
+    handle: GameHandle,
+    mut subscription: Subscription,
+    viewer: watch::Receiver<Option<UserId>>,
+    out: mpsc::Sender<Frame>,
+    shutdown: Shutdown,
+    tasks: TaskGuard,
+) -> JoinHandle<()> {
+    tokio::spawn(async move {
+        let _tasks = tasks;
+        loop {
+            let frame = tokio::select! {
+                _ = shutdown.wait() => break,
+                frame = subscription.frames.recv() => frame,
+            };
+            match frame {
+                Ok(frame) => {
+                    let viewer = *viewer.borrow();
+                    if viewer.is_some() && frame.hidden_from.contains(&viewer) {
+                        continue;
+                    }
+                    if frame.seq.is_some_and(|seq| seq <= subscription.seq) {
+                        continue;
+                    }
+                    if out.send(frame.text).await.is_err() {
+                        break;
+                    }
+                }
+                Err(broadcast::error::RecvError::Lagged(skipped)) => {
+                    tracing::debug!(skipped, "a subscriber fell behind; resyncing");
+                    let Ok(fresh) = subscribe(&handle).await else {
+                        break;
+                    };
+                    subscription = fresh;
+                    if out.send(subscription.snapshot.clone()).await.is_err() {
+                        break;
+                    }
+                }
+                Err(broadcast::error::RecvError::Closed) => break,
+            }
+        }
+    })
+}
+
+/// The `game_event` frame for an event.
+pub fn event_frame(game: GameId, seq: u64, event: tengen_protocol::GameEvent) -> String {
+    ServerMsg::GameEvent { game, seq, event }.to_json()
+}

@@ -1,0 +1,151 @@
+//! The edge between the wire and the engine: protocol colours, points and settings to `tengen-rules`
+//! types and back, engine failures to error codes, results to `GameOutcome`, and the board as rows of
+//! text. Kept apart so the wire format never follows an engine change by accident.
+
+use tengen_protocol::{
+    ClockSettings, Color as WireColor, EndReason, ErrorCode, GameOutcome, GameSettings,
+    KoRule as WireKoRule, Point as WirePoint,
+};
+use tengen_rules::{
+    Board, Color, Game, GameResult, HandicapPlacement, IllegalMove, KoRule, Komi, Point, Rules,
+    Score, WinBy,
+};
+
+use crate::Refusal;
+
+pub fn color_to_wire(color: Color) -> WireColor {
+    match color {
+        Color::Black => WireColor::Black,
+        Color::White => WireColor::White,
+    }
+}
+
+pub fn color_from_wire(color: WireColor) -> Color {
+    match color {
+        WireColor::Black => Color::Black,
+        WireColor::White => Color::White,
+    }
+}
+
+pub fn point_to_wire(point: Point) -> WirePoint {
+    WirePoint {
+        col: point.col,
+        row: point.row,
+    }
+}
+
+pub fn point_from_wire(point: WirePoint) -> Point {
+    Point::new(point.col, point.row)
+}
+
+pub fn points_to_wire(points: impl IntoIterator<Item = Point>) -> Vec<WirePoint> {
+    points.into_iter().map(point_to_wire).collect()
+}
+
+fn ko_rule(rule: WireKoRule) -> KoRule {
+    match rule {
+        WireKoRule::Simple => KoRule::Simple,
+        WireKoRule::Positional => KoRule::Positional,
+        WireKoRule::Situational => KoRule::Situational,
+    }
+}
+
+pub fn rules_of(settings: &GameSettings) -> Rules {
+    Rules {
+        size: settings.size,
+        komi: Komi::from_half_points(settings.komi_half_points),
+        handicap: settings.handicap,
+        handicap_placement: HandicapPlacement::Fixed,
+        ko_rule: ko_rule(settings.ko_rule),
+    }
+}
+
+/// A fresh engine game for agreed settings; the engine has the last word on what is possible.
+pub fn new_engine_game(settings: &GameSettings) -> Result<Game, Refusal> {
+    Game::new(rules_of(settings))
+        .map_err(|err| Refusal::new(ErrorCode::InvalidSettings, err.to_string()))
+}
+
+/// A refused move's code and reason.
+pub fn illegal(reason: IllegalMove) -> Refusal {
+    let code = match reason {
+        IllegalMove::Occupied => ErrorCode::Occupied,
+        IllegalMove::Suicide => ErrorCode::Suicide,
+        IllegalMove::Ko => ErrorCode::Ko,
+        IllegalMove::OffBoard => ErrorCode::OffBoard,
+        IllegalMove::NotYourTurn => ErrorCode::NotYourTurn,
+        IllegalMove::GameOver | IllegalMove::HandicapNotPlaced => ErrorCode::WrongPhase,
+    };
+    Refusal::new(code, reason.to_string())
+}
+
+/// The board as `size` rows of `.`, `X` and `O`, top row first.
+pub fn board_rows(board: &Board) -> Vec<String> {
+    let size = board.size();
+    (0..size)
+        .map(|row| {
+            (0..size)
+                .map(|col| match board.get(Point::new(col, row)) {
+                    None => '.',
+                    Some(Color::Black) => 'X',
+                    Some(Color::White) => 'O',
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// A result as the wire reports it, with the counts when the game was counted.
+pub fn outcome(result: GameResult, score: Option<&Score>) -> GameOutcome {
+    let reason = match result {
+        GameResult::Win { win_by, .. } => match win_by {
+            WinBy::Score { .. } => EndReason::Score,
+            WinBy::Resign => EndReason::Resignation,
+            WinBy::Time => EndReason::Time,
+            WinBy::Forfeit => EndReason::Forfeit,
+        },
+        GameResult::Draw => EndReason::Score,
+        GameResult::Void => EndReason::Void,
+    };
+    GameOutcome {
+        winner: result.winner().map(color_to_wire),
+        reason,
+        sgf: result.to_sgf(),
+        chinese: result.to_chinese(),
+        black_count_half_points: score.map(|s| s.count.half_points(Color::Black)),
+        white_count_half_points: score.map(|s| s.count.half_points(Color::White)),
+    }
+}
+
+/// SGF `TM` (main time in seconds) and `OT` (overtime) for the record.
+pub fn sgf_time(clock: &ClockSettings) -> (Option<String>, Option<String>) {
+    let secs = |ms: u64| (ms / 1000).to_string();
+    match *clock {
+        ClockSettings::None => (None, None),
+        ClockSettings::Absolute { main_time_ms } => (Some(secs(main_time_ms)), None),
+        ClockSettings::ByoYomi {
+            main_time_ms,
+            periods,
+            period_ms,
+        } => (
+            Some(secs(main_time_ms)),
+            Some(format!("{periods}x{} byo-yomi", period_ms / 1000)),
+        ),
+        ClockSettings::Canadian {
+            main_time_ms,
+            moves,
+            block_ms,
+        } => (
+            Some(secs(main_time_ms)),
+            Some(format!("{moves}/{} Canadian", block_ms / 1000)),
+        ),
+        ClockSettings::Fischer {
+            main_time_ms,
+            increment_ms,
+            ..
+        } => (
+            Some(secs(main_time_ms)),
+            Some(format!("{} fischer", increment_ms / 1000)),
+        ),
+    }
+}

@@ -1,0 +1,699 @@
+//! One task per WebSocket: it reads frames (size cap and rate limit first), parses each into a
+//! `Request` at the edge, checks what the connection may do (hello first, an account for anything that
+//! acts), routes the request to `auth`, the hall or a game, and writes the reply, the hall pushes meant
+//! for this connection, and the frames of the games it follows. It owns no shared state: when it ends,
+//! it tells the hall which room and tables it leaves.
+
+use std::collections::{BTreeSet, HashMap};
+use std::sync::Arc;
+
+use axum::extract::ws::{CloseFrame, Message, WebSocket};
+use futures_util::{SinkExt, StreamExt};
+use tengen_protocol::{
+    ChatChannel, ClientMsg, ErrorCode, GameId, PlayerInfo, Request, RequestId, RoomId, ServerMsg,
+    TableId, UserId, PROTOCOL_VERSION,
+};
+use tokio::sync::{broadcast, mpsc, watch};
+use tokio::task::JoinHandle;
+use tokio::time::Instant;
+
+use crate::auth::{AuthError, Authenticated};
+use crate::config::{
+    MAX_FRAME_BYTES, MESSAGES_BURST, MESSAGES_PER_SECOND, OUTBOUND_QUEUE_LEN,
+    RATE_LIMIT_STRIKES_MAX,
+};
+use crate::game::{self, GameCmd, PlayerMove};
+use crate::hall::{Audience, HallCmd, HallEvent};
+use crate::{unix_now_ms, AppState, ConnPermit, Frame, Refusal};
+
+/// Tables one connection may watch at once: a person follows a few; the bound caps hall bookkeeping.
+const TABLES_PER_SESSION_MAX: usize = 16;
+
+/// Games one connection may follow at once (each costs a forwarding task and a broadcast receiver).
+const GAMES_PER_SESSION_MAX: usize = 16;
+
+/// WebSocket close code for "going away" (server shutdown), RFC 6455 §7.4.1.
+const CLOSE_GOING_AWAY: u16 = 1001;
+
+/// WebSocket close code for "policy violation" (flooding).
+const CLOSE_POLICY: u16 = 1008;
+
+/// A token bucket: [`MESSAGES_PER_SECOND`] sustained, [`MESSAGES_BURST`] at once. Hand-written because
+/// it is ten lines and per-connection, where a keyed limiter crate would add a shared map for nothing.
+#[derive(Debug)]
+struct RateLimit {
+    tokens: f64,
+    last: Instant,
+}
+
+impl RateLimit {
+    fn new(now: Instant) -> RateLimit {
+        RateLimit {
+            tokens: f64::from(MESSAGES_BURST),
+            last: now,
+        }
+    }
+
+    fn allow(&mut self, now: Instant) -> bool {
+        let elapsed = now.duration_since(self.last).as_secs_f64();
+        self.last = now;
+        self.tokens =
+            (self.tokens + elapsed * f64::from(MESSAGES_PER_SECOND)).min(f64::from(MESSAGES_BURST));
+        if self.tokens >= 1.0 {
+            self.tokens -= 1.0;
+            true
+        } else {
+            false
+        }
+    }
+}
+
+/// What a handled request answers, besides any pushes it queued first.
+#[derive(Debug)]
+enum Answer {
+    Ack,
+    Msg(ServerMsg),
+}
+
+/// Whether the loop goes on after a frame.
+#[derive(Debug, PartialEq, Eq)]
+enum Next {
+    Continue,
+    Close(u16, &'static str),
+}
+
+struct Session {
+    state: Arc<AppState>,
+    said_hello: bool,
+    player: Option<PlayerInfo>,
+    token: Option<String>,
+    in_hall: bool,
+    room: Option<RoomId>,
+    /// Tables this connection joined as a watcher; bounded by [`TABLES_PER_SESSION_MAX`].
+    tables: BTreeSet<TableId>,
+    /// Forwarders of the games this connection follows; bounded by [`GAMES_PER_SESSION_MAX`].
+    games: HashMap<GameId, JoinHandle<()>>,
+    /// Who is watching, for the forwarders' kibitz filter; changes on login and logout.
+    viewer: watch::Sender<Option<UserId>>,
+    out: mpsc::Sender<Frame>,
+    limit: RateLimit,
+    strikes: u32,
+    /// Frames to write before the reply of the request being handled.
+    pushes: Vec<Frame>,
+}
+
+impl std::fmt::Debug for Session {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Session")
+            .field("player", &self.player)
+            .finish()
+    }
+}
+
+fn refuse<T>(code: ErrorCode, message: impl Into<String>) -> Result<T, Refusal> {
+    Err(Refusal::new(code, message))
+}
+
+fn auth_refusal(err: AuthError) -> Refusal {
+    if let AuthError::Internal(detail) = &err {
+        tracing::error!(%detail, "account service failure");
+    }
+    Refusal::new(err.code(), err.to_string())
+}
+
+/// Serve one upgraded socket until it closes or the server shuts down.
+pub(crate) async fn run(state: Arc<AppState>, socket: WebSocket, permit: ConnPermit) {
+    let _permit = permit;
+    let _tasks = state.tasks.clone();
+    let (out_tx, out_rx) = mpsc::channel(OUTBOUND_QUEUE_LEN);
+    let (viewer, _) = watch::channel(None);
+    let mut session = Session {
+        state: Arc::clone(&state),
+        said_hello: false,
+        player: None,
+        token: None,
+        in_hall: false,
+        room: None,
+        tables: BTreeSet::new(),
+        games: HashMap::new(),
+        viewer,
+        out: out_tx,
+        limit: RateLimit::new(Instant::now()),
+        strikes: 0,
+        pushes: Vec::new(),
+    };
+    session.serve(socket, out_rx).await;
+    session.cleanup().await;
+}
+
+impl Session {
+    async fn serve(&mut self, socket: WebSocket, mut out_rx: mpsc::Receiver<Frame>) {
+        let (mut sink, mut stream) = socket.split();
+        let mut hall_rx = self.state.hall.subscribe();
+        let shutdown = self.state.shutdown.clone();
+        loop {
+            let next = tokio::select! {
+                _ = shutdown.wait() => Next::Close(CLOSE_GOING_AWAY, "server shutting down"),
+                incoming = stream.next() => match incoming {
+                    Some(Ok(message)) => self.on_message(message).await,
+                    // The peer went away or broke the protocol (e.g. a frame over the hard cap).
+                    Some(Err(_)) | None => return,
+                },
+                event = hall_rx.recv() => self.on_hall_event(event).await,
+                Some(frame) = out_rx.recv() => {
+                    self.pushes.push(frame);
+                    Next::Continue
+                }
+            };
+            for frame in self.pushes.drain(..) {
+                if sink.send(Message::Text(frame)).await.is_err() {
+                    return;
+                }
+            }
+            if let Next::Close(code, reason) = next {
+                let close = CloseFrame {
+                    code,
+                    reason: reason.into(),
+                };
+                let _ = sink.send(Message::Close(Some(close))).await;
+                return;
+            }
+        }
+    }
+
+    /// Leave the room and tables, go offline, stop forwarders.
+    async fn cleanup(&mut self) {
+        for (_, forwarder) in self.games.drain() {
+            forwarder.abort();
+        }
+        let gone = HallCmd::SessionGone {
+            user: self.player.as_ref().map(|p| p.user),
+            room: self.room.take(),
+            tables: std::mem::take(&mut self.tables).into_iter().collect(),
+        };
+        self.state.hall.send(gone).await;
+    }
+
+    fn push(&mut self, msg: &ServerMsg) {
+        self.pushes.push(msg.to_json().into());
+    }
+
+    async fn on_message(&mut self, message: Message) -> Next {
+        let text = match message {
+            Message::Text(text) => text,
+            Message::Binary(_) => {
+                self.push(&ServerMsg::error(
+                    None,
+                    ErrorCode::BadMessage,
+                    "messages are JSON text frames",
+                ));
+                return Next::Continue;
+            }
+            Message::Close(_) => return Next::Close(1000, "bye"),
+            // Pings are answered by the WebSocket layer.
+            Message::Ping(_) | Message::Pong(_) => return Next::Continue,
+        };
+        if !self.limit.allow(Instant::now()) {
+            self.strikes += 1;
+            if self.strikes >= RATE_LIMIT_STRIKES_MAX {
+                return Next::Close(CLOSE_POLICY, "too many messages");
+            }
+            self.push(&ServerMsg::error(
+                None,
+                ErrorCode::RateLimited,
+                "too many messages; this one was dropped",
+            ));
+            return Next::Continue;
+        }
+        self.strikes = 0;
+        if text.len() > MAX_FRAME_BYTES {
+            self.push(&ServerMsg::error(
+                None,
+                ErrorCode::FrameTooLarge,
+                format!("frames are at most {MAX_FRAME_BYTES} bytes"),
+            ));
+            return Next::Continue;
+        }
+        match Request::parse(text.as_str()) {
+            Ok(request) => {
+                let id = request.id;
+                let reply = match self.handle(id, request.msg).await {
+                    Ok(Answer::Ack) => ServerMsg::Ack { id },
+                    Ok(Answer::Msg(msg)) => msg,
+                    Err(refusal) => ServerMsg::error(id, refusal.code, refusal.message),
+                };
+                self.push(&reply);
+            }
+            Err(err) => self.push(&ServerMsg::error(err.id, err.code, err.message)),
+        }
+        Next::Continue
+    }
+
+    fn player(&self) -> Result<PlayerInfo, Refusal> {
+        self.player.clone().ok_or_else(|| {
+            Refusal::new(
+                ErrorCode::NotLoggedIn,
+                "log in or register first (watching needs no account)",
+            )
+        })
+    }
+
+    fn user(&self) -> Result<UserId, Refusal> {
+        self.player().map(|p| p.user)
+    }
+
+    async fn handle(&mut self, id: Option<RequestId>, msg: ClientMsg) -> Result<Answer, Refusal> {
+        if let ClientMsg::Hello { version } = msg {
+            return self.hello(id, version);
+        }
+        if !self.said_hello {
+            return refuse(ErrorCode::HelloRequired, "send hello first");
+        }
+        let hall = self.state.hall.clone();
+        match msg {
+            ClientMsg::Hello { .. } => unreachable!("handled above"),
+            ClientMsg::Register { username, password } => {
+                self.not_logged_in()?;
+                let result = self
+                    .state
+                    .auth
+                    .register(&username, &password, unix_now_ms())
+                    .await;
+                self.logged_in(id, result)
+            }
+            ClientMsg::Login { username, password } => {
+                self.not_logged_in()?;
+                let result = self
+                    .state
+                    .auth
+                    .login(&username, &password, unix_now_ms())
+                    .await;
+                self.logged_in(id, result)
+            }
+            ClientMsg::Resume { token } => {
+                self.not_logged_in()?;
+                let result = self.state.auth.resume(&token, unix_now_ms()).await;
+                self.logged_in(id, result)
+            }
+            ClientMsg::Logout => self.logout().await,
+            ClientMsg::EnterHall => {
+                let frame = hall.ask(|reply| HallCmd::HallSnapshot { reply }).await?;
+                self.pushes.push(frame);
+                self.in_hall = true;
+                Ok(Answer::Ack)
+            }
+            ClientMsg::LeaveHall => {
+                self.in_hall = false;
+                Ok(Answer::Ack)
+            }
+            ClientMsg::JoinRoom { room } => self.join_room(room).await,
+            ClientMsg::LeaveRoom => {
+                let room = self
+                    .room
+                    .ok_or_else(|| Refusal::new(ErrorCode::NotThere, "you are in no room"))?;
+                self.leave_room(room).await?;
+                Ok(Answer::Ack)
+            }
+            ClientMsg::JoinTable { table } => self.join_table(table).await,
+            ClientMsg::LeaveTable { table } => {
+                let user = self.player.as_ref().map(|p| p.user);
+                let watching = self.tables.contains(&table);
+                hall.ask(|reply| HallCmd::LeaveTable {
+                    table,
+                    user,
+                    watching,
+                    reply,
+                })
+                .await?;
+                self.tables.remove(&table);
+                Ok(Answer::Ack)
+            }
+            ClientMsg::Sit { table, seat } => {
+                let player = self.player()?;
+                hall.ask(|reply| HallCmd::Sit {
+                    table,
+                    seat,
+                    player,
+                    reply,
+                })
+                .await?;
+                Ok(Answer::Ack)
+            }
+            ClientMsg::Stand { table } => {
+                let user = self.user()?;
+                hall.ask(|reply| HallCmd::Stand { table, user, reply })
+                    .await?;
+                Ok(Answer::Ack)
+            }
+            ClientMsg::ProposeSettings { table, settings } => {
+                let user = self.user()?;
+                hall.ask(|reply| HallCmd::Propose {
+                    table,
+                    user,
+                    settings,
+                    reply,
+                })
+                .await?;
+                Ok(Answer::Ack)
+            }
+            ClientMsg::AcceptSettings { table, settings } => {
+                let user = self.user()?;
+                hall.ask(|reply| HallCmd::Accept {
+                    table,
+                    user,
+                    settings,
+                    reply,
+                })
+                .await?;
+                Ok(Answer::Ack)
+            }
+            ClientMsg::Challenge { user, settings } => {
+                let from = self.player()?;
+                let challenge = hall
+                    .ask(|reply| HallCmd::Challenge {
+                        from,
+                        to: user,
+                        settings,
+                        reply,
+                    })
+                    .await?;
+                Ok(Answer::Msg(ServerMsg::ChallengeSent {
+                    id,
+                    challenge,
+                    to: user,
+                }))
+            }
+            ClientMsg::AcceptChallenge { challenge } => {
+                let user = self.user()?;
+                hall.ask(|reply| HallCmd::AcceptChallenge {
+                    challenge,
+                    user,
+                    reply,
+                })
+                .await?;
+                Ok(Answer::Ack)
+            }
+            ClientMsg::DeclineChallenge { challenge } => {
+                let user = self.user()?;
+                hall.ask(|reply| HallCmd::DeclineChallenge {
+                    challenge,
+                    user,
+                    reply,
+                })
+                .await?;
+                Ok(Answer::Ack)
+            }
+            ClientMsg::Watch { game } => {
+                self.watch(game).await?;
+                Ok(Answer::Ack)
+            }
+            ClientMsg::Unwatch { game } => match self.games.remove(&game) {
+                Some(forwarder) => {
+                    forwarder.abort();
+                    Ok(Answer::Ack)
+                }
+                None => refuse(ErrorCode::NotThere, format!("you do not watch game {game}")),
+            },
+            ClientMsg::Play { game, point } => self.game_move(game, PlayerMove::Play(point)).await,
+            ClientMsg::Pass { game } => self.game_move(game, PlayerMove::Pass).await,
+            ClientMsg::Resign { game } => self.game_move(game, PlayerMove::Resign).await,
+            ClientMsg::ToggleDead { game, point } => {
+                let user = self.user()?;
+                let handle = self.state.games.get(game)?;
+                handle
+                    .ask(|reply| GameCmd::ToggleDead { user, point, reply })
+                    .await?;
+                Ok(Answer::Ack)
+            }
+            ClientMsg::AcceptScore { game } => {
+                let user = self.user()?;
+                let handle = self.state.games.get(game)?;
+                handle
+                    .ask(|reply| GameCmd::AcceptScore { user, reply })
+                    .await?;
+                Ok(Answer::Ack)
+            }
+            ClientMsg::Chat { channel, text } => self.chat(channel, text).await,
+        }
+    }
+
+    fn hello(&mut self, id: Option<RequestId>, version: u32) -> Result<Answer, Refusal> {
+        if version != PROTOCOL_VERSION {
+            return refuse(
+                ErrorCode::VersionUnsupported,
+                format!("this server speaks protocol version {PROTOCOL_VERSION}"),
+            );
+        }
+        self.said_hello = true;
+        Ok(Answer::Msg(ServerMsg::Welcome {
+            id,
+            version: PROTOCOL_VERSION,
+            server: format!("tengen {}", env!("CARGO_PKG_VERSION")),
+        }))
+    }
+
+    fn not_logged_in(&self) -> Result<(), Refusal> {
+        match self.player {
+            Some(_) => refuse(ErrorCode::AlreadyLoggedIn, "this connection is logged in"),
+            None => Ok(()),
+        }
+    }
+
+    fn logged_in(
+        &mut self,
+        id: Option<RequestId>,
+        result: Result<Authenticated, AuthError>,
+    ) -> Result<Answer, Refusal> {
+        let session = result.map_err(auth_refusal)?;
+        self.state.hall.try_send(HallCmd::Online {
+            player: session.player.clone(),
+        })?;
+        self.player = Some(session.player.clone());
+        self.token = Some(session.token.clone());
+        self.viewer.send_replace(Some(session.player.user));
+        Ok(Answer::Msg(ServerMsg::Session {
+            id,
+            user: session.player.user,
+            username: session.player.username,
+            token: session.token,
+            expires_at_ms: session.expires_at_ms,
+        }))
+    }
+
+    async fn logout(&mut self) -> Result<Answer, Refusal> {
+        let player = self.player()?;
+        if let Some(token) = &self.token {
+            self.state.auth.logout(token).await.map_err(auth_refusal)?;
+        }
+        if let Some(room) = self.room {
+            self.leave_room(room).await?;
+        }
+        self.state.hall.try_send(HallCmd::SessionGone {
+            user: Some(player.user),
+            room: None,
+            tables: Vec::new(),
+        })?;
+        self.player = None;
+        self.token = None;
+        self.viewer.send_replace(None);
+        Ok(Answer::Ack)
+    }
+
+    async fn join_room(&mut self, room: RoomId) -> Result<Answer, Refusal> {
+        if let Some(current) = self.room {
+            self.leave_room(current).await?;
+        }
+        let player = self.player.clone();
+        let frame = self
+            .state
+            .hall
+            .ask(|reply| HallCmd::JoinRoom {
+                room,
+                player,
+                reply,
+            })
+            .await?;
+        self.pushes.push(frame);
+        self.room = Some(room);
+        Ok(Answer::Ack)
+    }
+
+    async fn leave_room(&mut self, room: RoomId) -> Result<(), Refusal> {
+        let user = self.player.as_ref().map(|p| p.user);
+        self.state
+            .hall
+            .ask(|reply| HallCmd::LeaveRoom { room, user, reply })
+            .await?;
+        self.room = None;
+        Ok(())
+    }
+
+    async fn join_table(&mut self, table: TableId) -> Result<Answer, Refusal> {
+        if self.tables.contains(&table) {
+            let frame = self
+                .state
+                .hall
+                .ask(|reply| HallCmd::TableSnapshot { table, reply })
+                .await?;
+            self.pushes.push(frame);
+            return Ok(Answer::Ack);
+        }
+        if self.tables.len() >= TABLES_PER_SESSION_MAX {
+            return refuse(
+                ErrorCode::Busy,
+                format!("watch at most {TABLES_PER_SESSION_MAX} tables at once"),
+            );
+        }
+        let (frame, game) = self
+            .state
+            .hall
+            .ask(|reply| HallCmd::JoinTable { table, reply })
+            .await?;
+        self.tables.insert(table);
+        self.pushes.push(frame);
+        if let Some(game) = game {
+            // Watching a table means watching its game; a game that just ended is simply missed.
+            let _ = self.watch(game).await;
+        }
+        Ok(Answer::Ack)
+    }
+
+    /// Follow a game: its full state now (before the request's `ack`), then every frame in order.
+    async fn watch(&mut self, game: GameId) -> Result<(), Refusal> {
+        self.games.retain(|_, forwarder| !forwarder.is_finished());
+        if !self.games.contains_key(&game) && self.games.len() >= GAMES_PER_SESSION_MAX {
+            return refuse(
+                ErrorCode::Busy,
+                format!("follow at most {GAMES_PER_SESSION_MAX} games at once"),
+            );
+        }
+        let handle = self.state.games.get(game)?;
+        let subscription = game::subscribe(&handle).await?;
+        self.pushes.push(subscription.snapshot.clone());
+        let forwarder = game::forward(
+            handle,
+            subscription,
+            self.viewer.subscribe(),
+            self.out.clone(),
+            self.state.shutdown.clone(),
+            self.state.tasks.clone(),
+        );
+        if let Some(old) = self.games.insert(game, forwarder) {
+            old.abort();
+        }
+        Ok(())
+    }
+
+    async fn game_move(&mut self, game: GameId, mv: PlayerMove) -> Result<Answer, Refusal> {
+        let user = self.user()?;
+        let handle = self.state.games.get(game)?;
+        handle
+            .ask(|reply| GameCmd::Move { user, mv, reply })
+            .await?;
+        Ok(Answer::Ack)
+    }
+
+    async fn chat(&mut self, channel: ChatChannel, text: String) -> Result<Answer, Refusal> {
+        let from = self.player()?;
+        let at_ms = unix_now_ms();
+        match channel {
+            ChatChannel::Kibitz { game } => {
+                let handle = self.state.games.get(game)?;
+                handle
+                    .ask(|reply| GameCmd::Kibitz {
+                        from,
+                        text,
+                        at_ms,
+                        reply,
+                    })
+                    .await?;
+            }
+            ChatChannel::Room { room } => {
+                if self.room != Some(room) {
+                    return refuse(ErrorCode::NotThere, "you are not in that room");
+                }
+                self.hall_chat(channel, from, text, at_ms).await?;
+            }
+            ChatChannel::Table { .. } => self.hall_chat(channel, from, text, at_ms).await?,
+        }
+        Ok(Answer::Ack)
+    }
+
+    async fn hall_chat(
+        &self,
+        channel: ChatChannel,
+        from: PlayerInfo,
+        text: String,
+        at_ms: u64,
+    ) -> Result<(), Refusal> {
+        self.state
+            .hall
+            .ask(|reply| HallCmd::Chat {
+                channel,
+                from,
+                text,
+                at_ms,
+                reply,
+            })
+            .await
+    }
+
+    fn wants(&self, audience: &Audience) -> bool {
+        let user = self.player.as_ref().map(|p| p.user);
+        (audience.hall && self.in_hall)
+            || (audience.room.is_some() && audience.room == self.room)
+            || audience.table.is_some_and(|t| self.tables.contains(&t))
+            || (user.is_some() && audience.users.contains(&user))
+    }
+
+    async fn on_hall_event(
+        &mut self,
+        event: Result<HallEvent, broadcast::error::RecvError>,
+    ) -> Next {
+        match event {
+            Ok(event) => {
+                if self.wants(&event.audience) {
+                    self.pushes.push(event.text);
+                    if let Some(game) = event.started_game {
+                        // A game that ended already is simply missed.
+                        let _ = self.watch(game).await;
+                    }
+                }
+                Next::Continue
+            }
+            Err(broadcast::error::RecvError::Lagged(_)) => {
+                self.resync_hall().await;
+                Next::Continue
+            }
+            Err(broadcast::error::RecvError::Closed) => {
+                Next::Close(CLOSE_GOING_AWAY, "server shutting down")
+            }
+        }
+    }
+
+    /// After missing hall pushes: send fresh snapshots of everything this connection follows.
+    async fn resync_hall(&mut self) {
+        let hall = self.state.hall.clone();
+        if self.in_hall {
+            if let Ok(frame) = hall.ask(|reply| HallCmd::HallSnapshot { reply }).await {
+                self.pushes.push(frame);
+            }
+        }
+        if let Some(room) = self.room {
+            if let Ok(frame) = hall
+                .ask(|reply| HallCmd::RoomSnapshot { room, reply })
+                .await
+            {
+                self.pushes.push(frame);
+            }
+        }
+        for table in self.tables.clone() {
+            if let Ok(frame) = hall
+                .ask(|reply| HallCmd::TableSnapshot { table, reply })
+                .await
+            {
+                self.pushes.push(frame);
+            }
+        }
+    }
+}
