@@ -1,0 +1,271 @@
+//! A whole 9x9 game over real sockets: seating and settings, moves with a capture, a refused ko
+//! recapture, refused moves out of turn and in someone else's game, a player reconnecting mid-game,
+//! kibitz that never reaches the players, passes, the scoring phase, and the result; a watcher sees
+//! every event in order with no gaps.
+
+mod common;
+
+use common::{agree_and_start, point, start_table_game, Client, TestServer};
+use serde_json::{json, Value};
+
+async fn play(client: &mut Client, game: u64, col: u8, row: u8) {
+    client
+        .ok(json!({"type": "play", "game": game, "point": point(col, row)}))
+        .await;
+}
+
+/// Every `game_event` of `game` the client received, reading until the `ended` event.
+async fn events_until_end(client: &mut Client, game: u64) -> Vec<Value> {
+    let mut events = Vec::new();
+    loop {
+        let frame = client
+            .wait_for(|f| f["type"] == "game_event" && f["game"] == game)
+            .await;
+        let ended = frame["event"] == "ended";
+        events.push(frame);
+        if ended {
+            return events;
+        }
+    }
+}
+
+fn is_kibitz(frame: &Value) -> bool {
+    frame["type"] == "chat" && frame["channel"]["kind"] == "kibitz"
+}
+
+async fn http_get(addr: std::net::SocketAddr, path: &str) -> String {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let request = format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut response = String::new();
+    stream.read_to_string(&mut response).await.unwrap();
+    response
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_whole_game_reaches_a_result_and_watchers_see_every_event() {
+    let server = TestServer::start().await;
+    let mut alice = server.player("alice").await;
+    let mut bob = server.player("bob").await;
+    let mut dave = server.player("dave").await;
+    let mut carol = server.client().await;
+    carol.hello().await;
+    // Watchers at the table are subscribed to its game when it starts; carol has no account.
+    carol.ok(json!({"type": "join_table", "table": 1})).await;
+    dave.ok(json!({"type": "join_table", "table": 1})).await;
+
+    let game = start_table_game(&mut alice, &mut bob, 1).await;
+    for watcher in [&mut carol, &mut dave] {
+        let state = watcher
+            .wait_for(|f| f["type"] == "game_state" && f["state"]["game"] == game)
+            .await;
+        assert_eq!(state["state"]["phase"], "playing");
+        assert_eq!(state["state"]["to_move"], "black");
+    }
+
+    // Refusals change nothing.
+    bob.err(
+        json!({"type": "play", "game": game, "point": point(4, 4)}),
+        "not_your_turn",
+    )
+    .await;
+    dave.err(
+        json!({"type": "play", "game": game, "point": point(4, 4)}),
+        "not_your_game",
+    )
+    .await;
+    dave.err(
+        json!({"type": "sit", "table": 1, "seat": "left"}),
+        "seat_taken",
+    )
+    .await;
+    alice
+        .err(json!({"type": "accept_score", "game": game}), "wrong_phase")
+        .await;
+
+    // Build a ko: Black surrounds (4,4) on three sides, White on the other side of (5,4).
+    play(&mut alice, game, 4, 3).await; // 1
+    play(&mut bob, game, 5, 3).await; // 2
+    play(&mut alice, game, 3, 4).await; // 3
+    alice
+        .err(
+            json!({"type": "play", "game": game, "point": point(5, 5)}),
+            "not_your_turn",
+        )
+        .await;
+    play(&mut bob, game, 6, 4).await; // 4
+    bob.err(
+        json!({"type": "play", "game": game, "point": point(4, 3)}),
+        "not_your_turn",
+    )
+    .await;
+    alice
+        .err(
+            json!({"type": "play", "game": game, "point": point(4, 3)}),
+            "occupied",
+        )
+        .await;
+    alice
+        .err(
+            json!({"type": "play", "game": game, "point": point(9, 0)}),
+            "off_board",
+        )
+        .await;
+    play(&mut alice, game, 4, 5).await; // 5
+    play(&mut bob, game, 5, 5).await; // 6
+
+    // Kibitz: watchers talk; players may not, and never hear it.
+    dave.ok(json!({"type": "chat", "channel": {"kind": "kibitz", "game": game}, "text": "white is in trouble"}))
+        .await;
+    alice
+        .err(
+            json!({"type": "chat", "channel": {"kind": "kibitz", "game": game}, "text": "am I?"}),
+            "not_allowed",
+        )
+        .await;
+    carol
+        .err(
+            json!({"type": "chat", "channel": {"kind": "kibitz", "game": game}, "text": "hi"}),
+            "not_logged_in",
+        )
+        .await;
+    let heard = carol.wait_for(is_kibitz).await;
+    assert_eq!(heard["text"], "white is in trouble");
+    assert_eq!(heard["from"]["username"], "dave");
+
+    // Bob drops and comes back with his token: he gets the whole state.
+    let token = bob.token.clone().unwrap();
+    let bob_backlog: Vec<Value> = bob.backlog.drain(..).collect();
+    bob.close().await;
+    let mut bob = server.client().await;
+    bob.hello().await;
+    let session = bob.ok(json!({"type": "resume", "token": token})).await;
+    assert_eq!(session["username"], "bob");
+    bob.ok(json!({"type": "watch", "game": game})).await;
+    let state = bob.wait_type("game_state").await["state"].clone();
+    assert_eq!(state["seq"], 6);
+    assert_eq!(state["moves_count"], 6);
+    assert_eq!(state["to_move"], "black");
+    let board: Vec<&str> = state["board"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r.as_str().unwrap())
+        .collect();
+    assert_eq!(board[3], "....XO...");
+    assert_eq!(board[4], "...X..O..");
+    assert_eq!(board[5], "....XO...");
+
+    play(&mut alice, game, 0, 0).await; // 7
+    play(&mut bob, game, 4, 4).await; // 8: White into the ko mouth
+    play(&mut alice, game, 5, 4).await; // 9: Black takes the ko
+    let capture = carol.peek_event(game, 9).await;
+    assert_eq!(capture["event"], "played");
+    assert_eq!(capture["captured"], json!([point(4, 4)]));
+    // White may not retake at once.
+    bob.err(
+        json!({"type": "play", "game": game, "point": point(4, 4)}),
+        "ko",
+    )
+    .await;
+    play(&mut bob, game, 8, 8).await; // 10: a ko threat elsewhere
+    play(&mut alice, game, 4, 4).await; // 11: Black connects
+    bob.ok(json!({"type": "pass", "game": game})).await; // 12
+    alice.ok(json!({"type": "pass", "game": game})).await; // 13
+    let scoring = carol.peek_event(game, 14).await;
+    assert_eq!(scoring["event"], "scoring_started");
+
+    // Bob toggles his lone stone; any change clears acceptances; both accept the same marking.
+    alice
+        .ok(json!({"type": "accept_score", "game": game}))
+        .await; // 15
+    bob.ok(json!({"type": "toggle_dead", "game": game, "point": point(8, 8)}))
+        .await; // 16
+    bob.err(
+        json!({"type": "toggle_dead", "game": game, "point": point(7, 7)}),
+        "not_allowed",
+    )
+    .await;
+    let marked = carol.peek_event(game, 16).await;
+    assert_eq!(marked["event"], "dead_marked");
+    assert_eq!(marked["by"], "white");
+    alice
+        .ok(json!({"type": "accept_score", "game": game}))
+        .await; // 17
+    bob.ok(json!({"type": "accept_score", "game": game})).await; // 18, then 19: ended
+
+    // The watcher saw every event, in order, with no gap, ending with the result.
+    let events = events_until_end(&mut carol, game).await;
+    let all: Vec<Value> = events;
+    let seqs: Vec<u64> = all.iter().map(|e| e["seq"].as_u64().unwrap()).collect();
+    let first = seqs[0];
+    assert!(first <= 9, "carol's events start late: {seqs:?}");
+    assert_eq!(seqs, (first..=19).collect::<Vec<u64>>());
+    let ended = all.last().unwrap();
+    let outcome = &ended["outcome"];
+    assert_eq!(outcome["reason"], "score");
+    let black = outcome["black_count_half_points"].as_u64().unwrap();
+    let white = outcome["white_count_half_points"].as_u64().unwrap();
+    assert_eq!(black + white, 2 * 81, "area counts cover the board");
+    let margin = black as i64 - white as i64 - 15;
+    let expected = if margin > 0 {
+        format!("B+{}", margin as f64 / 2.0)
+    } else {
+        format!("W+{}", -margin as f64 / 2.0)
+    };
+    assert_eq!(outcome["sgf"], expected);
+
+    // Both players got the result; neither ever received kibitz.
+    let alice_events = events_until_end(&mut alice, game).await;
+    assert_eq!(alice_events.last().unwrap()["outcome"], *outcome);
+    let bob_events = events_until_end(&mut bob, game).await;
+    assert_eq!(bob_events.last().unwrap()["outcome"], *outcome);
+    for frames in [&alice.backlog, &bob.backlog] {
+        assert!(!frames.iter().any(is_kibitz));
+    }
+    assert!(!bob_backlog.iter().any(is_kibitz));
+    assert!(!alice_events.iter().any(is_kibitz));
+
+    // The finished game is gone from play and its record can be downloaded.
+    alice
+        .err(json!({"type": "pass", "game": game}), "no_such_game")
+        .await;
+    let response = http_get(server.addr, &format!("/api/games/{game}/sgf")).await;
+    assert!(response.starts_with("HTTP/1.1 200"), "{response}");
+    assert!(response.contains("FF[4]"), "{response}");
+    assert!(response.contains(&format!("RE[{}]", outcome["sgf"].as_str().unwrap())));
+    assert!(response.contains("PB[alice]") && response.contains("PW[bob]"));
+    // The first move (col 4, row 3) and White's stone at (8, 8), in SGF letters.
+    assert!(
+        response.contains(";B[ed]") && response.contains(";W[ii]"),
+        "{response}"
+    );
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn resigning_ends_the_game_and_frees_the_table_for_the_next() {
+    let server = TestServer::start().await;
+    let mut alice = server.player("alice").await;
+    let mut bob = server.player("bob").await;
+    let game = start_table_game(&mut alice, &mut bob, 3).await;
+    play(&mut alice, game, 2, 2).await;
+    bob.ok(json!({"type": "resign", "game": game})).await;
+    let events = events_until_end(&mut alice, game).await;
+    let ended = events.last().unwrap();
+    assert_eq!(ended["seq"], 2);
+    assert_eq!(ended["outcome"]["winner"], "black");
+    assert_eq!(ended["outcome"]["reason"], "resignation");
+    assert_eq!(ended["outcome"]["sgf"], "B+R");
+    assert_eq!(ended["outcome"]["chinese"], "黑中盘胜");
+    // The table is free for another game between the same players.
+    alice
+        .wait_for(|f| {
+            f["type"] == "table_updated" && f["table"]["game"].is_null() && f["table"]["table"] == 3
+        })
+        .await;
+    let second = agree_and_start(&mut alice, &mut bob, 3).await;
+    assert_ne!(second, game);
+    server.stop().await;
+}
