@@ -2,8 +2,8 @@
 //! Diagrams: `X` Black, `O` White, `.` empty; rows from the top.
 
 use tengen_rules::{
-    count_area, estimate_dead, Color, Game, GameResult, HandicapPlacement, IllegalMove, KoRule, Komi, Move, Phase,
-    Point, Rules, WinBy,
+    count_area, estimate_dead, Color, Game, GameResult, HandicapPlacement, IllegalMove, KoRule,
+    Komi, Move, Phase, Point, Rules, WinBy,
 };
 
 fn game_from(diagram: &str, ko_rule: KoRule, komi_half_points: i32) -> Game {
@@ -61,7 +61,11 @@ fn a_single_stone_and_a_chain_are_captured() {
     assert_eq!(game.last_captured(), &[Point::new(1, 1)]);
     game.play(Color::White, Move::Pass).unwrap();
     game.play(Color::Black, p(2, 2)).unwrap();
-    assert_eq!(stone(&game, 2, 3), Some(Color::White), "the chain still has c2 (3,2)");
+    assert_eq!(
+        stone(&game, 2, 3),
+        Some(Color::White),
+        "the chain still has c2 (3,2)"
+    );
     game.play(Color::White, Move::Pass).unwrap();
     game.play(Color::Black, p(3, 2)).unwrap();
     assert_eq!(stone(&game, 2, 3), None);
@@ -130,7 +134,11 @@ fn suicide_is_refused_for_one_stone_and_for_a_chain_and_changes_nothing() {
     // Black a5 would join three stones into a chain with no liberty: multi-stone suicide.
     assert_eq!(game.play(Color::Black, p(0, 0)), Err(IllegalMove::Suicide));
     assert_eq!(game.board(), &before);
-    assert_eq!(game.to_move(), Color::Black, "a refused move keeps the turn");
+    assert_eq!(
+        game.to_move(),
+        Color::Black,
+        "a refused move keeps the turn"
+    );
     game.play(Color::Black, Move::Pass).unwrap();
     // White a5 looks like suicide but captures the three Black stones: legal.
     game.play(Color::White, p(0, 0)).unwrap();
@@ -147,7 +155,10 @@ fn suicide_is_refused_for_one_stone_and_for_a_chain_and_changes_nothing() {
         0,
     );
     corner.play(Color::Black, Move::Pass).unwrap();
-    assert_eq!(corner.play(Color::White, p(0, 0)), Err(IllegalMove::Suicide));
+    assert_eq!(
+        corner.play(Color::White, p(0, 0)),
+        Err(IllegalMove::Suicide)
+    );
 }
 
 #[test]
@@ -160,7 +171,10 @@ fn occupied_off_board_and_out_of_turn_are_refused() {
     game.play(Color::Black, p(4, 4)).unwrap();
     assert_eq!(game.play(Color::White, p(4, 4)), Err(IllegalMove::Occupied));
     assert_eq!(game.play(Color::White, p(9, 0)), Err(IllegalMove::OffBoard));
-    assert_eq!(game.play(Color::Black, p(3, 3)), Err(IllegalMove::NotYourTurn));
+    assert_eq!(
+        game.play(Color::Black, p(3, 3)),
+        Err(IllegalMove::NotYourTurn)
+    );
     game.play(Color::White, Move::Pass).unwrap();
     game.play(Color::Black, Move::Pass).unwrap();
     assert_eq!(game.phase(), Phase::Scoring);
@@ -191,7 +205,11 @@ fn a_ko_cannot_be_retaken_at_once_under_any_rule_but_can_after_a_threat() {
         let mut game = game_from(KO, rule, 0);
         game.play(Color::Black, p(2, 1)).unwrap();
         assert_eq!(game.last_captured(), &[Point::new(1, 1)]);
-        assert_eq!(game.play(Color::White, p(1, 1)), Err(IllegalMove::Ko), "{rule:?}");
+        assert_eq!(
+            game.play(Color::White, p(1, 1)),
+            Err(IllegalMove::Ko),
+            "{rule:?}"
+        );
         game.play(Color::White, p(4, 4)).unwrap();
         game.play(Color::Black, p(4, 3)).unwrap();
         game.play(Color::White, p(1, 1)).unwrap();
@@ -239,7 +257,11 @@ fn triple_ko_cycles_under_simple_ko_and_is_stopped_by_superko() {
                 assert_eq!(last, Ok(()));
                 assert_eq!(game.board(), &start, "the whole board repeats");
             }
-            _ => assert_eq!(last, Err(IllegalMove::Ko), "{rule:?} forbids the repetition"),
+            _ => assert_eq!(
+                last,
+                Err(IllegalMove::Ko),
+                "{rule:?} forbids the repetition"
+            ),
         }
     }
 }
@@ -304,7 +326,10 @@ fn an_eye_counts_for_its_owner_and_a_shared_liberty_is_split() {
     assert_eq!(count.white_stones, 8);
     assert_eq!(count.white_territory, 11);
     assert_eq!(count.dame, 1);
-    assert_eq!(count.half_points(Color::Black) + count.half_points(Color::White), 50);
+    assert_eq!(
+        count.half_points(Color::Black) + count.half_points(Color::White),
+        50
+    );
 }
 
 #[test]
@@ -330,7 +355,11 @@ fn seki_keeps_its_eyes_and_its_shared_liberties_are_dame() {
     assert_eq!(filled.last_captured().len(), 5);
     let count = count_area(game.board(), &[]);
     assert_eq!(count.dame, 1, "only c7 is shared");
-    assert_eq!(count.black_territory, 1 + 1 + 4 + 14, "a7, f4, a3-d3 and the two bottom rows");
+    assert_eq!(
+        count.black_territory,
+        1 + 1 + 4 + 14,
+        "a7, f4, a3-d3 and the two bottom rows"
+    );
     assert_eq!(count.white_territory, 1, "e7, White's eye");
 }
 
@@ -347,9 +376,15 @@ fn dead_stones_become_the_other_sides_territory() {
         0,
     );
     let alive = count_area(game.board(), &[]);
-    assert_eq!(alive.dame, 9, "the left area touches White's b4 and Black's wall");
+    assert_eq!(
+        alive.dame, 9,
+        "the left area touches White's b4 and Black's wall"
+    );
     let dead = count_area(game.board(), &[Point::new(1, 1)]);
-    assert_eq!(dead.black_territory, 10, "the nine empty points and the dead stone's point");
+    assert_eq!(
+        dead.black_territory, 10,
+        "the nine empty points and the dead stone's point"
+    );
     assert_eq!(dead.white_stones, 5);
     assert_eq!(dead.white_territory, 5);
     assert_eq!(dead.half_points(Color::Black), 30);
@@ -388,7 +423,11 @@ fn fixed_handicap_is_on_the_star_points_white_moves_first_and_black_gives_back_n
     })
     .unwrap();
     let stones: Vec<Point> = game.board().stones().map(|(p, _)| p).collect();
-    assert_eq!(stones, vec![Point::new(6, 2), Point::new(2, 6)], "upper right and lower left");
+    assert_eq!(
+        stones,
+        vec![Point::new(6, 2), Point::new(2, 6)],
+        "upper right and lower left"
+    );
     assert_eq!(game.to_move(), Color::White);
     let score = game.score(&[]);
     // The whole empty board is Black's: 81 points, less 2 given back for the two handicap stones.
@@ -401,8 +440,15 @@ fn fixed_handicap_is_on_the_star_points_white_moves_first_and_black_gives_back_n
     .unwrap();
     assert_eq!(nine.board().count_stones(Color::Black), 9);
     let three = tengen_rules::fixed_handicap_points(3, 19).unwrap();
-    assert_eq!(three[2], Point::from_gtp("Q4", 19).unwrap(), "the third stone is Black's lower right");
-    assert!(tengen_rules::fixed_handicap_points(5, 10).is_err(), "even boards have no centre point");
+    assert_eq!(
+        three[2],
+        Point::from_gtp("Q4", 19).unwrap(),
+        "the third stone is Black's lower right"
+    );
+    assert!(
+        tengen_rules::fixed_handicap_points(5, 10).is_err(),
+        "even boards have no centre point"
+    );
     assert!(tengen_rules::fixed_handicap_points(10, 19).is_err());
 }
 
@@ -416,8 +462,13 @@ fn free_handicap_waits_for_blacks_stones() {
     })
     .unwrap();
     assert_eq!(game.phase(), Phase::PlacingHandicap);
-    assert_eq!(game.play(Color::Black, p(0, 0)), Err(IllegalMove::HandicapNotPlaced));
-    assert!(game.place_free_handicap(&[Point::new(0, 0), Point::new(1, 1)]).is_err());
+    assert_eq!(
+        game.play(Color::Black, p(0, 0)),
+        Err(IllegalMove::HandicapNotPlaced)
+    );
+    assert!(game
+        .place_free_handicap(&[Point::new(0, 0), Point::new(1, 1)])
+        .is_err());
     game.place_free_handicap(&[Point::new(0, 0), Point::new(1, 1), Point::new(5, 5)])
         .unwrap();
     assert_eq!(game.to_move(), Color::White);
@@ -444,5 +495,9 @@ fn the_estimate_finds_a_dead_stone_inside_territory_and_keeps_living_groups() {
     assert_eq!(dead, vec![Point::new(1, 6)]);
     assert_eq!(estimate_dead(game.board()), dead, "deterministic");
     let score = game.score(&dead);
-    assert_eq!(score.count.black_territory, 8 + 27, "the top-left corner and the bottom three rows");
+    assert_eq!(
+        score.count.black_territory,
+        8 + 27,
+        "the top-left corner and the bottom three rows"
+    );
 }

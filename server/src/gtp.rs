@@ -10,7 +10,8 @@ use std::fmt::Write as _;
 use std::io::{self, BufRead, Write};
 use tengen_rules::random::{random_move, SeededRng};
 use tengen_rules::{
-    fixed_handicap_points, sgf, Color, Game, HandicapPlacement, KoRule, Komi, Move, Phase, Point, Rules,
+    fixed_handicap_points, sgf, Color, Game, HandicapPlacement, KoRule, Komi, Move, Phase, Point,
+    Rules,
 };
 
 /// A command line longer than this is refused unread: the longest real command (`set_free_handicap` with
@@ -59,7 +60,9 @@ pub fn run(mut input: impl BufRead, mut output: impl Write, seed: u64) -> io::Re
             }
             LineRead::Line => clean_line(&line),
         };
-        let Some(command) = Command::parse(&text) else { continue };
+        let Some(command) = Command::parse(&text) else {
+            continue;
+        };
         let (ok, reply) = match referee.execute(&command.name, &command.args) {
             Ok(reply) => (true, reply),
             Err(message) => (false, message),
@@ -88,7 +91,11 @@ fn read_bounded_line(input: &mut impl BufRead, line: &mut Vec<u8>) -> io::Result
     loop {
         let buffer = input.fill_buf()?;
         if buffer.is_empty() {
-            return Ok(if line.is_empty() && !too_long { LineRead::End } else { LineRead::Line });
+            return Ok(if line.is_empty() && !too_long {
+                LineRead::End
+            } else {
+                LineRead::Line
+            });
         }
         let (chunk, done) = match buffer.iter().position(|&b| b == b'\n') {
             Some(end) => (&buffer[..end], Some(end + 1)),
@@ -103,7 +110,11 @@ fn read_bounded_line(input: &mut impl BufRead, line: &mut Vec<u8>) -> io::Result
         let consumed = done.unwrap_or(buffer.len());
         input.consume(consumed);
         if done.is_some() {
-            return Ok(if too_long { LineRead::TooLong } else { LineRead::Line });
+            return Ok(if too_long {
+                LineRead::TooLong
+            } else {
+                LineRead::Line
+            });
         }
     }
 }
@@ -190,7 +201,12 @@ impl Referee {
             "fixed_handicap" => self.fixed_handicap(args),
             "set_free_handicap" => self.set_free_handicap(args),
             "loadsgf" => self.loadsgf(args),
-            "printsgf" => Ok(sgf::GameRecord::from_game(&self.game, &sgf::GameInfo::default()).to_sgf().trim_end().into()),
+            "printsgf" => Ok(
+                sgf::GameRecord::from_game(&self.game, &sgf::GameInfo::default())
+                    .to_sgf()
+                    .trim_end()
+                    .into(),
+            ),
             "showboard" => Ok(self.showboard()),
             "final_score" => Ok(self.game.score(&self.dead).result.to_sgf()),
             "genmove" => self.genmove(args),
@@ -207,7 +223,9 @@ impl Referee {
     }
 
     fn boardsize(&mut self, args: &[String]) -> Reply {
-        let size: u8 = arg(args, 0)?.parse().map_err(|_| "boardsize not an integer")?;
+        let size: u8 = arg(args, 0)?
+            .parse()
+            .map_err(|_| "boardsize not an integer")?;
         if !(tengen_rules::MIN_SIZE..=tengen_rules::MAX_SIZE).contains(&size) {
             return Err("unacceptable size".into());
         }
@@ -220,7 +238,9 @@ impl Referee {
         self.komi = Komi::parse_points(arg(args, 0)?).map_err(|_| "komi not a float")?;
         // Komi changes the count, not the position: rebuild the game with the same moves.
         let record = sgf::GameRecord::from_game(&self.game, &sgf::GameInfo::default());
-        self.game = self.rebuild(&record, None).map_err(|_| "cannot apply komi")?;
+        self.game = self
+            .rebuild(&record, None)
+            .map_err(|_| "cannot apply komi")?;
         Ok(String::new())
     }
 
@@ -247,7 +267,11 @@ impl Referee {
     }
 
     /// Replays `record` (up to `moves` moves) under the referee's komi and ko rule.
-    fn rebuild(&self, record: &sgf::GameRecord, moves: Option<usize>) -> Result<Game, sgf::ReplayError> {
+    fn rebuild(
+        &self,
+        record: &sgf::GameRecord,
+        moves: Option<usize>,
+    ) -> Result<Game, sgf::ReplayError> {
         let mut record = record.clone();
         record.info.komi = self.komi;
         if let Some(moves) = moves {
@@ -267,7 +291,10 @@ impl Referee {
     }
 
     fn undo(&mut self) -> Reply {
-        self.game.undo().map(|_| String::new()).ok_or_else(|| "cannot undo".into())
+        self.game
+            .undo()
+            .map(|_| String::new())
+            .ok_or_else(|| "cannot undo".into())
     }
 
     fn is_legal(&self, args: &[String]) -> Reply {
@@ -313,7 +340,9 @@ impl Referee {
     }
 
     fn fixed_handicap(&mut self, args: &[String]) -> Reply {
-        let stones: u8 = arg(args, 0)?.parse().map_err(|_| "handicap not an integer")?;
+        let stones: u8 = arg(args, 0)?
+            .parse()
+            .map_err(|_| "handicap not an integer")?;
         self.require_empty_board()?;
         fixed_handicap_points(stones, self.size).map_err(|_| "invalid number of stones")?;
         let rules = Rules {
@@ -322,7 +351,12 @@ impl Referee {
             ..self.rules()
         };
         self.game = Game::new(rules).map_err(|e| e.to_string())?;
-        let black: Vec<String> = self.game.board().stones().map(|(p, _)| p.to_gtp(self.size)).collect();
+        let black: Vec<String> = self
+            .game
+            .board()
+            .stones()
+            .map(|(p, _)| p.to_gtp(self.size))
+            .collect();
         Ok(black.join(" "))
     }
 
@@ -347,8 +381,10 @@ impl Referee {
         }
         // GTP allows more than nine free stones; the game's handicap is however many were placed.
         let mut game = new_game(self.size, self.komi, self.ko_rule);
-        game.add_setup_stones(Color::Black, &points).map_err(|_| "bad vertex list")?;
-        game.set_first_to_move(Color::White).map_err(|e| e.to_string())?;
+        game.add_setup_stones(Color::Black, &points)
+            .map_err(|_| "bad vertex list")?;
+        game.set_first_to_move(Color::White)
+            .map_err(|e| e.to_string())?;
         self.game = game;
         Ok(String::new())
     }
@@ -366,11 +402,17 @@ impl Referee {
         let record = sgf::parse(&bytes).map_err(|e| format!("cannot load file: {e}"))?;
         // GTP's optional move number is the move to stop before.
         let moves = match args.get(1) {
-            Some(n) => Some(n.parse::<usize>().map_err(|_| "move number not an integer")?.saturating_sub(1)),
+            Some(n) => Some(
+                n.parse::<usize>()
+                    .map_err(|_| "move number not an integer")?
+                    .saturating_sub(1),
+            ),
             None => None,
         };
         self.komi = record.info.komi;
-        let game = self.rebuild(&record, moves).map_err(|e| format!("cannot load file: {e}"))?;
+        let game = self
+            .rebuild(&record, moves)
+            .map_err(|e| format!("cannot load file: {e}"))?;
         self.size = record.info.size;
         self.game = game;
         self.dead.clear();
@@ -383,7 +425,10 @@ impl Referee {
         if self.game.phase() == Phase::Scoring {
             self.game.resume(color);
         }
-        if matches!(self.game.phase(), Phase::Over { .. } | Phase::PlacingHandicap) {
+        if matches!(
+            self.game.phase(),
+            Phase::Over { .. } | Phase::PlacingHandicap
+        ) {
             return Err("the game is not in play".into());
         }
         let mv = random_move(&self.game, color, &mut self.rng);
@@ -409,7 +454,13 @@ impl Referee {
     fn showboard(&self) -> String {
         let board = self.game.board();
         let letters: String = (0..self.size)
-            .map(|c| Point::new(c, 0).to_gtp(self.size).chars().next().unwrap_or('?'))
+            .map(|c| {
+                Point::new(c, 0)
+                    .to_gtp(self.size)
+                    .chars()
+                    .next()
+                    .unwrap_or('?')
+            })
             .flat_map(|c| [' ', c])
             .collect();
         let mut out = format!("\n   {letters}\n");
@@ -460,7 +511,9 @@ fn new_game(size: u8, komi: Komi, ko_rule: KoRule) -> Game {
 }
 
 fn arg(args: &[String], index: usize) -> Result<&str, String> {
-    args.get(index).map(String::as_str).ok_or_else(|| "syntax error".to_string())
+    args.get(index)
+        .map(String::as_str)
+        .ok_or_else(|| "syntax error".to_string())
 }
 
 fn parse_color(text: &str) -> Result<Color, String> {
