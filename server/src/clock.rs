@@ -712,3 +712,509 @@ impl Clock {
         Expiry::Timeout(side)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn absolute(main_time_ms: u64) -> ClockSettings {
+        ClockSettings::Absolute { main_time_ms }
+    }
+
+    fn byo_yomi(main_time_ms: u64, periods: u32, period_ms: u64, pass: bool) -> ClockSettings {
+        ClockSettings::ByoYomi {
+            main_time_ms,
+            periods,
+            period_ms,
+            timeout_is_pass: pass,
+        }
+    }
+
+    fn canadian(main_time_ms: u64, moves_per_block: u32, block_ms: u64) -> ClockSettings {
+        ClockSettings::Canadian {
+            main_time_ms,
+            moves_per_block,
+            block_ms,
+        }
+    }
+
+    fn fischer(main_time_ms: u64, increment_ms: u64, max_time_ms: u64) -> ClockSettings {
+        ClockSettings::Fischer {
+            main_time_ms,
+            increment_ms,
+            max_time_ms,
+        }
+    }
+
+    /// A clock started at t = 0 with Black to move.
+    fn started(settings: ClockSettings) -> Clock {
+        let mut clock = Clock::new(settings).expect("valid settings");
+        clock.start(0, Side::Black).expect("fresh clock starts");
+        clock
+    }
+
+    fn view(clock: &Clock, now_ms: u64, side: Side) -> SideView {
+        *clock.snapshot(now_ms).side(side)
+    }
+
+    /// Asserts that the side to move survives until exactly one millisecond before `deadline_ms`.
+    fn assert_deadline(clock: &Clock, deadline_ms: u64) {
+        assert_eq!(clock.deadline_ms(), Some(deadline_ms));
+        assert_eq!(clock.clone().check(deadline_ms - 1), None);
+        assert!(clock.clone().check(deadline_ms).is_some());
+    }
+
+    #[test]
+    fn settings_are_validated() {
+        let cases = [
+            (absolute(0), SettingsError::NoMainTime),
+            (
+                absolute(TIME_MS_MAX + 1),
+                SettingsError::TooLong {
+                    field: "main_time_ms",
+                    value_ms: TIME_MS_MAX + 1,
+                },
+            ),
+            (byo_yomi(0, 0, 1000, false), SettingsError::ZeroPeriods),
+            (byo_yomi(0, 3, 0, false), SettingsError::ZeroOvertime),
+            (
+                byo_yomi(0, PERIODS_MAX + 1, 1000, false),
+                SettingsError::TooManyPeriods {
+                    periods: PERIODS_MAX + 1,
+                },
+            ),
+            (
+                byo_yomi(0, 3, u64::MAX, false),
+                SettingsError::TooLong {
+                    field: "period_ms",
+                    value_ms: u64::MAX,
+                },
+            ),
+            (canadian(0, 0, 1000), SettingsError::ZeroMovesPerBlock),
+            (canadian(0, 25, 0), SettingsError::ZeroOvertime),
+            (
+                canadian(0, MOVES_PER_BLOCK_MAX + 1, 1000),
+                SettingsError::TooManyMovesPerBlock {
+                    moves_per_block: MOVES_PER_BLOCK_MAX + 1,
+                },
+            ),
+            (fischer(0, 1000, 1000), SettingsError::NoMainTime),
+            (
+                fischer(2000, 1000, 1000),
+                SettingsError::MainAboveMax {
+                    main_time_ms: 2000,
+                    max_time_ms: 1000,
+                },
+            ),
+        ];
+        for (settings, error) in cases {
+            assert_eq!(settings.validate(), Err(error), "{settings:?}");
+            assert_eq!(Clock::new(settings).unwrap_err(), error);
+            assert!(!error.to_string().is_empty());
+        }
+        assert_eq!(byo_yomi(0, 1, 1, true).validate(), Ok(()));
+        assert_eq!(canadian(0, 1, 1).validate(), Ok(()));
+        assert_eq!(fischer(TIME_MS_MAX, 0, TIME_MS_MAX).validate(), Ok(()));
+    }
+
+    #[test]
+    fn absolute_flags_exactly_when_main_time_is_used_up() {
+        let mut clock = started(absolute(10_000));
+        assert_deadline(&clock, 10_000);
+
+        let mut late = clock.clone();
+        assert_eq!(
+            late.on_move(10_000),
+            Err(ClockError::Expired(Expiry::Timeout(Side::Black)))
+        );
+        assert_eq!(late.timed_out(), Some(Side::Black));
+        assert_eq!(late.on_move(10_001), Err(ClockError::Finished));
+        assert_eq!(late.check(20_000), None, "an expiry is reported once");
+
+        let charge = clock.on_move(9_999).expect("one millisecond to spare");
+        assert_eq!(charge.elapsed_ms, 9_999);
+        assert_eq!(view(&clock, 9_999, Side::Black).main_left_ms, 1);
+        assert_eq!(clock.to_move(), Some(Side::White));
+        assert_deadline(&clock, 9_999 + 10_000);
+        // Black's single millisecond lasts exactly one millisecond on its next turn.
+        clock.on_move(10_000).unwrap();
+        assert_deadline(&clock, 10_001);
+    }
+
+    #[test]
+    fn byo_yomi_move_within_a_period_costs_nothing() {
+        let mut clock = started(byo_yomi(1_000, 3, 500, false));
+        assert_deadline(&clock, 1_000 + 3 * 500);
+        // A move at the very instant main time ends uses no period.
+        let charge = clock.on_move(1_000).unwrap();
+        assert_eq!(charge.periods_used, 0);
+        clock.on_move(1_000).unwrap();
+        // 499 ms into the first period: still free, and the next turn has the full period again.
+        let charge = clock.on_move(1_499).unwrap();
+        assert_eq!(charge.periods_used, 0);
+        let black = view(&clock, 1_499, Side::Black);
+        assert_eq!((black.main_left_ms, black.periods_left), (0, 3));
+        assert_eq!(black.period_left_ms, 500);
+        clock.on_move(1_499).unwrap();
+        assert_deadline(&clock, 1_499 + 1_500);
+    }
+
+    #[test]
+    fn byo_yomi_two_full_periods_in_one_move_cost_two() {
+        let mut clock = started(byo_yomi(0, 3, 500, false));
+        let charge = clock.on_move(1_010).unwrap();
+        assert_eq!(charge.periods_used, 2);
+        assert_eq!(view(&clock, 1_010, Side::Black).periods_left, 1);
+        clock.on_move(1_010).unwrap();
+        // One period left: the player flags 500 ms into the turn, not a millisecond earlier.
+        assert_deadline(&clock, 1_510);
+        let black = view(&clock, 1_509, Side::Black);
+        assert_eq!((black.periods_left, black.period_left_ms), (1, 1));
+    }
+
+    #[test]
+    fn byo_yomi_last_period_running_out_loses() {
+        let mut clock = started(byo_yomi(1_000, 2, 500, false));
+        assert_eq!(clock.check(1_999), None);
+        assert_eq!(view(&clock, 1_999, Side::Black).periods_left, 1);
+        assert_eq!(clock.check(2_000), Some(Expiry::Timeout(Side::Black)));
+        assert_eq!(clock.timed_out(), Some(Side::Black));
+        assert_eq!(clock.deadline_ms(), None);
+        let black = view(&clock, 5_000, Side::Black);
+        assert_eq!(
+            (black.main_left_ms, black.periods_left, black.running),
+            (0, 0, false)
+        );
+    }
+
+    #[test]
+    fn byo_yomi_timeout_as_pass_gives_the_last_period_back() {
+        let mut clock = started(byo_yomi(1_000, 2, 500, true));
+        assert_eq!(clock.check(1_999), None);
+        // The actor's timer fires 30 ms late: White's clock starts when the pass is noticed.
+        assert_eq!(clock.check(2_030), Some(Expiry::ForcedPass(Side::Black)));
+        assert_eq!(clock.to_move(), Some(Side::White));
+        assert_eq!(clock.timed_out(), None);
+        let black = view(&clock, 2_030, Side::Black);
+        assert_eq!((black.periods_left, black.period_left_ms), (1, 500));
+        assert_deadline(&clock, 2_030 + 2_000);
+        clock.on_move(2_100).unwrap();
+        assert_deadline(&clock, 2_600);
+        // A move arriving after its deadline is refused: the forced pass happened first.
+        assert_eq!(
+            clock.on_move(2_600),
+            Err(ClockError::Expired(Expiry::ForcedPass(Side::Black)))
+        );
+        assert_eq!(clock.to_move(), Some(Side::White));
+    }
+
+    #[test]
+    fn canadian_carries_the_blocks_leftover_time() {
+        let mut clock = started(canadian(1_000, 2, 1_000));
+        // Main time ends at the instant of this move: it is the block's first move.
+        let charge = clock.on_move(1_000).unwrap();
+        assert!(!charge.block_completed);
+        let black = view(&clock, 1_000, Side::Black);
+        assert_eq!((black.moves_left_in_block, black.block_left_ms), (1, 1_000));
+        clock.on_move(1_000).unwrap();
+        // The block's second move after 300 ms: 700 ms carry into the next block.
+        let charge = clock.on_move(1_300).unwrap();
+        assert!(charge.block_completed);
+        let black = view(&clock, 1_300, Side::Black);
+        assert_eq!((black.moves_left_in_block, black.block_left_ms), (2, 1_700));
+        clock.on_move(1_300).unwrap();
+        assert_deadline(&clock, 3_000);
+        assert_eq!(clock.check(3_000), Some(Expiry::Timeout(Side::Black)));
+    }
+
+    #[test]
+    fn canadian_moves_in_main_time_do_not_count() {
+        let mut clock = started(canadian(10_000, 2, 1_000));
+        clock.on_move(100).unwrap();
+        let black = view(&clock, 100, Side::Black);
+        assert_eq!((black.main_left_ms, black.moves_left_in_block), (9_900, 2));
+        clock.on_move(100).unwrap();
+        // Running from main time straight into the block within one turn.
+        assert_deadline(&clock, 100 + 9_900 + 1_000);
+    }
+
+    #[test]
+    fn fischer_adds_the_increment_up_to_the_cap() {
+        let mut clock = started(fischer(10_000, 5_000, 12_000));
+        let charge = clock.on_move(1_000).unwrap();
+        assert_eq!(charge.increment_ms, 3_000, "9 s + 5 s is capped at 12 s");
+        assert_eq!(view(&clock, 1_000, Side::Black).main_left_ms, 12_000);
+        clock.on_move(1_000).unwrap();
+        let charge = clock.on_move(9_000).unwrap();
+        assert_eq!(charge.increment_ms, 5_000);
+        assert_eq!(view(&clock, 9_000, Side::Black).main_left_ms, 9_000);
+        clock.on_move(9_000).unwrap();
+        assert_deadline(&clock, 18_000);
+    }
+
+    #[test]
+    fn pauses_are_charged_to_no_one() {
+        let mut clock = started(byo_yomi(1_000, 1, 1_000, false));
+        clock.pause(500).unwrap();
+        assert!(!clock.is_running());
+        assert_eq!(clock.deadline_ms(), None);
+        assert_eq!(view(&clock, 90_000, Side::Black).main_left_ms, 500);
+        assert_eq!(clock.on_move(90_000), Err(ClockError::Paused));
+        assert_eq!(clock.pause(90_000), Err(ClockError::Paused));
+        clock.resume(100_000, Side::Black).unwrap();
+        assert_deadline(&clock, 101_500);
+        // A partly used period survives a pause when the same side resumes.
+        clock.pause(100_000 + 500 + 700).unwrap();
+        clock.resume(200_000, Side::Black).unwrap();
+        assert_deadline(&clock, 200_300);
+        assert_eq!(
+            clock.resume(200_000, Side::Black),
+            Err(ClockError::NotPaused)
+        );
+    }
+
+    #[test]
+    fn resuming_with_the_other_side_ends_the_paused_turn() {
+        let mut clock = started(byo_yomi(0, 2, 1_000, false));
+        clock.pause(1_400).unwrap();
+        clock.resume(5_000, Side::White).unwrap();
+        assert_eq!(clock.to_move(), Some(Side::White));
+        let black = view(&clock, 5_000, Side::Black);
+        assert_eq!((black.periods_left, black.period_left_ms), (1, 1_000));
+        clock.on_move(5_000).unwrap();
+        assert_deadline(&clock, 6_000);
+    }
+
+    #[test]
+    fn a_clock_going_backwards_charges_nothing() {
+        let mut clock = started(absolute(1_000));
+        clock.on_move(500).unwrap();
+        let charge = clock.on_move(400).unwrap();
+        assert_eq!(charge.elapsed_ms, 0);
+        assert_eq!(view(&clock, 400, Side::White).main_left_ms, 1_000);
+    }
+
+    #[test]
+    fn lifecycle_errors() {
+        let mut clock = Clock::new(absolute(1_000)).unwrap();
+        assert_eq!(clock.on_move(0), Err(ClockError::NotStarted));
+        assert_eq!(clock.pause(0), Err(ClockError::NotStarted));
+        assert_eq!(clock.resume(0, Side::Black), Err(ClockError::NotStarted));
+        assert_eq!(clock.stop(0), Err(ClockError::NotStarted));
+        assert_eq!(clock.check(u64::MAX), None);
+        assert_eq!(clock.deadline_ms(), None);
+        clock.start(10, Side::White).unwrap();
+        assert_eq!(clock.to_move(), Some(Side::White));
+        assert_eq!(
+            clock.start(10, Side::Black),
+            Err(ClockError::AlreadyStarted)
+        );
+        clock.stop(300).unwrap();
+        assert_eq!(view(&clock, 300, Side::White).main_left_ms, 710);
+        assert_eq!(clock.stop(300), Err(ClockError::Finished));
+        assert_eq!(clock.start(300, Side::Black), Err(ClockError::Finished));
+        assert_eq!(clock.timed_out(), None);
+        for error in [
+            ClockError::Paused,
+            ClockError::Expired(Expiry::Timeout(Side::Black)),
+        ] {
+            assert!(!error.to_string().is_empty());
+        }
+    }
+
+    #[test]
+    fn snapshot_reports_without_changing_anything() {
+        let clock = started(canadian(0, 5, 60_000));
+        let before = clock.clone();
+        let black = view(&clock, 10_000, Side::Black);
+        assert_eq!(
+            black,
+            SideView {
+                main_left_ms: 0,
+                periods_left: 0,
+                period_left_ms: 0,
+                moves_left_in_block: 5,
+                block_left_ms: 50_000,
+                running: true,
+            }
+        );
+        assert!(!view(&clock, 10_000, Side::White).running);
+        assert_eq!(clock, before);
+        assert_eq!(view(&clock, 60_000, Side::Black).block_left_ms, 0);
+    }
+
+    #[test]
+    fn clock_round_trips_through_json_and_rejects_bad_settings() {
+        let mut clock = started(byo_yomi(1_000, 3, 500, true));
+        clock.on_move(1_200).unwrap();
+        let json = serde_json::to_string(&clock).unwrap();
+        let back: Clock = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, clock);
+        let bad = json.replace("\"periods\":3", "\"periods\":0");
+        assert!(serde_json::from_str::<Clock>(&bad).is_err());
+        let settings = serde_json::to_value(absolute(5)).unwrap();
+        assert_eq!(
+            settings,
+            serde_json::json!({"system": "absolute", "main_time_ms": 5})
+        );
+    }
+
+    fn settings_strategy() -> impl Strategy<Value = ClockSettings> {
+        prop_oneof![
+            (1..3_000u64).prop_map(absolute),
+            (0..3_000u64, 1..4u32, 1..1_000u64, any::<bool>())
+                .prop_map(|(main, periods, period, pass)| byo_yomi(main, periods, period, pass)),
+            (0..3_000u64, 1..4u32, 1..2_000u64)
+                .prop_map(|(main, moves, block)| canadian(main, moves, block)),
+            (1..3_000u64, 0..1_000u64, 0..3_000u64).prop_map(|(main, inc, extra)| fischer(
+                main,
+                inc,
+                main + extra
+            )),
+        ]
+    }
+
+    #[derive(Debug, Clone, Copy)]
+    enum Op {
+        Move,
+        Check,
+        Pause,
+        Resume(bool),
+        Stop,
+    }
+
+    fn op_strategy() -> impl Strategy<Value = (Op, u64)> {
+        let op = prop_oneof![
+            6 => Just(Op::Move),
+            2 => Just(Op::Check),
+            1 => Just(Op::Pause),
+            1 => any::<bool>().prop_map(Op::Resume),
+            1 => Just(Op::Stop),
+        ];
+        (op, 0..2_500u64)
+    }
+
+    /// Everything a side can still think before flagging, read off its view.
+    fn time_left_ms(settings: &ClockSettings, view: &SideView) -> u64 {
+        match *settings {
+            ClockSettings::ByoYomi { period_ms, .. } if view.periods_left > 0 => {
+                view.main_left_ms
+                    + u64::from(view.periods_left - 1) * period_ms
+                    + view.period_left_ms
+            }
+            _ => view.main_left_ms + view.block_left_ms,
+        }
+    }
+
+    /// The most time an operation may give back: an increment, a fresh period, or a new block.
+    fn allowance_ms(settings: &ClockSettings) -> u64 {
+        match *settings {
+            ClockSettings::Absolute { .. } => 0,
+            ClockSettings::ByoYomi { period_ms, .. } => period_ms,
+            ClockSettings::Canadian { block_ms, .. } => block_ms,
+            ClockSettings::Fischer { increment_ms, .. } => increment_ms,
+        }
+    }
+
+    fn apply(clock: &mut Clock, op: Op, now_ms: u64) {
+        match op {
+            Op::Move => drop(clock.on_move(now_ms)),
+            Op::Check => drop(clock.check(now_ms)),
+            Op::Pause => drop(clock.pause(now_ms)),
+            Op::Resume(same) => {
+                let side = clock.to_move().unwrap_or(Side::Black);
+                let side = if same { side } else { side.other() };
+                drop(clock.resume(now_ms, side));
+            }
+            Op::Stop => drop(clock.stop(now_ms)),
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn deadline_is_exactly_where_check_starts_reporting(
+            settings in settings_strategy(),
+            ops in prop::collection::vec(op_strategy(), 0..40),
+        ) {
+            let mut clock = started(settings);
+            let mut now_ms = 0;
+            for (op, dt_ms) in ops {
+                if let Some(deadline_ms) = clock.deadline_ms() {
+                    // A turn always starts with time left, so the deadline is after the turn's start.
+                    prop_assert!(deadline_ms > 0);
+                    prop_assert_eq!(clock.clone().check(deadline_ms - 1), None);
+                    prop_assert!(clock.clone().check(deadline_ms).is_some());
+                    prop_assert!(clock.clone().on_move(deadline_ms - 1).is_ok());
+                    prop_assert!(matches!(
+                        clock.clone().on_move(deadline_ms),
+                        Err(ClockError::Expired(_))
+                    ));
+                }
+                now_ms += dt_ms;
+                apply(&mut clock, op, now_ms);
+            }
+        }
+
+        #[test]
+        fn time_left_never_increases_except_by_credit(
+            settings in settings_strategy(),
+            ops in prop::collection::vec(op_strategy(), 0..40),
+        ) {
+            let mut clock = started(settings);
+            let mut now_ms = 0;
+            let mut last = clock.snapshot(now_ms);
+            for (op, dt_ms) in ops {
+                now_ms += dt_ms;
+                // While time passes with no event, nothing on either clock goes up.
+                let before = clock.snapshot(now_ms);
+                let credited = clock.to_move();
+                for side in Side::BOTH {
+                    let (was, is) = (last.side(side), before.side(side));
+                    prop_assert!(is.main_left_ms <= was.main_left_ms);
+                    prop_assert!(is.periods_left <= was.periods_left);
+                    prop_assert!(is.block_left_ms <= was.block_left_ms);
+                    prop_assert!(time_left_ms(&settings, is) <= time_left_ms(&settings, was));
+                    prop_assert_eq!(is.moves_left_in_block, was.moves_left_in_block);
+                }
+                apply(&mut clock, op, now_ms);
+                let after = clock.snapshot(now_ms);
+                // An event gives back at most one credit (an increment, a fresh period after a move, a forced
+                // pass or a turn ended by resuming with the other side, or a carried block).
+                for side in Side::BOTH {
+                    let credit_ms = if credited == Some(side) { allowance_ms(&settings) } else { 0 };
+                    let left_before = time_left_ms(&settings, before.side(side));
+                    let left_after = time_left_ms(&settings, after.side(side));
+                    prop_assert!(left_after <= left_before + credit_ms,
+                        "{side}: {left_before} -> {left_after} after {op:?}");
+                }
+                last = after;
+            }
+        }
+
+        #[test]
+        fn never_panics_on_any_input(
+            main in any::<u64>(),
+            other in any::<u64>(),
+            count in any::<u32>(),
+            kind in 0..4u8,
+            ops in prop::collection::vec((op_strategy(), any::<u64>()), 0..20),
+        ) {
+            let other = if count % 3 == 0 { other } else { other % (2 * TIME_MS_MAX) };
+            let settings = match kind {
+                0 => absolute(main),
+                1 => byo_yomi(main % (2 * TIME_MS_MAX), count % 200, other, count % 2 == 0),
+                2 => canadian(main % (2 * TIME_MS_MAX), count % 2_000, other),
+                _ => fischer(main % (2 * TIME_MS_MAX), other, main.wrapping_add(other)),
+            };
+            if let Ok(mut clock) = Clock::new(settings) {
+                prop_assert!(clock.start(main, Side::Black).is_ok());
+                for ((op, _), now_ms) in ops {
+                    apply(&mut clock, op, now_ms);
+                    let _ = clock.snapshot(now_ms);
+                    let _ = clock.deadline_ms();
+                }
+            }
+        }
+    }
+}
