@@ -1117,18 +1117,22 @@ mod tests {
         }
     }
 
+    /// Applies one operation, ignoring its result: the properties are checked on the clock afterwards.
     fn apply(clock: &mut Clock, op: Op, now_ms: u64) {
-        match op {
-            Op::Move => drop(clock.on_move(now_ms)),
-            Op::Check => drop(clock.check(now_ms)),
-            Op::Pause => drop(clock.pause(now_ms)),
+        let _ = match op {
+            Op::Move => clock.on_move(now_ms).map(|_| ()),
+            Op::Check => {
+                clock.check(now_ms);
+                Ok(())
+            }
+            Op::Pause => clock.pause(now_ms),
             Op::Resume(same) => {
                 let side = clock.to_move().unwrap_or(Side::Black);
                 let side = if same { side } else { side.other() };
-                drop(clock.resume(now_ms, side));
+                clock.resume(now_ms, side)
             }
-            Op::Stop => drop(clock.stop(now_ms)),
-        }
+            Op::Stop => clock.stop(now_ms),
+        };
     }
 
     proptest! {

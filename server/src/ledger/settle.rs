@@ -429,3 +429,449 @@ fn pay_gain(receiver: Stake, payer: Stake, tax_bp: u32) -> Settlement {
     let escrow_total = receiver.amount + payer.amount;
     Settlement::new(escrow_total, to_users, tax, breakage, None)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn bet(bettor: u64, side: Side, amount: u64) -> Bet {
+        Bet {
+            bettor,
+            side,
+            amount,
+        }
+    }
+
+    fn user(id: u64) -> Beneficiary {
+        Beneficiary::User(id)
+    }
+
+    fn stakes(black: (u64, u64), white: (u64, u64)) -> Stakes {
+        Stakes {
+            black: Stake {
+                user: black.0,
+                amount: black.1,
+            },
+            white: Stake {
+                user: white.0,
+                amount: white.1,
+            },
+        }
+    }
+
+    #[test]
+    fn worked_pool_example() {
+        // T = 1000; on Black: user 1 bets 300 then adds 100 (400), user 2 bets 200, so W = 600;
+        // on White: user 3 bets 400. Black wins, tax 5%.
+        //   user 1: gain = 400 · 400 / 600 = 266.67; after tax · 0.95 = 253.33 → 400 + 253 = 653
+        //   user 2: gain = 400 · 200 / 600 = 133.33; after tax · 0.95 = 126.67 → 200 + 126 = 326
+        //   user 3: 0
+        //   tax = floor(400 · 0.05) = 20; breakage = 1000 − 653 − 326 − 20 = 1; house gets 21.
+        let bets = [
+            bet(1, Side::Black, 300),
+            bet(2, Side::Black, 200),
+            bet(3, Side::White, 400),
+            bet(1, Side::Black, 100),
+        ];
+        let settlement = settle_pool(&bets, Outcome::Win(Side::Black), TAX_BP_DEFAULT).unwrap();
+        assert_eq!(
+            settlement.payouts,
+            vec![
+                Payout {
+                    to: user(1),
+                    amount: 653
+                },
+                Payout {
+                    to: user(2),
+                    amount: 326
+                },
+                Payout {
+                    to: Beneficiary::House,
+                    amount: 21
+                },
+            ]
+        );
+        assert_eq!(
+            (settlement.escrow_total, settlement.tax, settlement.breakage),
+            (1000, 20, 1)
+        );
+        assert_eq!(settlement.refund, None);
+        assert_eq!(settlement.paid_to(user(3)), 0);
+    }
+
+    #[test]
+    fn escape_settles_the_pool_as_a_loss_for_the_escaper() {
+        let bets = [bet(1, Side::Black, 100), bet(2, Side::White, 100)];
+        let escaped = settle_pool(&bets, Outcome::Escape(Side::White), 0).unwrap();
+        assert_eq!(
+            escaped,
+            settle_pool(&bets, Outcome::Win(Side::Black), 0).unwrap()
+        );
+        assert_eq!(escaped.paid_to(user(1)), 200);
+    }
+
+    #[test]
+    fn pool_refund_rules() {
+        let bets = [
+            bet(1, Side::Black, 100),
+            bet(2, Side::Black, 50),
+            bet(3, Side::White, 70),
+        ];
+        let cases = [
+            (Outcome::Draw, RefundReason::Draw),
+            (Outcome::Void, RefundReason::Void),
+            (Outcome::Cancelled, RefundReason::Cancelled),
+            (Outcome::NeverPlayed, RefundReason::NeverPlayed),
+        ];
+        for (outcome, reason) in cases {
+            let settlement = settle_pool(&bets, outcome, TAX_BP_DEFAULT).unwrap();
+            assert_eq!(settlement.refund, Some(reason));
+            assert_eq!(settlement.paid_to(user(1)), 100);
+            assert_eq!(settlement.paid_to(user(2)), 50);
+            assert_eq!(settlement.paid_to(user(3)), 70);
+            assert_eq!(settlement.paid_to(Beneficiary::House), 0);
+        }
+        // Nobody picked the winner.
+        let one_sided = [bet(1, Side::Black, 100), bet(2, Side::Black, 50)];
+        let settlement = settle_pool(&one_sided, Outcome::Win(Side::White), 500).unwrap();
+        assert_eq!(settlement.refund, Some(RefundReason::NoWinningBets));
+        assert_eq!(settlement.paid_to(user(2)), 50);
+        // One watcher, even with several additions and a winning pick.
+        let single = [bet(7, Side::White, 10), bet(7, Side::White, 15)];
+        let settlement = settle_pool(&single, Outcome::Win(Side::White), 500).unwrap();
+        assert_eq!(settlement.refund, Some(RefundReason::TooFewBettors));
+        assert_eq!(
+            settlement.payouts,
+            vec![Payout {
+                to: user(7),
+                amount: 25
+            }]
+        );
+        // Nobody bet: nothing to pay.
+        let empty = settle_pool(&[], Outcome::Win(Side::Black), 500).unwrap();
+        assert!(empty.payouts.is_empty());
+        assert_eq!(empty.escrow_total, 0);
+    }
+
+    #[test]
+    fn everyone_on_the_winner_get_their_stakes_untaxed() {
+        let bets = [bet(1, Side::Black, 100), bet(2, Side::Black, 50)];
+        let settlement = settle_pool(&bets, Outcome::Win(Side::Black), 500).unwrap();
+        assert_eq!(settlement.refund, None);
+        assert_eq!(
+            (settlement.paid_to(user(1)), settlement.paid_to(user(2))),
+            (100, 50)
+        );
+        assert_eq!(settlement.tax + settlement.breakage, 0);
+    }
+
+    #[test]
+    fn bad_pool_input_is_refused() {
+        let win = Outcome::Win(Side::Black);
+        assert_eq!(
+            settle_pool(&[bet(1, Side::Black, 0)], win, 500),
+            Err(SettleError::ZeroBet { bettor: 1 })
+        );
+        assert_eq!(
+            settle_pool(&[bet(1, Side::Black, 5), bet(1, Side::White, 5)], win, 500),
+            Err(SettleError::BettorOnBothSides { bettor: 1 })
+        );
+        assert_eq!(
+            settle_pool(
+                &[bet(1, Side::Black, POINTS_MAX), bet(2, Side::White, 1)],
+                win,
+                500
+            ),
+            Err(SettleError::TooManyPoints)
+        );
+        assert_eq!(
+            settle_pool(
+                &[bet(1, Side::Black, u64::MAX), bet(2, Side::White, u64::MAX)],
+                win,
+                0
+            ),
+            Err(SettleError::TooManyPoints)
+        );
+        assert_eq!(
+            settle_pool(&[], win, 10_001),
+            Err(SettleError::TaxRateTooHigh { tax_bp: 10_001 })
+        );
+        assert!(!SettleError::TooManyPoints.to_string().is_empty());
+    }
+
+    #[test]
+    fn full_tax_and_no_tax_extremes() {
+        let bets = [bet(1, Side::Black, 3), bet(2, Side::White, 7)];
+        let all_taxed = settle_pool(&bets, Outcome::Win(Side::Black), 10_000).unwrap();
+        assert_eq!(
+            (
+                all_taxed.paid_to(user(1)),
+                all_taxed.tax,
+                all_taxed.breakage
+            ),
+            (3, 7, 0)
+        );
+        let untaxed = settle_pool(&bets, Outcome::Win(Side::White), 0).unwrap();
+        assert_eq!(
+            (untaxed.paid_to(user(2)), untaxed.tax, untaxed.breakage),
+            (10, 0, 0)
+        );
+    }
+
+    #[test]
+    fn largest_pool_does_not_overflow() {
+        let half = POINTS_MAX / 2;
+        let bets = [
+            bet(1, Side::Black, half),
+            bet(2, Side::Black, 1),
+            bet(3, Side::White, half),
+        ];
+        let settlement = settle_pool(&bets, Outcome::Win(Side::Black), 1).unwrap();
+        assert!(settlement.paid_to(user(1)) > half);
+        assert_eq!(settlement.escrow_total, 2 * half + 1);
+    }
+
+    #[test]
+    fn normal_stakes_pay_the_winner_the_taxed_gain() {
+        // Black (user 10) stakes 201, White (user 20) stakes 300; White wins at 5%:
+        // gain 201 · 0.95 = 190.95 → 190; tax floor(10.05) = 10; breakage 1.
+        let table = stakes((10, 201), (20, 300));
+        let settlement =
+            settle_stakes(&table, StakeMode::Normal, Outcome::Win(Side::White), 500).unwrap();
+        assert_eq!(
+            settlement.payouts,
+            vec![
+                Payout {
+                    to: user(20),
+                    amount: 300 + 190
+                },
+                Payout {
+                    to: Beneficiary::House,
+                    amount: 11
+                },
+            ]
+        );
+        assert_eq!((settlement.tax, settlement.breakage), (10, 1));
+        // Black escaping is the same as White winning.
+        let escaped =
+            settle_stakes(&table, StakeMode::Normal, Outcome::Escape(Side::Black), 500).unwrap();
+        assert_eq!(escaped, settlement);
+        // Black wins: 201 + floor(300 · 0.95) = 201 + 285, tax exactly 15.
+        let black_wins =
+            settle_stakes(&table, StakeMode::Normal, Outcome::Win(Side::Black), 500).unwrap();
+        assert_eq!(black_wins.paid_to(user(10)), 201 + 285);
+        assert_eq!((black_wins.tax, black_wins.breakage), (15, 0));
+    }
+
+    #[test]
+    fn normal_stakes_are_refunded_without_a_result() {
+        let table = stakes((10, 300), (20, 200));
+        for (outcome, reason) in [
+            (Outcome::Draw, RefundReason::Draw),
+            (Outcome::Void, RefundReason::Void),
+            (Outcome::Cancelled, RefundReason::Cancelled),
+            (Outcome::NeverPlayed, RefundReason::NeverPlayed),
+        ] {
+            let settlement = settle_stakes(&table, StakeMode::Normal, outcome, 500).unwrap();
+            assert_eq!(settlement.refund, Some(reason));
+            assert_eq!(
+                settlement.payouts,
+                vec![
+                    Payout {
+                        to: user(10),
+                        amount: 300
+                    },
+                    Payout {
+                        to: user(20),
+                        amount: 200
+                    }
+                ]
+            );
+        }
+    }
+
+    #[test]
+    fn coaching_pays_the_coach_on_any_result() {
+        // White (user 20) coaches; the student, Black (user 10), stakes 100: the coach receives 95.
+        let table = stakes((10, 100), (20, 0));
+        let mode = StakeMode::Coaching(Side::White);
+        for outcome in [
+            Outcome::Win(Side::White),
+            Outcome::Win(Side::Black),
+            Outcome::Draw,
+            Outcome::Escape(Side::Black),
+        ] {
+            let settlement = settle_stakes(&table, mode, outcome, 500).unwrap();
+            assert_eq!(settlement.refund, None, "{outcome:?}");
+            assert_eq!(settlement.paid_to(user(20)), 95);
+            assert_eq!(settlement.paid_to(user(10)), 0);
+            assert_eq!((settlement.tax, settlement.breakage), (5, 0));
+        }
+    }
+
+    #[test]
+    fn coaching_refunds_the_student_when_the_coach_escapes_or_no_game() {
+        let table = stakes((10, 100), (20, 0));
+        let mode = StakeMode::Coaching(Side::White);
+        for (outcome, reason) in [
+            (Outcome::Escape(Side::White), RefundReason::CoachEscaped),
+            (Outcome::Void, RefundReason::Void),
+            (Outcome::Cancelled, RefundReason::Cancelled),
+            (Outcome::NeverPlayed, RefundReason::NeverPlayed),
+        ] {
+            let settlement = settle_stakes(&table, mode, outcome, 500).unwrap();
+            assert_eq!(settlement.refund, Some(reason));
+            assert_eq!(
+                settlement.payouts,
+                vec![Payout {
+                    to: user(10),
+                    amount: 100
+                }]
+            );
+        }
+    }
+
+    #[test]
+    fn bad_stake_input_is_refused() {
+        let table = stakes((10, 100), (20, 5));
+        assert_eq!(
+            settle_stakes(&table, StakeMode::Coaching(Side::White), Outcome::Draw, 500),
+            Err(SettleError::CoachStaked { amount: 5 })
+        );
+        let huge = stakes((10, POINTS_MAX), (20, 1));
+        assert_eq!(
+            settle_stakes(&huge, StakeMode::Normal, Outcome::Draw, 500),
+            Err(SettleError::TooManyPoints)
+        );
+        assert_eq!(
+            settle_stakes(&table, StakeMode::Normal, Outcome::Draw, u32::MAX),
+            Err(SettleError::TaxRateTooHigh { tax_bp: u32::MAX })
+        );
+    }
+
+    #[test]
+    fn settlements_serialize_for_the_store() {
+        let table = stakes((10, 100), (20, 0));
+        let settlement =
+            settle_stakes(&table, StakeMode::Coaching(Side::White), Outcome::Draw, 500).unwrap();
+        let json = serde_json::to_string(&settlement).unwrap();
+        assert_eq!(
+            serde_json::from_str::<Settlement>(&json).unwrap(),
+            settlement
+        );
+        assert!(
+            json.contains(r#"{"to":{"kind":"house"},"amount":5}"#),
+            "{json}"
+        );
+    }
+
+    fn outcome_strategy() -> impl Strategy<Value = Outcome> {
+        let side = prop_oneof![Just(Side::Black), Just(Side::White)];
+        prop_oneof![
+            4 => side.clone().prop_map(Outcome::Win),
+            1 => side.prop_map(Outcome::Escape),
+            1 => Just(Outcome::Draw),
+            1 => Just(Outcome::Void),
+            1 => Just(Outcome::Cancelled),
+            1 => Just(Outcome::NeverPlayed),
+        ]
+    }
+
+    /// Bets where each bettor keeps to one side (a function of the bettor id and a per-case salt), with
+    /// repeated bettors standing for additions to a bet.
+    fn bets_strategy(amount_max: u64) -> impl Strategy<Value = Vec<Bet>> {
+        let raw = prop::collection::vec((0..8u64, 1..=amount_max), 0..16);
+        (0..3u64, raw).prop_map(|(salt, raw)| {
+            raw.into_iter()
+                .map(|(bettor, amount)| {
+                    let side = if (bettor + salt) % 3 == 0 {
+                        Side::White
+                    } else {
+                        Side::Black
+                    };
+                    bet(bettor, side, amount)
+                })
+                .collect()
+        })
+    }
+
+    fn per_bettor(bets: &[Bet]) -> BTreeMap<u64, (Side, u64)> {
+        let mut totals = BTreeMap::new();
+        for b in bets {
+            totals.entry(b.bettor).or_insert((b.side, 0)).1 += b.amount;
+        }
+        totals
+    }
+
+    proptest! {
+        #[test]
+        fn pool_conserves_points_and_pays_fairly(
+            bets in prop_oneof![bets_strategy(1_000), bets_strategy(POINTS_MAX / 16)],
+            outcome in outcome_strategy(),
+            tax_bp in 0..=BASIS_POINTS_FULL,
+        ) {
+            let settlement = settle_pool(&bets, outcome, tax_bp).unwrap();
+            let totals = per_bettor(&bets);
+            let pool_total: u64 = totals.values().map(|(_, amount)| amount).sum();
+            let users_total: u64 = settlement
+                .payouts
+                .iter()
+                .filter(|p| p.to != Beneficiary::House)
+                .map(|p| p.amount)
+                .sum();
+            prop_assert_eq!(settlement.escrow_total, pool_total);
+            prop_assert_eq!(users_total + settlement.tax + settlement.breakage, pool_total);
+            prop_assert_eq!(settlement.paid_to(Beneficiary::House), settlement.tax + settlement.breakage);
+            for (&bettor, &(side, stake)) in &totals {
+                let paid = settlement.paid_to(user(bettor));
+                prop_assert!(paid <= pool_total);
+                if settlement.refund.is_some() {
+                    prop_assert_eq!(paid, stake);
+                } else if Some(side) == outcome.winner() {
+                    prop_assert!(paid >= stake);
+                } else {
+                    prop_assert_eq!(paid, 0);
+                }
+            }
+            if settlement.refund.is_some() {
+                prop_assert_eq!(settlement.tax + settlement.breakage, 0);
+            } else {
+                // Breakage is only rounding: below one point per winning bettor plus the tax's fraction.
+                let winners = totals.values().filter(|(side, _)| Some(*side) == outcome.winner()).count();
+                prop_assert!(settlement.breakage <= winners as u64);
+            }
+        }
+
+        #[test]
+        fn stakes_conserve_points(
+            black in 0..=POINTS_MAX / 2,
+            white in 0..=POINTS_MAX / 2,
+            coach in prop::option::of(prop_oneof![Just(Side::Black), Just(Side::White)]),
+            outcome in outcome_strategy(),
+            tax_bp in 0..=BASIS_POINTS_FULL,
+        ) {
+            let mut table = stakes((1, black), (2, white));
+            let mode = match coach {
+                None => StakeMode::Normal,
+                Some(Side::Black) => { table.black.amount = 0; StakeMode::Coaching(Side::Black) }
+                Some(Side::White) => { table.white.amount = 0; StakeMode::Coaching(Side::White) }
+            };
+            let settlement = settle_stakes(&table, mode, outcome, tax_bp).unwrap();
+            let total = table.black.amount + table.white.amount;
+            let users = settlement.paid_to(user(1)) + settlement.paid_to(user(2));
+            prop_assert_eq!(users + settlement.tax + settlement.breakage, total);
+            prop_assert!(settlement.breakage <= 1);
+            if settlement.refund.is_some() {
+                prop_assert_eq!(settlement.paid_to(user(1)), table.black.amount);
+                prop_assert_eq!(settlement.paid_to(user(2)), table.white.amount);
+            } else if mode == StakeMode::Normal {
+                let winner = outcome.winner().unwrap();
+                let own = table.of(winner).amount;
+                let winner_id = table.of(winner).user;
+                prop_assert!(settlement.paid_to(user(winner_id)) >= own);
+                prop_assert_eq!(settlement.paid_to(user(table.of(winner.other()).user)), 0);
+            }
+        }
+    }
+}
