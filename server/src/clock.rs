@@ -2,7 +2,7 @@
 //! (absolute, Chinese byo-yomi, moves-in-time, Fischer). It owns the arithmetic of who has how much time
 //! left and exactly when the side to move runs out; it never reads a clock, sleeps or does I/O. The game
 //! actor passes `now_ms` (a monotonic millisecond count) into every call, sets one timer for
-//! [`Clock::deadline_ms`], and decides what a timeout means for the game (loss, or a forced pass).
+//! [`Clock::deadline_ms`], and turns the [`Expiry`] it reports into a game event (a loss, or a forced pass).
 //!
 //! # Semantics, to the millisecond
 //! - Every budget is a half-open interval: a player with `x` ms left may still move at `x - 1` ms elapsed;
@@ -20,7 +20,7 @@
 //!   the first block. When a block's last move is made, the time left in the block carries over: the next
 //!   block has `block_ms + leftover`. Running out of a block loses.
 //! - Fischer: `increment_ms` is added after each completed move, but never above `max_time_ms`; running out
-//!   loses. The increment is never given for the first move before it is made (the common online rule).
+//!   loses. The increment is added after each move, none before the first (as on most online servers).
 //! - Pauses (scoring phase, server downtime) charge nothing: the time between `pause` and `resume` belongs to
 //!   no one. A partly used byo-yomi period survives a pause if the same side resumes; if the other side
 //!   resumes (play restarts after a dispute), the paused side's turn ended without a move, so its period
@@ -359,9 +359,9 @@ struct MoveCredit {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MoveCharge {
     pub side: Side,
-    /// Thinking time charged for this move (pauses excluded).
+    /// Thinking time charged for this move over the whole turn (pauses excluded).
     pub elapsed_ms: u64,
-    /// Byo-yomi periods used up by this move (0 for a move made within a period).
+    /// Byo-yomi periods used up by this move over the whole turn (0 for a move made within a period).
     pub periods_used: u32,
     /// Fischer time actually added, after the cap.
     pub increment_ms: u64,
@@ -463,6 +463,13 @@ enum Phase {
     Finished { timed_out: Option<Side> },
 }
 
+/// What the side to move has used so far in this turn, across pauses, for its [`MoveCharge`].
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+struct Turn {
+    elapsed_ms: u64,
+    periods_used: u32,
+}
+
 /// Both players' clocks for one game. Serializable so a live game's clock survives a restart: after a crash,
 /// restore it, `pause` at the last instant the old process was known alive, then `resume`, so the downtime is
 /// charged to no one.
@@ -472,6 +479,7 @@ pub struct Clock {
     settings: ClockSettings,
     budgets: [Budget; 2],
     phase: Phase,
+    turn: Turn,
 }
 
 /// The serialized form of a [`Clock`], validated on the way back in so stored junk cannot break invariants.
@@ -480,6 +488,7 @@ struct ClockRecord {
     settings: ClockSettings,
     budgets: [Budget; 2],
     phase: Phase,
+    turn: Turn,
 }
 
 impl TryFrom<ClockRecord> for Clock {
@@ -491,6 +500,7 @@ impl TryFrom<ClockRecord> for Clock {
             settings: record.settings,
             budgets: record.budgets,
             phase: record.phase,
+            turn: record.turn,
         })
     }
 }
@@ -504,6 +514,7 @@ impl Clock {
             settings,
             budgets: [budget; 2],
             phase: Phase::NotStarted,
+            turn: Turn::default(),
         })
     }
 
@@ -573,14 +584,13 @@ impl Clock {
     /// starts the opponent's clock.
     pub fn on_move(&mut self, now_ms: u64) -> Result<MoveCharge, ClockError> {
         let (to_move, _) = self.running()?;
-        let before = self.budgets[to_move.index()];
-        let elapsed_ms = self.charge(now_ms)?;
-        let budget = &mut self.budgets[to_move.index()];
-        let credit = budget.complete_move(&self.settings);
+        self.charge(now_ms)?;
+        let credit = self.budgets[to_move.index()].complete_move(&self.settings);
+        let turn = std::mem::take(&mut self.turn);
         let charge = MoveCharge {
             side: to_move,
-            elapsed_ms,
-            periods_used: before.periods_left.saturating_sub(budget.periods_left),
+            elapsed_ms: turn.elapsed_ms,
+            periods_used: turn.periods_used,
             increment_ms: credit.increment_ms,
             block_completed: credit.block_completed,
         };
@@ -611,6 +621,7 @@ impl Clock {
         if paused != to_move {
             // The paused side's turn ended without a move: a partly used period is not carried on.
             self.budgets[paused.index()].period_used_ms = 0;
+            self.turn = Turn::default();
         }
         self.phase = Phase::Running {
             to_move,
@@ -672,16 +683,20 @@ impl Clock {
         }
     }
 
-    /// Charges the running side for the time since its turn (or resume) began, up to `now_ms`; the caller
-    /// then sets the next phase. On running out, applies the expiry instead and returns it.
-    fn charge(&mut self, now_ms: u64) -> Result<u64, ClockError> {
+    /// Charges the running side for the time since its turn (or resume) began, up to `now_ms`, and adds it
+    /// to the turn's tally; the caller then sets the next phase. On running out, applies the expiry instead
+    /// and returns it.
+    fn charge(&mut self, now_ms: u64) -> Result<(), ClockError> {
         let (to_move, since_ms) = self.running()?;
         let elapsed_ms = now_ms.saturating_sub(since_ms);
         let budget = self.budgets[to_move.index()];
         match budget.spend(&self.settings, elapsed_ms) {
             Some(left) => {
                 self.budgets[to_move.index()] = left;
-                Ok(elapsed_ms)
+                self.turn.elapsed_ms = self.turn.elapsed_ms.saturating_add(elapsed_ms);
+                let periods_used = budget.periods_left.saturating_sub(left.periods_left);
+                self.turn.periods_used = self.turn.periods_used.saturating_add(periods_used);
+                Ok(())
             }
             None => Err(ClockError::Expired(self.expire(now_ms, to_move))),
         }
@@ -689,6 +704,7 @@ impl Clock {
 
     /// `side` has run out: a loss, or with `timeout_is_pass` a forced pass that gives the last period back.
     fn expire(&mut self, now_ms: u64, side: Side) -> Expiry {
+        self.turn = Turn::default();
         let budget = &mut self.budgets[side.index()];
         budget.main_left_ms = 0;
         budget.period_used_ms = 0;
@@ -971,6 +987,22 @@ mod tests {
         assert_eq!(
             clock.resume(200_000, Side::Black),
             Err(ClockError::NotPaused)
+        );
+    }
+
+    #[test]
+    fn a_move_charge_covers_the_whole_turn_across_pauses() {
+        let mut clock = started(byo_yomi(0, 5, 1_000, false));
+        clock.pause(1_500).unwrap();
+        clock.resume(50_000, Side::Black).unwrap();
+        let charge = clock.on_move(51_700).unwrap();
+        assert_eq!((charge.elapsed_ms, charge.periods_used), (3_200, 3));
+        assert_eq!(view(&clock, 51_700, Side::Black).periods_left, 2);
+        // The next turn's tally starts from zero.
+        let charge = clock.on_move(51_800).unwrap();
+        assert_eq!(
+            (charge.side, charge.elapsed_ms, charge.periods_used),
+            (Side::White, 100, 0)
         );
     }
 
