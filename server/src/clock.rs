@@ -1,48 +1,53 @@
-//! The game clock: a pure state machine for both players' time under every time system Tengen offers
-//! (absolute, Chinese byo-yomi, moves-in-time, Fischer). It owns the arithmetic of who has how much time
-//! left and exactly when the side to move runs out; it never reads a clock, sleeps or does I/O. The game
-//! actor passes `now_ms` (a monotonic millisecond count) into every call, sets one timer for
-//! [`Clock::deadline_ms`], and turns the [`Expiry`] it reports into a game event (a loss, or a forced pass).
+//! The game clock: a pure state machine for both players' time under every time system Tengen
+//! offers (absolute, Chinese byo-yomi, moves-in-time, Fischer). It owns the arithmetic of who has
+//! how much time left and exactly when the side to move runs out; it never reads a clock, sleeps or
+//! does I/O. The game actor passes `now_ms` (a monotonic millisecond count) into every call, sets
+//! one timer for [`Clock::deadline_ms`], and turns the [`Expiry`] it reports into a game event (a
+//! loss, or a forced pass).
 //!
 //! # Semantics, to the millisecond
-//! - Every budget is a half-open interval: a player with `x` ms left may still move at `x - 1` ms elapsed;
-//!   at exactly `x` ms the budget is used up. [`Clock::deadline_ms`] is that first instant, and
-//!   [`Clock::check`] reports an expiry exactly from it on.
+//! - Every budget is a half-open interval: a player with `x` ms left may still move at `x - 1` ms
+//!   elapsed; at exactly `x` ms the budget is used up. [`Clock::deadline_ms`] is that first
+//!   instant, and [`Clock::check`] reports an expiry exactly from it on.
 //! - Absolute: main time only; when it is used up the player loses.
-//! - Byo-yomi: after main time, `periods` periods of `period_ms`. A move made inside a period costs nothing
-//!   (the next turn starts with a full period); every full period used up consumes one; when the last one is
-//!   used up the player loses. A move made at the very instant main time ends costs no period.
-//!   With `timeout_is_pass`, running out of the last period instead forces a pass: the player gets that last
-//!   period back (one full period, `periods_left == 1`) and the turn goes to the opponent, whose clock starts
-//!   at the `now_ms` of the call that noticed the expiry, so a late timer never charges the opponent.
+//! - Byo-yomi: after main time, `periods` periods of `period_ms`. A move made inside a period costs
+//!   nothing (the next turn starts with a full period); every full period used up consumes one;
+//!   when the last one is used up the player loses. A move made at the very instant main time ends
+//!   costs no period. With `timeout_is_pass`, running out of the last period instead forces a pass:
+//!   the player gets that last period back (one full period, `periods_left == 1`) and the turn goes
+//!   to the opponent, whose clock starts at the `now_ms` of the call that noticed the expiry, so a
+//!   late timer never charges the opponent.
 //! - Moves-in-time (定时限步制, Canadian): after main time, `moves_per_block` moves must be made within
-//!   `block_ms`. The first move made once main time is used up (including at that very instant) is the first of
-//!   the first block. When a block's last move is made, the time left in the block carries over: the next
-//!   block has `block_ms + leftover`. Running out of a block loses.
-//! - Fischer: `increment_ms` is added after each completed move, but never above `max_time_ms`; running out
-//!   loses. The increment is added after each move, none before the first (as on most online servers).
-//! - Pauses (scoring phase, server downtime) charge nothing: the time between `pause` and `resume` belongs to
-//!   no one. A partly used byo-yomi period survives a pause if the same side resumes; if the other side
-//!   resumes (play restarts after a dispute), the paused side's turn ended without a move, so its period
-//!   usage resets, but no increment or block move is credited.
-//! - A `now_ms` earlier than the last event (it should never happen with a monotonic clock) charges nothing
-//!   rather than failing.
-//! - Every operation that finds the side to move already out of time applies that expiry first and returns
-//!   it as [`ClockError::Expired`] without doing anything else; the caller handles it and may retry.
+//!   `block_ms`. The first move made once main time is used up (including at that very instant) is
+//!   the first of the first block. When a block's last move is made, the time left in the block
+//!   carries over: the next block has `block_ms + leftover`. Running out of a block loses.
+//! - Fischer: `increment_ms` is added after each completed move, but never above `max_time_ms`;
+//!   running out loses. The increment is added after each move, none before the first (as on most
+//!   online servers).
+//! - Pauses (scoring phase, server downtime) charge nothing: the time between `pause` and `resume`
+//!   belongs to no one. A partly used byo-yomi period survives a pause if the same side resumes; if
+//!   the other side resumes (play restarts after a dispute), the paused side's turn ended without a
+//!   move, so its period usage resets, but no increment or block move is credited.
+//! - A `now_ms` earlier than the last event (it should never happen with a monotonic clock) charges
+//!   nothing rather than failing.
+//! - Every operation that finds the side to move already out of time applies that expiry first and
+//!   returns it as [`ClockError::Expired`] without doing anything else; the caller handles it and
+//!   may retry.
 
 use crate::side::Side;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
-/// The longest any single time setting may be: one day. Anything longer is a typo rather than a game, and
-/// the bound keeps every sum in this module far from `u64` overflow.
+/// The longest any single time setting may be: one day. Anything longer is a typo rather than a
+/// game, and the bound keeps every sum in this module far from `u64` overflow.
 pub const TIME_MS_MAX: u64 = 24 * 60 * 60 * 1000;
 
-/// The most byo-yomi periods a table may set. Real games use 1 to 10; a bound keeps `periods × period_ms`
-/// within a few days.
+/// The most byo-yomi periods a table may set. Real games use 1 to 10; the bound keeps all the
+/// periods together within a few days.
 pub const PERIODS_MAX: u32 = 100;
 
-/// The most moves a moves-in-time block may require. A whole 19x19 game rarely exceeds 400 moves per player.
+/// The most moves a moves-in-time block may require. A whole 19x19 game rarely exceeds 400 moves
+/// per player.
 pub const MOVES_PER_BLOCK_MAX: u32 = 1000;
 
 /// The time system a table agreed on, as White proposed and Black confirmed. Durations are integer
@@ -60,7 +65,8 @@ pub enum ClockSettings {
         /// When the last period runs out, force a pass instead of losing on time.
         timeout_is_pass: bool,
     },
-    /// 定时限步制: main time, then `moves_per_block` moves within each block of `block_ms`, leftover carried.
+    /// 定时限步制: main time, then `moves_per_block` moves within each block of `block_ms`, leftover
+    /// carried.
     Canadian {
         main_time_ms: u64,
         moves_per_block: u32,
@@ -222,7 +228,8 @@ struct Budget {
     main_left_ms: u64,
     /// Byo-yomi periods left, counting the one in use.
     periods_left: u32,
-    /// Time already used of the current byo-yomi period in this turn (before a pause). Always < `period_ms`.
+    /// Time already used of the current byo-yomi period in this turn (before a pause); always
+    /// below `period_ms`.
     period_used_ms: u64,
     /// Moves still due in the current moves-in-time block.
     moves_left_in_block: u32,
@@ -266,8 +273,8 @@ impl Budget {
         self.main_left_ms.saturating_add(overtime_ms)
     }
 
-    /// Charges `elapsed_ms` of thinking. `None` means the player ran out, which happens exactly when
-    /// `elapsed_ms >= self.time_to_flag_ms(settings)`.
+    /// Charges `elapsed_ms` of thinking. `None` means the player ran out, which happens exactly
+    /// when `elapsed_ms >= self.time_to_flag_ms(settings)`.
     fn spend(mut self, settings: &ClockSettings, elapsed_ms: u64) -> Option<Budget> {
         if elapsed_ms >= self.time_to_flag_ms(settings) {
             return None;
@@ -281,7 +288,8 @@ impl Budget {
             ClockSettings::ByoYomi { period_ms, .. } => {
                 let used_ms = self.period_used_ms.saturating_add(overtime_ms);
                 let full_periods = used_ms / period_ms.max(1);
-                // The guard guarantees fewer full periods than are left, so this fits and stays >= 1.
+                // The guard guarantees fewer full periods than are left: this fits, and at least
+                // one period stays.
                 let full_periods = u32::try_from(full_periods).unwrap_or(u32::MAX);
                 self.periods_left = self.periods_left.saturating_sub(full_periods);
                 self.period_used_ms = used_ms % period_ms.max(1);
@@ -361,7 +369,8 @@ pub struct MoveCharge {
     pub side: Side,
     /// Thinking time charged for this move over the whole turn (pauses excluded).
     pub elapsed_ms: u64,
-    /// Byo-yomi periods used up by this move over the whole turn (0 for a move made within a period).
+    /// Byo-yomi periods used up by this move over the whole turn (0 for a move made within a
+    /// period).
     pub periods_used: u32,
     /// Fischer time actually added, after the cap.
     pub increment_ms: u64,
@@ -375,8 +384,8 @@ pub struct MoveCharge {
 pub enum Expiry {
     /// The side lost on time (超时判负). The clock is finished.
     Timeout(Side),
-    /// Byo-yomi with `timeout_is_pass`: the side must be recorded as passing; it has one full period
-    /// again and the opponent's clock is now running.
+    /// Byo-yomi with `timeout_is_pass`: the side must be recorded as passing; it has one full
+    /// period again and the opponent's clock is now running.
     ForcedPass(Side),
 }
 
@@ -470,9 +479,9 @@ struct Turn {
     periods_used: u32,
 }
 
-/// Both players' clocks for one game. Serializable so a live game's clock survives a restart: after a crash,
-/// restore it, `pause` at the last instant the old process was known alive, then `resume`, so the downtime is
-/// charged to no one.
+/// Both players' clocks for one game. Serializable so a live game's clock survives a restart: after
+/// a crash, restore it, `pause` at the last instant the old process was known alive, then `resume`,
+/// so the downtime is charged to no one.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(try_from = "ClockRecord")]
 pub struct Clock {
@@ -482,7 +491,8 @@ pub struct Clock {
     turn: Turn,
 }
 
-/// The serialized form of a [`Clock`], validated on the way back in so stored junk cannot break invariants.
+/// The serialized form of a [`Clock`], validated on the way back in so stored junk cannot break
+/// invariants.
 #[derive(Deserialize)]
 struct ClockRecord {
     settings: ClockSettings,
@@ -580,8 +590,8 @@ impl Clock {
         Some(self.expire(now_ms, to_move))
     }
 
-    /// The side to move completed a move at `now_ms`: charges its thinking time, credits the move and
-    /// starts the opponent's clock.
+    /// The side to move completed a move at `now_ms`: charges its thinking time, credits the move
+    /// and starts the opponent's clock.
     pub fn on_move(&mut self, now_ms: u64) -> Result<MoveCharge, ClockError> {
         let (to_move, _) = self.running()?;
         self.charge(now_ms)?;
@@ -601,7 +611,8 @@ impl Clock {
         Ok(charge)
     }
 
-    /// Stops the running clock at `now_ms` without ending the turn (scoring phase, server shutdown).
+    /// Stops the running clock at `now_ms` without ending the turn (scoring phase, server
+    /// shutdown).
     pub fn pause(&mut self, now_ms: u64) -> Result<(), ClockError> {
         let (to_move, _) = self.running()?;
         self.charge(now_ms)?;
@@ -609,8 +620,8 @@ impl Clock {
         Ok(())
     }
 
-    /// Restarts a paused clock at `now_ms` with `to_move` to play (the same side after downtime; after a
-    /// scoring dispute, the side that claimed the disputed stones dead).
+    /// Restarts a paused clock at `now_ms` with `to_move` to play (the same side after downtime;
+    /// after a scoring dispute, the side that claimed the disputed stones dead).
     pub fn resume(&mut self, now_ms: u64, to_move: Side) -> Result<(), ClockError> {
         let paused = match self.phase {
             Phase::Paused { to_move } => to_move,
@@ -630,8 +641,8 @@ impl Clock {
         Ok(())
     }
 
-    /// Ends the clock for good at `now_ms` (resignation, scoring, abandonment), charging the running side.
-    /// A paused clock just finishes.
+    /// Ends the clock for good at `now_ms` (resignation, scoring, abandonment), charging the
+    /// running side. A paused clock just finishes.
     pub fn stop(&mut self, now_ms: u64) -> Result<(), ClockError> {
         match self.phase {
             Phase::Running { .. } => {
@@ -645,8 +656,8 @@ impl Clock {
         Ok(())
     }
 
-    /// Both clocks as they stand at `now_ms`, without changing anything. A side that has run out by then
-    /// shows all zeros until `check` applies the expiry.
+    /// Both clocks as they stand at `now_ms`, without changing anything. A side that has run out by
+    /// then shows all zeros until `check` applies the expiry.
     pub fn snapshot(&self, now_ms: u64) -> ClockView {
         let view_of = |side: Side| {
             let budget = self.budgets[side.index()];
@@ -683,9 +694,9 @@ impl Clock {
         }
     }
 
-    /// Charges the running side for the time since its turn (or resume) began, up to `now_ms`, and adds it
-    /// to the turn's tally; the caller then sets the next phase. On running out, applies the expiry instead
-    /// and returns it.
+    /// Charges the running side for the time since its turn (or resume) began, up to `now_ms`, and
+    /// adds it to the turn's tally; the caller then sets the next phase. On running out, applies
+    /// the expiry instead and returns it.
     fn charge(&mut self, now_ms: u64) -> Result<(), ClockError> {
         let (to_move, since_ms) = self.running()?;
         let elapsed_ms = now_ms.saturating_sub(since_ms);
@@ -702,7 +713,8 @@ impl Clock {
         }
     }
 
-    /// `side` has run out: a loss, or with `timeout_is_pass` a forced pass that gives the last period back.
+    /// `side` has run out: a loss, or with `timeout_is_pass` a forced pass that gives the last
+    /// period back.
     fn expire(&mut self, now_ms: u64, side: Side) -> Expiry {
         self.turn = Turn::default();
         let budget = &mut self.budgets[side.index()];
@@ -1149,7 +1161,8 @@ mod tests {
         }
     }
 
-    /// Applies one operation, ignoring its result: the properties are checked on the clock afterwards.
+    /// Applies one operation, ignoring its result: the properties are checked on the clock
+    /// afterwards.
     fn apply(clock: &mut Clock, op: Op, now_ms: u64) {
         let _ = match op {
             Op::Move => clock.on_move(now_ms).map(|_| ()),
@@ -1177,7 +1190,8 @@ mod tests {
             let mut now_ms = 0;
             for (op, dt_ms) in ops {
                 if let Some(deadline_ms) = clock.deadline_ms() {
-                    // A turn always starts with time left, so the deadline is after the turn's start.
+                    // A turn always starts with time left, so the deadline is after the turn's
+                    // start.
                     prop_assert!(deadline_ms > 0);
                     prop_assert_eq!(clock.clone().check(deadline_ms - 1), None);
                     prop_assert!(clock.clone().check(deadline_ms).is_some());
@@ -1215,10 +1229,12 @@ mod tests {
                 }
                 apply(&mut clock, op, now_ms);
                 let after = clock.snapshot(now_ms);
-                // An event gives back at most one credit (an increment, a fresh period after a move, a forced
-                // pass or a turn ended by resuming with the other side, or a carried block).
+                // An event gives back at most one credit (an increment, a fresh period after a
+                // move, a forced pass or a turn ended by resuming with the other side, or a carried
+                // block).
                 for side in Side::BOTH {
-                    let credit_ms = if credited == Some(side) { allowance_ms(&settings) } else { 0 };
+                    let credit_ms =
+                        if credited == Some(side) { allowance_ms(&settings) } else { 0 };
                     let left_before = time_left_ms(&settings, before.side(side));
                     let left_after = time_left_ms(&settings, after.side(side));
                     prop_assert!(left_after <= left_before + credit_ms,

@@ -1,8 +1,8 @@
 //! The two seats at a table, Black (left) and White (right), as the clock and the ledger see them.
 //!
-//! This is deliberately a tiny local enum rather than `tengen_rules::Color`: the pure server modules only need
-//! to name a seat, and keeping them independent of the engine's API lets both evolve separately. The game actor
-//! maps one to the other at its edge.
+//! This is deliberately a tiny local enum rather than `tengen_rules::Color`: the pure server
+//! modules only need to name a seat, and keeping them independent of the engine's API lets both
+//! evolve separately. The game actor maps one to the other at its edge.
 
 use serde::{Deserialize, Serialize};
 use std::fmt;

@@ -1,26 +1,30 @@
-//! Settlement math: given what is in a game's escrow and how the game ended, decide exactly who receives
-//! how many whole fortune points. Pure functions over integers, no I/O; the ledger service applies the
-//! resulting [`Settlement`] as one all-or-nothing batch of transfers out of the game's escrow.
+//! Settlement math: given what is in a game's escrow and how the game ended, decide exactly who
+//! receives how many whole fortune points. Pure functions over integers, no I/O; the ledger service
+//! applies the resulting [`Settlement`] as one all-or-nothing batch of transfers out of the game's
+//! escrow.
 //!
 //! # Rules (SPEC §3) and the choices made where it is silent
-//! - Spectator pool (parimutuel), with T the whole pool, W the total on the winner and s one winning
-//!   bettor's total: the bettor receives `s + floor((T − W) · s · (10000 − tax_bp) / (W · 10000))`, i.e.
-//!   `((T / W) · s − s) · (1 − tax) + s` rounded down, computed exactly in one integer division. A bettor on
-//!   the loser receives nothing. Bets are aggregated per bettor first (a bettor may add to a bet; a bettor on
-//!   both sides is refused as bad input).
-//! - Every pool bet is refunded in full on a draw, a void or server-cancelled game, a game never played,
-//!   when fewer than two distinct watchers bet, or when nobody bet on the winner.
-//! - Player stakes, normal mode: the winner receives their own stake plus `floor(loser_stake · (1 − tax))`.
-//!   Draw, void, cancelled or never played: both stakes are refunded. An escape is a loss for the escaper.
-//! - Paid coaching: the coach's stake must be 0. The student's stake goes to the coach on any result,
-//!   including a draw and the student escaping, taxed as the coach's gain (the coach receives
-//!   `floor(stake · (1 − tax))`). It is refunded to the student if the coach escapes, or if the game is void,
-//!   cancelled or never played (no coaching happened).
-//! - Tax and breakage, both paid to the house: `tax` is the exact tax on the whole gain (`T − W` for the pool,
-//!   the loser's stake for stakes) rounded down; `breakage` is everything rounding left over. So the users'
-//!   payouts plus tax plus breakage always equal the escrow exactly, which [`Settlement`] asserts.
-//! - Amounts are bounded by [`POINTS_MAX`] so every product fits in `u128` and every number is exact in a
-//!   browser.
+//! - Spectator pool (parimutuel), with T the whole pool, W the total on the winner and s one
+//!   winning bettor's total: the bettor receives
+//!   `s + floor((T − W) · s · (10000 − tax_bp) / (W · 10000))`,
+//!   i.e. `((T / W) · s − s) · (1 − tax) + s` rounded down, computed exactly in one integer
+//!   division. A bettor on the loser receives nothing. Bets are aggregated per bettor first
+//!   (a bettor may add to a bet; a bettor on both sides is refused as bad input).
+//! - Every pool bet is refunded in full on a draw, a void or server-cancelled game, a game never
+//!   played, when fewer than two distinct watchers bet, or when nobody bet on the winner.
+//! - Player stakes, normal mode: the winner receives their own stake plus
+//!   `floor(loser_stake · (1 − tax))`. Draw, void, cancelled or never played: both stakes are refunded. An escape is a loss
+//!   for the escaper.
+//! - Paid coaching: the coach's stake must be 0. The student's stake goes to the coach on any
+//!   result, including a draw and the student escaping, taxed as the coach's gain (the coach
+//!   receives `floor(stake · (1 − tax))`). It is refunded to the student if the coach escapes, or
+//!   if the game is void, cancelled or never played (no coaching happened).
+//! - Tax and breakage, both paid to the house: `tax` is the exact tax on the whole gain (`T − W`
+//!   for the pool, the loser's stake for stakes) rounded down; `breakage` is everything rounding
+//!   left over. So the users' payouts plus tax plus breakage always equal the escrow exactly, which
+//!   [`Settlement`] asserts.
+//! - Amounts are bounded by [`POINTS_MAX`] so every product fits in `u128` and every number is
+//!   exact in a browser.
 
 use crate::side::Side;
 use serde::{Deserialize, Serialize};
@@ -33,8 +37,9 @@ pub const BASIS_POINTS_FULL: u32 = 10_000;
 /// The default house tax rate, 5%.
 pub const TAX_BP_DEFAULT: u32 = 500;
 
-/// The largest escrow (and so bet or stake) the math accepts: 2^53 − 1, the largest integer a JavaScript
-/// client represents exactly. It also keeps `(T − W) · s · 10000` below 2^120, inside `u128`.
+/// The largest escrow (and so bet or stake) the math accepts: 2^53 − 1, the largest integer a
+/// JavaScript client represents exactly. It also keeps `(T − W) · s · 10000` below 2^120, inside
+/// `u128`.
 pub const POINTS_MAX: u64 = (1 << 53) - 1;
 
 /// Who receives a payout.
@@ -165,7 +170,8 @@ impl std::error::Error for SettleError {}
 /// Who receives what from one escrow, plus the summary a settlement screen shows.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Settlement {
-    /// One entry per beneficiary with a non-zero amount, users by id then the house (tax + breakage).
+    /// One entry per beneficiary with a non-zero amount: users by id, then the house (tax plus
+    /// breakage).
     pub payouts: Vec<Payout>,
     /// Everything that was in the escrow; exactly this is paid out.
     pub escrow_total: u64,
@@ -178,7 +184,8 @@ pub struct Settlement {
 }
 
 impl Settlement {
-    /// Builds the settlement and asserts conservation: a broken sum is a bug in this module, never input.
+    /// Builds the settlement and asserts conservation: a broken sum is a bug in this module, never
+    /// input.
     fn new(
         escrow_total: u64,
         to_users: BTreeMap<u64, u64>,
@@ -223,6 +230,16 @@ impl Settlement {
     fn refund(contributions: BTreeMap<u64, u64>, reason: RefundReason) -> Settlement {
         let total = contributions.values().sum();
         Settlement::new(total, contributions, 0, 0, Some(reason))
+    }
+
+    /// Whether the payouts add up to the escrow and the house entry to tax plus breakage. Always
+    /// true for a settlement built here; a service re-checks one loaded from the store before
+    /// applying it.
+    pub fn is_balanced(&self) -> bool {
+        let paid: u128 = self.payouts.iter().map(|p| u128::from(p.amount)).sum();
+        let house = u128::from(self.paid_to(Beneficiary::House));
+        paid == u128::from(self.escrow_total)
+            && house == u128::from(self.tax) + u128::from(self.breakage)
     }
 
     /// The total paid to one beneficiary (0 if none).
@@ -290,8 +307,8 @@ fn add_points(a: u64, b: u64) -> Result<u64, SettleError> {
         .ok_or(SettleError::TooManyPoints)
 }
 
-/// `floor(gain_num · (1 − tax) / gain_den)`: the untaxed part of a gain given as a rational, rounded down
-/// once, exactly. Callers keep both inputs below 2^106 and 2^53, so nothing overflows.
+/// `floor(gain_num · (1 − tax) / gain_den)`: the untaxed part of a gain given as a rational,
+/// rounded down once, exactly. Callers keep both inputs below 2^106 and 2^53, so nothing overflows.
 fn after_tax(gain_num: u128, gain_den: u128, tax_bp: u32) -> u64 {
     let keep_bp = u128::from(BASIS_POINTS_FULL - tax_bp);
     let value = gain_num * keep_bp / (gain_den * u128::from(BASIS_POINTS_FULL));
@@ -322,7 +339,8 @@ fn aggregate_bets(bets: &[Bet]) -> Result<BTreeMap<u64, (Side, u64)>, SettleErro
     Ok(totals)
 }
 
-/// Settles a game's spectator pool. `bets` may hold several additions per bettor; see the module doc.
+/// Settles a game's spectator pool. `bets` may hold several additions per bettor; see the module
+/// doc.
 pub fn settle_pool(bets: &[Bet], outcome: Outcome, tax_bp: u32) -> Result<Settlement, SettleError> {
     check_tax(tax_bp)?;
     let totals = aggregate_bets(bets)?;
@@ -408,8 +426,8 @@ pub fn settle_stakes(
     }
 }
 
-/// Why a paid-coaching stake goes back to the student, if it does. A draw, a loss or the student's escape
-/// all still pay the coach: the lesson took place.
+/// Why a paid-coaching stake goes back to the student, if it does. A draw, a loss or the student's
+/// escape all still pay the coach: the lesson took place.
 fn coaching_refund(outcome: Outcome, coach: Side) -> Option<RefundReason> {
     match outcome {
         Outcome::Escape(escaper) if escaper == coach => Some(RefundReason::CoachEscaped),
@@ -756,10 +774,11 @@ mod tests {
         let settlement =
             settle_stakes(&table, StakeMode::Coaching(Side::White), Outcome::Draw, 500).unwrap();
         let json = serde_json::to_string(&settlement).unwrap();
-        assert_eq!(
-            serde_json::from_str::<Settlement>(&json).unwrap(),
-            settlement
-        );
+        let mut back = serde_json::from_str::<Settlement>(&json).unwrap();
+        assert_eq!(back, settlement);
+        assert!(back.is_balanced());
+        back.payouts[0].amount += 1;
+        assert!(!back.is_balanced(), "a tampered record is caught");
         assert!(
             json.contains(r#"{"to":{"kind":"house"},"amount":5}"#),
             "{json}"
@@ -778,8 +797,8 @@ mod tests {
         ]
     }
 
-    /// Bets where each bettor keeps to one side (a function of the bettor id and a per-case salt), with
-    /// repeated bettors standing for additions to a bet.
+    /// Bets where each bettor keeps to one side (a function of the bettor id and a per-case salt),
+    /// with repeated bettors standing for additions to a bet.
     fn bets_strategy(amount_max: u64) -> impl Strategy<Value = Vec<Bet>> {
         let raw = prop::collection::vec((0..8u64, 1..=amount_max), 0..16);
         (0..3u64, raw).prop_map(|(salt, raw)| {
@@ -822,7 +841,9 @@ mod tests {
                 .sum();
             prop_assert_eq!(settlement.escrow_total, pool_total);
             prop_assert_eq!(users_total + settlement.tax + settlement.breakage, pool_total);
-            prop_assert_eq!(settlement.paid_to(Beneficiary::House), settlement.tax + settlement.breakage);
+            let house = settlement.paid_to(Beneficiary::House);
+            prop_assert_eq!(house, settlement.tax + settlement.breakage);
+            prop_assert!(settlement.is_balanced());
             for (&bettor, &(side, stake)) in &totals {
                 let paid = settlement.paid_to(user(bettor));
                 prop_assert!(paid <= pool_total);
@@ -837,8 +858,12 @@ mod tests {
             if settlement.refund.is_some() {
                 prop_assert_eq!(settlement.tax + settlement.breakage, 0);
             } else {
-                // Breakage is only rounding: below one point per winning bettor plus the tax's fraction.
-                let winners = totals.values().filter(|(side, _)| Some(*side) == outcome.winner()).count();
+                // Breakage is only rounding: below one point per winning bettor plus the tax's
+                // fraction.
+                let winners = totals
+                    .values()
+                    .filter(|(side, _)| Some(*side) == outcome.winner())
+                    .count();
                 prop_assert!(settlement.breakage <= winners as u64);
             }
         }
