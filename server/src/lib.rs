@@ -12,14 +12,21 @@
 //! - `game`: one actor per live game over `tengen-rules`: moves, scoring phase, event log, watchers.
 //! - `store`: the durable `Store` trait and its SQLite backend.
 //! - `gtp`: a GTP version 2 referee over `tengen-rules`, for driving the engine from any Go tool.
+//! - `side`: the two seats at a table (Black, White), as the pure server modules name them.
+//! - `clock`: the pure game clock state machine for every time system; `now` is passed in.
+//! - `ledger`: fortune points; `ledger::settle` is the pure settlement math for stakes and
+//!   spectator pools.
 
 pub mod auth;
+pub mod clock;
 pub mod config;
 pub mod game;
 pub mod gtp;
 pub mod hall;
 pub mod http;
+pub mod ledger;
 pub mod session;
+pub mod side;
 pub mod store;
 
 use std::collections::HashMap;

@@ -361,10 +361,15 @@ fn error_at(value: &Value, message: impl Into<String>) -> SgfError {
     }
 }
 
-/// Text as a person wrote it: UTF-8, else GB18030 (Chinese servers), else UTF-8 with replacements.
-fn decode_text(bytes: &[u8]) -> String {
-    if let Ok(text) = std::str::from_utf8(bytes) {
-        return text.to_string();
+/// Text as a person wrote it: UTF-8; UTF-8 cut off in the middle of a character (servers that truncate
+/// names by bytes) without the broken tail; else GB18030 (Chinese servers); else UTF-8 with replacements.
+pub(crate) fn decode_text(bytes: &[u8]) -> String {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => return text.to_string(),
+        Err(err) if err.error_len().is_none() => {
+            return String::from_utf8_lossy(&bytes[..err.valid_up_to()]).into_owned();
+        }
+        Err(_) => {}
     }
     match encoding_rs::GB18030.decode_without_bom_handling_and_without_replacement(bytes) {
         Some(text) => text.into_owned(),
@@ -529,6 +534,19 @@ mod tests {
         assert_eq!(parse_result("B+0.0"), None, "a zero margin is not a win");
         assert_eq!(parse_result("B+AW"), None);
         assert_eq!(parse_result("W"), None);
+    }
+
+    #[test]
+    fn text_in_other_encodings_is_decoded() {
+        assert_eq!(decode_text("骊龙".as_bytes()), "骊龙");
+        let truncated = &"你若有生".as_bytes()[..11];
+        assert_eq!(
+            decode_text(truncated),
+            "你若有",
+            "a name cut inside a character loses the fragment"
+        );
+        let (gbk, _, _) = encoding_rs::GB18030.encode("时空奇点");
+        assert_eq!(decode_text(&gbk), "时空奇点");
     }
 
     #[test]

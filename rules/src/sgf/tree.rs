@@ -102,3 +102,18 @@ impl SgfTree {
             .sum()
     }
 }
+
+impl SgfTree {
+    /// The same tree with every value's position cleared, for comparing a tree with its written copy.
+    pub fn without_positions(mut self) -> SgfTree {
+        let nowhere = Position { line: 0, column: 0 };
+        for node in &mut self.nodes {
+            for property in &mut node.properties {
+                for value in &mut property.values {
+                    value.position = nowhere;
+                }
+            }
+        }
+        self
+    }
+}

@@ -275,3 +275,68 @@ pub fn forward(
 pub fn event_frame(game: GameId, seq: u64, event: tengen_protocol::GameEvent) -> String {
     ServerMsg::GameEvent { game, seq, event }.to_json()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn frame(seq: Option<u64>, text: &str, hidden_from: [Option<UserId>; 2]) -> GameFrame {
+        GameFrame {
+            seq,
+            text: Frame::from(text.to_string()),
+            hidden_from,
+        }
+    }
+
+    /// A subscriber that falls behind the broadcast gets a fresh snapshot, then the events after it,
+    /// and never a frame hidden from it.
+    #[tokio::test]
+    async fn a_lagging_subscriber_is_resynced_and_hidden_frames_are_skipped() {
+        const CAPACITY: usize = 4;
+        let (frames, _) = broadcast::channel(CAPACITY);
+        let (inbox_tx, mut inbox_rx) = mpsc::channel(GAME_INBOX_LEN);
+        let handle = GameHandle { inbox: inbox_tx };
+        let subscription = Subscription {
+            snapshot: Frame::from("snapshot-0".to_string()),
+            seq: 0,
+            frames: frames.subscribe(),
+        };
+        // Overflow the channel before the forwarder reads anything.
+        for seq in 1..=10 {
+            frames
+                .send(frame(Some(seq), &format!("event-{seq}"), [None, None]))
+                .unwrap();
+        }
+        // A stand-in actor answers the resubscription with its state at seq 10.
+        let actor_frames = frames.clone();
+        tokio::spawn(async move {
+            while let Some(GameCmd::Subscribe { reply }) = inbox_rx.recv().await {
+                let _ = reply.send(Ok(Subscription {
+                    snapshot: Frame::from("snapshot-10".to_string()),
+                    seq: 10,
+                    frames: actor_frames.subscribe(),
+                }));
+            }
+        });
+        let (out_tx, mut out_rx) = mpsc::channel(OUTBOUND_LEN_FOR_TEST);
+        let (_viewer_tx, viewer_rx) = watch::channel(Some(UserId(7)));
+        let (trigger, shutdown) = Shutdown::new();
+        let (alive, _alive_rx) = mpsc::channel(1);
+        let tasks = TaskGuard { _alive: alive };
+        let forwarder = forward(handle, subscription, viewer_rx, out_tx, shutdown, tasks);
+
+        assert_eq!(out_rx.recv().await.unwrap().as_str(), "snapshot-10");
+        frames
+            .send(frame(None, "kibitz", [Some(UserId(7)), None]))
+            .unwrap();
+        frames
+            .send(frame(Some(11), "event-11", [None, None]))
+            .unwrap();
+        assert_eq!(out_rx.recv().await.unwrap().as_str(), "event-11");
+        trigger.trigger();
+        forwarder.await.unwrap();
+    }
+
+    /// Outbound queue length for the test: small, nothing in it waits.
+    const OUTBOUND_LEN_FOR_TEST: usize = 8;
+}
