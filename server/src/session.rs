@@ -72,7 +72,8 @@ impl RateLimit {
 #[derive(Debug)]
 enum Answer {
     Ack,
-    Msg(ServerMsg),
+    /// Boxed: data replies are rare and large, acks are common and empty.
+    Msg(Box<ServerMsg>),
 }
 
 /// Whether the loop goes on after a frame.
@@ -239,7 +240,7 @@ impl Session {
                 let id = request.id;
                 let reply = match self.handle(id, request.msg).await {
                     Ok(Answer::Ack) => ServerMsg::Ack { id },
-                    Ok(Answer::Msg(msg)) => msg,
+                    Ok(Answer::Msg(msg)) => *msg,
                     Err(refusal) => ServerMsg::error(id, refusal.code, refusal.message),
                 };
                 self.push(&reply);
@@ -377,11 +378,11 @@ impl Session {
                         reply,
                     })
                     .await?;
-                Ok(Answer::Msg(ServerMsg::ChallengeSent {
+                Ok(Answer::Msg(Box::new(ServerMsg::ChallengeSent {
                     id,
                     challenge,
                     to: user,
-                }))
+                })))
             }
             ClientMsg::AcceptChallenge { challenge } => {
                 let user = self.user()?;
@@ -445,11 +446,11 @@ impl Session {
             );
         }
         self.said_hello = true;
-        Ok(Answer::Msg(ServerMsg::Welcome {
+        Ok(Answer::Msg(Box::new(ServerMsg::Welcome {
             id,
             version: PROTOCOL_VERSION,
             server: format!("tengen {}", env!("CARGO_PKG_VERSION")),
-        }))
+        })))
     }
 
     fn not_logged_in(&self) -> Result<(), Refusal> {
@@ -471,13 +472,13 @@ impl Session {
         self.player = Some(session.player.clone());
         self.token = Some(session.token.clone());
         self.viewer.send_replace(Some(session.player.user));
-        Ok(Answer::Msg(ServerMsg::Session {
+        Ok(Answer::Msg(Box::new(ServerMsg::Session {
             id,
             user: session.player.user,
             username: session.player.username,
             token: session.token,
             expires_at_ms: session.expires_at_ms,
-        }))
+        })))
     }
 
     async fn logout(&mut self) -> Result<Answer, Refusal> {

@@ -310,7 +310,7 @@ impl Hall {
                 let _ = reply.send(self.leave_room(room, user));
             }
             HallCmd::TableSnapshot { table, reply } => {
-                let _ = reply.send(self.table(table).map(|t| table_frame(t)));
+                let _ = reply.send(self.table(table).map(table_frame));
             }
             HallCmd::JoinTable { table, reply } => {
                 let _ = reply.send(self.join_table(table));
