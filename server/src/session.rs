@@ -280,7 +280,7 @@ impl Session {
                     .auth
                     .register(&username, &password, unix_now_ms())
                     .await;
-                self.logged_in(id, result)
+                self.logged_in(id, result).await
             }
             ClientMsg::Login { username, password } => {
                 self.not_logged_in()?;
@@ -289,12 +289,12 @@ impl Session {
                     .auth
                     .login(&username, &password, unix_now_ms())
                     .await;
-                self.logged_in(id, result)
+                self.logged_in(id, result).await
             }
             ClientMsg::Resume { token } => {
                 self.not_logged_in()?;
                 let result = self.state.auth.resume(&token, unix_now_ms()).await;
-                self.logged_in(id, result)
+                self.logged_in(id, result).await
             }
             ClientMsg::Logout => self.logout().await,
             ClientMsg::EnterHall => {
@@ -460,7 +460,7 @@ impl Session {
         }
     }
 
-    fn logged_in(
+    async fn logged_in(
         &mut self,
         id: Option<RequestId>,
         result: Result<Authenticated, AuthError>,
@@ -472,6 +472,10 @@ impl Session {
         self.player = Some(session.player.clone());
         self.token = Some(session.token.clone());
         self.viewer.send_replace(Some(session.player.user));
+        // Entered a room while anonymous: enter it again as this user, so the room lists them.
+        if let Some(room) = self.room {
+            self.join_room(room).await?;
+        }
         Ok(Answer::Msg(Box::new(ServerMsg::Session {
             id,
             user: session.player.user,

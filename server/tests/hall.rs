@@ -140,7 +140,12 @@ async fn room_and_table_chat_reach_exactly_their_audience() {
     dave.wait_for(|f| f["type"] == "chat" && f["text"] == "last")
         .await;
     assert!(!dave.backlog_has(|f| f["type"] == "chat" && f["channel"]["kind"] == "table"));
-    carol.drain().await;
+    // Carol (room 2) hears her own line, published after all of the above on the same channel.
+    carol
+        .ok(json!({"type": "chat", "channel": {"kind": "room", "room": 2}, "text": "room two"}))
+        .await;
+    let own = carol.wait_type("chat").await;
+    assert_eq!(own["text"], "room two");
     assert!(!carol.backlog_has(|f| f["type"] == "chat"));
 
     // Standing up clears the seat for everyone in the room.

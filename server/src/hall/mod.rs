@@ -813,14 +813,26 @@ impl Hall {
     fn game_ended(&mut self, game: GameId, table: Option<TableId>) {
         self.live.remove(&game);
         self.publish(hall_audience(), &ServerMsg::GameUnlisted { game });
-        if let Some(id) = table {
-            if let Some(t) = self.tables.get_mut(&id) {
-                if t.game == Some(game) {
-                    t.game = None;
-                }
-            }
-            self.table_changed(id);
+        let Some(id) = table else {
+            return;
+        };
+        let Some(t) = self.tables.get_mut(&id) else {
+            return;
+        };
+        if t.game == Some(game) {
+            t.game = None;
         }
+        // Seats were kept for players who dropped during the game; with the game over, free them.
+        let gone: Vec<UserId> = t
+            .seated_users()
+            .into_iter()
+            .flatten()
+            .filter(|user| !self.online.contains_key(user))
+            .collect();
+        for user in gone {
+            let _ = self.stand(id, user);
+        }
+        self.table_changed(id);
     }
 
     /// Put a restored game back on its table, with its players seated again.

@@ -35,8 +35,8 @@ fn refuse(code: ErrorCode, message: impl Into<String>) -> Refusal {
     Refusal::new(code, message)
 }
 
-/// Check the settings a player proposes; the rules engine checks the rest (handicap fits the board)
-/// when the game is created.
+/// Check the settings a player proposes, ending with the rules engine's own check (a handicap must fit
+/// the board's star points), so a proposal that is accepted always starts.
 pub fn validate_settings(settings: &GameSettings) -> Result<(), Refusal> {
     if !matches!(settings.size, 9 | 13 | 19) {
         return Err(refuse(
@@ -95,7 +95,7 @@ pub fn validate_settings(settings: &GameSettings) -> Result<(), Refusal> {
             "clock settings are out of range",
         ));
     }
-    Ok(())
+    crate::game::wire::new_engine_game(settings).map(|_| ())
 }
 
 impl Table {
