@@ -28,7 +28,7 @@ impl SeededRng {
 
     /// A number in `0..bound` (`bound` > 0), by multiply-shift, which has no modulo bias worth noticing here.
     pub fn below(&mut self, bound: usize) -> usize {
-        ((self.next_u64() >> 32) * bound as u64 >> 32) as usize
+        (((self.next_u64() >> 32) * bound as u64) >> 32) as usize
     }
 }
 

@@ -295,6 +295,91 @@ fn situational_superko_allows_a_repeated_board_with_the_other_player_to_move() {
     }
 }
 
+/// Two kos side by side on 9x9: A holds a White stone (Black to take), B a Black one (White to take).
+const DOUBLE_KO: &str = "
+    . X O . . . X O .
+    X O . O . X . X O
+    . X O . . . X O .
+    . . . . . . . . .
+    . . . . . . . . .
+    . . . . . . . . .
+    . . . . . . . . .
+    . . . . . . . . .
+    . . . . . . . . .";
+
+#[test]
+fn double_ko_repeats_after_a_pass_and_only_positional_superko_stops_it() {
+    // Black takes A, White takes B; Black cannot retake B at once, so passes; White retakes A and
+    // Black retakes B: the starting board again, now with White to move.
+    let cycle = [
+        (Color::Black, p(2, 1)),
+        (Color::White, p(6, 1)),
+        (Color::Black, Move::Pass),
+        (Color::White, p(1, 1)),
+    ];
+    for rule in [KoRule::Simple, KoRule::Positional, KoRule::Situational] {
+        let mut game = game_from(DOUBLE_KO, rule, 0);
+        let start = game.board().clone();
+        game.play(Color::Black, cycle[0].1).unwrap();
+        game.play(Color::White, cycle[1].1).unwrap();
+        assert_eq!(
+            game.play(Color::Black, p(7, 1)),
+            Err(IllegalMove::Ko),
+            "{rule:?}: no immediate retake"
+        );
+        for &(color, mv) in &cycle[2..] {
+            game.play(color, mv).unwrap();
+        }
+        let repeat = game.play(Color::Black, p(7, 1));
+        if rule == KoRule::Positional {
+            assert_eq!(repeat, Err(IllegalMove::Ko));
+        } else {
+            assert_eq!(repeat, Ok(()), "{rule:?}");
+            assert_eq!(game.board(), &start);
+        }
+    }
+}
+
+#[test]
+fn eternal_life_cycles_in_four_moves_under_simple_ko_and_superko_stops_it() {
+    // The cycle of eternal life (长生) at the edge: Black sacrifices two stones (a6 joins b6), White
+    // takes them (c6), Black takes back two (b6), White throws in (d6): the starting position again.
+    const ETERNAL_LIFE: &str = "
+        . X . O X .
+        O O X X X .
+        . . . . . .
+        . . . . . .
+        . . . . . .
+        . . . . . .";
+    let cycle = [
+        (Color::Black, p(0, 0)),
+        (Color::White, p(2, 0)),
+        (Color::Black, p(1, 0)),
+        (Color::White, p(3, 0)),
+    ];
+    for rule in [KoRule::Simple, KoRule::Positional, KoRule::Situational] {
+        let mut game = game_from(ETERNAL_LIFE, rule, 0);
+        let start = game.board().clone();
+        for &(color, mv) in &cycle[..3] {
+            game.play(color, mv).unwrap();
+        }
+        assert_eq!(game.prisoners(Color::White), 2);
+        assert_eq!(game.prisoners(Color::Black), 2);
+        let throw_in = game.play(Color::White, cycle[3].1);
+        if rule == KoRule::Simple {
+            assert_eq!(throw_in, Ok(()));
+            assert_eq!(game.board(), &start);
+            // And round again: nothing in simple ko stops it.
+            for &(color, mv) in &cycle {
+                game.play(color, mv).unwrap();
+            }
+            assert_eq!(game.board(), &start);
+        } else {
+            assert_eq!(throw_in, Err(IllegalMove::Ko), "{rule:?}");
+        }
+    }
+}
+
 #[test]
 fn undo_takes_back_exactly_one_move() {
     let mut game = game_from(KO, KoRule::Positional, 0);

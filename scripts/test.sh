@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Runs every test of Tengen, installing first whatever the tests need on a fresh machine.
+# The SGF corpus tests read ../shared/data/sgf-corpus (beside the checkout) or $TENGEN_SGF_CORPUS.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+cargo test --workspace --all-targets --locked
+# Doc tests (the crate examples) are not part of --all-targets.
+cargo test --workspace --doc --locked
