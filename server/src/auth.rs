@@ -3,17 +3,19 @@
 //! login throttle. It answers "who is this?"; what a user may do is decided by the hall and the games.
 
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
 use argon2::{Algorithm, Argon2, Params, Version};
 use rand::RngCore;
 use sha2::{Digest, Sha256};
 use tengen_protocol::{ErrorCode, PlayerInfo, UserId};
+use tokio::sync::Semaphore;
 
 use crate::config::{
-    Argon2Params, LOGIN_FAILURES_MAX, LOGIN_FAILURE_WINDOW_MS, LOGIN_THROTTLE_ENTRIES_MAX,
-    PASSWORD_CHARS_MAX, PASSWORD_CHARS_MIN, USERNAME_CHARS_MAX, USERNAME_CHARS_MIN,
+    Argon2Params, HASHING_CONCURRENCY_MAX, LOGIN_FAILURES_MAX, LOGIN_FAILURE_WINDOW_MS,
+    LOGIN_THROTTLE_ENTRIES_MAX, PASSWORD_CHARS_MAX, PASSWORD_CHARS_MIN, USERNAME_CHARS_MAX,
+    USERNAME_CHARS_MIN,
 };
 use crate::store::{StoreError, StoreHandle, UserRow};
 
@@ -174,6 +176,8 @@ pub struct Auth {
     /// A hash of a random password, verified against when a username is unknown so that "no such user"
     /// costs the same time as "wrong password" and timing does not reveal who has an account.
     dummy_hash: String,
+    /// Bounds hashes in flight to [`HASHING_CONCURRENCY_MAX`].
+    hashing: Arc<Semaphore>,
 }
 
 fn hasher(params: Argon2Params) -> Result<Argon2<'static>, AuthError> {
@@ -218,10 +222,15 @@ fn new_token() -> String {
     hex(&bytes)
 }
 
-/// Run CPU-heavy hashing off the async runtime.
+/// Run CPU-heavy hashing off the async runtime, at most `limit`'s permits at once.
 async fn blocking<T: Send + 'static>(
+    limit: &Semaphore,
     work: impl FnOnce() -> Result<T, AuthError> + Send + 'static,
 ) -> Result<T, AuthError> {
+    let _permit = limit
+        .acquire()
+        .await
+        .map_err(|_| AuthError::Internal("hashing is shut down".into()))?;
     tokio::task::spawn_blocking(work)
         .await
         .map_err(|err| AuthError::Internal(format!("hashing task failed: {err}")))?
@@ -233,13 +242,15 @@ impl Auth {
         argon2: Argon2Params,
         session_ttl_ms: u64,
     ) -> Result<Auth, AuthError> {
-        let dummy_hash = blocking(move || hash_password(argon2, &new_token())).await?;
+        let hashing = Arc::new(Semaphore::new(HASHING_CONCURRENCY_MAX));
+        let dummy_hash = blocking(&hashing, move || hash_password(argon2, &new_token())).await?;
         Ok(Auth {
             store,
             argon2,
             session_ttl_ms,
             throttle: Mutex::new(Throttle::default()),
             dummy_hash,
+            hashing,
         })
     }
 
@@ -259,7 +270,7 @@ impl Auth {
         validate_password(password)?;
         let params = self.argon2;
         let password = password.to_string();
-        let hash = blocking(move || hash_password(params, &password)).await?;
+        let hash = blocking(&self.hashing, move || hash_password(params, &password)).await?;
         let name = username.to_string();
         let id = self
             .store
@@ -298,7 +309,10 @@ impl Auth {
             .map_or_else(|| self.dummy_hash.clone(), |u| u.password_hash.clone());
         let params = self.argon2;
         let password = password.to_string();
-        let matches = blocking(move || verify_password(params, &password, &phc)).await?;
+        let matches = blocking(&self.hashing, move || {
+            verify_password(params, &password, &phc)
+        })
+        .await?;
         match user {
             Some(user) if matches => {
                 self.throttle().record_success(&key);

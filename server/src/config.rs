@@ -78,6 +78,9 @@ pub const LIVE_GAMES_MAX: usize = 10_000;
 /// own browser, and a stolen token stops working eventually.
 pub const SESSION_TTL_MS: u64 = 30 * 24 * 60 * 60 * 1000;
 
+/// How often expired session rows are deleted, so the sessions table holds only live sessions.
+pub const SESSION_PURGE_INTERVAL_MS: u64 = 60 * 60 * 1000;
+
 /// Failed logins per account within [`LOGIN_FAILURE_WINDOW_MS`] before that account's logins are refused
 /// for the rest of the window: slows online password guessing to a crawl.
 pub const LOGIN_FAILURES_MAX: u32 = 5;
@@ -101,6 +104,18 @@ pub const USERNAME_CHARS_MAX: usize = 20;
 pub const ARGON2_MEMORY_KIB: u32 = 19 * 1024;
 pub const ARGON2_PASSES: u32 = 2;
 pub const ARGON2_LANES: u32 = 1;
+
+/// Password hashes computed at once. Each argon2id hash holds 19 MiB for tens of milliseconds; without
+/// a bound, a burst of registrations or logins would take hundreds of blocking threads and gigabytes.
+/// Further requests wait their turn (each connection has at most one request in flight).
+pub const HASHING_CONCURRENCY_MAX: usize = 4;
+
+/// How often the server pings an idle socket, so dead connections (a laptop closed mid-game) are
+/// noticed in about a minute instead of the operating system's hours.
+pub const PING_INTERVAL_MS: u64 = 30_000;
+
+/// A socket silent (no frame, not even a pong) for this long is closed as dead: two missed pings.
+pub const IDLE_TIMEOUT_MS: u64 = 75_000;
 
 /// How long shutdown waits for sessions to say goodbye before the process exits anyway.
 pub const SHUTDOWN_GRACE_MS: u64 = 5_000;

@@ -39,7 +39,7 @@ use tokio::net::TcpListener;
 use tokio::sync::{mpsc, watch};
 
 use crate::auth::Auth;
-use crate::config::{Config, SHUTDOWN_GRACE_MS};
+use crate::config::{Config, SESSION_PURGE_INTERVAL_MS, SHUTDOWN_GRACE_MS};
 use crate::game::Games;
 use crate::hall::HallHandle;
 use crate::store::sqlite::SqliteStore;
@@ -190,6 +190,24 @@ pub(crate) struct AppState {
     pub tasks: TaskGuard,
 }
 
+/// Delete expired sessions now and every [`SESSION_PURGE_INTERVAL_MS`] until shutdown.
+async fn purge_sessions(store: StoreHandle, shutdown: Shutdown, _tasks: TaskGuard) {
+    let mut ticks = tokio::time::interval(Duration::from_millis(SESSION_PURGE_INTERVAL_MS));
+    loop {
+        tokio::select! {
+            _ = shutdown.wait() => return,
+            _ = ticks.tick() => {
+                let now_ms = unix_now_ms();
+                match store.call(move |store| store.purge_sessions(now_ms)).await {
+                    Ok(0) => {}
+                    Ok(purged) => tracing::info!(purged, "deleted expired sessions"),
+                    Err(err) => tracing::warn!(%err, "could not delete expired sessions"),
+                }
+            }
+        }
+    }
+}
+
 /// Serve on `listener` until `shutdown` fires, then close every session and stop every actor.
 pub async fn run(
     config: Config,
@@ -211,6 +229,11 @@ pub async fn run(
         tasks.clone(),
     );
     game::restore_live_games(&store, &games, &hall, &shutdown, &tasks).await?;
+    tokio::spawn(purge_sessions(
+        store.clone(),
+        shutdown.clone(),
+        tasks.clone(),
+    ));
     let state = Arc::new(AppState {
         config,
         auth,

@@ -6,6 +6,7 @@
 
 use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
+use std::time::Duration;
 
 use axum::extract::ws::{CloseFrame, Message, WebSocket};
 use futures_util::{SinkExt, StreamExt};
@@ -19,8 +20,8 @@ use tokio::time::Instant;
 
 use crate::auth::{AuthError, Authenticated};
 use crate::config::{
-    MAX_FRAME_BYTES, MESSAGES_BURST, MESSAGES_PER_SECOND, OUTBOUND_QUEUE_LEN,
-    RATE_LIMIT_STRIKES_MAX,
+    IDLE_TIMEOUT_MS, MAX_FRAME_BYTES, MESSAGES_BURST, MESSAGES_PER_SECOND, OUTBOUND_QUEUE_LEN,
+    PING_INTERVAL_MS, RATE_LIMIT_STRIKES_MAX,
 };
 use crate::game::{self, GameCmd, PlayerMove};
 use crate::hall::{Audience, HallCmd, HallEvent};
@@ -152,14 +153,30 @@ impl Session {
         let (mut sink, mut stream) = socket.split();
         let mut hall_rx = self.state.hall.subscribe();
         let shutdown = self.state.shutdown.clone();
+        let ping_every = Duration::from_millis(PING_INTERVAL_MS);
+        let mut pings = tokio::time::interval_at(Instant::now() + ping_every, ping_every);
+        let mut last_heard = Instant::now();
         loop {
             let next = tokio::select! {
                 _ = shutdown.wait() => Next::Close(CLOSE_GOING_AWAY, "server shutting down"),
                 incoming = stream.next() => match incoming {
-                    Some(Ok(message)) => self.on_message(message).await,
+                    Some(Ok(message)) => {
+                        last_heard = Instant::now();
+                        self.on_message(message).await
+                    }
                     // The peer went away or broke the protocol (e.g. a frame over the hard cap).
                     Some(Err(_)) | None => return,
                 },
+                _ = pings.tick() => {
+                    if last_heard.elapsed() >= Duration::from_millis(IDLE_TIMEOUT_MS) {
+                        Next::Close(CLOSE_GOING_AWAY, "no answer to pings")
+                    } else {
+                        if sink.send(Message::Ping(Default::default())).await.is_err() {
+                            return;
+                        }
+                        Next::Continue
+                    }
+                }
                 event = hall_rx.recv() => self.on_hall_event(event).await,
                 Some(frame) = out_rx.recv() => {
                     self.pushes.push(frame);

@@ -82,6 +82,8 @@ pub trait Store: Send + Sync + 'static {
         now_ms: u64,
     ) -> Result<Option<(UserId, u64)>, StoreError>;
     fn delete_session(&self, token_digest: &str) -> Result<(), StoreError>;
+    /// Forget sessions expired by `now_ms`; returns how many.
+    fn purge_sessions(&self, now_ms: u64) -> Result<usize, StoreError>;
     /// Record a new game and assign its id.
     fn create_game(&self, game: &NewGame) -> Result<GameId, StoreError>;
     /// Append one event to a live game's log, durably, before anyone hears of it.
@@ -162,6 +164,16 @@ pub(crate) fn conformance(store: &dyn Store) {
     store.create_session("digest-3", bob, 1000).unwrap();
     store.delete_session("digest-3").unwrap();
     assert_eq!(store.session_user("digest-3", 0).unwrap(), None);
+    store.create_session("digest-4", bob, 2000).unwrap();
+    assert_eq!(
+        store.purge_sessions(1500).unwrap(),
+        1,
+        "only digest-1 had expired"
+    );
+    assert_eq!(
+        store.session_user("digest-4", 1500).unwrap(),
+        Some((bob, 2000))
+    );
 
     // Games: events kept in order, duplicates refused, live until finished.
     let new_game = NewGame {

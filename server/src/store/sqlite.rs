@@ -224,6 +224,15 @@ impl Store for SqliteStore {
             .map_err(backend)
     }
 
+    fn purge_sessions(&self, now_ms: u64) -> Result<usize, StoreError> {
+        self.conn()
+            .execute(
+                "DELETE FROM sessions WHERE expires_at_ms <= ?1",
+                params![now_ms as i64],
+            )
+            .map_err(backend)
+    }
+
     fn create_game(&self, game: &NewGame) -> Result<GameId, StoreError> {
         let conn = self.conn();
         conn.execute(
