@@ -180,6 +180,7 @@ pub struct GameSummary {
     pub black: PlayerInfo,
     pub white: PlayerInfo,
     pub size: u8,
+    /// Moves and viewers when the game was listed (or restored); `watch` gives the live figures.
     pub moves_count: u32,
     pub watchers_count: u32,
 }
@@ -293,6 +294,7 @@ pub struct GameState {
     pub accepted_black: bool,
     pub accepted_white: bool,
     pub outcome: Option<GameOutcome>,
+    /// Connections following the game, the players' own included.
     pub watchers_count: u32,
 }
 
