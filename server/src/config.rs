@@ -171,3 +171,23 @@ pub fn parse_listen(text: &str) -> Result<SocketAddr, String> {
     text.parse()
         .map_err(|err| format!("bad listen address {text:?}: {err}"))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn production_defaults_are_owasps_argon2id_parameters() {
+        let config = Config::new(PathBuf::from("data"));
+        assert_eq!(
+            config.argon2,
+            Argon2Params {
+                memory_kib: 19_456,
+                passes: 2,
+                lanes: 1
+            }
+        );
+        assert_eq!(parse_listen(DEFAULT_LISTEN).unwrap().port(), 8080);
+        assert!(parse_listen("localhost").is_err());
+    }
+}

@@ -337,6 +337,26 @@ mod tests {
         forwarder.await.unwrap();
     }
 
+    /// A game whose inbox is full answers `busy` at once instead of making the session wait.
+    #[tokio::test]
+    async fn a_full_inbox_answers_busy() {
+        let (inbox, rx) = mpsc::channel(1);
+        let handle = GameHandle { inbox };
+        let (reply, _) = oneshot::channel();
+        handle.inbox.try_send(GameCmd::Subscribe { reply }).unwrap();
+        let refused = handle
+            .ask(|reply| GameCmd::Subscribe { reply })
+            .await
+            .unwrap_err();
+        assert_eq!(refused.code, ErrorCode::Busy);
+        drop(rx);
+        let gone = handle
+            .ask(|reply| GameCmd::Subscribe { reply })
+            .await
+            .unwrap_err();
+        assert_eq!(gone.code, ErrorCode::NoSuchGame);
+    }
+
     /// Outbound queue length for the test: small, nothing in it waits.
     const OUTBOUND_LEN_FOR_TEST: usize = 8;
 }
