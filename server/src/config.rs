@@ -117,6 +117,10 @@ pub const PING_INTERVAL_MS: u64 = 30_000;
 /// A socket silent (no frame, not even a pong) for this long is closed as dead: two missed pings.
 pub const IDLE_TIMEOUT_MS: u64 = 75_000;
 
+/// How long a write to one socket may take. A client whose connection stopped taking data (a dead
+/// peer, or one that never reads) is dropped after this rather than holding its session forever.
+pub const WRITE_TIMEOUT_MS: u64 = 10_000;
+
 /// How long shutdown waits for sessions to say goodbye before the process exits anyway.
 pub const SHUTDOWN_GRACE_MS: u64 = 5_000;
 

@@ -9,6 +9,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::extract::ws::{CloseFrame, Message, WebSocket};
+use futures_util::stream::SplitSink;
 use futures_util::{SinkExt, StreamExt};
 use tengen_protocol::{
     ChatChannel, ClientMsg, ErrorCode, GameId, PlayerInfo, Request, RequestId, RoomId, ServerMsg,
@@ -21,7 +22,7 @@ use tokio::time::Instant;
 use crate::auth::{AuthError, Authenticated};
 use crate::config::{
     IDLE_TIMEOUT_MS, MAX_FRAME_BYTES, MESSAGES_BURST, MESSAGES_PER_SECOND, OUTBOUND_QUEUE_LEN,
-    PING_INTERVAL_MS, RATE_LIMIT_STRIKES_MAX,
+    PING_INTERVAL_MS, RATE_LIMIT_STRIKES_MAX, WRITE_TIMEOUT_MS,
 };
 use crate::game::{self, GameCmd, PlayerMove};
 use crate::hall::{Audience, HallCmd, HallEvent};
@@ -32,6 +33,9 @@ const TABLES_PER_SESSION_MAX: usize = 16;
 
 /// Games one connection may follow at once (each costs a forwarding task and a broadcast receiver).
 const GAMES_PER_SESSION_MAX: usize = 16;
+
+/// Frames written per flush at most, so one busy game cannot starve the socket's other duties.
+const WRITE_BATCH_MAX: usize = 64;
 
 /// WebSocket close code for "going away" (server shutdown), RFC 6455 §7.4.1.
 const CLOSE_GOING_AWAY: u16 = 1001;
@@ -180,23 +184,49 @@ impl Session {
                 event = hall_rx.recv() => self.on_hall_event(event).await,
                 Some(frame) = out_rx.recv() => {
                     self.pushes.push(frame);
+                    // Take what else is ready, so a busy game costs one flush, not one per frame.
+                    while self.pushes.len() < WRITE_BATCH_MAX {
+                        match out_rx.try_recv() {
+                            Ok(frame) => self.pushes.push(frame),
+                            Err(_) => break,
+                        }
+                    }
                     Next::Continue
                 }
             };
-            for frame in self.pushes.drain(..) {
-                if sink.send(Message::Text(frame)).await.is_err() {
-                    return;
-                }
+            if !self.write_pushes(&mut sink).await {
+                return;
             }
             if let Next::Close(code, reason) = next {
                 let close = CloseFrame {
                     code,
                     reason: reason.into(),
                 };
-                let _ = sink.send(Message::Close(Some(close))).await;
+                let write_timeout = Duration::from_millis(WRITE_TIMEOUT_MS);
+                let _ = tokio::time::timeout(write_timeout, sink.send(Message::Close(Some(close))))
+                    .await;
                 return;
             }
         }
+    }
+
+    /// Write the queued frames with one flush. False when the socket is gone or the client has not
+    /// taken them within [`WRITE_TIMEOUT_MS`] (a peer that stopped reading is dropped, not waited on).
+    async fn write_pushes(&mut self, sink: &mut SplitSink<WebSocket, Message>) -> bool {
+        if self.pushes.is_empty() {
+            return true;
+        }
+        let frames = std::mem::take(&mut self.pushes);
+        let write = async {
+            for frame in frames {
+                sink.feed(Message::Text(frame)).await?;
+            }
+            sink.flush().await
+        };
+        matches!(
+            tokio::time::timeout(Duration::from_millis(WRITE_TIMEOUT_MS), write).await,
+            Ok(Ok(()))
+        )
     }
 
     /// Leave the room and tables, go offline, stop forwarders.
