@@ -47,6 +47,11 @@ pub const CHAT_CHARS_MAX: usize = 500;
 /// inbox means the actor is stuck behind the store, and the sender is told `busy` instead of waiting.
 pub const GAME_INBOX_LEN: usize = 64;
 
+/// How long a subscription waits for room in a game's inbox. Subscriptions come in bursts (a game
+/// starts and all its table's watchers subscribe at once), so they queue briefly instead of being
+/// told `busy`; moves never wait.
+pub const SUBSCRIBE_WAIT_MS: u64 = 5_000;
+
 /// Events a watcher may fall behind a game's broadcast before it is resynced with a full `game_state`.
 /// A whole 9x9 game fits, so only a truly stalled connection is resynced.
 pub const GAME_EVENT_QUEUE_LEN: usize = 256;

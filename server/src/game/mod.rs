@@ -9,6 +9,7 @@ pub mod wire;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use tengen_protocol::{
     GameId, GameSettings, GameSummary, PlayerInfo, Point, ServerMsg, TableId, UserId,
@@ -16,7 +17,7 @@ use tengen_protocol::{
 use tokio::sync::{broadcast, mpsc, oneshot, watch};
 use tokio::task::JoinHandle;
 
-use crate::config::{GAME_INBOX_LEN, LIVE_GAMES_MAX};
+use crate::config::{GAME_INBOX_LEN, LIVE_GAMES_MAX, SUBSCRIBE_WAIT_MS};
 use crate::hall::{HallCmd, HallHandle};
 use crate::store::{NewGame, StoreHandle};
 use crate::{unix_now_ms, BoxError, Frame, Refusal, Shutdown, TaskGuard};
@@ -219,9 +220,19 @@ pub async fn restore_live_games(
 }
 
 /// Subscribe to a game: the caller sends `subscription.snapshot` itself (so it arrives before the
-/// request's `ack`), then hands the receiver to [`forward`].
+/// request's `ack`), then hands the receiver to [`forward`]. Unlike moves, a subscription waits (up to
+/// [`SUBSCRIBE_WAIT_MS`]) for room in the inbox: when a game starts, every watcher of its table
+/// subscribes at once, and turning them away `busy` would leave them without the game.
 pub async fn subscribe(handle: &GameHandle) -> Result<Subscription, Refusal> {
-    handle.ask(|reply| GameCmd::Subscribe { reply }).await
+    let (tx, rx) = oneshot::channel();
+    let wait = Duration::from_millis(SUBSCRIBE_WAIT_MS);
+    match tokio::time::timeout(wait, handle.inbox.send(GameCmd::Subscribe { reply: tx })).await {
+        Ok(Ok(())) => {}
+        Ok(Err(_)) => return Err(Refusal::new(ErrorCode::NoSuchGame, "the game has ended")),
+        Err(_) => return Err(Refusal::busy()),
+    }
+    rx.await
+        .map_err(|_| Refusal::new(ErrorCode::NoSuchGame, "the game has ended"))?
 }
 
 /// Copy a game's frames to one socket's outbound queue, in order, skipping frames hidden from `viewer`
@@ -337,23 +348,24 @@ mod tests {
         forwarder.await.unwrap();
     }
 
-    /// A game whose inbox is full answers `busy` at once instead of making the session wait.
+    /// A game whose inbox is full answers a move `busy` at once instead of making the session wait.
     #[tokio::test]
     async fn a_full_inbox_answers_busy() {
         let (inbox, rx) = mpsc::channel(1);
         let handle = GameHandle { inbox };
         let (reply, _) = oneshot::channel();
         handle.inbox.try_send(GameCmd::Subscribe { reply }).unwrap();
-        let refused = handle
-            .ask(|reply| GameCmd::Subscribe { reply })
-            .await
-            .unwrap_err();
+        let pass = |reply| GameCmd::Move {
+            user: UserId(1),
+            mv: PlayerMove::Pass,
+            reply,
+        };
+        let refused = handle.ask(pass).await.unwrap_err();
         assert_eq!(refused.code, ErrorCode::Busy);
         drop(rx);
-        let gone = handle
-            .ask(|reply| GameCmd::Subscribe { reply })
-            .await
-            .unwrap_err();
+        let gone = handle.ask(pass).await.unwrap_err();
+        assert_eq!(gone.code, ErrorCode::NoSuchGame);
+        let gone = subscribe(&handle).await.unwrap_err();
         assert_eq!(gone.code, ErrorCode::NoSuchGame);
     }
 
