@@ -56,8 +56,12 @@ pub const SUBSCRIBE_WAIT_MS: u64 = 5_000;
 /// A whole 9x9 game fits, so only a truly stalled connection is resynced.
 pub const GAME_EVENT_QUEUE_LEN: usize = 256;
 
-/// Commands waiting in the hall actor's inbox; beyond it requests are answered `busy`.
+/// Commands waiting in the hall actor's inbox. Every connection has at most one request in flight, so
+/// a full inbox means thousands arrived at once (a mass reconnect); they wait up to [`HALL_WAIT_MS`].
 pub const HALL_INBOX_LEN: usize = 1024;
+
+/// How long a request waits for room in the hall's inbox before it is answered `busy`.
+pub const HALL_WAIT_MS: u64 = 2_000;
 
 /// Hall pushes (table, room, player updates and chat) a session may fall behind before it is resynced
 /// with fresh `hall`/`room` snapshots.

@@ -513,9 +513,12 @@ impl Session {
         result: Result<Authenticated, AuthError>,
     ) -> Result<Answer, Refusal> {
         let session = result.map_err(auth_refusal)?;
-        self.state.hall.try_send(HallCmd::Online {
-            player: session.player.clone(),
-        })?;
+        self.state
+            .hall
+            .send_or_busy(HallCmd::Online {
+                player: session.player.clone(),
+            })
+            .await?;
         self.player = Some(session.player.clone());
         self.token = Some(session.token.clone());
         self.viewer.send_replace(Some(session.player.user));
@@ -540,11 +543,14 @@ impl Session {
         if let Some(room) = self.room {
             self.leave_room(room).await?;
         }
-        self.state.hall.try_send(HallCmd::SessionGone {
-            user: Some(player.user),
-            room: None,
-            tables: Vec::new(),
-        })?;
+        self.state
+            .hall
+            .send_or_busy(HallCmd::SessionGone {
+                user: Some(player.user),
+                room: None,
+                tables: Vec::new(),
+            })
+            .await?;
         self.player = None;
         self.token = None;
         self.viewer.send_replace(None);

@@ -1,6 +1,6 @@
 //! The hall: one actor owning rooms, tables, seats, settings agreement, nigiri, direct challenges, who
 //! is online, and room and table chat. Sessions talk to it through [`HallHandle`] (a bounded inbox; a
-//! full one answers `busy`), and it pushes every change once, serialized, on one broadcast channel whose
+//! request that finds it full for [`HALL_WAIT_MS`] is answered `busy`), and it pushes every change once, serialized, on one broadcast channel whose
 //! items say who should receive them ([`Audience`]); each session filters for itself. Live games are
 //! started here and then belong to `game`; the game tells the hall when it ends.
 
@@ -8,6 +8,7 @@ pub mod chat;
 pub mod table;
 
 use std::collections::{BTreeMap, HashMap};
+use std::time::Duration;
 
 use rand::Rng;
 use tengen_protocol::{
@@ -17,7 +18,8 @@ use tengen_protocol::{
 use tokio::sync::{broadcast, mpsc, oneshot};
 
 use crate::config::{
-    Config, CHALLENGES_PER_USER_MAX, HALL_EVENT_QUEUE_LEN, HALL_INBOX_LEN, TABLES_PER_ROOM,
+    Config, CHALLENGES_PER_USER_MAX, HALL_EVENT_QUEUE_LEN, HALL_INBOX_LEN, HALL_WAIT_MS,
+    TABLES_PER_ROOM,
 };
 use crate::game::{GameContext, Games, StartGame};
 use crate::store::StoreHandle;
@@ -159,9 +161,13 @@ impl HallHandle {
         self.events.subscribe()
     }
 
-    /// Send a command without waiting for room in the inbox.
-    pub fn try_send(&self, cmd: HallCmd) -> Result<(), Refusal> {
-        self.inbox.try_send(cmd).map_err(|_| Refusal::busy())
+    /// Send a command, waiting up to [`HALL_WAIT_MS`] for room in the inbox; then `busy`.
+    pub async fn send_or_busy(&self, cmd: HallCmd) -> Result<(), Refusal> {
+        let wait = Duration::from_millis(HALL_WAIT_MS);
+        self.inbox
+            .send_timeout(cmd, wait)
+            .await
+            .map_err(|_| Refusal::busy())
     }
 
     /// Send a command, waiting for room (for messages that must not be lost, like a game's end).
@@ -173,7 +179,7 @@ impl HallHandle {
     /// Ask the hall something and wait for its answer.
     pub async fn ask<T>(&self, make: impl FnOnce(Reply<T>) -> HallCmd) -> Result<T, Refusal> {
         let (tx, rx) = oneshot::channel();
-        self.try_send(make(tx))?;
+        self.send_or_busy(make(tx)).await?;
         rx.await.map_err(|_| Refusal::busy())?
     }
 }
