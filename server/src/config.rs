@@ -71,6 +71,10 @@ pub const HALL_EVENT_QUEUE_LEN: usize = 1024;
 /// game forwarders then fall behind their broadcast and are resynced rather than growing memory.
 pub const OUTBOUND_QUEUE_LEN: usize = 256;
 
+/// Watcher counts of tables are pushed at most this often. Pushing every join would cost O(n²)
+/// frames when n people open a popular table at once; once a second, each table costs one update.
+pub const WATCHER_COUNT_PUSH_MS: u64 = 1_000;
+
 /// Tables per room. Classic halls number their tables; a fixed count keeps the room list bounded.
 pub const TABLES_PER_ROOM: u32 = 20;
 

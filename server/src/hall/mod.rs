@@ -7,7 +7,7 @@
 pub mod chat;
 pub mod table;
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::time::Duration;
 
 use rand::Rng;
@@ -19,7 +19,7 @@ use tokio::sync::{broadcast, mpsc, oneshot};
 
 use crate::config::{
     Config, CHALLENGES_PER_USER_MAX, HALL_EVENT_QUEUE_LEN, HALL_INBOX_LEN, HALL_WAIT_MS,
-    TABLES_PER_ROOM,
+    TABLES_PER_ROOM, WATCHER_COUNT_PUSH_MS,
 };
 use crate::game::{GameContext, Games, StartGame};
 use crate::store::StoreHandle;
@@ -216,6 +216,8 @@ struct Hall {
     next_challenge: u64,
     /// Live games as listed in the hall.
     live: BTreeMap<GameId, GameSummary>,
+    /// Tables whose watcher count changed since the last push; at most one entry per table.
+    recount: BTreeSet<TableId>,
     games: Games,
     ctx: GameContext,
     events: broadcast::Sender<HallEvent>,
@@ -263,6 +265,7 @@ pub fn spawn(
         challenges: BTreeMap::new(),
         next_challenge: 1,
         live: BTreeMap::new(),
+        recount: BTreeSet::new(),
         games,
         ctx: GameContext {
             store,
@@ -287,9 +290,11 @@ impl Hall {
         shutdown: Shutdown,
         _tasks: TaskGuard,
     ) {
+        let mut recounts = tokio::time::interval(Duration::from_millis(WATCHER_COUNT_PUSH_MS));
         loop {
             tokio::select! {
                 _ = shutdown.wait() => break,
+                _ = recounts.tick() => self.publish_recounts(),
                 cmd = inbox.recv() => match cmd {
                     Some(cmd) => self.handle(cmd).await,
                     None => break,
@@ -584,7 +589,7 @@ impl Hall {
 
     fn join_table(&mut self, id: TableId) -> Result<(Frame, Option<GameId>), Refusal> {
         self.table_mut(id)?.watchers_count += 1;
-        self.table_changed(id);
+        self.recount.insert(id);
         let table = self.table(id)?;
         Ok((table_frame(table), table.game))
     }
@@ -592,8 +597,15 @@ impl Hall {
     fn leave_watching(&mut self, id: TableId) -> Result<(), Refusal> {
         let table = self.table_mut(id)?;
         table.watchers_count = table.watchers_count.saturating_sub(1);
-        self.table_changed(id);
+        self.recount.insert(id);
         Ok(())
+    }
+
+    /// Publish the tables whose watcher counts changed since the last tick, once each.
+    fn publish_recounts(&mut self) {
+        for id in std::mem::take(&mut self.recount) {
+            self.table_changed(id);
+        }
     }
 
     fn leave_table(
