@@ -71,8 +71,9 @@ pub const HALL_EVENT_QUEUE_LEN: usize = 1024;
 /// game forwarders then fall behind their broadcast and are resynced rather than growing memory.
 pub const OUTBOUND_QUEUE_LEN: usize = 256;
 
-/// Watcher counts of tables are pushed at most this often. Pushing every join would cost O(n²)
-/// frames when n people open a popular table at once; once a second, each table costs one update.
+/// Watcher counts of tables (and user counts of rooms) are pushed at most this often. Pushing every
+/// join would cost O(n²) frames when n people open a popular table at once; once a second, each table
+/// or room costs one update.
 pub const WATCHER_COUNT_PUSH_MS: u64 = 1_000;
 
 /// Tables per room. Classic halls number their tables; a fixed count keeps the room list bounded.

@@ -218,6 +218,8 @@ struct Hall {
     live: BTreeMap<GameId, GameSummary>,
     /// Tables whose watcher count changed since the last push; at most one entry per table.
     recount: BTreeSet<TableId>,
+    /// Rooms whose user count changed since the last push; at most one entry per room.
+    room_recount: BTreeSet<RoomId>,
     games: Games,
     ctx: GameContext,
     events: broadcast::Sender<HallEvent>,
@@ -266,6 +268,7 @@ pub fn spawn(
         next_challenge: 1,
         live: BTreeMap::new(),
         recount: BTreeSet::new(),
+        room_recount: BTreeSet::new(),
         games,
         ctx: GameContext {
             store,
@@ -543,7 +546,7 @@ impl Hall {
                 ..Audience::default()
             };
             self.publish(audience, &ServerMsg::RoomJoined { room: id, player });
-            self.room_changed(id);
+            self.room_recount.insert(id);
         }
         Ok(frame)
     }
@@ -582,7 +585,7 @@ impl Hall {
                 ..Audience::default()
             };
             self.publish(audience, &ServerMsg::RoomLeft { room: id, user });
-            self.room_changed(id);
+            self.room_recount.insert(id);
         }
         Ok(())
     }
@@ -601,10 +604,14 @@ impl Hall {
         Ok(())
     }
 
-    /// Publish the tables whose watcher counts changed since the last tick, once each.
+    /// Publish the tables whose watcher counts, and the rooms whose user counts, changed since the
+    /// last tick, once each.
     fn publish_recounts(&mut self) {
         for id in std::mem::take(&mut self.recount) {
             self.table_changed(id);
+        }
+        for id in std::mem::take(&mut self.room_recount) {
+            self.room_changed(id);
         }
     }
 
