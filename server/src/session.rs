@@ -526,6 +526,11 @@ impl Session {
         if let Some(room) = self.room {
             self.join_room(room).await?;
         }
+        // A player coming back gets their games' whole state at once (before this reply).
+        for game in self.state.games.of_player(session.player.user) {
+            // A game that ends meanwhile is simply missed.
+            let _ = self.watch(game).await;
+        }
         Ok(Answer::Msg(Box::new(ServerMsg::Session {
             id,
             user: session.player.user,

@@ -142,8 +142,10 @@ async fn a_whole_game_reaches_a_result_and_watchers_see_every_event() {
     bob.hello().await;
     let session = bob.ok(json!({"type": "resume", "token": token})).await;
     assert_eq!(session["username"], "bob");
-    bob.ok(json!({"type": "watch", "game": game})).await;
-    let state = bob.wait_type("game_state").await["state"].clone();
+    // The state of his game came before the reply, unasked.
+    let state = bob.backlog.pop_front().expect("game_state before session");
+    assert_eq!(state["type"], "game_state");
+    let state = state["state"].clone();
     assert_eq!(state["seq"], 6);
     assert_eq!(state["moves_count"], 6);
     assert_eq!(state["to_move"], "black");

@@ -158,6 +158,10 @@ impl GameActor {
         self.id
     }
 
+    pub(super) fn players(&self) -> [UserId; 2] {
+        [self.black.user, self.white.user]
+    }
+
     pub(super) fn summary(&self) -> GameSummary {
         GameSummary {
             game: self.id,

@@ -109,11 +109,14 @@ impl GameHandle {
     }
 }
 
+/// A live game's handle and its two players (Black, White).
+type LiveEntry = (GameHandle, [UserId; 2]);
+
 /// The registry of live games on this node.
 #[derive(Debug, Clone, Default)]
 pub struct Games {
-    /// Bounded by [`LIVE_GAMES_MAX`]: `start` refuses beyond it.
-    live: Arc<Mutex<HashMap<GameId, GameHandle>>>,
+    /// Bounded by [`LIVE_GAMES_MAX`]: `start` refuses beyond it. Each entry keeps its two players.
+    live: Arc<Mutex<HashMap<GameId, LiveEntry>>>,
 }
 
 /// Everything needed to start a game.
@@ -131,15 +134,24 @@ impl Games {
         Games::default()
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<GameId, GameHandle>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<GameId, LiveEntry>> {
         self.live.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     pub fn get(&self, game: GameId) -> Result<GameHandle, Refusal> {
         self.lock()
             .get(&game)
-            .cloned()
+            .map(|(handle, _)| handle.clone())
             .ok_or_else(|| Refusal::new(ErrorCode::NoSuchGame, format!("no live game {game}")))
+    }
+
+    /// The live games `user` plays in (for a player who reconnects).
+    pub fn of_player(&self, user: UserId) -> Vec<GameId> {
+        self.lock()
+            .iter()
+            .filter(|(_, (_, players))| players.contains(&user))
+            .map(|(id, _)| *id)
+            .collect()
     }
 
     fn remove(&self, game: GameId) {
@@ -177,7 +189,9 @@ impl Games {
 
     fn spawn(&self, actor: actor::GameActor) {
         let (tx, rx) = mpsc::channel(GAME_INBOX_LEN);
-        self.lock().insert(actor.id(), GameHandle { inbox: tx });
+        let players = actor.players();
+        self.lock()
+            .insert(actor.id(), (GameHandle { inbox: tx }, players));
         let games = self.clone();
         tokio::spawn(async move {
             let id = actor.id();
