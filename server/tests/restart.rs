@@ -28,9 +28,11 @@ async fn a_live_game_survives_a_restart() {
     alice
         .ok(json!({"type": "resume", "token": alice_token}))
         .await;
-    alice.ok(json!({"type": "watch", "game": game})).await;
+    // The restored game announced both players away (nobody is connected after a restart); alice
+    // got the state as she came back, then sees her own return.
     let state = alice.wait_type("game_state").await["state"].clone();
-    assert_eq!(state["seq"], 3);
+    assert_eq!(state["seq"], 5);
+    assert_eq!(state["away"].as_array().unwrap().len(), 2);
     assert_eq!(state["moves_count"], 3);
     assert_eq!(state["to_move"], "white");
     assert_eq!(state["board"][2], "..X......");
@@ -45,11 +47,17 @@ async fn a_live_game_survives_a_restart() {
     // Play goes on from the next seq; a pass now ends play (two in a row across the restart).
     let mut bob = server.client().await;
     bob.hello().await;
+    assert_eq!(alice.wait_event(game, 6).await["event"], "player_returned");
     bob.ok(json!({"type": "resume", "token": bob_token})).await;
+    let back = alice.wait_event(game, 7).await;
+    assert_eq!(
+        (&back["event"], &back["color"]),
+        (&json!("player_returned"), &json!("white"))
+    );
     bob.ok(json!({"type": "pass", "game": game})).await;
-    let passed = alice.wait_event(game, 4).await;
+    let passed = alice.wait_event(game, 8).await;
     assert_eq!(passed["event"], "passed");
-    let scoring = alice.wait_event(game, 5).await;
+    let scoring = alice.wait_event(game, 9).await;
     assert_eq!(scoring["event"], "scoring_started");
     server.stop().await;
 }
