@@ -5,6 +5,8 @@
 //! its rules, scoring phase and event log, is in `actor`.
 
 mod actor;
+#[cfg(test)]
+mod actor_tests;
 pub mod wire;
 
 use std::collections::HashMap;
