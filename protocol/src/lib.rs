@@ -716,7 +716,8 @@ pub enum ServerMsg {
     },
     /// A game's full state: after `watch`, when your game starts, or as a resync after falling behind.
     GameState {
-        state: GameState,
+        /// Boxed: the whole state is far larger than any other message.
+        state: Box<GameState>,
     },
     /// One accepted event of a live game.
     GameEvent {

@@ -1000,7 +1000,7 @@ impl GameActor {
         }
         let frames = self.frames.subscribe();
         let snapshot = ServerMsg::GameState {
-            state: self.state(),
+            state: Box::new(self.state()),
         }
         .to_json();
         let presence = viewer
