@@ -94,8 +94,8 @@ pub enum Seat {
     Right,
 }
 
-/// The time system of a game, as plain data. (The server enforces clocks from a later protocol version;
-/// these settings are agreed and recorded now.)
+/// The time system of a game, as plain data. The server enforces it: it alone decides a timeout, and
+/// every move event and game state carries both players' [`Clocks`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum ClockSettings {
@@ -108,6 +108,10 @@ pub enum ClockSettings {
         main_time_ms: u64,
         periods: u32,
         period_ms: u64,
+        /// Table option: running out of the last period is a forced pass (`passed` with `forced`)
+        /// instead of a loss on time; the player gets that last period back.
+        #[serde(default, skip_serializing_if = "is_false")]
+        timeout_is_pass: bool,
     },
     /// Moves-in-time: after main time, `moves` moves within every `block_ms`.
     Canadian {
@@ -121,6 +125,41 @@ pub enum ClockSettings {
         increment_ms: u64,
         max_time_ms: u64,
     },
+}
+
+fn is_false(value: &bool) -> bool {
+    !*value
+}
+
+/// One player's clock as it stood at the frame's `server_time_ms`. Fields the time system does not use
+/// are 0. A client counts the running side down from `server_time_ms` to show it ticking.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SideClock {
+    pub main_left_ms: u64,
+    /// Byo-yomi periods left, counting the one in use.
+    pub periods_left: u32,
+    /// Byo-yomi: what is left of the current period (a full period outside overtime).
+    pub period_left_ms: u64,
+    /// Moves-in-time: moves still due in the current block.
+    pub moves_left_in_block: u32,
+    /// Moves-in-time: time left in the current block.
+    pub block_left_ms: u64,
+    /// This clock is ticking (the side to move, during play).
+    pub running: bool,
+}
+
+/// Both players' clocks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Clocks {
+    pub black: SideClock,
+    pub white: SideClock,
+}
+
+/// A player who is away from a live game, and how long until they lose it by forfeit (escape).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Away {
+    pub color: Color,
+    pub forfeit_in_ms: u64,
 }
 
 /// Everything agreed before a game starts: proposed by White (the right seat), confirmed by Black.
@@ -252,6 +291,9 @@ pub enum GameEvent {
     },
     Passed {
         color: Color,
+        /// The pass was forced by a byo-yomi timeout (table option `timeout_is_pass`).
+        #[serde(default, skip_serializing_if = "is_false")]
+        forced: bool,
     },
     /// Two passes ended play; `dead` is the server's estimate, proposed to both players.
     ScoringStarted {
@@ -267,6 +309,39 @@ pub enum GameEvent {
     },
     Ended {
         outcome: GameOutcome,
+    },
+    /// `color` asks to take back their last move; the opponent answers `accept_undo` or `decline_undo`.
+    UndoRequested {
+        color: Color,
+    },
+    /// The opponent declined; nothing changed.
+    UndoDeclined {
+        color: Color,
+    },
+    /// The opponent (`by`) accepted: `color`'s last move (and the opponent's reply after it, if any)
+    /// is taken back. `board`, `moves_count` and `to_move` are the position after the undo.
+    UndoAccepted {
+        color: Color,
+        by: Color,
+        moves_count: u32,
+        to_move: Color,
+        board: Vec<String>,
+    },
+    /// `by` disputed the marking in the scoring phase: play goes on, `to_move` (the opponent of `by`,
+    /// who claimed the disputed stones dead) to play; clocks run again.
+    PlayResumed {
+        by: Color,
+        to_move: Color,
+    },
+    /// A player's last connection to the game closed; they lose by forfeit (escape) unless they return
+    /// within `forfeit_in_ms`.
+    PlayerLeft {
+        color: Color,
+        forfeit_in_ms: u64,
+    },
+    /// The player who left is back; the countdown stops.
+    PlayerReturned {
+        color: Color,
     },
 }
 
@@ -296,6 +371,24 @@ pub struct GameState {
     pub outcome: Option<GameOutcome>,
     /// Connections following the game, the players' own included.
     pub watchers_count: u32,
+    /// Both clocks at `server_time_ms`; absent for games without a clock.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clocks: Option<Clocks>,
+    /// The server's wall clock (Unix ms) when this state was taken.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_time_ms: Option<u64>,
+    /// A pending undo request, by the player who asked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub undo_requested_by: Option<Color>,
+    /// Before the first move: the game is void unless it is made within this many ms.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_move_in_ms: Option<u64>,
+    /// In the scoring phase: the current marking is accepted for both after this many ms.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scoring_ends_in_ms: Option<u64>,
+    /// Players away from the game, with their forfeit countdowns.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub away: Vec<Away>,
 }
 
 /// A message from a client. Every variant may be sent inside a [`Request`] with an `id`.
@@ -391,6 +484,31 @@ pub enum ClientMsg {
     AcceptScore {
         game: GameId,
     },
+    /// In the scoring phase: dispute the marking and play on; the opponent moves first.
+    ResumePlay {
+        game: GameId,
+    },
+    /// Ask to take back your last move (悔棋); the opponent must consent.
+    Undo {
+        game: GameId,
+    },
+    /// Consent to the opponent's pending undo request.
+    AcceptUndo {
+        game: GameId,
+    },
+    /// Refuse the opponent's pending undo request.
+    DeclineUndo {
+        game: GameId,
+    },
+    /// The record of any game, live or finished, as SGF FF\[4\] (answered by `game_record`), to replay
+    /// it move by move.
+    GetRecord {
+        game: GameId,
+    },
+    /// Games a user played, newest first (answered by `game_list`).
+    ListGames {
+        username: String,
+    },
     Chat {
         channel: ChatChannel,
         text: String,
@@ -425,6 +543,12 @@ impl ClientMsg {
         "resign",
         "toggle_dead",
         "accept_score",
+        "resume_play",
+        "undo",
+        "accept_undo",
+        "decline_undo",
+        "get_record",
+        "list_games",
         "chat",
     ];
 }
@@ -592,7 +716,8 @@ pub enum ServerMsg {
     },
     /// A game's full state: after `watch`, when your game starts, or as a resync after falling behind.
     GameState {
-        state: GameState,
+        /// Boxed: the whole state is far larger than any other message.
+        state: Box<GameState>,
     },
     /// One accepted event of a live game.
     GameEvent {
@@ -600,6 +725,27 @@ pub enum ServerMsg {
         seq: u64,
         #[serde(flatten)]
         event: GameEvent,
+        /// Both clocks right after the event (for moves, passes, undo, resume and the end of a timed
+        /// game).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        clocks: Option<Clocks>,
+        /// The server's wall clock (Unix ms) when `clocks` was taken.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        server_time_ms: Option<u64>,
+    },
+    /// Reply to `get_record`: the game's SGF so far (live) or in full (finished).
+    GameRecord {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<RequestId>,
+        game: GameId,
+        sgf: String,
+    },
+    /// Reply to `list_games`.
+    GameList {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<RequestId>,
+        username: String,
+        games: Vec<GameListing>,
     },
     Chat {
         channel: ChatChannel,
@@ -607,6 +753,18 @@ pub enum ServerMsg {
         text: String,
         at_ms: u64,
     },
+}
+
+/// One game in a player's list.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GameListing {
+    pub game: GameId,
+    pub black: String,
+    pub white: String,
+    pub size: u8,
+    /// SGF `RE` ("B+R", "W+T", "0", "Void"); `None` while the game is live.
+    pub result: Option<String>,
+    pub started_at_ms: u64,
 }
 
 /// Stable error codes: clients switch on these, people read the `message`.
@@ -677,6 +835,8 @@ pub enum ErrorCode {
     TooManyWatchers,
     /// The game or hall is too busy to take this request now; try again.
     Busy,
+    /// No undo request is pending, or there is no move of yours to take back.
+    NoUndo,
     /// The server failed; nothing was changed.
     Internal,
 }
@@ -724,6 +884,7 @@ impl ErrorCode {
         ErrorCode::NotAllowed,
         ErrorCode::TooManyWatchers,
         ErrorCode::Busy,
+        ErrorCode::NoUndo,
         ErrorCode::Internal,
     ];
 }
@@ -759,6 +920,8 @@ impl ServerMsg {
         "challenge_declined",
         "game_state",
         "game_event",
+        "game_record",
+        "game_list",
         "chat",
     ];
 

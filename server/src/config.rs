@@ -168,6 +168,38 @@ pub struct Config {
     /// Extra allowed browser origins (exact `scheme://host[:port]`), besides same-origin and localhost.
     pub allowed_origins: Vec<String>,
     pub session_ttl_ms: u64,
+    /// Grace periods and limits of live games.
+    pub game_timing: GameTiming,
+}
+
+/// How long a player away from a live game keeps it before losing by forfeit (escape, 逃跑). A minute
+/// covers a dropped Wi-Fi or a browser restart; it never extends a clock that runs out sooner.
+pub const DISCONNECT_GRACE_MS: u64 = 60_000;
+
+/// How long the first move may take before the game is void (nobody came to play it). Long enough
+/// to sit down and think about an opening; a no-show frees the table.
+pub const FIRST_MOVE_WITHIN_MS: u64 = 120_000;
+
+/// How long the scoring phase may last before the marking on the board is accepted for both. Five
+/// minutes is enough to mark and check a 19x19 board; it stops a loser from stalling forever.
+pub const SCORING_PHASE_MS: u64 = 300_000;
+
+/// The time limits a game actor enforces besides the players' clocks; tests shorten them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GameTiming {
+    pub disconnect_grace_ms: u64,
+    pub first_move_within_ms: u64,
+    pub scoring_phase_ms: u64,
+}
+
+impl Default for GameTiming {
+    fn default() -> GameTiming {
+        GameTiming {
+            disconnect_grace_ms: DISCONNECT_GRACE_MS,
+            first_move_within_ms: FIRST_MOVE_WITHIN_MS,
+            scoring_phase_ms: SCORING_PHASE_MS,
+        }
+    }
 }
 
 impl Config {
@@ -180,6 +212,7 @@ impl Config {
             connections_per_ip_max: CONNECTIONS_PER_IP_MAX,
             allowed_origins: Vec::new(),
             session_ttl_ms: SESSION_TTL_MS,
+            game_timing: GameTiming::default(),
         }
     }
 }

@@ -32,6 +32,8 @@ pub(crate) fn router(state: Arc<AppState>) -> Router {
         .route("/ws", get(ws_upgrade))
         .route("/api/health", get(health))
         .route("/api/games/{game}/sgf", get(game_sgf))
+        .route("/api/games/{file}", get(game_sgf_file))
+        .route("/api/users/{name}/games", get(user_games))
         .route("/", get(index))
         .route("/{*path}", get(static_file))
         .with_state(state)
@@ -67,10 +69,33 @@ fn serve_file(path: &str) -> Response {
 }
 
 /// A finished game's record, for download.
+/// `GET /api/games/{id}.sgf`: the same record under the file name people expect.
+async fn game_sgf_file(state: State<Arc<AppState>>, Path(file): Path<String>) -> Response {
+    match file
+        .strip_suffix(".sgf")
+        .and_then(|id| id.parse::<u64>().ok())
+    {
+        Some(game) => game_sgf(state, Path(game)).await,
+        None => (StatusCode::NOT_FOUND, "ask for /api/games/{id}.sgf").into_response(),
+    }
+}
+
+/// `GET /api/users/{name}/games`: a player's games, newest first, as JSON.
+async fn user_games(State(state): State<Arc<AppState>>, Path(name): Path<String>) -> Response {
+    match crate::game::list_games(&state.store, &name).await {
+        Ok(games) => axum::Json(games).into_response(),
+        Err(refusal) if refusal.code == tengen_protocol::ErrorCode::NoSuchUser => {
+            (StatusCode::NOT_FOUND, refusal.message).into_response()
+        }
+        Err(refusal) => (StatusCode::INTERNAL_SERVER_ERROR, refusal.message).into_response(),
+    }
+}
+
+/// The SGF of a game: live games give the record so far, finished ones the stored record.
 async fn game_sgf(State(state): State<Arc<AppState>>, Path(game): Path<u64>) -> Response {
     let game = GameId(game);
-    match state.store.call(move |store| store.game_sgf(game)).await {
-        Ok(Some(sgf)) => (
+    match crate::game::record(&state.games, &state.store, game).await {
+        Ok(sgf) => (
             [
                 (header::CONTENT_TYPE, "application/x-go-sgf".to_string()),
                 (
@@ -81,9 +106,11 @@ async fn game_sgf(State(state): State<Arc<AppState>>, Path(game): Path<u64>) -> 
             sgf,
         )
             .into_response(),
-        Ok(None) => (StatusCode::NOT_FOUND, "no finished game with that id").into_response(),
-        Err(err) => {
-            tracing::error!(%err, "reading an SGF failed");
+        Err(refusal) if refusal.code == tengen_protocol::ErrorCode::NoSuchGame => {
+            (StatusCode::NOT_FOUND, "no game with that id").into_response()
+        }
+        Err(refusal) => {
+            tracing::error!(%refusal, "reading an SGF failed");
             (StatusCode::INTERNAL_SERVER_ERROR, "store failure").into_response()
         }
     }

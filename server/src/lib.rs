@@ -230,7 +230,8 @@ pub async fn run(
         shutdown.clone(),
         tasks.clone(),
     );
-    game::restore_live_games(&store, &games, &hall, &shutdown, &tasks).await?;
+    let timing = config.game_timing;
+    game::restore_live_games(&store, &games, &hall, &shutdown, &tasks, timing).await?;
     tokio::spawn(purge_sessions(
         store.clone(),
         shutdown.clone(),

@@ -473,6 +473,42 @@ impl Session {
                     .await?;
                 Ok(Answer::Ack)
             }
+            ClientMsg::ResumePlay { game } => {
+                let user = self.user()?;
+                self.state
+                    .games
+                    .get(game)?
+                    .ask(|reply| GameCmd::ResumePlay { user, reply })
+                    .await?;
+                Ok(Answer::Ack)
+            }
+            ClientMsg::Undo { game } => {
+                let user = self.user()?;
+                self.state
+                    .games
+                    .get(game)?
+                    .ask(|reply| GameCmd::Undo { user, reply })
+                    .await?;
+                Ok(Answer::Ack)
+            }
+            ClientMsg::AcceptUndo { game } => self.answer_undo(game, true).await,
+            ClientMsg::DeclineUndo { game } => self.answer_undo(game, false).await,
+            ClientMsg::GetRecord { game } => {
+                let sgf = game::record(&self.state.games, &self.state.store, game).await?;
+                Ok(Answer::Msg(Box::new(ServerMsg::GameRecord {
+                    id,
+                    game,
+                    sgf,
+                })))
+            }
+            ClientMsg::ListGames { username } => {
+                let games = game::list_games(&self.state.store, &username).await?;
+                Ok(Answer::Msg(Box::new(ServerMsg::GameList {
+                    id,
+                    username,
+                    games,
+                })))
+            }
             ClientMsg::AcceptScore { game } => {
                 let user = self.user()?;
                 let handle = self.state.games.get(game)?;
@@ -631,7 +667,8 @@ impl Session {
             );
         }
         let handle = self.state.games.get(game)?;
-        let subscription = game::subscribe(&handle).await?;
+        let viewer = self.player.as_ref().map(|p| p.user);
+        let subscription = game::subscribe(&handle, viewer).await?;
         self.pushes.push(subscription.snapshot.clone());
         let forwarder = game::forward(
             handle,
@@ -645,6 +682,20 @@ impl Session {
             old.abort();
         }
         Ok(())
+    }
+
+    async fn answer_undo(&mut self, game: GameId, accept: bool) -> Result<Answer, Refusal> {
+        let user = self.user()?;
+        self.state
+            .games
+            .get(game)?
+            .ask(|reply| GameCmd::AnswerUndo {
+                user,
+                accept,
+                reply,
+            })
+            .await?;
+        Ok(Answer::Ack)
     }
 
     async fn game_move(&mut self, game: GameId, mv: PlayerMove) -> Result<Answer, Refusal> {

@@ -134,10 +134,15 @@ async fn a_whole_game_reaches_a_result_and_watchers_see_every_event() {
     assert_eq!(heard["text"], "white is in trouble");
     assert_eq!(heard["from"]["username"], "dave");
 
-    // Bob drops and comes back with his token: he gets the whole state.
+    // Bob drops: everyone sees him leave with his forfeit countdown (the 60 s grace, within his
+    // clock). He comes back with his token: he gets the whole state, and everyone sees him return.
     let token = bob.token.clone().unwrap();
     let bob_backlog: Vec<Value> = bob.backlog.drain(..).collect();
     bob.close().await;
+    let left = carol.peek_event(game, 7).await;
+    assert_eq!(left["event"], "player_left");
+    assert_eq!(left["color"], "white");
+    assert_eq!(left["forfeit_in_ms"], 60_000);
     let mut bob = server.client().await;
     bob.hello().await;
     let session = bob.ok(json!({"type": "resume", "token": token})).await;
@@ -146,7 +151,10 @@ async fn a_whole_game_reaches_a_result_and_watchers_see_every_event() {
     let state = bob.backlog.pop_front().expect("game_state before session");
     assert_eq!(state["type"], "game_state");
     let state = state["state"].clone();
-    assert_eq!(state["seq"], 6);
+    assert_eq!(state["seq"], 7);
+    assert_eq!(state["away"][0]["color"], "white");
+    let countdown_ms = state["away"][0]["forfeit_in_ms"].as_u64().unwrap();
+    assert!(countdown_ms > 0 && countdown_ms <= 60_000, "{countdown_ms}");
     assert_eq!(state["moves_count"], 6);
     assert_eq!(state["to_move"], "black");
     let board: Vec<&str> = state["board"]
@@ -159,10 +167,12 @@ async fn a_whole_game_reaches_a_result_and_watchers_see_every_event() {
     assert_eq!(board[4], "...X..O..");
     assert_eq!(board[5], "....XO...");
 
-    play(&mut alice, game, 0, 0).await; // 7
-    play(&mut bob, game, 4, 4).await; // 8: White into the ko mouth
-    play(&mut alice, game, 5, 4).await; // 9: Black takes the ko
-    let capture = carol.peek_event(game, 9).await;
+    let back = carol.peek_event(game, 8).await;
+    assert_eq!(back["event"], "player_returned");
+    play(&mut alice, game, 0, 0).await; // 9
+    play(&mut bob, game, 4, 4).await; // 10: White into the ko mouth
+    play(&mut alice, game, 5, 4).await; // 11: Black takes the ko
+    let capture = carol.peek_event(game, 11).await;
     assert_eq!(capture["event"], "played");
     assert_eq!(capture["captured"], json!([point(4, 4)]));
     // White may not retake at once.
@@ -171,37 +181,37 @@ async fn a_whole_game_reaches_a_result_and_watchers_see_every_event() {
         "ko",
     )
     .await;
-    play(&mut bob, game, 8, 8).await; // 10: a ko threat elsewhere
-    play(&mut alice, game, 4, 4).await; // 11: Black connects
-    bob.ok(json!({"type": "pass", "game": game})).await; // 12
-    alice.ok(json!({"type": "pass", "game": game})).await; // 13
-    let scoring = carol.peek_event(game, 14).await;
+    play(&mut bob, game, 8, 8).await; // 12: a ko threat elsewhere
+    play(&mut alice, game, 4, 4).await; // 13: Black connects
+    bob.ok(json!({"type": "pass", "game": game})).await; // 14
+    alice.ok(json!({"type": "pass", "game": game})).await; // 15
+    let scoring = carol.peek_event(game, 16).await;
     assert_eq!(scoring["event"], "scoring_started");
 
     // Bob toggles his lone stone; any change clears acceptances; both accept the same marking.
     alice
         .ok(json!({"type": "accept_score", "game": game}))
-        .await; // 15
+        .await; // 17
     bob.ok(json!({"type": "toggle_dead", "game": game, "point": point(8, 8)}))
-        .await; // 16
+        .await; // 18
     bob.err(
         json!({"type": "toggle_dead", "game": game, "point": point(7, 7)}),
         "not_allowed",
     )
     .await;
-    let marked = carol.peek_event(game, 16).await;
+    let marked = carol.peek_event(game, 18).await;
     assert_eq!(marked["event"], "dead_marked");
     assert_eq!(marked["by"], "white");
     alice
         .ok(json!({"type": "accept_score", "game": game}))
-        .await; // 17
-    bob.ok(json!({"type": "accept_score", "game": game})).await; // 18, then 19: ended
+        .await; // 19
+    bob.ok(json!({"type": "accept_score", "game": game})).await; // 20, then 21: ended
 
     // The watcher saw every event, in order, with no gap, ending with the result.
     let events = events_until_end(&mut carol, game).await;
     let all: Vec<Value> = events;
     let seqs: Vec<u64> = all.iter().map(|e| e["seq"].as_u64().unwrap()).collect();
-    assert_eq!(seqs, (1..=19).collect::<Vec<u64>>());
+    assert_eq!(seqs, (1..=21).collect::<Vec<u64>>());
     let ended = all.last().unwrap();
     let outcome = &ended["outcome"];
     assert_eq!(outcome["reason"], "score");

@@ -1,25 +1,75 @@
-//! One live game as a tokio actor: it owns the `tengen_rules::Game`, the scoring phase (dead-stone
-//! marking and both players' acceptance), the per-game `seq`, and the broadcast its subscribers read.
-//! Every accepted change becomes a `GameEvent` that is appended to the store *before* it is
-//! acknowledged or broadcast; the same events replay the game after a restart. Authorization (is this
-//! user a player, is it their turn, is this the right phase) is checked here, where the state is.
+//! One live game as a tokio actor: it owns the `tengen_rules::Game`, the players' [`Clock`], the
+//! scoring phase (dead-stone marking and both players' acceptance), undo requests, the players'
+//! presence, the per-game `seq`, and the broadcast its subscribers read. Every accepted change becomes
+//! a `GameEvent` that is appended to the store, with the game-time instant it happened (`at_ms`),
+//! *before* it is acknowledged or broadcast; the same events replay the game, clocks included, after
+//! a restart.
+//!
+//! Time: the actor keeps its own "game time", milliseconds on tokio's clock since the actor started
+//! plus the game time at which the stored log ended (0 for a new game). Every deadline (the side to
+//! move running out, the first move of a no-show, a player away too long, the scoring phase) is an
+//! instant of game time; the run loop sleeps until the nearest one with a single `sleep_until`, so a
+//! timeout ends the game the moment it happens, with nobody sending anything. A restarted actor
+//! resumes game time where the log ended, so the time the server was down is charged to no one (nor
+//! is the mover's thinking time between their last recorded event and the crash).
+//!
+//! Every ending goes through [`GameActor::end`] (record the result) and then [`GameActor::finish`]
+//! (store the SGF, tell the hall): the one place where "game over" happens.
+//!
+//! Rules decided here, in the players' terms:
+//! - Undo (悔棋): a player may ask to take back their last move while play is on; the opponent accepts
+//!   or declines. Accepted, the asker's last move is taken back, with the opponent's reply if one was
+//!   made since, so the asker is to move again; time already used is not given back. Any move or pass
+//!   withdraws a pending request. The log keeps the request and the answer, and the SGF root comment
+//!   lists accepted undos.
+//! - Scoring dispute: either player may send `resume_play` instead of accepting. Asking to resume
+//!   means disputing the other player's claim that some stones are dead, so play restarts with the
+//!   *other* player (the claimant) to move (以实战解决); two passes end it again with a fresh estimate.
+//! - The scoring phase lasts at most `scoring_phase_ms`; then the marking on the board (the last one
+//!   both were shown) is accepted for both and counted. Clocks are paused throughout.
+//! - Escape (逃跑): when a player's last connection to the game closes, they have
+//!   `disconnect_grace_ms` (their own clock still runs when it is their turn, and a timeout comes first
+//!   if it is sooner) to return; otherwise they lose by forfeit. If both players are away when a
+//!   forfeit falls due, nobody kept their seat and the game is void.
+//! - No-show: a game whose first move is not made within `first_move_within_ms` is void.
 
 use std::collections::BTreeSet;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::Duration;
 
+use serde::{Deserialize, Serialize};
 use tengen_protocol::{
-    ErrorCode, GameEvent, GameId, GameOutcome, GamePhase, GameSettings, GameState, GameSummary,
-    PlayerInfo, ServerMsg, TableId, UserId,
+    Away, ErrorCode, GameEvent, GameId, GameOutcome, GamePhase, GameSettings, GameState,
+    GameSummary, PlayerInfo, ServerMsg, TableId, UserId,
 };
 use tengen_rules::sgf::{GameInfo, GameRecord};
-use tengen_rules::{estimate_dead, Color, Game, Move, Phase, Point};
+use tengen_rules::{estimate_dead, Color, Game, GameResult, Move, Phase, Point, WinBy};
 use tokio::sync::{broadcast, mpsc};
+use tokio::time::Instant;
 
-use super::wire::{self, color_from_wire, color_to_wire, point_from_wire, points_to_wire};
-use super::{GameCmd, GameContext, GameFrame, PlayerMove, StartGame, Subscription};
+use super::wire::{
+    self, clocks_to_wire, color_from_wire, color_of_side, color_to_wire, point_from_wire,
+    points_to_wire, side_of,
+};
+use super::{
+    GameCmd, GameContext, GameFrame, PlayerMove, Presence, PresenceGuard, StartGame, Subscription,
+};
+use crate::clock::{self, Clock, ClockError, ClockView, Expiry, SideView};
 use crate::config::{GAME_EVENT_QUEUE_LEN, WATCHERS_PER_GAME_MAX};
 use crate::hall::{chat, HallCmd};
 use crate::store::{LiveGameRow, UserRow};
 use crate::{unix_now_ms, BoxError, Frame, Refusal};
+
+/// One event as the log stores it: the wire event plus the game-time instant it happened, from
+/// which a restart replays the clocks exactly.
+#[derive(Debug, Serialize, Deserialize)]
+struct LoggedEvent {
+    #[serde(flatten)]
+    event: GameEvent,
+    #[serde(default)]
+    at_ms: u64,
+}
 
 /// The dead-stone marking and acceptances of the scoring phase.
 #[derive(Debug, Clone, Default)]
@@ -54,6 +104,26 @@ pub(super) struct GameActor {
     outcome: Option<GameOutcome>,
     frames: broadcast::Sender<GameFrame>,
     ctx: GameContext,
+    /// Both players' time; `None` for an untimed game.
+    clock: Option<Clock>,
+    /// The tokio instant at which game time was `offset_ms`.
+    epoch: Instant,
+    offset_ms: u64,
+    /// Wall-clock start (Unix ms), for the record's date.
+    started_at_ms: u64,
+    /// A pending undo request, by the player who asked.
+    undo_request: Option<Color>,
+    /// Accepted undos, for the record's comment.
+    undo_notes: Vec<String>,
+    /// When the scoring phase is accepted for both (game time).
+    scoring_deadline_ms: Option<u64>,
+    /// Players' connections, counted by their subscriptions.
+    presence: Arc<Presence>,
+    /// Whether each player has been counted present since this actor started: a player whose
+    /// subscription has not arrived yet at the start of a game is not "away".
+    seen: [bool; 2],
+    /// Since when (game time) each player has been away, announced with `player_left`.
+    away_since_ms: [Option<u64>; 2],
 }
 
 impl std::fmt::Debug for GameActor {
@@ -70,9 +140,26 @@ fn player_info(user: &UserRow) -> PlayerInfo {
 }
 
 impl GameActor {
-    pub(super) fn new(id: GameId, start: StartGame, game: Game, ctx: GameContext) -> GameActor {
+    pub(super) fn new(
+        id: GameId,
+        start: StartGame,
+        game: Game,
+        ctx: GameContext,
+        started_at_ms: u64,
+    ) -> Result<GameActor, Refusal> {
         let (frames, _) = broadcast::channel(GAME_EVENT_QUEUE_LEN);
-        GameActor {
+        let clock = match wire::clock_settings(&start.settings.clock)? {
+            Some(settings) => {
+                let mut clock = Clock::new(settings)
+                    .map_err(|err| Refusal::new(ErrorCode::InvalidSettings, err.to_string()))?;
+                // A fresh clock always starts; the first mover's time runs from game time 0.
+                let started = clock.start(0, side_of(game.to_move()));
+                assert!(started.is_ok(), "a new clock starts: {started:?}");
+                Some(clock)
+            }
+            None => None,
+        };
+        Ok(GameActor {
             id,
             table: start.table,
             black: start.black,
@@ -85,7 +172,17 @@ impl GameActor {
             outcome: None,
             frames,
             ctx,
-        }
+            clock,
+            epoch: Instant::now(),
+            offset_ms: 0,
+            started_at_ms,
+            undo_request: None,
+            undo_notes: Vec::new(),
+            scoring_deadline_ms: None,
+            presence: Arc::new(Presence::default()),
+            seen: [false, false],
+            away_since_ms: [None, None],
+        })
     }
 
     /// Rebuild a live game from its stored row and event log. `Ok(None)` when the log shows the game
@@ -111,16 +208,24 @@ impl GameActor {
             nigiri_seed: row.game.nigiri_seed,
         };
         let game = wire::new_engine_game(&settings)?;
-        let mut actor = GameActor::new(row.id, start, game, ctx);
+        let mut actor = GameActor::new(row.id, start, game, ctx, row.game.started_at_ms)?;
+        let mut last_at_ms = 0;
         for (seq, text) in &row.events {
-            let event: GameEvent = serde_json::from_str(text)?;
-            actor.replay(&event)?;
+            let logged: LoggedEvent = serde_json::from_str(text)?;
+            actor.replay(&logged.event, logged.at_ms)?;
             actor.seq = *seq;
+            last_at_ms = last_at_ms.max(logged.at_ms);
         }
+        // Game time goes on from the last recorded instant: the downtime belongs to no one.
+        actor.offset_ms = last_at_ms;
+        actor.epoch = Instant::now();
         if actor.outcome.is_some() {
             actor.finish().await;
             return Ok(None);
         }
+        // Nobody is connected to a freshly restored game: both count as away (and are announced so)
+        // until they come back.
+        actor.seen = [true, true];
         // A crash between the second pass and the scoring proposal leaves scoring unopened.
         if actor.game.phase() == Phase::Scoring && actor.scoring.is_none() {
             actor
@@ -131,14 +236,33 @@ impl GameActor {
         Ok(Some(actor))
     }
 
-    /// Apply one recorded event to the state, as when it first happened.
-    fn replay(&mut self, event: &GameEvent) -> Result<(), BoxError> {
+    /// Apply one recorded event to the state, as when it first happened at game time `at_ms`.
+    fn replay(&mut self, event: &GameEvent, at_ms: u64) -> Result<(), BoxError> {
         match event {
-            GameEvent::Played { color, point, .. } => self
-                .game
-                .play(color_from_wire(*color), Move::Play(point_from_wire(*point)))?,
-            GameEvent::Passed { color } => self.game.play(color_from_wire(*color), Move::Pass)?,
-            GameEvent::ScoringStarted { dead } | GameEvent::DeadMarked { dead, .. } => {
+            GameEvent::Played { color, point, .. } => {
+                self.game
+                    .play(color_from_wire(*color), Move::Play(point_from_wire(*point)))?;
+                self.clock_moved(at_ms);
+            }
+            GameEvent::Passed { color, forced } => {
+                if *forced {
+                    if let Some(clock) = &mut self.clock {
+                        clock.check(at_ms);
+                    }
+                } else {
+                    self.clock_moved(at_ms);
+                }
+                self.game.play(color_from_wire(*color), Move::Pass)?;
+                self.undo_request = None;
+            }
+            GameEvent::ScoringStarted { dead } => {
+                self.scoring = Some(Scoring {
+                    dead: dead.iter().map(|p| point_from_wire(*p)).collect(),
+                    accepted: [false, false],
+                });
+                self.enter_scoring(at_ms);
+            }
+            GameEvent::DeadMarked { dead, .. } => {
                 self.scoring = Some(Scoring {
                     dead: dead.iter().map(|p| point_from_wire(*p)).collect(),
                     accepted: [false, false],
@@ -150,6 +274,16 @@ impl GameActor {
                 }
             }
             GameEvent::Ended { outcome } => self.outcome = Some(outcome.clone()),
+            GameEvent::UndoRequested { color } => self.undo_request = Some(color_from_wire(*color)),
+            GameEvent::UndoDeclined { .. } => self.undo_request = None,
+            GameEvent::UndoAccepted { color, .. } => {
+                self.take_back(color_from_wire(*color), at_ms);
+            }
+            GameEvent::PlayResumed { to_move, .. } => {
+                self.restart_play(color_from_wire(*to_move), at_ms);
+            }
+            // Presence is not carried across a restart: everyone reconnects.
+            GameEvent::PlayerLeft { .. } | GameEvent::PlayerReturned { .. } => {}
         }
         Ok(())
     }
@@ -174,18 +308,45 @@ impl GameActor {
         }
     }
 
+    /// Milliseconds of game time now.
+    fn now_ms(&self) -> u64 {
+        self.offset_ms + self.epoch.elapsed().as_millis() as u64
+    }
+
+    /// The tokio instant of a game-time instant.
+    fn instant_of(&self, at_ms: u64) -> Instant {
+        self.epoch + Duration::from_millis(at_ms.saturating_sub(self.offset_ms))
+    }
+
     pub(super) async fn run(mut self, mut inbox: mpsc::Receiver<GameCmd>) {
         let _tasks = self.ctx.tasks.clone();
         let shutdown = self.ctx.shutdown.clone();
+        let presence = Arc::clone(&self.presence);
+        // A restored game looks at presence once at the start: nobody is connected yet.
+        let mut first = Some(self.presence_changed().await);
         loop {
-            let cmd = tokio::select! {
-                _ = shutdown.wait() => return,
-                cmd = inbox.recv() => match cmd {
-                    Some(cmd) => cmd,
-                    None => return,
-                },
+            let step = match first.take() {
+                Some(step) => step,
+                None => {
+                    let wake = self.next_deadline_ms().map(|at_ms| self.instant_of(at_ms));
+                    let timer = async move {
+                        match wake {
+                            Some(wake) => tokio::time::sleep_until(wake).await,
+                            None => std::future::pending().await,
+                        }
+                    };
+                    tokio::select! {
+                        _ = shutdown.wait() => return,
+                        cmd = inbox.recv() => match cmd {
+                            Some(cmd) => self.handle(cmd).await,
+                            None => return,
+                        },
+                        _ = presence.changed.notified() => self.presence_changed().await,
+                        _ = timer => self.on_deadline().await,
+                    }
+                }
             };
-            match self.handle(cmd).await {
+            match step {
                 Ok(Flow::Continue) => {}
                 Ok(Flow::Over) => {
                     self.finish().await;
@@ -200,6 +361,16 @@ impl GameActor {
     }
 
     async fn handle(&mut self, cmd: GameCmd) -> Result<Flow, Fatal> {
+        // A deadline that passed while the command waited in the inbox applies first.
+        if self.on_deadline().await? == Flow::Over {
+            if let Some(reply) = cmd.into_reply() {
+                let _ = reply.send(Err(Refusal::new(
+                    ErrorCode::WrongPhase,
+                    "the game has ended",
+                )));
+            }
+            return Ok(Flow::Over);
+        }
         match cmd {
             GameCmd::Move { user, mv, reply } => {
                 let result = self.play(user, mv).await;
@@ -213,8 +384,28 @@ impl GameActor {
                 let result = self.accept_score(user).await;
                 self.answer(reply, result)
             }
-            GameCmd::Subscribe { reply } => {
-                let _ = reply.send(self.subscribe());
+            GameCmd::ResumePlay { user, reply } => {
+                let result = self.resume_play(user).await;
+                self.answer(reply, result)
+            }
+            GameCmd::Undo { user, reply } => {
+                let result = self.ask_undo(user).await;
+                self.answer(reply, result)
+            }
+            GameCmd::AnswerUndo {
+                user,
+                accept,
+                reply,
+            } => {
+                let result = self.answer_undo(user, accept).await;
+                self.answer(reply, result)
+            }
+            GameCmd::Record { reply } => {
+                let _ = reply.send(Ok(self.record_sgf(None)));
+                Ok(Flow::Continue)
+            }
+            GameCmd::Subscribe { viewer, reply } => {
+                let _ = reply.send(self.subscribe(viewer));
                 Ok(Flow::Continue)
             }
             GameCmd::Kibitz {
@@ -267,10 +458,16 @@ impl GameActor {
         }
     }
 
-    /// Store the event, then publish it; the caller acknowledges after this returns.
+    /// Store the event with its game-time instant, then publish it with both clocks; the caller
+    /// acknowledges after this returns.
     async fn commit(&mut self, event: GameEvent) -> Result<(), Fatal> {
         let seq = self.seq + 1;
-        let text = serde_json::to_string(&event).map_err(|err| Fatal(err.to_string()))?;
+        let now_ms = self.now_ms();
+        let logged = LoggedEvent {
+            event,
+            at_ms: now_ms,
+        };
+        let text = serde_json::to_string(&logged).map_err(|err| Fatal(err.to_string()))?;
         let game = self.id;
         self.ctx
             .store
@@ -278,7 +475,14 @@ impl GameActor {
             .await
             .map_err(|err| Fatal(err.to_string()))?;
         self.seq = seq;
-        let frame = ServerMsg::GameEvent { game, seq, event }.to_json();
+        let frame = ServerMsg::GameEvent {
+            game,
+            seq,
+            event: logged.event,
+            clocks: self.clock_view(now_ms).map(|view| clocks_to_wire(&view)),
+            server_time_ms: Some(unix_now_ms()),
+        }
+        .to_json();
         // No subscribers is fine: the event is stored and snapshots include it.
         let _ = self.frames.send(GameFrame {
             seq: Some(seq),
@@ -286,6 +490,159 @@ impl GameActor {
             hidden_from: [None, None],
         });
         Ok(())
+    }
+
+    fn clock_view(&self, now_ms: u64) -> Option<ClockView> {
+        self.clock.as_ref().map(|clock| clock.snapshot(now_ms))
+    }
+
+    /// The clock after a completed move at `at_ms`. The caller has applied any due expiry first, so
+    /// the clock cannot refuse; an untimed game has nothing to do.
+    fn clock_moved(&mut self, at_ms: u64) {
+        if let Some(clock) = &mut self.clock {
+            if let Err(err) = clock.on_move(at_ms) {
+                tracing::warn!(game = %self.id, %err, "clock refused a move");
+            }
+        }
+    }
+
+    /// The nearest instant (game time) at which something happens without anyone sending anything.
+    fn next_deadline_ms(&self) -> Option<u64> {
+        if self.outcome.is_some() {
+            return None;
+        }
+        [
+            self.clock.as_ref().and_then(Clock::deadline_ms),
+            self.first_move_deadline_ms(),
+            self.scoring_deadline_ms,
+            self.forfeit_deadline_ms(Color::Black),
+            self.forfeit_deadline_ms(Color::White),
+        ]
+        .into_iter()
+        .flatten()
+        .min()
+    }
+
+    /// Before the first move of a game (handicap stones are not moves): when it becomes void.
+    fn first_move_deadline_ms(&self) -> Option<u64> {
+        let waiting = self.game.moves().is_empty() && self.game.phase() == Phase::Play;
+        waiting.then_some(self.ctx.timing.first_move_within_ms)
+    }
+
+    fn forfeit_deadline_ms(&self, color: Color) -> Option<u64> {
+        self.away_since_ms[color.index()].map(|since| since + self.ctx.timing.disconnect_grace_ms)
+    }
+
+    /// Apply everything due by now, in a fixed order: the clock, the no-show, the scoring limit, an
+    /// escape.
+    async fn on_deadline(&mut self) -> Result<Flow, Fatal> {
+        if self.outcome.is_some() {
+            return Ok(Flow::Over);
+        }
+        let now_ms = self.now_ms();
+        let expiry = self.clock.as_mut().and_then(|clock| clock.check(now_ms));
+        match expiry {
+            Some(Expiry::Timeout(side)) => {
+                let loser = color_of_side(side);
+                return self
+                    .end_with(GameResult::Win {
+                        winner: loser.opponent(),
+                        win_by: WinBy::Time,
+                    })
+                    .await;
+            }
+            Some(Expiry::ForcedPass(side)) => {
+                let color = color_of_side(side);
+                let passed = self.game.play(color, Move::Pass);
+                assert!(passed.is_ok(), "a forced pass is the mover's: {passed:?}");
+                self.undo_request = None;
+                self.commit(GameEvent::Passed {
+                    color: color_to_wire(color),
+                    forced: true,
+                })
+                .await?;
+                if self.game.phase() == Phase::Scoring {
+                    self.open_scoring().await?;
+                }
+            }
+            None => {}
+        }
+        if self
+            .first_move_deadline_ms()
+            .is_some_and(|due| now_ms >= due)
+        {
+            return self.end_with(GameResult::Void).await;
+        }
+        if self.scoring_deadline_ms.is_some_and(|due| now_ms >= due) {
+            return self.count_and_end().await;
+        }
+        for color in [Color::Black, Color::White] {
+            if self
+                .forfeit_deadline_ms(color)
+                .is_some_and(|due| now_ms >= due)
+            {
+                let result = if self.away_since_ms[color.opponent().index()].is_some() {
+                    GameResult::Void
+                } else {
+                    GameResult::Win {
+                        winner: color.opponent(),
+                        win_by: WinBy::Forfeit,
+                    }
+                };
+                return self.end_with(result).await;
+            }
+        }
+        Ok(Flow::Continue)
+    }
+
+    /// A player's connections changed: announce a player who left or came back.
+    async fn presence_changed(&mut self) -> Result<Flow, Fatal> {
+        if self.outcome.is_some() {
+            return Ok(Flow::Over);
+        }
+        let now_ms = self.now_ms();
+        for color in [Color::Black, Color::White] {
+            let index = color.index();
+            let here = self.presence.counts[index].load(Ordering::SeqCst) > 0;
+            if here {
+                self.seen[index] = true;
+            }
+            match (here, self.away_since_ms[index]) {
+                (false, None) if self.seen[index] => {
+                    self.away_since_ms[index] = Some(now_ms);
+                    let forfeit_in_ms = self.forfeit_in_ms(color, now_ms);
+                    self.commit(GameEvent::PlayerLeft {
+                        color: color_to_wire(color),
+                        forfeit_in_ms,
+                    })
+                    .await?;
+                }
+                (true, Some(_)) => {
+                    self.away_since_ms[index] = None;
+                    self.commit(GameEvent::PlayerReturned {
+                        color: color_to_wire(color),
+                    })
+                    .await?;
+                }
+                _ => {}
+            }
+        }
+        Ok(Flow::Continue)
+    }
+
+    /// What a client shows as an away player's countdown: the grace left, or their own time if that
+    /// runs out sooner (a timeout then ends the game first).
+    fn forfeit_in_ms(&self, color: Color, now_ms: u64) -> u64 {
+        let grace_ms = self
+            .forfeit_deadline_ms(color)
+            .map_or(0, |due| due.saturating_sub(now_ms));
+        match &self.clock {
+            Some(clock) => {
+                let view = clock.snapshot(now_ms);
+                grace_ms.min(time_left_ms(view.side(side_of(color)), clock.settings()))
+            }
+            None => grace_ms,
+        }
     }
 
     async fn play(&mut self, user: UserId, mv: PlayerMove) -> Result<Result<Flow, Refusal>, Fatal> {
@@ -301,6 +658,8 @@ impl GameActor {
         if let Err(reason) = self.game.play(color, engine_move) {
             return Ok(Err(wire::illegal(reason)));
         }
+        let now_ms = self.now_ms();
+        self.undo_request = None;
         let event = match engine_move {
             Move::Play(point) => GameEvent::Played {
                 color: color_to_wire(color),
@@ -309,17 +668,29 @@ impl GameActor {
             },
             Move::Pass => GameEvent::Passed {
                 color: color_to_wire(color),
+                forced: false,
             },
             Move::Resign => {
                 let result = self.game.result().expect("resigning ends the game");
-                return self.end(wire::outcome(result, None)).await.map(Ok);
+                return self.end_with(result).await.map(Ok);
             }
         };
+        self.clock_moved(now_ms);
         self.commit(event).await?;
         if self.game.phase() == Phase::Scoring {
             self.open_scoring().await?;
         }
         Ok(Ok(Flow::Continue))
+    }
+
+    /// The clock pauses and the scoring phase's own limit starts.
+    fn enter_scoring(&mut self, at_ms: u64) {
+        if let Some(clock) = &mut self.clock {
+            // A clock that is not running (already paused) has nothing to pause.
+            let _ = clock.pause(at_ms);
+        }
+        self.undo_request = None;
+        self.scoring_deadline_ms = Some(at_ms + self.ctx.timing.scoring_phase_ms);
     }
 
     /// Two passes: propose the engine's dead-stone estimate.
@@ -332,6 +703,7 @@ impl GameActor {
             dead,
             accepted: [false, false],
         });
+        self.enter_scoring(self.now_ms());
         self.commit(event).await
     }
 
@@ -409,6 +781,11 @@ impl GameActor {
         if accepted != [true, true] {
             return Ok(Ok(Flow::Continue));
         }
+        self.count_and_end().await.map(Ok)
+    }
+
+    /// Count the board with the current marking and end the game with that result.
+    async fn count_and_end(&mut self) -> Result<Flow, Fatal> {
         let dead: Vec<Point> = self
             .scoring
             .as_ref()
@@ -416,23 +793,165 @@ impl GameActor {
             .unwrap_or_default();
         let score = self.game.score(&dead);
         self.game.end(score.result);
-        self.end(wire::outcome(score.result, Some(&score)))
-            .await
-            .map(Ok)
+        self.end(wire::outcome(score.result, Some(&score))).await
     }
 
+    /// Play restarts after a scoring dispute with `to_move` to play, at game time `at_ms`.
+    fn restart_play(&mut self, to_move: Color, at_ms: u64) {
+        let resumed = self.game.resume(to_move);
+        assert!(resumed, "play resumes only from the scoring phase");
+        self.scoring = None;
+        self.scoring_deadline_ms = None;
+        if let Some(clock) = &mut self.clock {
+            if let Err(err) = clock.resume(at_ms, side_of(to_move)) {
+                tracing::warn!(game = %self.id, %err, "clock refused to resume");
+            }
+        }
+    }
+
+    async fn resume_play(&mut self, user: UserId) -> Result<Result<Flow, Refusal>, Fatal> {
+        let color = match self.scoring_for(user) {
+            Ok((color, _)) => color,
+            Err(refusal) => return Ok(Err(refusal)),
+        };
+        // The asker disputes the marking; the other player claimed the stones dead and moves first.
+        let to_move = color.opponent();
+        self.restart_play(to_move, self.now_ms());
+        self.commit(GameEvent::PlayResumed {
+            by: color_to_wire(color),
+            to_move: color_to_wire(to_move),
+        })
+        .await?;
+        Ok(Ok(Flow::Continue))
+    }
+
+    /// How many plies an undo by `color` takes back now: their last move, and the opponent's reply
+    /// if one followed it. `None` when `color` has no move to take back.
+    fn undo_plies(&self, color: Color) -> Option<usize> {
+        if self.game.phase() != Phase::Play {
+            return None;
+        }
+        let moves = self.game.moves();
+        match moves {
+            [.., (last, _)] if *last == color => Some(1),
+            [.., (mine, _), _] if *mine == color => Some(2),
+            _ => None,
+        }
+    }
+
+    async fn ask_undo(&mut self, user: UserId) -> Result<Result<Flow, Refusal>, Fatal> {
+        let color = match self.color_of(user) {
+            Ok(color) => color,
+            Err(refusal) => return Ok(Err(refusal)),
+        };
+        if self.undo_request.is_some() {
+            return Ok(Err(Refusal::new(
+                ErrorCode::NoUndo,
+                "an undo request is already waiting for an answer",
+            )));
+        }
+        if self.undo_plies(color).is_none() {
+            return Ok(Err(Refusal::new(
+                ErrorCode::NoUndo,
+                "you have no move in play to take back",
+            )));
+        }
+        self.undo_request = Some(color);
+        self.commit(GameEvent::UndoRequested {
+            color: color_to_wire(color),
+        })
+        .await?;
+        Ok(Ok(Flow::Continue))
+    }
+
+    async fn answer_undo(
+        &mut self,
+        user: UserId,
+        accept: bool,
+    ) -> Result<Result<Flow, Refusal>, Fatal> {
+        let color = match self.color_of(user) {
+            Ok(color) => color,
+            Err(refusal) => return Ok(Err(refusal)),
+        };
+        let asker = match self.undo_request {
+            Some(asker) if asker == color.opponent() => asker,
+            _ => {
+                return Ok(Err(Refusal::new(
+                    ErrorCode::NoUndo,
+                    "your opponent has not asked to take a move back",
+                )))
+            }
+        };
+        if !accept {
+            self.undo_request = None;
+            self.commit(GameEvent::UndoDeclined {
+                color: color_to_wire(asker),
+            })
+            .await?;
+            return Ok(Ok(Flow::Continue));
+        }
+        let now_ms = self.now_ms();
+        self.take_back(asker, now_ms);
+        self.commit(GameEvent::UndoAccepted {
+            color: color_to_wire(asker),
+            by: color_to_wire(color),
+            moves_count: self.game.moves().len() as u32,
+            to_move: color_to_wire(self.game.to_move()),
+            board: wire::board_rows(self.game.board()),
+        })
+        .await?;
+        Ok(Ok(Flow::Continue))
+    }
+
+    /// Take back `asker`'s last move (and the reply after it) at game time `at_ms`; the clock goes
+    /// to `asker` without giving back time already used.
+    fn take_back(&mut self, asker: Color, at_ms: u64) {
+        self.undo_request = None;
+        let Some(plies) = self.undo_plies(asker) else {
+            return;
+        };
+        let number = self.game.moves().len() + 1 - plies;
+        for _ in 0..plies {
+            self.game.undo();
+        }
+        self.undo_notes
+            .push(format!("{asker} took back move {number} (undo accepted)"));
+        if let Some(clock) = &mut self.clock {
+            let paused = clock.pause(at_ms);
+            if paused.is_ok() {
+                let _ = clock.resume(at_ms, side_of(self.game.to_move()));
+            }
+        }
+    }
+
+    /// Stop the clock and record `result` (the engine's game ends with it too).
+    async fn end_with(&mut self, result: GameResult) -> Result<Flow, Fatal> {
+        if self.game.result().is_none() {
+            self.game.end(result);
+        }
+        self.end(wire::outcome(result, None)).await
+    }
+
+    /// Record the result: every ending (count, resignation, timeout, forfeit, void) comes here, and
+    /// the run loop then calls [`GameActor::finish`].
     async fn end(&mut self, outcome: GameOutcome) -> Result<Flow, Fatal> {
+        let now_ms = self.now_ms();
+        if let Some(clock) = &mut self.clock {
+            // A clock that already finished (a timeout) has nothing to stop.
+            let _: Result<(), ClockError> = clock.stop(now_ms);
+        }
         self.outcome = Some(outcome.clone());
         self.commit(GameEvent::Ended { outcome }).await?;
         Ok(Flow::Over)
     }
 
-    /// After the result is recorded: store the SGF, tell the hall, and let the actor stop.
+    /// After the result is recorded: store the SGF, tell the hall, and let the actor stop. This is
+    /// the single "game over" hook: settlement of stakes and pools belongs here, after the record.
     async fn finish(&mut self) {
         let Some(outcome) = self.outcome.clone() else {
             return;
         };
-        let sgf = self.record_sgf(&outcome);
+        let sgf = self.record_sgf(Some(&outcome));
         let (game, result) = (self.id, outcome.sgf.clone());
         let now_ms = unix_now_ms();
         if let Err(err) = self
@@ -452,23 +971,27 @@ impl GameActor {
             .await;
     }
 
-    fn record_sgf(&self, outcome: &GameOutcome) -> String {
+    /// The SGF FF[4] record: players, ranks, date, time settings, result, and accepted undos.
+    fn record_sgf(&self, outcome: Option<&GameOutcome>) -> String {
         let (time_limit, overtime) = wire::sgf_time(&self.settings.clock);
+        let comment = (!self.undo_notes.is_empty()).then(|| self.undo_notes.join("\n"));
         let info = GameInfo {
             black: Some(self.black.username.clone()),
             white: Some(self.white.username.clone()),
             black_rank: Some(self.black.rank.clone()),
             white_rank: Some(self.white.rank.clone()),
+            date: Some(sgf_date(self.started_at_ms)),
             event: Some("Tengen".into()),
-            result: Some(outcome.sgf.clone()),
+            result: outcome.map(|o| o.sgf.clone()),
             time_limit,
             overtime,
+            comment,
             ..GameInfo::default()
         };
         GameRecord::from_game(&self.game, &info).to_sgf()
     }
 
-    fn subscribe(&self) -> Result<Subscription, Refusal> {
+    fn subscribe(&self, viewer: Option<UserId>) -> Result<Subscription, Refusal> {
         if self.frames.receiver_count() >= WATCHERS_PER_GAME_MAX {
             return Err(Refusal::new(
                 ErrorCode::TooManyWatchers,
@@ -477,13 +1000,17 @@ impl GameActor {
         }
         let frames = self.frames.subscribe();
         let snapshot = ServerMsg::GameState {
-            state: self.state(),
+            state: Box::new(self.state()),
         }
         .to_json();
+        let presence = viewer
+            .and_then(|user| self.color_of(user).ok())
+            .map(|color| PresenceGuard::new(Arc::clone(&self.presence), color.index()));
         Ok(Subscription {
             snapshot: Frame::from(snapshot),
             seq: self.seq,
             frames,
+            presence,
         })
     }
 
@@ -497,6 +1024,17 @@ impl GameActor {
 
     fn state(&self) -> GameState {
         let scoring = self.scoring.clone().unwrap_or_default();
+        let now_ms = self.now_ms();
+        let left = |due: Option<u64>| due.map(|due| due.saturating_sub(now_ms));
+        let away = [Color::Black, Color::White]
+            .into_iter()
+            .filter(|color| self.away_since_ms[color.index()].is_some())
+            .map(|color| Away {
+                color: color_to_wire(color),
+                forfeit_in_ms: self.forfeit_in_ms(color, now_ms),
+            })
+            .collect();
+        let live = self.outcome.is_none();
         GameState {
             game: self.id,
             seq: self.seq,
@@ -520,6 +1058,12 @@ impl GameActor {
             accepted_white: scoring.accepted[1],
             outcome: self.outcome.clone(),
             watchers_count: self.frames.receiver_count() as u32,
+            clocks: self.clock_view(now_ms).map(|view| clocks_to_wire(&view)),
+            server_time_ms: Some(unix_now_ms()),
+            undo_requested_by: self.undo_request.map(color_to_wire),
+            first_move_in_ms: left(self.first_move_deadline_ms().filter(|_| live)),
+            scoring_ends_in_ms: left(self.scoring_deadline_ms.filter(|_| live)),
+            away,
         }
     }
 
@@ -540,5 +1084,51 @@ impl GameActor {
             hidden_from: [Some(self.black.user), Some(self.white.user)],
         });
         Ok(())
+    }
+}
+
+/// All the time a side has before it runs out, from its displayed clock: main time plus whatever
+/// overtime is left.
+fn time_left_ms(view: &SideView, settings: &clock::ClockSettings) -> u64 {
+    let overtime_ms = match *settings {
+        clock::ClockSettings::ByoYomi { period_ms, .. } => {
+            view.period_left_ms + u64::from(view.periods_left.saturating_sub(1)) * period_ms
+        }
+        clock::ClockSettings::Canadian { .. } => view.block_left_ms,
+        clock::ClockSettings::Absolute { .. } | clock::ClockSettings::Fischer { .. } => 0,
+    };
+    view.main_left_ms + overtime_ms
+}
+
+/// SGF `DT` (YYYY-MM-DD, UTC) of a Unix time in ms, by the days-to-civil algorithm (H. Hinnant).
+fn sgf_date(unix_ms: u64) -> String {
+    let days = (unix_ms / 86_400_000) as i64 + 719_468;
+    let era = days.div_euclid(146_097);
+    let day_of_era = days.rem_euclid(146_097);
+    let year_of_era =
+        (day_of_era - day_of_era / 1_460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
+    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
+    let month_index = (5 * day_of_year + 2) / 153;
+    let day = day_of_year - (153 * month_index + 2) / 5 + 1;
+    let month = if month_index < 10 {
+        month_index + 3
+    } else {
+        month_index - 9
+    };
+    let year = year_of_era + era * 400 + i64::from(month <= 2);
+    format!("{year:04}-{month:02}-{day:02}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sgf_dates_are_civil_utc_days() {
+        assert_eq!(sgf_date(0), "1970-01-01");
+        // 2000-02-29 12:00 UTC, a leap day in a century leap year.
+        assert_eq!(sgf_date(951_825_600_000), "2000-02-29");
+        // 2026-11-29 00:00 UTC.
+        assert_eq!(sgf_date(1_795_910_400_000), "2026-11-29");
     }
 }

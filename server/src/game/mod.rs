@@ -5,19 +5,20 @@
 //! its rules, scoring phase and event log, is in `actor`.
 
 mod actor;
+#[cfg(test)]
+mod actor_tests;
 pub mod wire;
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use tengen_protocol::{
-    GameId, GameSettings, GameSummary, PlayerInfo, Point, ServerMsg, TableId, UserId,
-};
-use tokio::sync::{broadcast, mpsc, oneshot, watch};
+use tengen_protocol::{GameId, GameSettings, GameSummary, PlayerInfo, Point, TableId, UserId};
+use tokio::sync::{broadcast, mpsc, oneshot, watch, Notify};
 use tokio::task::JoinHandle;
 
-use crate::config::{GAME_INBOX_LEN, LIVE_GAMES_MAX, SUBSCRIBE_WAIT_MS};
+use crate::config::{GameTiming, GAME_INBOX_LEN, LIVE_GAMES_MAX, SUBSCRIBE_WAIT_MS};
 use crate::hall::{HallCmd, HallHandle};
 use crate::store::{NewGame, StoreHandle};
 use crate::{unix_now_ms, BoxError, Frame, Refusal, Shutdown, TaskGuard};
@@ -32,6 +33,7 @@ pub struct GameContext {
     pub hall: HallHandle,
     pub shutdown: Shutdown,
     pub tasks: TaskGuard,
+    pub timing: GameTiming,
 }
 
 /// One frame a game publishes, serialized once for every subscriber.
@@ -50,6 +52,40 @@ pub struct Subscription {
     pub snapshot: Frame,
     pub seq: u64,
     pub frames: broadcast::Receiver<GameFrame>,
+    /// For a player's own subscription: while it lives, the player counts as present at the game.
+    pub presence: Option<PresenceGuard>,
+}
+
+/// How many connections each player (Black, White) has following their game, shared between the
+/// actor and the players' subscriptions. Counters rather than messages, so that a leave can never be
+/// lost to a full queue; the `Notify` wakes the actor to look at them.
+#[derive(Debug, Default)]
+pub struct Presence {
+    pub counts: [AtomicU32; 2],
+    pub changed: Notify,
+}
+
+/// Held by a player's subscription (and so by its forwarder task): dropping it, when the socket
+/// closes or the game is unwatched, counts that connection out.
+#[derive(Debug)]
+pub struct PresenceGuard {
+    presence: Arc<Presence>,
+    index: usize,
+}
+
+impl PresenceGuard {
+    pub fn new(presence: Arc<Presence>, index: usize) -> PresenceGuard {
+        presence.counts[index].fetch_add(1, Ordering::SeqCst);
+        presence.changed.notify_one();
+        PresenceGuard { presence, index }
+    }
+}
+
+impl Drop for PresenceGuard {
+    fn drop(&mut self) {
+        self.presence.counts[self.index].fetch_sub(1, Ordering::SeqCst);
+        self.presence.changed.notify_one();
+    }
 }
 
 /// A player's move as the actor receives it.
@@ -77,7 +113,29 @@ pub enum GameCmd {
         user: UserId,
         reply: Reply<()>,
     },
+    /// Scoring phase: dispute the marking and play on.
+    ResumePlay {
+        user: UserId,
+        reply: Reply<()>,
+    },
+    /// Ask to take back one's last move.
+    Undo {
+        user: UserId,
+        reply: Reply<()>,
+    },
+    /// Answer the opponent's undo request.
+    AnswerUndo {
+        user: UserId,
+        accept: bool,
+        reply: Reply<()>,
+    },
+    /// The SGF record so far.
+    Record {
+        reply: Reply<String>,
+    },
     Subscribe {
+        /// The subscribing session's user, so a player's connections count as presence.
+        viewer: Option<UserId>,
         reply: Reply<Subscription>,
     },
     Kibitz {
@@ -86,6 +144,23 @@ pub enum GameCmd {
         at_ms: u64,
         reply: Reply<()>,
     },
+}
+
+impl GameCmd {
+    /// The reply channel of a command that changes the game, to refuse it when the game has
+    /// already ended.
+    fn into_reply(self) -> Option<Reply<()>> {
+        match self {
+            GameCmd::Move { reply, .. }
+            | GameCmd::ToggleDead { reply, .. }
+            | GameCmd::AcceptScore { reply, .. }
+            | GameCmd::ResumePlay { reply, .. }
+            | GameCmd::Undo { reply, .. }
+            | GameCmd::AnswerUndo { reply, .. }
+            | GameCmd::Kibitz { reply, .. } => Some(reply),
+            GameCmd::Record { .. } | GameCmd::Subscribe { .. } => None,
+        }
+    }
 }
 
 /// The way in to one game actor.
@@ -167,6 +242,7 @@ impl Games {
             ));
         }
         let engine = wire::new_engine_game(&start.settings)?;
+        let new_game_started_at_ms = unix_now_ms();
         let new_game = NewGame {
             black: start.black.user,
             white: start.white.user,
@@ -174,14 +250,14 @@ impl Games {
             settings_json: serde_json::to_string(&start.settings)
                 .map_err(|err| Refusal::new(ErrorCode::Internal, err.to_string()))?,
             nigiri_seed: start.nigiri_seed,
-            started_at_ms: unix_now_ms(),
+            started_at_ms: new_game_started_at_ms,
         };
         let id = ctx
             .store
             .call(move |store| store.create_game(&new_game))
             .await
             .map_err(|err| Refusal::new(ErrorCode::Internal, err.to_string()))?;
-        let actor = actor::GameActor::new(id, start, engine, ctx.clone());
+        let actor = actor::GameActor::new(id, start, engine, ctx.clone(), new_game_started_at_ms)?;
         let summary = actor.summary();
         self.spawn(actor);
         Ok(summary)
@@ -209,6 +285,7 @@ pub async fn restore_live_games(
     hall: &HallHandle,
     shutdown: &Shutdown,
     tasks: &TaskGuard,
+    timing: GameTiming,
 ) -> Result<(), BoxError> {
     let live = store.call(|store| store.live_games()).await?;
     let ctx = GameContext {
@@ -216,6 +293,7 @@ pub async fn restore_live_games(
         hall: hall.clone(),
         shutdown: shutdown.clone(),
         tasks: tasks.clone(),
+        timing,
     };
     for row in live {
         let id = row.id;
@@ -233,14 +311,67 @@ pub async fn restore_live_games(
     Ok(())
 }
 
+/// Games listed per `list_games` request: a page of recent games, so one request stays cheap.
+pub const GAME_LIST_LEN_MAX: usize = 100;
+
+/// A game's SGF: from its actor while live (the record so far), else the stored record.
+pub async fn record(games: &Games, store: &StoreHandle, game: GameId) -> Result<String, Refusal> {
+    if let Ok(handle) = games.get(game) {
+        if let Ok(sgf) = handle.ask(|reply| GameCmd::Record { reply }).await {
+            return Ok(sgf);
+        }
+    }
+    store
+        .call(move |store| store.game_sgf(game))
+        .await
+        .map_err(|err| Refusal::new(ErrorCode::Internal, err.to_string()))?
+        .ok_or_else(|| Refusal::new(ErrorCode::NoSuchGame, format!("no game {game}")))
+}
+
+/// The games a user played, newest first, at most [`GAME_LIST_LEN_MAX`].
+pub async fn list_games(
+    store: &StoreHandle,
+    username: &str,
+) -> Result<Vec<tengen_protocol::GameListing>, Refusal> {
+    let name = username.to_string();
+    let internal =
+        |err: crate::store::StoreError| Refusal::new(ErrorCode::Internal, err.to_string());
+    let user = store
+        .call(move |store| store.user_by_name(&name))
+        .await
+        .map_err(internal)?
+        .ok_or_else(|| Refusal::new(ErrorCode::NoSuchUser, format!("no user {username}")))?;
+    let rows = store
+        .call(move |store| store.games_of_user(user.id, GAME_LIST_LEN_MAX))
+        .await
+        .map_err(internal)?;
+    Ok(rows
+        .into_iter()
+        .map(|row| tengen_protocol::GameListing {
+            game: row.id,
+            black: row.black,
+            white: row.white,
+            size: serde_json::from_str::<GameSettings>(&row.settings_json)
+                .map(|s| s.size)
+                .unwrap_or(0),
+            result: row.result,
+            started_at_ms: row.started_at_ms,
+        })
+        .collect())
+}
+
 /// Subscribe to a game: the caller sends `subscription.snapshot` itself (so it arrives before the
 /// request's `ack`), then hands the receiver to [`forward`]. Unlike moves, a subscription waits (up to
 /// [`SUBSCRIBE_WAIT_MS`]) for room in the inbox: when a game starts, every watcher of its table
 /// subscribes at once, and turning them away `busy` would leave them without the game.
-pub async fn subscribe(handle: &GameHandle) -> Result<Subscription, Refusal> {
+pub async fn subscribe(
+    handle: &GameHandle,
+    viewer: Option<UserId>,
+) -> Result<Subscription, Refusal> {
     let (tx, rx) = oneshot::channel();
     let wait = Duration::from_millis(SUBSCRIBE_WAIT_MS);
-    match tokio::time::timeout(wait, handle.inbox.send(GameCmd::Subscribe { reply: tx })).await {
+    let cmd = GameCmd::Subscribe { viewer, reply: tx };
+    match tokio::time::timeout(wait, handle.inbox.send(cmd)).await {
         Ok(Ok(())) => {}
         Ok(Err(_)) => return Err(Refusal::new(ErrorCode::NoSuchGame, "the game has ended")),
         Err(_) => return Err(Refusal::busy()),
@@ -282,7 +413,8 @@ pub fn forward(
                 }
                 Err(broadcast::error::RecvError::Lagged(skipped)) => {
                     tracing::debug!(skipped, "a subscriber fell behind; resyncing");
-                    let Ok(fresh) = subscribe(&handle).await else {
+                    let viewer = *viewer.borrow();
+                    let Ok(fresh) = subscribe(&handle, viewer).await else {
                         break;
                     };
                     subscription = fresh;
@@ -294,11 +426,6 @@ pub fn forward(
             }
         }
     })
-}
-
-/// The `game_event` frame for an event.
-pub fn event_frame(game: GameId, seq: u64, event: tengen_protocol::GameEvent) -> String {
-    ServerMsg::GameEvent { game, seq, event }.to_json()
 }
 
 #[cfg(test)]
@@ -325,6 +452,7 @@ mod tests {
             snapshot: Frame::from("snapshot-0".to_string()),
             seq: 0,
             frames: frames.subscribe(),
+            presence: None,
         };
         // Overflow the channel before the forwarder reads anything.
         for seq in 1..=10 {
@@ -335,11 +463,12 @@ mod tests {
         // A stand-in actor answers the resubscription with its state at seq 10.
         let actor_frames = frames.clone();
         tokio::spawn(async move {
-            while let Some(GameCmd::Subscribe { reply }) = inbox_rx.recv().await {
+            while let Some(GameCmd::Subscribe { reply, .. }) = inbox_rx.recv().await {
                 let _ = reply.send(Ok(Subscription {
                     snapshot: Frame::from("snapshot-10".to_string()),
                     seq: 10,
                     frames: actor_frames.subscribe(),
+                    presence: None,
                 }));
             }
         });
@@ -368,7 +497,13 @@ mod tests {
         let (inbox, rx) = mpsc::channel(1);
         let handle = GameHandle { inbox };
         let (reply, _) = oneshot::channel();
-        handle.inbox.try_send(GameCmd::Subscribe { reply }).unwrap();
+        handle
+            .inbox
+            .try_send(GameCmd::Subscribe {
+                viewer: None,
+                reply,
+            })
+            .unwrap();
         let pass = |reply| GameCmd::Move {
             user: UserId(1),
             mv: PlayerMove::Pass,
@@ -379,7 +514,7 @@ mod tests {
         drop(rx);
         let gone = handle.ask(pass).await.unwrap_err();
         assert_eq!(gone.code, ErrorCode::NoSuchGame);
-        let gone = subscribe(&handle).await.unwrap_err();
+        let gone = subscribe(&handle, None).await.unwrap_err();
         assert_eq!(gone.code, ErrorCode::NoSuchGame);
     }
 

@@ -3,14 +3,16 @@
 //! text. Kept apart so the wire format never follows an engine change by accident.
 
 use tengen_protocol::{
-    ClockSettings, Color as WireColor, EndReason, ErrorCode, GameOutcome, GameSettings,
-    KoRule as WireKoRule, Point as WirePoint,
+    ClockSettings, Clocks, Color as WireColor, EndReason, ErrorCode, GameOutcome, GameSettings,
+    KoRule as WireKoRule, Point as WirePoint, SideClock,
 };
 use tengen_rules::{
     Board, Color, Game, GameResult, HandicapPlacement, IllegalMove, KoRule, Komi, Point, Rules,
     Score, WinBy,
 };
 
+use crate::clock::{self, ClockView, SideView};
+use crate::side::Side;
 use crate::Refusal;
 
 pub fn color_to_wire(color: Color) -> WireColor {
@@ -127,6 +129,7 @@ pub fn sgf_time(clock: &ClockSettings) -> (Option<String>, Option<String>) {
             main_time_ms,
             periods,
             period_ms,
+            ..
         } => (
             Some(secs(main_time_ms)),
             Some(format!("{periods}x{} byo-yomi", period_ms / 1000)),
@@ -147,5 +150,79 @@ pub fn sgf_time(clock: &ClockSettings) -> (Option<String>, Option<String>) {
             Some(secs(main_time_ms)),
             Some(format!("{} fischer", increment_ms / 1000)),
         ),
+    }
+}
+
+/// The server clock's settings for a table's agreed clock; `None` for an untimed game. Refuses
+/// settings the clock cannot run (the clock module has the last word, as the engine does for rules).
+pub fn clock_settings(clock: &ClockSettings) -> Result<Option<clock::ClockSettings>, Refusal> {
+    let settings = match *clock {
+        ClockSettings::None => return Ok(None),
+        ClockSettings::Absolute { main_time_ms } => clock::ClockSettings::Absolute { main_time_ms },
+        ClockSettings::ByoYomi {
+            main_time_ms,
+            periods,
+            period_ms,
+            timeout_is_pass,
+        } => clock::ClockSettings::ByoYomi {
+            main_time_ms,
+            periods,
+            period_ms,
+            timeout_is_pass,
+        },
+        ClockSettings::Canadian {
+            main_time_ms,
+            moves,
+            block_ms,
+        } => clock::ClockSettings::Canadian {
+            main_time_ms,
+            moves_per_block: moves,
+            block_ms,
+        },
+        ClockSettings::Fischer {
+            main_time_ms,
+            increment_ms,
+            max_time_ms,
+        } => clock::ClockSettings::Fischer {
+            main_time_ms,
+            increment_ms,
+            max_time_ms,
+        },
+    };
+    settings
+        .validate()
+        .map_err(|err| Refusal::new(ErrorCode::InvalidSettings, err.to_string()))?;
+    Ok(Some(settings))
+}
+
+pub fn side_of(color: Color) -> Side {
+    match color {
+        Color::Black => Side::Black,
+        Color::White => Side::White,
+    }
+}
+
+pub fn color_of_side(side: Side) -> Color {
+    match side {
+        Side::Black => Color::Black,
+        Side::White => Color::White,
+    }
+}
+
+fn side_clock(view: &SideView) -> SideClock {
+    SideClock {
+        main_left_ms: view.main_left_ms,
+        periods_left: view.periods_left,
+        period_left_ms: view.period_left_ms,
+        moves_left_in_block: view.moves_left_in_block,
+        block_left_ms: view.block_left_ms,
+        running: view.running,
+    }
+}
+
+pub fn clocks_to_wire(view: &ClockView) -> Clocks {
+    Clocks {
+        black: side_clock(&view.black),
+        white: side_clock(&view.white),
     }
 }

@@ -275,6 +275,7 @@ pub fn spawn(
             hall: handle.clone(),
             shutdown: shutdown.clone(),
             tasks: tasks.clone(),
+            timing: config.game_timing,
         },
         events,
     };

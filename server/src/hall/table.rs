@@ -62,6 +62,7 @@ pub fn validate_settings(settings: &GameSettings) -> Result<(), Refusal> {
             main_time_ms,
             periods,
             period_ms,
+            ..
         } => {
             main_time_ms <= CLOCK_MS_MAX
                 && (1..=CLOCK_COUNT_MAX).contains(&periods)
@@ -95,6 +96,7 @@ pub fn validate_settings(settings: &GameSettings) -> Result<(), Refusal> {
             "clock settings are out of range",
         ));
     }
+    crate::game::wire::clock_settings(&settings.clock)?;
     crate::game::wire::new_engine_game(settings).map(|_| ())
 }
 
@@ -335,6 +337,7 @@ mod tests {
             main_time_ms: 0,
             periods: 0,
             period_ms: 30_000,
+            timeout_is_pass: false,
         };
         assert!(validate_settings(&bad).is_err());
         assert!(validate_settings(&settings()).is_ok());

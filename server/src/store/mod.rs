@@ -102,6 +102,21 @@ pub trait Store: Send + Sync + 'static {
     fn game_sgf(&self, game: GameId) -> Result<Option<String>, StoreError>;
     /// Every game started and not finished, with its events.
     fn live_games(&self) -> Result<Vec<LiveGameRow>, StoreError>;
+    /// The games `user` played (live and finished), newest first, at most `limit`.
+    fn games_of_user(&self, user: UserId, limit: usize) -> Result<Vec<GameListRow>, StoreError>;
+}
+
+/// One game in a player's list.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GameListRow {
+    pub id: GameId,
+    pub black: String,
+    pub white: String,
+    /// `tengen_protocol::GameSettings` as JSON.
+    pub settings_json: String,
+    /// SGF `RE`, once finished.
+    pub result: Option<String>,
+    pub started_at_ms: u64,
 }
 
 /// The async face of a [`Store`]: each call runs on the blocking pool.
@@ -211,6 +226,16 @@ pub(crate) fn conformance(store: &dyn Store) {
         Some("(;FF[4]RE[B+R])")
     );
     assert_eq!(store.live_games().unwrap().len(), 1);
+    // A player's games, newest first, finished ones with their result.
+    let listed = store.games_of_user(bob, 10).unwrap();
+    assert_eq!(
+        listed.iter().map(|g| g.id).collect::<Vec<_>>(),
+        vec![other, game]
+    );
+    assert_eq!(listed[1].result.as_deref(), Some("B+R"));
+    assert_eq!(listed[1].black, "Alice");
+    assert_eq!(listed[0].result, None);
+    assert_eq!(store.games_of_user(bob, 1).unwrap().len(), 1);
     assert_eq!(
         store.finish_game(GameId(9999), "0", "", 1),
         Err(StoreError::NoSuchGame(GameId(9999)))

@@ -8,7 +8,7 @@ use std::sync::Mutex;
 use rusqlite::{params, Connection, ErrorCode as SqliteCode, OptionalExtension};
 use tengen_protocol::{GameId, TableId, UserId};
 
-use super::{LiveGameRow, NewGame, Store, StoreError, UserRow};
+use super::{GameListRow, LiveGameRow, NewGame, Store, StoreError, UserRow};
 
 /// The database file's name inside the data directory.
 pub const DB_FILE: &str = "tengen.sqlite3";
@@ -322,6 +322,30 @@ impl Store for SqliteStore {
                 })
             })
             .collect()
+    }
+
+    fn games_of_user(&self, user: UserId, limit: usize) -> Result<Vec<GameListRow>, StoreError> {
+        let conn = self.conn();
+        let mut stmt = conn
+            .prepare(
+                "SELECT g.id, b.username, w.username, g.settings, g.result, g.started_at_ms
+                 FROM games g JOIN users b ON b.id = g.black JOIN users w ON w.id = g.white
+                 WHERE g.black = ?1 OR g.white = ?1 ORDER BY g.id DESC LIMIT ?2",
+            )
+            .map_err(backend)?;
+        let rows = stmt
+            .query_map(params![user.0 as i64, limit as i64], |row| {
+                Ok(GameListRow {
+                    id: GameId(row.get::<_, i64>(0)? as u64),
+                    black: row.get(1)?,
+                    white: row.get(2)?,
+                    settings_json: row.get(3)?,
+                    result: row.get(4)?,
+                    started_at_ms: row.get::<_, i64>(5)? as u64,
+                })
+            })
+            .map_err(backend)?;
+        rows.collect::<Result<Vec<_>, _>>().map_err(backend)
     }
 }
 
