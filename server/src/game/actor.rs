@@ -3,6 +3,11 @@
 //! Every accepted change becomes a `GameEvent` that is appended to the store *before* it is
 //! acknowledged or broadcast; the same events replay the game after a restart. Authorization (is this
 //! user a player, is it their turn, is this the right phase) is checked here, where the state is.
+//!
+//! Fortune points touch the actor in three delimited places: watchers' bets arrive in the inbox like
+//! moves (so a bet is ordered exactly against the move that ends play: [`GameActor::betting_open`]),
+//! each accepted bet pushes the pool to subscribers, and [`GameActor::finish`] settles the game
+//! with the ledger once its result is stored.
 
 use std::collections::BTreeSet;
 
@@ -15,7 +20,9 @@ use tengen_rules::{estimate_dead, Color, Game, Move, Phase, Point};
 use tokio::sync::{broadcast, mpsc};
 
 use super::wire::{self, color_from_wire, color_to_wire, point_from_wire, points_to_wire};
-use super::{GameCmd, GameContext, GameFrame, PlayerMove, StartGame, Subscription};
+use super::{BetReceipt, GameCmd, GameContext, GameFrame, PlayerMove, StartGame, Subscription};
+use crate::ledger::{self, pool::Tally};
+use crate::side::Side;
 use crate::config::{GAME_EVENT_QUEUE_LEN, WATCHERS_PER_GAME_MAX};
 use crate::hall::{chat, HallCmd};
 use crate::store::{LiveGameRow, UserRow};
@@ -52,6 +59,8 @@ pub(super) struct GameActor {
     seq: u64,
     scoring: Option<Scoring>,
     outcome: Option<GameOutcome>,
+    /// The spectator pool's bets and the players' stakes, as in the book.
+    tally: Tally,
     frames: broadcast::Sender<GameFrame>,
     ctx: GameContext,
 }
@@ -83,6 +92,7 @@ impl GameActor {
             seq: 0,
             scoring: None,
             outcome: None,
+            tally: Tally::default(),
             frames,
             ctx,
         }
@@ -111,7 +121,9 @@ impl GameActor {
             nigiri_seed: row.game.nigiri_seed,
         };
         let game = wire::new_engine_game(&settings)?;
+        let (tally, _) = ctx.ledger.tally(row.id).await?;
         let mut actor = GameActor::new(row.id, start, game, ctx);
+        actor.tally = tally;
         for (seq, text) in &row.events {
             let event: GameEvent = serde_json::from_str(text)?;
             actor.replay(&event)?;
@@ -224,6 +236,19 @@ impl GameActor {
                 reply,
             } => {
                 let _ = reply.send(self.kibitz(from, text, at_ms));
+                Ok(Flow::Continue)
+            }
+            GameCmd::Bet {
+                user,
+                side,
+                amount,
+                reply,
+            } => {
+                let _ = reply.send(self.bet(user, side, amount).await);
+                Ok(Flow::Continue)
+            }
+            GameCmd::Pool { reply } => {
+                let _ = reply.send(Ok(self.pool_info()));
                 Ok(Flow::Continue)
             }
         }
@@ -427,11 +452,28 @@ impl GameActor {
         Ok(Flow::Over)
     }
 
-    /// After the result is recorded: store the SGF, tell the hall, and let the actor stop.
+    /// After the result is recorded: settle the game's points, store the SGF, tell the hall, and let
+    /// the actor stop. Settling comes before marking the game finished, so a crash in between
+    /// replays the end and settles again, which the ledger makes a no-op the second time.
     async fn finish(&mut self) {
         let Some(outcome) = self.outcome.clone() else {
             return;
         };
+        if self.ctx.fault_stop_before_settlement {
+            tracing::warn!(game = %self.id, "fault injection: stopping before settlement");
+            return;
+        }
+        let players = self.players();
+        match self
+            .ctx
+            .ledger
+            .settle_game(self.id, players, ledger::outcome_of(&outcome))
+            .await
+        {
+            Ok(_) => self.publish_pool(),
+            // The game stays unsettled in the store; the next start settles it.
+            Err(err) => tracing::error!(game = %self.id, %err, "could not settle a game"),
+        }
         let sgf = self.record_sgf(&outcome);
         let (game, result) = (self.id, outcome.sgf.clone());
         let now_ms = unix_now_ms();
@@ -521,6 +563,52 @@ impl GameActor {
             outcome: self.outcome.clone(),
             watchers_count: self.frames.receiver_count() as u32,
         }
+    }
+
+    /// Bets are taken while play goes on: not once two passes opened scoring, nor after any end.
+    fn betting_open(&self) -> bool {
+        self.outcome.is_none() && matches!(self.game.phase(), Phase::Play | Phase::PlacingHandicap)
+    }
+
+    fn pool_info(&self) -> tengen_protocol::PoolInfo {
+        let settled = self.outcome.is_some();
+        self.tally
+            .info(self.id, self.betting_open(), self.ctx.ledger.tax_bp(), settled)
+    }
+
+    /// Tell everyone following the game how the pool stands.
+    fn publish_pool(&self) {
+        let frame = ServerMsg::Pool {
+            id: None,
+            pool: self.pool_info(),
+        }
+        .to_json();
+        // No subscribers is fine: `pool` asks for it.
+        let _ = self.frames.send(GameFrame {
+            seq: None,
+            text: frame.into(),
+            hidden_from: [None, None],
+        });
+    }
+
+    /// A watcher's bet: refused once play has ended or from a player; otherwise the ledger moves it
+    /// into escrow (durably) before it counts in the pool or anyone hears of it.
+    async fn bet(&mut self, user: UserId, side: Side, amount: u64) -> Result<BetReceipt, Refusal> {
+        if self.color_of(user).is_ok() {
+            return Err(ledger::BetRejected::Player.into());
+        }
+        if !self.betting_open() {
+            return Err(ledger::BetRejected::Closed.into());
+        }
+        let balance = self
+            .ctx
+            .ledger
+            .place_bet(self.id, &self.tally, user, side, amount)
+            .await?;
+        self.tally.add_bet(user, side, amount);
+        self.publish_pool();
+        let total = self.tally.bettor(user).map_or(amount, |(_, total)| total);
+        Ok(BetReceipt { total, balance })
     }
 
     /// Watchers' chat: never from, and never to, the players while the game is on.

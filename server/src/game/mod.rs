@@ -19,6 +19,7 @@ use tokio::task::JoinHandle;
 
 use crate::config::{GAME_INBOX_LEN, LIVE_GAMES_MAX, SUBSCRIBE_WAIT_MS};
 use crate::hall::{HallCmd, HallHandle};
+use crate::ledger::Ledger;
 use crate::store::{NewGame, StoreHandle};
 use crate::{unix_now_ms, BoxError, Frame, Refusal, Shutdown, TaskGuard};
 use tengen_protocol::ErrorCode;
@@ -29,6 +30,10 @@ type Reply<T> = oneshot::Sender<Result<T, Refusal>>;
 #[derive(Debug, Clone)]
 pub struct GameContext {
     pub store: StoreHandle,
+    /// Fortune points: bets go through the actor to it, and the actor settles the game with it.
+    pub ledger: Ledger,
+    /// Test fault injection (see `Config::fault_stop_before_settlement`).
+    pub fault_stop_before_settlement: bool,
     pub hall: HallHandle,
     pub shutdown: Shutdown,
     pub tasks: TaskGuard,
@@ -86,6 +91,27 @@ pub enum GameCmd {
         at_ms: u64,
         reply: Reply<()>,
     },
+    /// A watcher's bet in the spectator pool: through the inbox, so it is ordered exactly against the
+    /// end of play.
+    Bet {
+        user: UserId,
+        side: crate::side::Side,
+        amount: u64,
+        reply: Reply<BetReceipt>,
+    },
+    /// The pool as it stands.
+    Pool {
+        reply: Reply<tengen_protocol::PoolInfo>,
+    },
+}
+
+/// What an accepted bet did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BetReceipt {
+    /// The bettor's whole bet on that side, this one included.
+    pub total: u64,
+    /// The bettor's balance after it.
+    pub balance: u64,
 }
 
 /// The way in to one game actor.
@@ -203,20 +229,9 @@ impl Games {
 
 /// Start an actor for every game the store says is live, replaying its event log, so a restart loses
 /// no game. A game whose log already ends with its result is finished instead.
-pub async fn restore_live_games(
-    store: &StoreHandle,
-    games: &Games,
-    hall: &HallHandle,
-    shutdown: &Shutdown,
-    tasks: &TaskGuard,
-) -> Result<(), BoxError> {
-    let live = store.call(|store| store.live_games()).await?;
-    let ctx = GameContext {
-        store: store.clone(),
-        hall: hall.clone(),
-        shutdown: shutdown.clone(),
-        tasks: tasks.clone(),
-    };
+pub async fn restore_live_games(ctx: GameContext, games: &Games) -> Result<(), BoxError> {
+    let live = ctx.store.call(|store| store.live_games()).await?;
+    let hall = &ctx.hall;
     for row in live {
         let id = row.id;
         match actor::GameActor::restore(row, ctx.clone()).await {

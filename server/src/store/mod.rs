@@ -2,13 +2,18 @@
 //! settings, each live game's event log, and finished games' results and SGF. The trait is synchronous
 //! and backend-neutral (SQLite now, Redis when scaled out); [`StoreHandle`] is how async code calls it,
 //! always on tokio's blocking pool so no store call ever blocks the async runtime. What the events mean
-//! is the game actor's business; the store keeps bytes in order.
+//! is the game actor's business; the store keeps bytes in order. The fortune-point ledger is stored
+//! here too, batch-shaped: [`Store::apply_batch`] applies a [`Batch`] of transfers all-or-nothing and
+//! idempotently (by transfer id), refusing any that would take an account other than the mint below
+//! 0; what the transfers mean is `ledger`'s business.
 
 pub mod sqlite;
 
 use std::sync::Arc;
 
 use tengen_protocol::{GameId, TableId, UserId};
+
+use crate::ledger::book::{AccountBalance, Account, Applied, Batch, SettlementRecord, Transfer};
 
 /// An account as stored.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -51,6 +56,15 @@ pub enum StoreError {
     DuplicateEvent { game: GameId, seq: u64 },
     #[error("no game {0}")]
     NoSuchGame(GameId),
+    /// A transfer would take `account` below 0; nothing in the batch was applied.
+    #[error("{account} has too few points")]
+    InsufficientPoints { account: Account },
+    /// A transfer id already in the book names a different movement: the caller reused an id.
+    #[error("transfer {id} is already in the book with other contents")]
+    TransferConflict { id: String },
+    /// A malformed batch (a zero amount, a transfer to itself, too many transfers): a caller bug.
+    #[error("bad batch: {0}")]
+    BadBatch(String),
     /// The backend failed (disk full, corrupt file, lost connection).
     #[error("store backend failed: {0}")]
     Backend(String),
@@ -102,6 +116,32 @@ pub trait Store: Send + Sync + 'static {
     fn game_sgf(&self, game: GameId) -> Result<Option<String>, StoreError>;
     /// Every game started and not finished, with its events.
     fn live_games(&self) -> Result<Vec<LiveGameRow>, StoreError>;
+
+    /// Apply a batch of transfers and settlement records in one durable transaction: all or nothing.
+    /// Transfers whose id is already in the book and records already present are skipped, so a retry
+    /// is harmless; a transfer that would take any account but the mint below 0 refuses the batch.
+    fn apply_batch(&self, batch: &Batch) -> Result<Applied, StoreError>;
+    /// An account's balance (0 for an account never used).
+    fn balance(&self, account: Account) -> Result<i64, StoreError>;
+    /// Every transfer of a game (bets, stakes, settlement), oldest first.
+    fn game_transfers(&self, game: GameId) -> Result<Vec<Transfer>, StoreError>;
+    /// The transfers into or out of an account, newest first, at most `limit`.
+    fn account_transfers(
+        &self,
+        account: Account,
+        limit: usize,
+    ) -> Result<Vec<Transfer>, StoreError>;
+    /// A game's settlement records (none until it is settled).
+    fn settlements(&self, game: GameId) -> Result<Vec<SettlementRecord>, StoreError>;
+    /// Every account with its balance, for the audit.
+    fn account_balances(&self) -> Result<Vec<AccountBalance>, StoreError>;
+    /// The sum of every grant transfer ever applied.
+    fn granted_total(&self) -> Result<u64, StoreError>;
+    /// Every game with at least one settlement record.
+    fn settled_games(&self) -> Result<Vec<GameId>, StoreError>;
+    /// Finished games (result stored) that have no settlement record: a crash came between the end
+    /// and the payout. With each, its event log, whose last event holds the result.
+    fn unsettled_finished_games(&self) -> Result<Vec<LiveGameRow>, StoreError>;
 }
 
 /// The async face of a [`Store`]: each call runs on the blocking pool.
