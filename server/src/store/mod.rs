@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use tengen_protocol::{GameId, TableId, UserId};
 
-use crate::ledger::book::{AccountBalance, Account, Applied, Batch, SettlementRecord, Transfer};
+use crate::ledger::book::{Account, AccountBalance, Applied, Batch, SettlementRecord, Transfer};
 
 /// An account as stored.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -255,4 +255,129 @@ pub(crate) fn conformance(store: &dyn Store) {
         store.finish_game(GameId(9999), "0", "", 1),
         Err(StoreError::NoSuchGame(GameId(9999)))
     );
+
+    ledger_conformance(store, alice, bob, game);
+}
+
+/// The ledger half of the conformance suite: idempotent transfers, all-or-nothing batches, no
+/// balance below 0 but the mint's, settlement records, history and the unsettled-games query.
+#[cfg(test)]
+fn ledger_conformance(store: &dyn Store, alice: UserId, bob: UserId, finished: GameId) {
+    use crate::ledger::book::{SettlementPart, TransferKind};
+    use crate::side::Side;
+
+    let transfer = |id: &str, from: Account, to: Account, amount: u64, kind: TransferKind| Transfer {
+        id: id.into(),
+        from,
+        to,
+        amount,
+        kind,
+        game: None,
+        side: None,
+        at_ms: 1,
+    };
+    let batch = |transfers: Vec<Transfer>| Batch {
+        transfers,
+        settlements: Vec::new(),
+    };
+    let grant = |user: UserId| {
+        transfer(
+            &format!("grant:{user}"),
+            Account::Mint,
+            Account::User(user),
+            100,
+            TransferKind::Grant,
+        )
+    };
+    assert_eq!(
+        store.apply_batch(&batch(vec![grant(alice), grant(bob)])),
+        Ok(Applied::Applied)
+    );
+    // A retry changes nothing; the same id with other contents is refused.
+    assert_eq!(
+        store.apply_batch(&batch(vec![grant(alice)])),
+        Ok(Applied::AlreadyApplied)
+    );
+    let mut changed = grant(alice);
+    changed.amount = 5;
+    assert_eq!(
+        store.apply_batch(&batch(vec![changed])),
+        Err(StoreError::TransferConflict {
+            id: format!("grant:{alice}")
+        })
+    );
+    assert_eq!(store.balance(Account::User(alice)), Ok(100));
+    assert_eq!(store.balance(Account::Mint), Ok(-200));
+    assert_eq!(store.granted_total(), Ok(200));
+
+    // All or nothing: the second transfer overdraws bob, so the first is not applied either.
+    let escrow = Account::Escrow(finished);
+    let mut bet = transfer("bet:a", Account::User(alice), escrow, 60, TransferKind::Bet);
+    bet.game = Some(finished);
+    bet.side = Some(Side::Black);
+    let mut overdraw = transfer("bet:b", Account::User(bob), escrow, 101, TransferKind::Bet);
+    overdraw.game = Some(finished);
+    overdraw.side = Some(Side::White);
+    assert_eq!(
+        store.apply_batch(&batch(vec![bet.clone(), overdraw])),
+        Err(StoreError::InsufficientPoints {
+            account: Account::User(bob)
+        })
+    );
+    assert_eq!(store.balance(Account::User(alice)), Ok(100));
+    assert_eq!(store.balance(escrow), Ok(0));
+    assert!(matches!(
+        store.apply_batch(&batch(vec![transfer(
+            "zero",
+            Account::Mint,
+            Account::House,
+            0,
+            TransferKind::Grant
+        )])),
+        Err(StoreError::BadBatch(_))
+    ));
+
+    // The finished game is unsettled until its settlement record is stored with its payout.
+    store.apply_batch(&batch(vec![bet.clone()])).unwrap();
+    assert_eq!(store.game_transfers(finished), Ok(vec![bet.clone()]));
+    let unsettled: Vec<GameId> = store
+        .unsettled_finished_games()
+        .unwrap()
+        .iter()
+        .map(|row| row.id)
+        .collect();
+    assert_eq!(unsettled, vec![finished]);
+    let mut refund = transfer("settle:x", escrow, Account::User(alice), 60, TransferKind::Refund);
+    refund.game = Some(finished);
+    let record = SettlementRecord {
+        game: finished,
+        part: SettlementPart::Pool,
+        tax_bp: 500,
+        summary_json: "{}".into(),
+        at_ms: 2,
+    };
+    let settle = Batch {
+        transfers: vec![refund.clone()],
+        settlements: vec![record.clone()],
+    };
+    assert_eq!(store.apply_batch(&settle), Ok(Applied::Applied));
+    assert_eq!(store.apply_batch(&settle), Ok(Applied::AlreadyApplied));
+    assert_eq!(store.settlements(finished), Ok(vec![record]));
+    assert_eq!(store.settled_games(), Ok(vec![finished]));
+    assert!(store.unsettled_finished_games().unwrap().is_empty());
+    assert_eq!(store.balance(escrow), Ok(0));
+    assert_eq!(store.balance(Account::User(alice)), Ok(100));
+
+    // History newest first; balances for the audit.
+    let history = store.account_transfers(Account::User(alice), 10).unwrap();
+    let ids: Vec<&str> = history.iter().map(|t| t.id.as_str()).collect();
+    assert_eq!(ids, vec!["settle:x", "bet:a", &format!("grant:{alice}")]);
+    assert_eq!(store.account_transfers(Account::User(alice), 1).unwrap().len(), 1);
+    let total: i64 = store
+        .account_balances()
+        .unwrap()
+        .iter()
+        .map(|entry| entry.balance)
+        .sum();
+    assert_eq!(total, 0, "the mint balances everything");
 }
