@@ -114,7 +114,7 @@ async fn admin_audit(State(state): State<Arc<AppState>>, headers: HeaderMap) -> 
     if !admin_authorized(&headers, token) {
         return (StatusCode::UNAUTHORIZED, "admin token required").into_response();
     }
-    match state.store.call(|store| crate::ledger::audit(store)).await {
+    match state.store.call(crate::ledger::audit).await {
         Ok(report) => {
             let status = if report.ok {
                 StatusCode::OK

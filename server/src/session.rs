@@ -12,8 +12,8 @@ use axum::extract::ws::{CloseFrame, Message, WebSocket};
 use futures_util::stream::SplitSink;
 use futures_util::{SinkExt, StreamExt};
 use tengen_protocol::{
-    ChatChannel, ClientMsg, Color, ErrorCode, GameId, PlayerInfo, Request, RequestId, RoomId, ServerMsg,
-    TableId, UserId, PROTOCOL_VERSION,
+    ChatChannel, ClientMsg, Color, ErrorCode, GameId, PlayerInfo, Request, RequestId, RoomId,
+    ServerMsg, TableId, UserId, PROTOCOL_VERSION,
 };
 use tokio::sync::{broadcast, mpsc, watch};
 use tokio::task::JoinHandle;
@@ -24,9 +24,9 @@ use crate::config::{
     IDLE_TIMEOUT_MS, MAX_FRAME_BYTES, MESSAGES_BURST, MESSAGES_PER_SECOND, OUTBOUND_QUEUE_LEN,
     PING_INTERVAL_MS, RATE_LIMIT_STRIKES_MAX, WAGER_RECORDS_MAX, WRITE_TIMEOUT_MS,
 };
-use crate::ledger;
 use crate::game::{self, GameCmd, PlayerMove};
 use crate::hall::{Audience, HallCmd, HallEvent};
+use crate::ledger;
 use crate::{unix_now_ms, AppState, ConnPermit, Frame, Refusal};
 
 /// Tables one connection may watch at once: a person follows a few; the bound caps hall bookkeeping.
@@ -124,7 +124,10 @@ fn refuse<T>(code: ErrorCode, message: impl Into<String>) -> Result<T, Refusal> 
 /// A store failure behind a request: logged, and answered `internal` (nothing changed).
 fn internal(err: crate::store::StoreError) -> Refusal {
     tracing::error!(%err, "store failure");
-    Refusal::new(ErrorCode::Internal, "the server could not do that; nothing changed")
+    Refusal::new(
+        ErrorCode::Internal,
+        "the server could not do that; nothing changed",
+    )
 }
 
 fn auth_refusal(err: AuthError) -> Refusal {
@@ -531,23 +534,29 @@ impl Session {
         amount: u64,
     ) -> Result<Answer, Refusal> {
         let user = self.user()?;
-        let handle = match self.state.games.get(game) {
-            Ok(handle) => handle,
-            Err(refusal) => {
-                if self.finished(game).await? {
-                    return Err(ledger::BetRejected::Closed.into());
-                }
-                return Err(refusal);
+        let asked = match self.state.games.get(game) {
+            Ok(handle) => {
+                handle
+                    .ask(|reply| GameCmd::Bet {
+                        user,
+                        side: ledger::side_from_wire(side),
+                        amount,
+                        reply,
+                    })
+                    .await
             }
+            Err(refusal) => Err(refusal),
         };
-        let receipt = handle
-            .ask(|reply| GameCmd::Bet {
-                user,
-                side: ledger::side_from_wire(side),
-                amount,
-                reply,
-            })
-            .await?;
+        let receipt = match asked {
+            Ok(receipt) => receipt,
+            // The actor is gone (or going): for a finished game that means betting has closed.
+            Err(refusal)
+                if refusal.code == ErrorCode::NoSuchGame && self.finished(game).await? =>
+            {
+                return Err(ledger::BetRejected::Closed.into());
+            }
+            Err(refusal) => return Err(refusal),
+        };
         Ok(Answer::Msg(Box::new(ServerMsg::BetPlaced {
             id,
             game,
@@ -621,11 +630,6 @@ impl Session {
             .open_account(session.player.user)
             .await
             .map_err(internal)?;
-        self.push(&ServerMsg::Balance {
-            id: None,
-            balance,
-            tax_bp: self.state.ledger.tax_bp(),
-        });
         self.state
             .hall
             .send_or_busy(HallCmd::Online {
@@ -644,6 +648,12 @@ impl Session {
             // A game that ends meanwhile is simply missed.
             let _ = self.watch(game).await;
         }
+        // Last before the reply, so the games' states keep coming first.
+        self.push(&ServerMsg::Balance {
+            id: None,
+            balance,
+            tax_bp: self.state.ledger.tax_bp(),
+        });
         Ok(Answer::Msg(Box::new(ServerMsg::Session {
             id,
             user: session.player.user,

@@ -21,10 +21,10 @@ use tokio::sync::{broadcast, mpsc};
 
 use super::wire::{self, color_from_wire, color_to_wire, point_from_wire, points_to_wire};
 use super::{BetReceipt, GameCmd, GameContext, GameFrame, PlayerMove, StartGame, Subscription};
-use crate::ledger::{self, pool::Tally};
-use crate::side::Side;
 use crate::config::{GAME_EVENT_QUEUE_LEN, WATCHERS_PER_GAME_MAX};
 use crate::hall::{chat, HallCmd};
+use crate::ledger::{self, pool::Tally};
+use crate::side::Side;
 use crate::store::{LiveGameRow, UserRow};
 use crate::{unix_now_ms, BoxError, Frame, Refusal};
 
@@ -572,8 +572,12 @@ impl GameActor {
 
     fn pool_info(&self) -> tengen_protocol::PoolInfo {
         let settled = self.outcome.is_some();
-        self.tally
-            .info(self.id, self.betting_open(), self.ctx.ledger.tax_bp(), settled)
+        self.tally.info(
+            self.id,
+            self.betting_open(),
+            self.ctx.ledger.tax_bp(),
+            settled,
+        )
     }
 
     /// Tell everyone following the game how the pool stands.

@@ -98,7 +98,7 @@ impl TransferKind {
         }
     }
 
-    pub fn from_str(text: &str) -> Option<TransferKind> {
+    pub fn parse(text: &str) -> Option<TransferKind> {
         Some(match text {
             "grant" => TransferKind::Grant,
             "bet" => TransferKind::Bet,
@@ -144,7 +144,7 @@ impl SettlementPart {
         }
     }
 
-    pub fn from_str(text: &str) -> Option<SettlementPart> {
+    pub fn parse(text: &str) -> Option<SettlementPart> {
         match text {
             "pool" => Some(SettlementPart::Pool),
             "stakes" => Some(SettlementPart::Stakes),

@@ -23,9 +23,7 @@ use tengen_protocol::{
 use crate::side::Side;
 use crate::store::{LiveGameRow, Store, StoreError, StoreHandle};
 use crate::{unix_now_ms, Refusal};
-use book::{
-    Account, Applied, Batch, SettlementPart, SettlementRecord, Transfer, TransferKind,
-};
+use book::{Account, Applied, Batch, SettlementPart, SettlementRecord, Transfer, TransferKind};
 use pool::Tally;
 use settle::{Beneficiary, Outcome, Settlement, POINTS_MAX};
 
@@ -33,14 +31,18 @@ use settle::{Beneficiary, Outcome, Settlement, POINTS_MAX};
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum BetRejected {
     /// 0 points, or more than any balance can hold.
-    BadAmount { amount: u64 },
+    BadAmount {
+        amount: u64,
+    },
     InsufficientPoints,
     /// Play has ended.
     Closed,
     /// The bettor plays in this game.
     Player,
     /// The bettor already bet on the other side.
-    SideChange { side: Side },
+    SideChange {
+        side: Side,
+    },
     /// The store failed.
     Store(String),
 }
@@ -153,7 +155,10 @@ pub enum SettleFailure {
     /// The book's records of the game are inconsistent (the math refused them).
     Math(settle::SettleError),
     /// The escrow does not hold exactly what was bet and staked.
-    EscrowMismatch { expected: u64, found: i64 },
+    EscrowMismatch {
+        expected: u64,
+        found: i64,
+    },
 }
 
 impl fmt::Display for SettleFailure {
@@ -162,7 +167,10 @@ impl fmt::Display for SettleFailure {
             SettleFailure::Store(err) => write!(f, "store: {err}"),
             SettleFailure::Math(err) => write!(f, "settlement: {err}"),
             SettleFailure::EscrowMismatch { expected, found } => {
-                write!(f, "the escrow holds {found} points, the records say {expected}")
+                write!(
+                    f,
+                    "the escrow holds {found} points, the records say {expected}"
+                )
             }
         }
     }
@@ -220,13 +228,15 @@ impl Ledger {
                         settlements: Vec::new(),
                     })?;
                 }
-                Ok(user_balance(store, user)?)
+                user_balance(store, user)
             })
             .await
     }
 
     pub async fn balance(&self, user: UserId) -> Result<u64, StoreError> {
-        self.store.call(move |store| user_balance(store, user)).await
+        self.store
+            .call(move |store| user_balance(store, user))
+            .await
     }
 
     /// The house's takings.

@@ -266,16 +266,17 @@ fn ledger_conformance(store: &dyn Store, alice: UserId, bob: UserId, finished: G
     use crate::ledger::book::{SettlementPart, TransferKind};
     use crate::side::Side;
 
-    let transfer = |id: &str, from: Account, to: Account, amount: u64, kind: TransferKind| Transfer {
-        id: id.into(),
-        from,
-        to,
-        amount,
-        kind,
-        game: None,
-        side: None,
-        at_ms: 1,
-    };
+    let transfer =
+        |id: &str, from: Account, to: Account, amount: u64, kind: TransferKind| Transfer {
+            id: id.into(),
+            from,
+            to,
+            amount,
+            kind,
+            game: None,
+            side: None,
+            at_ms: 1,
+        };
     let batch = |transfers: Vec<Transfer>| Batch {
         transfers,
         settlements: Vec::new(),
@@ -347,7 +348,13 @@ fn ledger_conformance(store: &dyn Store, alice: UserId, bob: UserId, finished: G
         .map(|row| row.id)
         .collect();
     assert_eq!(unsettled, vec![finished]);
-    let mut refund = transfer("settle:x", escrow, Account::User(alice), 60, TransferKind::Refund);
+    let mut refund = transfer(
+        "settle:x",
+        escrow,
+        Account::User(alice),
+        60,
+        TransferKind::Refund,
+    );
     refund.game = Some(finished);
     let record = SettlementRecord {
         game: finished,
@@ -372,7 +379,13 @@ fn ledger_conformance(store: &dyn Store, alice: UserId, bob: UserId, finished: G
     let history = store.account_transfers(Account::User(alice), 10).unwrap();
     let ids: Vec<&str> = history.iter().map(|t| t.id.as_str()).collect();
     assert_eq!(ids, vec!["settle:x", "bet:a", &format!("grant:{alice}")]);
-    assert_eq!(store.account_transfers(Account::User(alice), 1).unwrap().len(), 1);
+    assert_eq!(
+        store
+            .account_transfers(Account::User(alice), 1)
+            .unwrap()
+            .len(),
+        1
+    );
     let total: i64 = store
         .account_balances()
         .unwrap()

@@ -195,7 +195,7 @@ fn transfer_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Transfer> {
         from: account(1)?,
         to: account(2)?,
         amount: row.get::<_, i64>(3)? as u64,
-        kind: TransferKind::from_str(&kind).ok_or_else(|| corrupt("kind"))?,
+        kind: TransferKind::parse(&kind).ok_or_else(|| corrupt("kind"))?,
         game: game.map(|g| GameId(g as u64)),
         side,
         at_ms: row.get::<_, i64>(7)? as u64,
@@ -576,7 +576,7 @@ impl Store for SqliteStore {
                 let part: String = row.get(0)?;
                 Ok(SettlementRecord {
                     game,
-                    part: SettlementPart::from_str(&part).ok_or_else(|| corrupt("part"))?,
+                    part: SettlementPart::parse(&part).ok_or_else(|| corrupt("part"))?,
                     tax_bp: row.get(1)?,
                     summary_json: row.get(2)?,
                     at_ms: row.get::<_, i64>(3)? as u64,
