@@ -391,6 +391,55 @@ pub struct GameState {
     pub away: Vec<Away>,
 }
 
+/// A game's spectator pool (旁观者竞猜) and the players' stakes, as everyone may see them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PoolInfo {
+    pub game: GameId,
+    /// Whether bets are taken: the game is live and play has not ended.
+    pub open: bool,
+    /// Every point bet, both sides.
+    pub total: u64,
+    pub black: u64,
+    pub white: u64,
+    /// Distinct watchers who bet.
+    pub bettors_count: u32,
+    /// The players' stakes in escrow for this game.
+    pub stake_black: u64,
+    pub stake_white: u64,
+    /// The house tax rate in basis points (500 is 5%), applied to winnings.
+    pub tax_bp: u32,
+    /// Whether the game has been settled (paid out or refunded).
+    pub settled: bool,
+}
+
+/// What one of your bets or stakes is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WagerKind {
+    /// A watcher's bet in the spectator pool.
+    Bet,
+    /// A player's stake.
+    Stake,
+}
+
+/// One of your bets or stakes on one game, with its result once settled.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WagerRecord {
+    pub game: GameId,
+    pub kind: WagerKind,
+    pub side: Color,
+    /// Everything you put in (a bet with its additions).
+    pub staked: u64,
+    /// What came back to you; `null` until the game is settled.
+    pub returned: Option<u64>,
+    /// `returned − staked`; `null` until settled.
+    pub net: Option<i64>,
+    /// The tax rate in basis points: the settlement's once settled, else the current one.
+    pub tax_bp: u32,
+    /// Why everything was refunded, when it was (`draw`, `void`, `too_few_bettors`, ...).
+    pub refund: Option<String>,
+}
+
 /// A message from a client. Every variant may be sent inside a [`Request`] with an `id`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
@@ -513,6 +562,23 @@ pub enum ClientMsg {
         channel: ChatChannel,
         text: String,
     },
+    /// Bet fortune points on a side of a live game you watch and do not play; sent again on the same
+    /// side, it adds to your bet. Betting closes the moment play ends.
+    Bet {
+        game: GameId,
+        side: Color,
+        amount: u64,
+    },
+    /// A game's spectator pool and players' stakes, live or finished.
+    Pool {
+        game: GameId,
+    },
+    /// Your fortune points.
+    Balance,
+    /// Your bets and stakes, newest first, each with what came back.
+    MyBets,
+    /// What the house has collected in tax and breakage.
+    House,
 }
 
 impl ClientMsg {
@@ -550,6 +616,11 @@ impl ClientMsg {
         "get_record",
         "list_games",
         "chat",
+        "bet",
+        "pool",
+        "balance",
+        "my_bets",
+        "house",
     ];
 }
 
@@ -753,6 +824,44 @@ pub enum ServerMsg {
         text: String,
         at_ms: u64,
     },
+    /// Reply to `bet`: what you added, your whole bet on that side, and your balance after it.
+    BetPlaced {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<RequestId>,
+        game: GameId,
+        side: Color,
+        amount: u64,
+        total: u64,
+        balance: u64,
+        tax_bp: u32,
+    },
+    /// A game's pool: the reply to `pool`, and pushed to everyone following the game whenever a bet
+    /// changes it.
+    Pool {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<RequestId>,
+        pool: PoolInfo,
+    },
+    /// Your fortune points: the reply to `balance`, and pushed once after logging in.
+    Balance {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<RequestId>,
+        balance: u64,
+        tax_bp: u32,
+    },
+    /// Reply to `my_bets`.
+    MyBets {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<RequestId>,
+        records: Vec<WagerRecord>,
+    },
+    /// Reply to `house`: the house's takings so far.
+    House {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<RequestId>,
+        balance: u64,
+        tax_bp: u32,
+    },
 }
 
 /// One game in a player's list.
@@ -837,6 +946,16 @@ pub enum ErrorCode {
     Busy,
     /// No undo request is pending, or there is no move of yours to take back.
     NoUndo,
+    /// A bet or stake of 0 points, or of more than any balance can hold.
+    BadAmount,
+    /// Not enough fortune points for that bet or stake.
+    InsufficientPoints,
+    /// Play has ended (or the game is over): no more bets.
+    BettingClosed,
+    /// Players may not bet in their own game's spectator pool.
+    PlayersCannotBet,
+    /// You already bet on the other side of this game; you may only add to your bet.
+    SideChange,
     /// The server failed; nothing was changed.
     Internal,
 }
@@ -885,6 +1004,11 @@ impl ErrorCode {
         ErrorCode::TooManyWatchers,
         ErrorCode::Busy,
         ErrorCode::NoUndo,
+        ErrorCode::BadAmount,
+        ErrorCode::InsufficientPoints,
+        ErrorCode::BettingClosed,
+        ErrorCode::PlayersCannotBet,
+        ErrorCode::SideChange,
         ErrorCode::Internal,
     ];
 }
@@ -923,6 +1047,11 @@ impl ServerMsg {
         "game_record",
         "game_list",
         "chat",
+        "bet_placed",
+        "pool",
+        "balance",
+        "my_bets",
+        "house",
     ];
 
     /// An error reply.

@@ -138,6 +138,16 @@ pub const WRITE_TIMEOUT_MS: u64 = 10_000;
 /// How long shutdown waits for sessions to say goodbye before the process exits anyway.
 pub const SHUTDOWN_GRACE_MS: u64 = 5_000;
 
+/// Fortune points every new account receives (SPEC §3): enough for a few dozen modest bets.
+pub const GRANT_POINTS_DEFAULT: u64 = 1_000;
+
+/// The house's tax on winnings, in basis points: 500 is the spec's default 5%.
+pub const TAX_BP_DEFAULT: u32 = crate::ledger::settle::TAX_BP_DEFAULT;
+
+/// Bets and stakes one `my_bets` reply lists at most (the newest): a screenful of history that
+/// bounds the query; older records stay in the book and the audit.
+pub const WAGER_RECORDS_MAX: usize = 200;
+
 /// Argon2id cost parameters. Tests lower them so registering is fast; production keeps OWASP's.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Argon2Params {
@@ -168,6 +178,15 @@ pub struct Config {
     /// Extra allowed browser origins (exact `scheme://host[:port]`), besides same-origin and localhost.
     pub allowed_origins: Vec<String>,
     pub session_ttl_ms: u64,
+    /// Fortune points granted to each new account.
+    pub grant_points: u64,
+    /// The house tax rate in basis points (at most 10,000).
+    pub tax_bp: u32,
+    /// The bearer token that opens `/api/admin/...`; without one those routes answer 404.
+    pub admin_token: Option<String>,
+    /// Fault injection for tests: a game's end is recorded but the actor stops before settling it,
+    /// as if the process died right there. Never set in production.
+    pub fault_stop_before_settlement: bool,
     /// Grace periods and limits of live games.
     pub game_timing: GameTiming,
 }
@@ -213,6 +232,10 @@ impl Config {
             allowed_origins: Vec::new(),
             session_ttl_ms: SESSION_TTL_MS,
             game_timing: GameTiming::default(),
+            grant_points: GRANT_POINTS_DEFAULT,
+            tax_bp: TAX_BP_DEFAULT,
+            admin_token: None,
+            fault_stop_before_settlement: false,
         }
     }
 }

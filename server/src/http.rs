@@ -34,6 +34,7 @@ pub(crate) fn router(state: Arc<AppState>) -> Router {
         .route("/api/games/{game}/sgf", get(game_sgf))
         .route("/api/games/{file}", get(game_sgf_file))
         .route("/api/users/{name}/games", get(user_games))
+        .route("/api/admin/audit", get(admin_audit))
         .route("/", get(index))
         .route("/{*path}", get(static_file))
         .with_state(state)
@@ -111,6 +112,47 @@ async fn game_sgf(State(state): State<Arc<AppState>>, Path(game): Path<u64>) -> 
         }
         Err(refusal) => {
             tracing::error!(%refusal, "reading an SGF failed");
+            (StatusCode::INTERNAL_SERVER_ERROR, "store failure").into_response()
+        }
+    }
+}
+
+/// Whether `headers` carry `Authorization: Bearer <token>` for the configured admin token. The
+/// digests are compared rather than the tokens, so the comparison's time says nothing about how
+/// much of a guess was right.
+fn admin_authorized(headers: &HeaderMap, token: &str) -> bool {
+    use sha2::{Digest, Sha256};
+    let Some(offered) = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.strip_prefix("Bearer "))
+    else {
+        return false;
+    };
+    Sha256::digest(offered.as_bytes()) == Sha256::digest(token.as_bytes())
+}
+
+/// The ledger audit as JSON, for operators: 200 when the book balances, 500 when it does not.
+/// Without a configured admin token the route does not exist (404).
+async fn admin_audit(State(state): State<Arc<AppState>>, headers: HeaderMap) -> Response {
+    let Some(token) = &state.config.admin_token else {
+        return (StatusCode::NOT_FOUND, "not found").into_response();
+    };
+    if !admin_authorized(&headers, token) {
+        return (StatusCode::UNAUTHORIZED, "admin token required").into_response();
+    }
+    match state.store.call(crate::ledger::audit).await {
+        Ok(report) => {
+            let status = if report.ok {
+                StatusCode::OK
+            } else {
+                StatusCode::INTERNAL_SERVER_ERROR
+            };
+            let body = serde_json::to_string(&report).expect("an audit report serializes");
+            (status, [(header::CONTENT_TYPE, "application/json")], body).into_response()
+        }
+        Err(err) => {
+            tracing::error!(%err, "the audit could not read the store");
             (StatusCode::INTERNAL_SERVER_ERROR, "store failure").into_response()
         }
     }

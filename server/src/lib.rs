@@ -15,8 +15,8 @@
 //! - `bot`: `tengen bot`, a bridge that plays a GTP engine (GNU Go) as an ordinary account.
 //! - `side`: the two seats at a table (Black, White), as the pure server modules name them.
 //! - `clock`: the pure game clock state machine for every time system; `now` is passed in.
-//! - `ledger`: fortune points; `ledger::settle` is the pure settlement math for stakes and
-//!   spectator pools.
+//! - `ledger`: fortune points: accounts and batches of transfers in the store, bets, idempotent
+//!   settlement of each finished game (`ledger::settle` is the pure math), records and the audit.
 
 pub mod auth;
 pub mod bot;
@@ -44,6 +44,7 @@ use crate::auth::Auth;
 use crate::config::{Config, SESSION_PURGE_INTERVAL_MS, SHUTDOWN_GRACE_MS};
 use crate::game::Games;
 use crate::hall::HallHandle;
+use crate::ledger::Ledger;
 use crate::store::sqlite::SqliteStore;
 use crate::store::StoreHandle;
 
@@ -187,6 +188,7 @@ pub(crate) struct AppState {
     pub store: StoreHandle,
     pub hall: HallHandle,
     pub games: Games,
+    pub ledger: Ledger,
     pub conns: Arc<ConnCounter>,
     pub shutdown: Shutdown,
     pub tasks: TaskGuard,
@@ -223,15 +225,28 @@ pub async fn run(
     let (alive_tx, mut alive_rx) = mpsc::channel::<()>(1);
     let tasks = TaskGuard { _alive: alive_tx };
     let games = Games::new();
+    let ledger = Ledger::new(store.clone(), config.grant_points, config.tax_bp);
     let hall = hall::spawn(
         &config,
         store.clone(),
+        ledger.clone(),
         games.clone(),
         shutdown.clone(),
         tasks.clone(),
     );
-    let timing = config.game_timing;
-    game::restore_live_games(&store, &games, &hall, &shutdown, &tasks, timing).await?;
+    let ctx = game::GameContext {
+        store: store.clone(),
+        ledger: ledger.clone(),
+        fault_stop_before_settlement: config.fault_stop_before_settlement,
+        hall: hall.clone(),
+        shutdown: shutdown.clone(),
+        tasks: tasks.clone(),
+        timing: config.game_timing,
+    };
+    // Games whose end was logged but not finished are finished (and settled) as they are restored;
+    // games finished but never settled (a crash right after the end) are settled next.
+    game::restore_live_games(ctx, &games).await?;
+    ledger.settle_unsettled().await?;
     tokio::spawn(purge_sessions(
         store.clone(),
         shutdown.clone(),
@@ -243,6 +258,7 @@ pub async fn run(
         store,
         hall,
         games,
+        ledger,
         conns: Arc::new(ConnCounter::default()),
         shutdown: shutdown.clone(),
         tasks,

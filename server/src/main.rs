@@ -29,6 +29,16 @@ struct ServeArgs {
     /// Simultaneous WebSocket connections per client IP (the load generator needs many).
     #[arg(long, env = "TENGEN_CONNECTIONS_PER_IP", default_value_t = config::CONNECTIONS_PER_IP_MAX)]
     connections_per_ip: usize,
+    /// Fortune points granted to each new account.
+    #[arg(long, env = "TENGEN_GRANT_POINTS", default_value_t = config::GRANT_POINTS_DEFAULT)]
+    grant_points: u64,
+    /// The house tax on winnings in basis points (500 = 5%).
+    #[arg(long, env = "TENGEN_TAX_BP", default_value_t = config::TAX_BP_DEFAULT,
+          value_parser = clap::value_parser!(u32).range(0..=10_000))]
+    tax_bp: u32,
+    /// Bearer token for /api/admin/... (the routes are off without one).
+    #[arg(long, env = "TENGEN_ADMIN_TOKEN", hide_env_values = true)]
+    admin_token: Option<String>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -40,6 +50,12 @@ enum Command {
         /// Seed for `genmove`'s random choices, so a session can be replayed exactly.
         #[arg(long, default_value_t = 0)]
         seed: u64,
+    },
+    /// Audit the fortune-point ledger and print a JSON report; exits 1 if the book does not balance.
+    Audit {
+        /// Data directory (the SQLite database lives here).
+        #[arg(long, env = "TENGEN_DATA", default_value = config::DEFAULT_DATA_DIR)]
+        data: PathBuf,
     },
     /// Play a GTP engine (e.g. GNU Go) on a Tengen server as an ordinary account.
     Bot(BotArgs),
@@ -81,6 +97,23 @@ fn main() -> std::process::ExitCode {
     match command {
         Command::Serve(args) => serve(args),
         Command::Bot(args) => bot(args),
+        Command::Audit { data } => match tengen_server::ledger::audit_data_dir(&data) {
+            Ok(report) => {
+                println!(
+                    "{}",
+                    serde_json::to_string_pretty(&report).expect("an audit report serializes")
+                );
+                if report.ok {
+                    std::process::ExitCode::SUCCESS
+                } else {
+                    std::process::ExitCode::FAILURE
+                }
+            }
+            Err(err) => {
+                eprintln!("tengen audit: {err}");
+                std::process::ExitCode::from(2)
+            }
+        },
         Command::Gtp { seed } => {
             let stdin = std::io::stdin().lock();
             let stdout = std::io::stdout().lock();
@@ -113,6 +146,9 @@ impl ServeArgs {
         }
         config.allowed_origins = self.allow_origin.clone();
         config.connections_per_ip_max = self.connections_per_ip;
+        config.grant_points = self.grant_points;
+        config.tax_bp = self.tax_bp;
+        config.admin_token = self.admin_token.clone().filter(|token| !token.is_empty());
         config
     }
 }

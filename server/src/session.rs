@@ -12,8 +12,8 @@ use axum::extract::ws::{CloseFrame, Message, WebSocket};
 use futures_util::stream::SplitSink;
 use futures_util::{SinkExt, StreamExt};
 use tengen_protocol::{
-    ChatChannel, ClientMsg, ErrorCode, GameId, PlayerInfo, Request, RequestId, RoomId, ServerMsg,
-    TableId, UserId, PROTOCOL_VERSION,
+    ChatChannel, ClientMsg, Color, ErrorCode, GameId, PlayerInfo, Request, RequestId, RoomId,
+    ServerMsg, TableId, UserId, PROTOCOL_VERSION,
 };
 use tokio::sync::{broadcast, mpsc, watch};
 use tokio::task::JoinHandle;
@@ -22,10 +22,11 @@ use tokio::time::Instant;
 use crate::auth::{AuthError, Authenticated};
 use crate::config::{
     IDLE_TIMEOUT_MS, MAX_FRAME_BYTES, MESSAGES_BURST, MESSAGES_PER_SECOND, OUTBOUND_QUEUE_LEN,
-    PING_INTERVAL_MS, RATE_LIMIT_STRIKES_MAX, WRITE_TIMEOUT_MS,
+    PING_INTERVAL_MS, RATE_LIMIT_STRIKES_MAX, WAGER_RECORDS_MAX, WRITE_TIMEOUT_MS,
 };
 use crate::game::{self, GameCmd, PlayerMove};
 use crate::hall::{Audience, HallCmd, HallEvent};
+use crate::ledger;
 use crate::{unix_now_ms, AppState, ConnPermit, Frame, Refusal};
 
 /// Tables one connection may watch at once: a person follows a few; the bound caps hall bookkeeping.
@@ -118,6 +119,15 @@ impl std::fmt::Debug for Session {
 
 fn refuse<T>(code: ErrorCode, message: impl Into<String>) -> Result<T, Refusal> {
     Err(Refusal::new(code, message))
+}
+
+/// A store failure behind a request: logged, and answered `internal` (nothing changed).
+fn internal(err: crate::store::StoreError) -> Refusal {
+    tracing::error!(%err, "store failure");
+    Refusal::new(
+        ErrorCode::Internal,
+        "the server could not do that; nothing changed",
+    )
 }
 
 fn auth_refusal(err: AuthError) -> Refusal {
@@ -518,7 +528,107 @@ impl Session {
                 Ok(Answer::Ack)
             }
             ClientMsg::Chat { channel, text } => self.chat(channel, text).await,
+            ClientMsg::Bet { game, side, amount } => self.bet(id, game, side, amount).await,
+            ClientMsg::Pool { game } => self.pool(id, game).await,
+            ClientMsg::Balance => {
+                let user = self.user()?;
+                let balance = self.state.ledger.balance(user).await.map_err(internal)?;
+                Ok(Answer::Msg(Box::new(ServerMsg::Balance {
+                    id,
+                    balance,
+                    tax_bp: self.state.ledger.tax_bp(),
+                })))
+            }
+            ClientMsg::MyBets => {
+                let user = self.user()?;
+                let records = self
+                    .state
+                    .ledger
+                    .records(user, WAGER_RECORDS_MAX)
+                    .await
+                    .map_err(internal)?;
+                Ok(Answer::Msg(Box::new(ServerMsg::MyBets { id, records })))
+            }
+            ClientMsg::House => {
+                let balance = self.state.ledger.house().await.map_err(internal)?;
+                Ok(Answer::Msg(Box::new(ServerMsg::House {
+                    id,
+                    balance,
+                    tax_bp: self.state.ledger.tax_bp(),
+                })))
+            }
         }
+    }
+
+    /// A watcher's bet goes through the game actor, which orders it against the end of play. A game
+    /// that is no longer live has closed its betting.
+    async fn bet(
+        &mut self,
+        id: Option<RequestId>,
+        game: GameId,
+        side: Color,
+        amount: u64,
+    ) -> Result<Answer, Refusal> {
+        let user = self.user()?;
+        let asked = match self.state.games.get(game) {
+            Ok(handle) => {
+                handle
+                    .ask(|reply| GameCmd::Bet {
+                        user,
+                        side: ledger::side_from_wire(side),
+                        amount,
+                        reply,
+                    })
+                    .await
+            }
+            Err(refusal) => Err(refusal),
+        };
+        let receipt = match asked {
+            Ok(receipt) => receipt,
+            // The actor is gone (or going): for a finished game that means betting has closed.
+            Err(refusal)
+                if refusal.code == ErrorCode::NoSuchGame && self.finished(game).await? =>
+            {
+                return Err(ledger::BetRejected::Closed.into());
+            }
+            Err(refusal) => return Err(refusal),
+        };
+        Ok(Answer::Msg(Box::new(ServerMsg::BetPlaced {
+            id,
+            game,
+            side,
+            amount,
+            total: receipt.total,
+            balance: receipt.balance,
+            tax_bp: self.state.ledger.tax_bp(),
+        })))
+    }
+
+    /// Whether `game` is a finished game in the store.
+    async fn finished(&self, game: GameId) -> Result<bool, Refusal> {
+        let sgf = self
+            .state
+            .store
+            .call(move |store| store.game_sgf(game))
+            .await
+            .map_err(internal)?;
+        Ok(sgf.is_some())
+    }
+
+    /// A live game's pool from its actor; a finished game's from the book.
+    async fn pool(&mut self, id: Option<RequestId>, game: GameId) -> Result<Answer, Refusal> {
+        let pool = match self.state.games.get(game) {
+            Ok(handle) => handle.ask(|reply| GameCmd::Pool { reply }).await?,
+            Err(refusal) => {
+                if !self.finished(game).await? {
+                    return Err(refusal);
+                }
+                let ledger = &self.state.ledger;
+                let (tally, settled) = ledger.tally(game).await.map_err(internal)?;
+                tally.info(game, false, ledger.tax_bp(), settled)
+            }
+        };
+        Ok(Answer::Msg(Box::new(ServerMsg::Pool { id, pool })))
     }
 
     fn hello(&mut self, id: Option<RequestId>, version: u32) -> Result<Answer, Refusal> {
@@ -549,6 +659,13 @@ impl Session {
         result: Result<Authenticated, AuthError>,
     ) -> Result<Answer, Refusal> {
         let session = result.map_err(auth_refusal)?;
+        // The starting grant, once per account, and the balance shown with the session.
+        let balance = self
+            .state
+            .ledger
+            .open_account(session.player.user)
+            .await
+            .map_err(internal)?;
         self.state
             .hall
             .send_or_busy(HallCmd::Online {
@@ -567,6 +684,12 @@ impl Session {
             // A game that ends meanwhile is simply missed.
             let _ = self.watch(game).await;
         }
+        // Last before the reply, so the games' states keep coming first.
+        self.push(&ServerMsg::Balance {
+            id: None,
+            balance,
+            tax_bp: self.state.ledger.tax_bp(),
+        });
         Ok(Answer::Msg(Box::new(ServerMsg::Session {
             id,
             user: session.player.user,

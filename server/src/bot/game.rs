@@ -164,7 +164,7 @@ impl Match {
             GameEvent::Played { color, point, .. } => {
                 self.on_move(*color, Move::Play(from_wire(*point))).await
             }
-            GameEvent::Passed { color } => self.on_move(*color, Move::Pass).await,
+            GameEvent::Passed { color, .. } => self.on_move(*color, Move::Pass).await,
             GameEvent::ScoringStarted { dead } => {
                 self.toggles = 0;
                 self.proposed_dead = Some(self.expand(dead));

@@ -32,6 +32,11 @@
 //!   if it is sooner) to return; otherwise they lose by forfeit. If both players are away when a
 //!   forfeit falls due, nobody kept their seat and the game is void.
 //! - No-show: a game whose first move is not made within `first_move_within_ms` is void.
+//!
+//! Fortune points touch the actor in three delimited places: watchers' bets arrive in the inbox like
+//! moves (so a bet is ordered exactly against the move that ends play: [`GameActor::betting_open`]),
+//! each accepted bet pushes the pool to subscribers, and [`GameActor::finish`] settles the game
+//! with the ledger once its result is stored.
 
 use std::collections::BTreeSet;
 use std::sync::atomic::Ordering;
@@ -53,11 +58,13 @@ use super::wire::{
     points_to_wire, side_of,
 };
 use super::{
-    GameCmd, GameContext, GameFrame, PlayerMove, Presence, PresenceGuard, StartGame, Subscription,
+    BetReceipt, GameCmd, GameContext, GameFrame, PlayerMove, Presence, PresenceGuard, StartGame, Subscription,
 };
 use crate::clock::{self, Clock, ClockError, ClockView, Expiry, SideView};
 use crate::config::{GAME_EVENT_QUEUE_LEN, WATCHERS_PER_GAME_MAX};
 use crate::hall::{chat, HallCmd};
+use crate::ledger::{self, pool::Tally};
+use crate::side::Side;
 use crate::store::{LiveGameRow, UserRow};
 use crate::{unix_now_ms, BoxError, Frame, Refusal};
 
@@ -102,6 +109,8 @@ pub(super) struct GameActor {
     seq: u64,
     scoring: Option<Scoring>,
     outcome: Option<GameOutcome>,
+    /// The spectator pool's bets and the players' stakes, as in the book.
+    tally: Tally,
     frames: broadcast::Sender<GameFrame>,
     ctx: GameContext,
     /// Both players' time; `None` for an untimed game.
@@ -170,6 +179,7 @@ impl GameActor {
             seq: 0,
             scoring: None,
             outcome: None,
+            tally: Tally::default(),
             frames,
             ctx,
             clock,
@@ -208,7 +218,9 @@ impl GameActor {
             nigiri_seed: row.game.nigiri_seed,
         };
         let game = wire::new_engine_game(&settings)?;
+        let (tally, _) = ctx.ledger.tally(row.id).await?;
         let mut actor = GameActor::new(row.id, start, game, ctx, row.game.started_at_ms)?;
+        actor.tally = tally;
         let mut last_at_ms = 0;
         for (seq, text) in &row.events {
             let logged: LoggedEvent = serde_json::from_str(text)?;
@@ -363,12 +375,7 @@ impl GameActor {
     async fn handle(&mut self, cmd: GameCmd) -> Result<Flow, Fatal> {
         // A deadline that passed while the command waited in the inbox applies first.
         if self.on_deadline().await? == Flow::Over {
-            if let Some(reply) = cmd.into_reply() {
-                let _ = reply.send(Err(Refusal::new(
-                    ErrorCode::WrongPhase,
-                    "the game has ended",
-                )));
-            }
+            cmd.refuse_ended();
             return Ok(Flow::Over);
         }
         match cmd {
@@ -415,6 +422,19 @@ impl GameActor {
                 reply,
             } => {
                 let _ = reply.send(self.kibitz(from, text, at_ms));
+                Ok(Flow::Continue)
+            }
+            GameCmd::Bet {
+                user,
+                side,
+                amount,
+                reply,
+            } => {
+                let _ = reply.send(self.bet(user, side, amount).await);
+                Ok(Flow::Continue)
+            }
+            GameCmd::Pool { reply } => {
+                let _ = reply.send(Ok(self.pool_info()));
                 Ok(Flow::Continue)
             }
         }
@@ -945,12 +965,28 @@ impl GameActor {
         Ok(Flow::Over)
     }
 
-    /// After the result is recorded: store the SGF, tell the hall, and let the actor stop. This is
-    /// the single "game over" hook: settlement of stakes and pools belongs here, after the record.
+    /// After the result is recorded: settle the game's points, store the SGF, tell the hall, and let
+    /// the actor stop. Settling comes before marking the game finished, so a crash in between
+    /// replays the end and settles again, which the ledger makes a no-op the second time.
     async fn finish(&mut self) {
         let Some(outcome) = self.outcome.clone() else {
             return;
         };
+        if self.ctx.fault_stop_before_settlement {
+            tracing::warn!(game = %self.id, "fault injection: stopping before settlement");
+            return;
+        }
+        let players = self.players();
+        match self
+            .ctx
+            .ledger
+            .settle_game(self.id, players, ledger::outcome_of(&outcome))
+            .await
+        {
+            Ok(_) => self.publish_pool(),
+            // The game stays unsettled in the store; the next start settles it.
+            Err(err) => tracing::error!(game = %self.id, %err, "could not settle a game"),
+        }
         let sgf = self.record_sgf(Some(&outcome));
         let (game, result) = (self.id, outcome.sgf.clone());
         let now_ms = unix_now_ms();
@@ -1065,6 +1101,56 @@ impl GameActor {
             scoring_ends_in_ms: left(self.scoring_deadline_ms.filter(|_| live)),
             away,
         }
+    }
+
+    /// Bets are taken while play goes on: not once two passes opened scoring, nor after any end.
+    fn betting_open(&self) -> bool {
+        self.outcome.is_none() && matches!(self.game.phase(), Phase::Play | Phase::PlacingHandicap)
+    }
+
+    fn pool_info(&self) -> tengen_protocol::PoolInfo {
+        let settled = self.outcome.is_some();
+        self.tally.info(
+            self.id,
+            self.betting_open(),
+            self.ctx.ledger.tax_bp(),
+            settled,
+        )
+    }
+
+    /// Tell everyone following the game how the pool stands.
+    fn publish_pool(&self) {
+        let frame = ServerMsg::Pool {
+            id: None,
+            pool: self.pool_info(),
+        }
+        .to_json();
+        // No subscribers is fine: `pool` asks for it.
+        let _ = self.frames.send(GameFrame {
+            seq: None,
+            text: frame.into(),
+            hidden_from: [None, None],
+        });
+    }
+
+    /// A watcher's bet: refused once play has ended or from a player; otherwise the ledger moves it
+    /// into escrow (durably) before it counts in the pool or anyone hears of it.
+    async fn bet(&mut self, user: UserId, side: Side, amount: u64) -> Result<BetReceipt, Refusal> {
+        if self.color_of(user).is_ok() {
+            return Err(ledger::BetRejected::Player.into());
+        }
+        if !self.betting_open() {
+            return Err(ledger::BetRejected::Closed.into());
+        }
+        let balance = self
+            .ctx
+            .ledger
+            .place_bet(self.id, &self.tally, user, side, amount)
+            .await?;
+        self.tally.add_bet(user, side, amount);
+        self.publish_pool();
+        let total = self.tally.bettor(user).map_or(amount, |(_, total)| total);
+        Ok(BetReceipt { total, balance })
     }
 
     /// Watchers' chat: never from, and never to, the players while the game is on.

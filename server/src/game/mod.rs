@@ -20,6 +20,7 @@ use tokio::task::JoinHandle;
 
 use crate::config::{GameTiming, GAME_INBOX_LEN, LIVE_GAMES_MAX, SUBSCRIBE_WAIT_MS};
 use crate::hall::{HallCmd, HallHandle};
+use crate::ledger::Ledger;
 use crate::store::{NewGame, StoreHandle};
 use crate::{unix_now_ms, BoxError, Frame, Refusal, Shutdown, TaskGuard};
 use tengen_protocol::ErrorCode;
@@ -30,6 +31,10 @@ type Reply<T> = oneshot::Sender<Result<T, Refusal>>;
 #[derive(Debug, Clone)]
 pub struct GameContext {
     pub store: StoreHandle,
+    /// Fortune points: bets go through the actor to it, and the actor settles the game with it.
+    pub ledger: Ledger,
+    /// Test fault injection (see `Config::fault_stop_before_settlement`).
+    pub fault_stop_before_settlement: bool,
     pub hall: HallHandle,
     pub shutdown: Shutdown,
     pub tasks: TaskGuard,
@@ -144,12 +149,34 @@ pub enum GameCmd {
         at_ms: u64,
         reply: Reply<()>,
     },
+    /// A watcher's bet in the spectator pool: through the inbox, so it is ordered exactly against the
+    /// end of play.
+    Bet {
+        user: UserId,
+        side: crate::side::Side,
+        amount: u64,
+        reply: Reply<BetReceipt>,
+    },
+    /// The pool as it stands.
+    Pool {
+        reply: Reply<tengen_protocol::PoolInfo>,
+    },
+}
+
+/// What an accepted bet did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BetReceipt {
+    /// The bettor's whole bet on that side, this one included.
+    pub total: u64,
+    /// The bettor's balance after it.
+    pub balance: u64,
 }
 
 impl GameCmd {
-    /// The reply channel of a command that changes the game, to refuse it when the game has
-    /// already ended.
-    fn into_reply(self) -> Option<Reply<()>> {
+    /// Refuses a command that arrived after the game ended (a deadline passed while it waited in
+    /// the inbox), each with the reason its sender expects.
+    fn refuse_ended(self) {
+        let ended = || Refusal::new(ErrorCode::WrongPhase, "the game has ended");
         match self {
             GameCmd::Move { reply, .. }
             | GameCmd::ToggleDead { reply, .. }
@@ -157,8 +184,15 @@ impl GameCmd {
             | GameCmd::ResumePlay { reply, .. }
             | GameCmd::Undo { reply, .. }
             | GameCmd::AnswerUndo { reply, .. }
-            | GameCmd::Kibitz { reply, .. } => Some(reply),
-            GameCmd::Record { .. } | GameCmd::Subscribe { .. } => None,
+            | GameCmd::Kibitz { reply, .. } => {
+                let _ = reply.send(Err(ended()));
+            }
+            GameCmd::Bet { reply, .. } => {
+                let closed = Refusal::new(ErrorCode::BettingClosed, "play has ended; no more bets");
+                let _ = reply.send(Err(closed));
+            }
+            // Read-only requests: their senders hear "the game has ended" when the actor stops.
+            GameCmd::Record { .. } | GameCmd::Subscribe { .. } | GameCmd::Pool { .. } => {}
         }
     }
 }
@@ -279,22 +313,9 @@ impl Games {
 
 /// Start an actor for every game the store says is live, replaying its event log, so a restart loses
 /// no game. A game whose log already ends with its result is finished instead.
-pub async fn restore_live_games(
-    store: &StoreHandle,
-    games: &Games,
-    hall: &HallHandle,
-    shutdown: &Shutdown,
-    tasks: &TaskGuard,
-    timing: GameTiming,
-) -> Result<(), BoxError> {
-    let live = store.call(|store| store.live_games()).await?;
-    let ctx = GameContext {
-        store: store.clone(),
-        hall: hall.clone(),
-        shutdown: shutdown.clone(),
-        tasks: tasks.clone(),
-        timing,
-    };
+pub async fn restore_live_games(ctx: GameContext, games: &Games) -> Result<(), BoxError> {
+    let live = ctx.store.call(|store| store.live_games()).await?;
+    let hall = &ctx.hall;
     for row in live {
         let id = row.id;
         match actor::GameActor::restore(row, ctx.clone()).await {

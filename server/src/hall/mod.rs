@@ -22,6 +22,7 @@ use crate::config::{
     TABLES_PER_ROOM, WATCHER_COUNT_PUSH_MS,
 };
 use crate::game::{GameContext, Games, StartGame};
+use crate::ledger::Ledger;
 use crate::store::StoreHandle;
 use crate::{Frame, Refusal, Shutdown, TaskGuard};
 use table::Table;
@@ -229,6 +230,7 @@ struct Hall {
 pub fn spawn(
     config: &Config,
     store: StoreHandle,
+    ledger: Ledger,
     games: Games,
     shutdown: Shutdown,
     tasks: TaskGuard,
@@ -272,6 +274,8 @@ pub fn spawn(
         games,
         ctx: GameContext {
             store,
+            ledger,
+            fault_stop_before_settlement: config.fault_stop_before_settlement,
             hall: handle.clone(),
             shutdown: shutdown.clone(),
             tasks: tasks.clone(),

@@ -1,10 +1,595 @@
-//! Fortune points (财富点): how a finished game's escrow is paid out to users and the house.
+//! Fortune points (财富点): accounts, bets, settlement and the audit.
 //!
 //! The ledger follows the TigerBeetle shape in DESIGN.md: accounts (one per user, one escrow per
-//! game, the house) and whole-point transfers applied in all-or-nothing batches. This module owns
-//! the pure half: `settle` decides who gets what from a game's escrow (stakes and the spectator
-//! pool), with rounding and breakage, and proves conservation. Turning a [`settle::Settlement`]
-//! into one idempotent batch of transfers keyed by the game id is left to the ledger service on top
-//! of the store.
+//! game, the house, and the mint that grants start from) and whole-point transfers applied in
+//! all-or-nothing batches by the store. `settle` is the pure math (who gets what); `book` is the
+//! vocabulary the store speaks; `pool` is a game's tally of bets; this module is the service on
+//! top of the store: grants, bets, idempotent settlement keyed by the game id, records and the
+//! audit. Ordering bets against the end of play is the game actor's job: every bet goes through
+//! its inbox, so a bet is either in before play ended or refused after.
 
+pub mod book;
+pub mod pool;
 pub mod settle;
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use serde::Serialize;
+use tengen_protocol::{
+    Color, EndReason, ErrorCode, GameEvent, GameId, GameOutcome, UserId, WagerKind, WagerRecord,
+};
+
+use crate::side::Side;
+use crate::store::{LiveGameRow, Store, StoreError, StoreHandle};
+use crate::{unix_now_ms, Refusal};
+use book::{Account, Applied, Batch, SettlementPart, SettlementRecord, Transfer, TransferKind};
+use pool::Tally;
+use settle::{Beneficiary, Outcome, Settlement, POINTS_MAX};
+
+/// Why a bet was refused; nothing moved.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BetRejected {
+    /// 0 points, or more than any balance can hold.
+    BadAmount {
+        amount: u64,
+    },
+    InsufficientPoints,
+    /// Play has ended.
+    Closed,
+    /// The bettor plays in this game.
+    Player,
+    /// The bettor already bet on the other side.
+    SideChange {
+        side: Side,
+    },
+    /// The store failed.
+    Store(String),
+}
+
+impl fmt::Display for BetRejected {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BetRejected::BadAmount { amount } => write!(
+                f,
+                "{amount} is not a bet: bet a whole number of points from 1 to {POINTS_MAX}"
+            ),
+            BetRejected::InsufficientPoints => f.write_str("you do not have that many points"),
+            BetRejected::Closed => f.write_str("betting closed when play ended"),
+            BetRejected::Player => f.write_str("players may not bet on their own game"),
+            BetRejected::SideChange { side } => write!(
+                f,
+                "you bet on {side} in this game; you may only add to that bet"
+            ),
+            BetRejected::Store(err) => write!(f, "the bet could not be recorded: {err}"),
+        }
+    }
+}
+
+impl From<BetRejected> for Refusal {
+    fn from(rejected: BetRejected) -> Refusal {
+        let code = match rejected {
+            BetRejected::BadAmount { .. } => ErrorCode::BadAmount,
+            BetRejected::InsufficientPoints => ErrorCode::InsufficientPoints,
+            BetRejected::Closed => ErrorCode::BettingClosed,
+            BetRejected::Player => ErrorCode::PlayersCannotBet,
+            BetRejected::SideChange { .. } => ErrorCode::SideChange,
+            BetRejected::Store(_) => ErrorCode::Internal,
+        };
+        Refusal::new(code, rejected.to_string())
+    }
+}
+
+/// The wire colour of a ledger side.
+pub fn side_to_wire(side: Side) -> Color {
+    match side {
+        Side::Black => Color::Black,
+        Side::White => Color::White,
+    }
+}
+
+pub fn side_from_wire(color: Color) -> Side {
+    match color {
+        Color::Black => Side::Black,
+        Color::White => Side::White,
+    }
+}
+
+/// What a finished game means for money: a forfeit is an escape by the loser, a game without a
+/// winner is void when it says so and a draw otherwise.
+pub fn outcome_of(result: &GameOutcome) -> Outcome {
+    match (result.winner, result.reason) {
+        (Some(winner), EndReason::Forfeit) => Outcome::Escape(side_from_wire(winner).other()),
+        (Some(winner), _) => Outcome::Win(side_from_wire(winner)),
+        (None, EndReason::Void) => Outcome::Void,
+        (None, _) => Outcome::Draw,
+    }
+}
+
+/// The transfer id of a settlement's payout to one beneficiary: derived from the game id, so a
+/// settlement applied twice (a retry, a restart) pays once.
+fn payout_id(game: GameId, part: SettlementPart, to: Beneficiary) -> String {
+    let to = match to {
+        Beneficiary::User(user) => format!("user:{user}"),
+        Beneficiary::House => "house".into(),
+    };
+    format!("settle:{game}:{}:{to}", part.as_str())
+}
+
+/// The transfers that pay a settlement out of the game's escrow.
+fn payout_transfers(
+    game: GameId,
+    part: SettlementPart,
+    settlement: &Settlement,
+    at_ms: u64,
+) -> Vec<Transfer> {
+    settlement
+        .payouts
+        .iter()
+        .map(|payout| {
+            let (to, kind) = match payout.to {
+                Beneficiary::House => (Account::House, TransferKind::Tax),
+                Beneficiary::User(user) if settlement.refund.is_some() => {
+                    (Account::User(UserId(user)), TransferKind::Refund)
+                }
+                Beneficiary::User(user) => (Account::User(UserId(user)), TransferKind::Payout),
+            };
+            Transfer {
+                id: payout_id(game, part, payout.to),
+                from: Account::Escrow(game),
+                to,
+                amount: payout.amount,
+                kind,
+                game: Some(game),
+                side: None,
+                at_ms,
+            }
+        })
+        .collect()
+}
+
+/// Why a settlement could not be made.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SettleFailure {
+    Store(StoreError),
+    /// The book's records of the game are inconsistent (the math refused them).
+    Math(settle::SettleError),
+    /// The escrow does not hold exactly what was bet and staked.
+    EscrowMismatch {
+        expected: u64,
+        found: i64,
+    },
+}
+
+impl fmt::Display for SettleFailure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SettleFailure::Store(err) => write!(f, "store: {err}"),
+            SettleFailure::Math(err) => write!(f, "settlement: {err}"),
+            SettleFailure::EscrowMismatch { expected, found } => {
+                write!(
+                    f,
+                    "the escrow holds {found} points, the records say {expected}"
+                )
+            }
+        }
+    }
+}
+
+impl From<StoreError> for SettleFailure {
+    fn from(err: StoreError) -> SettleFailure {
+        SettleFailure::Store(err)
+    }
+}
+
+/// The fortune-point service: cheap to clone, shared by sessions and game actors.
+#[derive(Debug, Clone)]
+pub struct Ledger {
+    store: StoreHandle,
+    grant_points: u64,
+    tax_bp: u32,
+}
+
+impl Ledger {
+    pub fn new(store: StoreHandle, grant_points: u64, tax_bp: u32) -> Ledger {
+        assert!(
+            tax_bp <= settle::BASIS_POINTS_FULL,
+            "the tax rate is at most 100%"
+        );
+        Ledger {
+            store,
+            grant_points,
+            tax_bp,
+        }
+    }
+
+    pub fn tax_bp(&self) -> u32 {
+        self.tax_bp
+    }
+
+    /// Make sure `user` has had their starting grant (once, ever: the transfer id is derived from
+    /// the user id) and return their balance.
+    pub async fn open_account(&self, user: UserId) -> Result<u64, StoreError> {
+        let grant_points = self.grant_points;
+        self.store
+            .call(move |store| {
+                if grant_points > 0 {
+                    store.apply_batch(&Batch {
+                        transfers: vec![Transfer {
+                            id: format!("grant:{user}"),
+                            from: Account::Mint,
+                            to: Account::User(user),
+                            amount: grant_points,
+                            kind: TransferKind::Grant,
+                            game: None,
+                            side: None,
+                            at_ms: unix_now_ms(),
+                        }],
+                        settlements: Vec::new(),
+                    })?;
+                }
+                user_balance(store, user)
+            })
+            .await
+    }
+
+    pub async fn balance(&self, user: UserId) -> Result<u64, StoreError> {
+        self.store
+            .call(move |store| user_balance(store, user))
+            .await
+    }
+
+    /// The house's takings.
+    pub async fn house(&self) -> Result<u64, StoreError> {
+        self.store
+            .call(|store| Ok(store.balance(Account::House)?.max(0) as u64))
+            .await
+    }
+
+    /// A game's tally as the book has it (bets and stakes), and whether it was settled.
+    pub async fn tally(&self, game: GameId) -> Result<(Tally, bool), StoreError> {
+        self.store
+            .call(move |store| {
+                let tally = Tally::from_transfers(&store.game_transfers(game)?);
+                let settled = !store.settlements(game)?.is_empty();
+                Ok((tally, settled))
+            })
+            .await
+    }
+
+    /// Move a bet into the game's escrow. The caller (the game actor) has checked that betting is
+    /// open and the bettor is no player; this checks the amount and the side against `tally`, then
+    /// applies the transfer, whose id is the bet's number in the game. Returns the bettor's balance.
+    pub async fn place_bet(
+        &self,
+        game: GameId,
+        tally: &Tally,
+        user: UserId,
+        side: Side,
+        amount: u64,
+    ) -> Result<u64, BetRejected> {
+        if amount == 0 || amount > POINTS_MAX {
+            return Err(BetRejected::BadAmount { amount });
+        }
+        if let Some((bet_side, _)) = tally.bettor(user) {
+            if bet_side != side {
+                return Err(BetRejected::SideChange { side: bet_side });
+            }
+        }
+        if tally.total().saturating_add(amount) > POINTS_MAX {
+            return Err(BetRejected::BadAmount { amount });
+        }
+        let transfer = Transfer {
+            id: format!("bet:{game}:{}", tally.bets_count() + 1),
+            from: Account::User(user),
+            to: Account::Escrow(game),
+            amount,
+            kind: TransferKind::Bet,
+            game: Some(game),
+            side: Some(side),
+            at_ms: unix_now_ms(),
+        };
+        let result = self
+            .store
+            .call(move |store| {
+                store.apply_batch(&Batch {
+                    transfers: vec![transfer],
+                    settlements: Vec::new(),
+                })?;
+                user_balance(store, user)
+            })
+            .await;
+        match result {
+            Ok(balance) => Ok(balance),
+            Err(StoreError::InsufficientPoints { .. }) => Err(BetRejected::InsufficientPoints),
+            Err(err) => Err(BetRejected::Store(err.to_string())),
+        }
+    }
+
+    /// Settle a finished game once: pay out (or refund) its pool and its stakes from its escrow in
+    /// one batch with the settlement records. Applying it again, after a retry or a restart, finds
+    /// the records and the transfer ids already in the book and changes nothing.
+    pub async fn settle_game(
+        &self,
+        game: GameId,
+        players: [UserId; 2],
+        outcome: Outcome,
+    ) -> Result<Applied, SettleFailure> {
+        let tax_bp = self.tax_bp;
+        self.store
+            .call(move |store| Ok(settle_in(store, game, players, outcome, tax_bp)))
+            .await?
+    }
+
+    /// Settle every finished game the store has no settlement for (a crash came between its end
+    /// and its payout). Returns how many were settled now.
+    pub async fn settle_unsettled(&self) -> Result<usize, StoreError> {
+        let rows = self
+            .store
+            .call(|store| store.unsettled_finished_games())
+            .await?;
+        let mut settled = 0;
+        for row in rows {
+            let Some(outcome) = final_outcome(&row) else {
+                tracing::error!(game = %row.id, "a finished game has no result event; not settled");
+                continue;
+            };
+            match self
+                .settle_game(row.id, [row.game.black, row.game.white], outcome)
+                .await
+            {
+                Ok(_) => {
+                    tracing::info!(game = %row.id, "settled a game that ended before a restart");
+                    settled += 1;
+                }
+                Err(err) => tracing::error!(game = %row.id, %err, "could not settle a game"),
+            }
+        }
+        Ok(settled)
+    }
+
+    /// `user`'s bets and stakes, newest first, at most `limit`, each with what came back.
+    pub async fn records(
+        &self,
+        user: UserId,
+        limit: usize,
+    ) -> Result<Vec<WagerRecord>, StoreError> {
+        let tax_bp = self.tax_bp;
+        self.store
+            .call(move |store| records_in(store, user, limit, tax_bp))
+            .await
+    }
+}
+
+fn user_balance(store: &dyn Store, user: UserId) -> Result<u64, StoreError> {
+    let balance = store.balance(Account::User(user))?;
+    assert!(balance >= 0, "user {user} has a negative balance");
+    Ok(balance as u64)
+}
+
+/// The money outcome recorded at the end of a game's event log.
+pub fn final_outcome(row: &LiveGameRow) -> Option<Outcome> {
+    let (_, last) = row.events.last()?;
+    match serde_json::from_str::<GameEvent>(last).ok()? {
+        GameEvent::Ended { outcome } => Some(outcome_of(&outcome)),
+        _ => None,
+    }
+}
+
+fn settle_in(
+    store: &dyn Store,
+    game: GameId,
+    players: [UserId; 2],
+    outcome: Outcome,
+    tax_bp: u32,
+) -> Result<Applied, SettleFailure> {
+    if !store.settlements(game)?.is_empty() {
+        return Ok(Applied::AlreadyApplied);
+    }
+    let tally = Tally::from_transfers(&store.game_transfers(game)?);
+    let expected = tally.total() + tally.stakes_total();
+    let found = store.balance(Account::Escrow(game))?;
+    if i128::from(found) != i128::from(expected) {
+        return Err(SettleFailure::EscrowMismatch { expected, found });
+    }
+    let at_ms = unix_now_ms();
+    let mut batch = Batch::default();
+    let pool = settle::settle_pool(&tally.bets(), outcome, tax_bp).map_err(SettleFailure::Math)?;
+    batch
+        .transfers
+        .extend(payout_transfers(game, SettlementPart::Pool, &pool, at_ms));
+    batch
+        .settlements
+        .push(record(game, SettlementPart::Pool, tax_bp, &pool, at_ms));
+    if tally.stakes_total() > 0 {
+        let stakes = tally.stakes(players);
+        let settlement = settle::settle_stakes(&stakes, settle::StakeMode::Normal, outcome, tax_bp)
+            .map_err(SettleFailure::Math)?;
+        batch.transfers.extend(payout_transfers(
+            game,
+            SettlementPart::Stakes,
+            &settlement,
+            at_ms,
+        ));
+        batch.settlements.push(record(
+            game,
+            SettlementPart::Stakes,
+            tax_bp,
+            &settlement,
+            at_ms,
+        ));
+    }
+    let applied = store.apply_batch(&batch)?;
+    let left = store.balance(Account::Escrow(game))?;
+    assert_eq!(left, 0, "a settled escrow is empty");
+    Ok(applied)
+}
+
+fn record(
+    game: GameId,
+    part: SettlementPart,
+    tax_bp: u32,
+    settlement: &Settlement,
+    at_ms: u64,
+) -> SettlementRecord {
+    SettlementRecord {
+        game,
+        part,
+        tax_bp,
+        summary_json: serde_json::to_string(settlement).expect("a settlement serializes"),
+        at_ms,
+    }
+}
+
+fn records_in(
+    store: &dyn Store,
+    user: UserId,
+    limit: usize,
+    tax_bp_now: u32,
+) -> Result<Vec<WagerRecord>, StoreError> {
+    // A user's transfers, newest first; bets and stakes are grouped per game and kind, keeping the
+    // order in which each game first appears.
+    let transfers = store.account_transfers(Account::User(user), limit.saturating_mul(4))?;
+    let mut order: Vec<(GameId, WagerKind)> = Vec::new();
+    let mut staked: BTreeMap<(GameId, WagerKind), (Side, u64)> = BTreeMap::new();
+    for t in &transfers {
+        let kind = match t.kind {
+            TransferKind::Bet => WagerKind::Bet,
+            TransferKind::Stake => WagerKind::Stake,
+            _ => continue,
+        };
+        let (Some(game), Some(side)) = (t.game, t.side) else {
+            continue;
+        };
+        let key = (game, kind);
+        let entry = staked.entry(key).or_insert_with(|| {
+            order.push(key);
+            (side, 0)
+        });
+        entry.1 += t.amount;
+    }
+    order.truncate(limit);
+    let mut records = Vec::with_capacity(order.len());
+    for (game, kind) in order {
+        let (side, amount) = staked[&(game, kind)];
+        let part = match kind {
+            WagerKind::Bet => SettlementPart::Pool,
+            WagerKind::Stake => SettlementPart::Stakes,
+        };
+        let settlement = store
+            .settlements(game)?
+            .into_iter()
+            .find(|record| record.part == part);
+        let record = match settlement {
+            None => WagerRecord {
+                game,
+                kind,
+                side: side_to_wire(side),
+                staked: amount,
+                returned: None,
+                net: None,
+                tax_bp: tax_bp_now,
+                refund: None,
+            },
+            Some(settled) => {
+                let summary: Settlement = serde_json::from_str(&settled.summary_json)
+                    .map_err(|err| StoreError::Backend(format!("bad settlement record: {err}")))?;
+                let returned = summary.paid_to(Beneficiary::User(user.0));
+                WagerRecord {
+                    game,
+                    kind,
+                    side: side_to_wire(side),
+                    staked: amount,
+                    returned: Some(returned),
+                    net: Some(returned as i64 - amount as i64),
+                    tax_bp: settled.tax_bp,
+                    refund: summary.refund.map(|reason| {
+                        serde_json::to_value(reason)
+                            .ok()
+                            .and_then(|v| v.as_str().map(str::to_string))
+                            .unwrap_or_default()
+                    }),
+                }
+            }
+        };
+        records.push(record);
+    }
+    Ok(records)
+}
+
+/// What the audit found; `ok` is the verdict.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct AuditReport {
+    pub ok: bool,
+    /// Every point ever granted (the sum of grant transfers).
+    pub granted: u64,
+    /// The sum over users, escrows and the house: must equal `granted`.
+    pub held: i64,
+    /// Minus the mint's balance: must equal `granted` too.
+    pub minted: i64,
+    pub users_total: i64,
+    pub escrow_total: i64,
+    pub house: i64,
+    pub accounts_count: usize,
+    pub settled_games_count: usize,
+    /// Accounts other than the mint below 0 (must be none).
+    pub negative_accounts: Vec<String>,
+    /// Settled games whose escrow is not empty (must be none).
+    pub settled_escrows_not_empty: Vec<u64>,
+    /// Live or unsettled games' escrows holding points (informational).
+    pub open_escrows_count: usize,
+}
+
+/// Audit the book in a data directory (the `tengen audit` subcommand), opening the store directly.
+pub fn audit_data_dir(data_dir: &std::path::Path) -> Result<AuditReport, StoreError> {
+    let store = crate::store::sqlite::SqliteStore::open(data_dir)?;
+    audit(&store)
+}
+
+/// Check the book: conservation (everything held = everything granted = minus the mint), no
+/// negative balance but the mint's, and every settled game's escrow empty.
+pub fn audit(store: &dyn Store) -> Result<AuditReport, StoreError> {
+    let balances = store.account_balances()?;
+    let granted = store.granted_total()?;
+    let settled = store.settled_games()?;
+    let mut report = AuditReport {
+        ok: false,
+        granted,
+        held: 0,
+        minted: 0,
+        users_total: 0,
+        escrow_total: 0,
+        house: 0,
+        accounts_count: balances.len(),
+        settled_games_count: settled.len(),
+        negative_accounts: Vec::new(),
+        settled_escrows_not_empty: Vec::new(),
+        open_escrows_count: 0,
+    };
+    for entry in &balances {
+        match entry.account {
+            Account::Mint => report.minted = -entry.balance,
+            Account::House => report.house += entry.balance,
+            Account::User(_) => report.users_total += entry.balance,
+            Account::Escrow(game) => {
+                report.escrow_total += entry.balance;
+                if entry.balance != 0 {
+                    if settled.binary_search(&game).is_ok() {
+                        report.settled_escrows_not_empty.push(game.0);
+                    } else {
+                        report.open_escrows_count += 1;
+                    }
+                }
+            }
+        }
+        if entry.balance < 0 && !entry.account.may_go_negative() {
+            report.negative_accounts.push(entry.account.key());
+        }
+    }
+    report.held = report.users_total + report.escrow_total + report.house;
+    report.ok = i128::from(report.held) == i128::from(granted)
+        && i128::from(report.minted) == i128::from(granted)
+        && report.negative_accounts.is_empty()
+        && report.settled_escrows_not_empty.is_empty();
+    Ok(report)
+}

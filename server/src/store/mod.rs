@@ -2,13 +2,18 @@
 //! settings, each live game's event log, and finished games' results and SGF. The trait is synchronous
 //! and backend-neutral (SQLite now, Redis when scaled out); [`StoreHandle`] is how async code calls it,
 //! always on tokio's blocking pool so no store call ever blocks the async runtime. What the events mean
-//! is the game actor's business; the store keeps bytes in order.
+//! is the game actor's business; the store keeps bytes in order. The fortune-point ledger is stored
+//! here too, batch-shaped: [`Store::apply_batch`] applies a [`Batch`] of transfers all-or-nothing and
+//! idempotently (by transfer id), refusing any that would take an account other than the mint below
+//! 0; what the transfers mean is `ledger`'s business.
 
 pub mod sqlite;
 
 use std::sync::Arc;
 
 use tengen_protocol::{GameId, TableId, UserId};
+
+use crate::ledger::book::{Account, AccountBalance, Applied, Batch, SettlementRecord, Transfer};
 
 /// An account as stored.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -51,6 +56,15 @@ pub enum StoreError {
     DuplicateEvent { game: GameId, seq: u64 },
     #[error("no game {0}")]
     NoSuchGame(GameId),
+    /// A transfer would take `account` below 0; nothing in the batch was applied.
+    #[error("{account} has too few points")]
+    InsufficientPoints { account: Account },
+    /// A transfer id already in the book names a different movement: the caller reused an id.
+    #[error("transfer {id} is already in the book with other contents")]
+    TransferConflict { id: String },
+    /// A malformed batch (a zero amount, a transfer to itself, too many transfers): a caller bug.
+    #[error("bad batch: {0}")]
+    BadBatch(String),
     /// The backend failed (disk full, corrupt file, lost connection).
     #[error("store backend failed: {0}")]
     Backend(String),
@@ -102,6 +116,32 @@ pub trait Store: Send + Sync + 'static {
     fn game_sgf(&self, game: GameId) -> Result<Option<String>, StoreError>;
     /// Every game started and not finished, with its events.
     fn live_games(&self) -> Result<Vec<LiveGameRow>, StoreError>;
+
+    /// Apply a batch of transfers and settlement records in one durable transaction: all or nothing.
+    /// Transfers whose id is already in the book and records already present are skipped, so a retry
+    /// is harmless; a transfer that would take any account but the mint below 0 refuses the batch.
+    fn apply_batch(&self, batch: &Batch) -> Result<Applied, StoreError>;
+    /// An account's balance (0 for an account never used).
+    fn balance(&self, account: Account) -> Result<i64, StoreError>;
+    /// Every transfer of a game (bets, stakes, settlement), oldest first.
+    fn game_transfers(&self, game: GameId) -> Result<Vec<Transfer>, StoreError>;
+    /// The transfers into or out of an account, newest first, at most `limit`.
+    fn account_transfers(
+        &self,
+        account: Account,
+        limit: usize,
+    ) -> Result<Vec<Transfer>, StoreError>;
+    /// A game's settlement records (none until it is settled).
+    fn settlements(&self, game: GameId) -> Result<Vec<SettlementRecord>, StoreError>;
+    /// Every account with its balance, for the audit.
+    fn account_balances(&self) -> Result<Vec<AccountBalance>, StoreError>;
+    /// The sum of every grant transfer ever applied.
+    fn granted_total(&self) -> Result<u64, StoreError>;
+    /// Every game with at least one settlement record.
+    fn settled_games(&self) -> Result<Vec<GameId>, StoreError>;
+    /// Finished games (result stored) that have no settlement record: a crash came between the end
+    /// and the payout. With each, its event log, whose last event holds the result.
+    fn unsettled_finished_games(&self) -> Result<Vec<LiveGameRow>, StoreError>;
     /// The games `user` played (live and finished), newest first, at most `limit`.
     fn games_of_user(&self, user: UserId, limit: usize) -> Result<Vec<GameListRow>, StoreError>;
 }
@@ -240,4 +280,142 @@ pub(crate) fn conformance(store: &dyn Store) {
         store.finish_game(GameId(9999), "0", "", 1),
         Err(StoreError::NoSuchGame(GameId(9999)))
     );
+
+    ledger_conformance(store, alice, bob, game);
+}
+
+/// The ledger half of the conformance suite: idempotent transfers, all-or-nothing batches, no
+/// balance below 0 but the mint's, settlement records, history and the unsettled-games query.
+#[cfg(test)]
+fn ledger_conformance(store: &dyn Store, alice: UserId, bob: UserId, finished: GameId) {
+    use crate::ledger::book::{SettlementPart, TransferKind};
+    use crate::side::Side;
+
+    let transfer =
+        |id: &str, from: Account, to: Account, amount: u64, kind: TransferKind| Transfer {
+            id: id.into(),
+            from,
+            to,
+            amount,
+            kind,
+            game: None,
+            side: None,
+            at_ms: 1,
+        };
+    let batch = |transfers: Vec<Transfer>| Batch {
+        transfers,
+        settlements: Vec::new(),
+    };
+    let grant = |user: UserId| {
+        transfer(
+            &format!("grant:{user}"),
+            Account::Mint,
+            Account::User(user),
+            100,
+            TransferKind::Grant,
+        )
+    };
+    assert_eq!(
+        store.apply_batch(&batch(vec![grant(alice), grant(bob)])),
+        Ok(Applied::Applied)
+    );
+    // A retry changes nothing; the same id with other contents is refused.
+    assert_eq!(
+        store.apply_batch(&batch(vec![grant(alice)])),
+        Ok(Applied::AlreadyApplied)
+    );
+    let mut changed = grant(alice);
+    changed.amount = 5;
+    assert_eq!(
+        store.apply_batch(&batch(vec![changed])),
+        Err(StoreError::TransferConflict {
+            id: format!("grant:{alice}")
+        })
+    );
+    assert_eq!(store.balance(Account::User(alice)), Ok(100));
+    assert_eq!(store.balance(Account::Mint), Ok(-200));
+    assert_eq!(store.granted_total(), Ok(200));
+
+    // All or nothing: the second transfer overdraws bob, so the first is not applied either.
+    let escrow = Account::Escrow(finished);
+    let mut bet = transfer("bet:a", Account::User(alice), escrow, 60, TransferKind::Bet);
+    bet.game = Some(finished);
+    bet.side = Some(Side::Black);
+    let mut overdraw = transfer("bet:b", Account::User(bob), escrow, 101, TransferKind::Bet);
+    overdraw.game = Some(finished);
+    overdraw.side = Some(Side::White);
+    assert_eq!(
+        store.apply_batch(&batch(vec![bet.clone(), overdraw])),
+        Err(StoreError::InsufficientPoints {
+            account: Account::User(bob)
+        })
+    );
+    assert_eq!(store.balance(Account::User(alice)), Ok(100));
+    assert_eq!(store.balance(escrow), Ok(0));
+    assert!(matches!(
+        store.apply_batch(&batch(vec![transfer(
+            "zero",
+            Account::Mint,
+            Account::House,
+            0,
+            TransferKind::Grant
+        )])),
+        Err(StoreError::BadBatch(_))
+    ));
+
+    // The finished game is unsettled until its settlement record is stored with its payout.
+    store.apply_batch(&batch(vec![bet.clone()])).unwrap();
+    assert_eq!(store.game_transfers(finished), Ok(vec![bet.clone()]));
+    let unsettled: Vec<GameId> = store
+        .unsettled_finished_games()
+        .unwrap()
+        .iter()
+        .map(|row| row.id)
+        .collect();
+    assert_eq!(unsettled, vec![finished]);
+    let mut refund = transfer(
+        "settle:x",
+        escrow,
+        Account::User(alice),
+        60,
+        TransferKind::Refund,
+    );
+    refund.game = Some(finished);
+    let record = SettlementRecord {
+        game: finished,
+        part: SettlementPart::Pool,
+        tax_bp: 500,
+        summary_json: "{}".into(),
+        at_ms: 2,
+    };
+    let settle = Batch {
+        transfers: vec![refund.clone()],
+        settlements: vec![record.clone()],
+    };
+    assert_eq!(store.apply_batch(&settle), Ok(Applied::Applied));
+    assert_eq!(store.apply_batch(&settle), Ok(Applied::AlreadyApplied));
+    assert_eq!(store.settlements(finished), Ok(vec![record]));
+    assert_eq!(store.settled_games(), Ok(vec![finished]));
+    assert!(store.unsettled_finished_games().unwrap().is_empty());
+    assert_eq!(store.balance(escrow), Ok(0));
+    assert_eq!(store.balance(Account::User(alice)), Ok(100));
+
+    // History newest first; balances for the audit.
+    let history = store.account_transfers(Account::User(alice), 10).unwrap();
+    let ids: Vec<&str> = history.iter().map(|t| t.id.as_str()).collect();
+    assert_eq!(ids, vec!["settle:x", "bet:a", &format!("grant:{alice}")]);
+    assert_eq!(
+        store
+            .account_transfers(Account::User(alice), 1)
+            .unwrap()
+            .len(),
+        1
+    );
+    let total: i64 = store
+        .account_balances()
+        .unwrap()
+        .iter()
+        .map(|entry| entry.balance)
+        .sum();
+    assert_eq!(total, 0, "the mint balances everything");
 }

@@ -9,6 +9,11 @@ use rusqlite::{params, Connection, ErrorCode as SqliteCode, OptionalExtension};
 use tengen_protocol::{GameId, TableId, UserId};
 
 use super::{GameListRow, LiveGameRow, NewGame, Store, StoreError, UserRow};
+use crate::ledger::book::{
+    Account, AccountBalance, Applied, Batch, SettlementPart, SettlementRecord, Transfer,
+    TransferKind, BATCH_TRANSFERS_MAX,
+};
+use crate::side::Side;
 
 /// The database file's name inside the data directory.
 pub const DB_FILE: &str = "tengen.sqlite3";
@@ -44,6 +49,32 @@ CREATE TABLE IF NOT EXISTS game_events (
     seq INTEGER NOT NULL,
     event TEXT NOT NULL,
     PRIMARY KEY (game_id, seq)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS ledger_accounts (
+    account TEXT PRIMARY KEY,
+    balance INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS ledger_transfers (
+    seq INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    debit TEXT NOT NULL,
+    credit TEXT NOT NULL,
+    amount INTEGER NOT NULL CHECK (amount > 0),
+    kind TEXT NOT NULL,
+    game_id INTEGER,
+    side TEXT,
+    at_ms INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS ledger_transfers_game ON ledger_transfers (game_id);
+CREATE INDEX IF NOT EXISTS ledger_transfers_debit ON ledger_transfers (debit);
+CREATE INDEX IF NOT EXISTS ledger_transfers_credit ON ledger_transfers (credit);
+CREATE TABLE IF NOT EXISTS ledger_settlements (
+    game_id INTEGER NOT NULL,
+    part TEXT NOT NULL,
+    tax_bp INTEGER NOT NULL,
+    summary TEXT NOT NULL,
+    at_ms INTEGER NOT NULL,
+    PRIMARY KEY (game_id, part)
 ) WITHOUT ROWID;
 ";
 
@@ -129,6 +160,132 @@ fn events_of(conn: &Connection, game: GameId) -> Result<Vec<(u64, String)>, Stor
         })
         .map_err(backend)?;
     rows.collect::<Result<Vec<_>, _>>().map_err(backend)
+}
+
+const TRANSFER_COLUMNS: &str = "id, debit, credit, amount, kind, game_id, side, at_ms";
+
+fn side_key(side: Side) -> &'static str {
+    match side {
+        Side::Black => "black",
+        Side::White => "white",
+    }
+}
+
+/// A column the store itself wrote holds junk: the file was edited or corrupted.
+fn corrupt(what: &str) -> rusqlite::Error {
+    rusqlite::Error::InvalidColumnType(0, what.to_string(), rusqlite::types::Type::Text)
+}
+
+fn transfer_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Transfer> {
+    let account = |index: usize| -> rusqlite::Result<Account> {
+        let key: String = row.get(index)?;
+        Account::from_key(&key).ok_or_else(|| corrupt("account"))
+    };
+    let kind: String = row.get(4)?;
+    let game: Option<i64> = row.get(5)?;
+    let side: Option<String> = row.get(6)?;
+    let side = match side.as_deref() {
+        None => None,
+        Some("black") => Some(Side::Black),
+        Some("white") => Some(Side::White),
+        Some(_) => return Err(corrupt("side")),
+    };
+    Ok(Transfer {
+        id: row.get(0)?,
+        from: account(1)?,
+        to: account(2)?,
+        amount: row.get::<_, i64>(3)? as u64,
+        kind: TransferKind::parse(&kind).ok_or_else(|| corrupt("kind"))?,
+        game: game.map(|g| GameId(g as u64)),
+        side,
+        at_ms: row.get::<_, i64>(7)? as u64,
+    })
+}
+
+/// Check a batch's shape before touching the database: every amount fits SQLite's signed integers.
+fn check_batch(batch: &Batch) -> Result<(), StoreError> {
+    if batch.transfers.len() > BATCH_TRANSFERS_MAX {
+        return Err(StoreError::BadBatch(format!(
+            "{} transfers; at most {BATCH_TRANSFERS_MAX}",
+            batch.transfers.len()
+        )));
+    }
+    for transfer in &batch.transfers {
+        if transfer.amount == 0 || transfer.amount > i64::MAX as u64 {
+            return Err(StoreError::BadBatch(format!(
+                "transfer {} moves {} points",
+                transfer.id, transfer.amount
+            )));
+        }
+        if transfer.from == transfer.to {
+            return Err(StoreError::BadBatch(format!(
+                "transfer {} goes from {} to itself",
+                transfer.id, transfer.from
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Apply one transfer inside the batch's transaction; false when its id was already in the book.
+fn apply_transfer(tx: &rusqlite::Transaction<'_>, t: &Transfer) -> Result<bool, StoreError> {
+    let inserted = tx
+        .prepare_cached(
+            "INSERT OR IGNORE INTO ledger_transfers
+             (id, debit, credit, amount, kind, game_id, side, at_ms)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+        )
+        .and_then(|mut stmt| {
+            stmt.execute(params![
+                t.id,
+                t.from.key(),
+                t.to.key(),
+                t.amount as i64,
+                t.kind.as_str(),
+                t.game.map(|g| g.0 as i64),
+                t.side.map(side_key),
+                t.at_ms as i64
+            ])
+        })
+        .map_err(backend)?;
+    if inserted == 0 {
+        let stored = tx
+            .prepare_cached(&format!(
+                "SELECT {TRANSFER_COLUMNS} FROM ledger_transfers WHERE id = ?1"
+            ))
+            .and_then(|mut stmt| stmt.query_row(params![t.id], transfer_from_row))
+            .map_err(backend)?;
+        // The time is when it was first applied; everything else must match.
+        let same = Transfer {
+            at_ms: t.at_ms,
+            ..stored
+        } == *t;
+        if !same {
+            return Err(StoreError::TransferConflict { id: t.id.clone() });
+        }
+        return Ok(false);
+    }
+    let mut upsert = tx
+        .prepare_cached(
+            "INSERT INTO ledger_accounts (account, balance) VALUES (?1, ?2)
+             ON CONFLICT (account) DO UPDATE SET balance = balance + ?2
+             RETURNING balance",
+        )
+        .map_err(backend)?;
+    let debited: i64 = upsert
+        .query_row(params![t.from.key(), -(t.amount as i64)], |row| row.get(0))
+        .map_err(backend)?;
+    if debited < 0 && !t.from.may_go_negative() {
+        return Err(StoreError::InsufficientPoints { account: t.from });
+    }
+    let credited: i64 = upsert
+        .query_row(params![t.to.key(), t.amount as i64], |row| row.get(0))
+        .map_err(backend)?;
+    assert!(
+        credited >= 0 || t.to.may_go_negative(),
+        "a credit never leaves a balance below 0"
+    );
+    Ok(true)
 }
 
 impl Store for SqliteStore {
@@ -346,6 +503,176 @@ impl Store for SqliteStore {
             })
             .map_err(backend)?;
         rows.collect::<Result<Vec<_>, _>>().map_err(backend)
+    }
+
+    fn apply_batch(&self, batch: &Batch) -> Result<Applied, StoreError> {
+        check_batch(batch)?;
+        let mut conn = self.conn();
+        // IMMEDIATE takes the write lock up front, so the balance checks and the writes see one state.
+        let tx = conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+            .map_err(backend)?;
+        let mut changed = false;
+        for transfer in &batch.transfers {
+            // An error drops `tx`, which rolls the whole batch back.
+            changed |= apply_transfer(&tx, transfer)?;
+        }
+        for record in &batch.settlements {
+            let inserted = tx
+                .prepare_cached(
+                    "INSERT OR IGNORE INTO ledger_settlements (game_id, part, tax_bp, summary, at_ms)
+                     VALUES (?1, ?2, ?3, ?4, ?5)",
+                )
+                .and_then(|mut stmt| {
+                    stmt.execute(params![
+                        record.game.0 as i64,
+                        record.part.as_str(),
+                        record.tax_bp,
+                        record.summary_json,
+                        record.at_ms as i64
+                    ])
+                })
+                .map_err(backend)?;
+            changed |= inserted > 0;
+        }
+        tx.commit().map_err(backend)?;
+        Ok(if changed {
+            Applied::Applied
+        } else {
+            Applied::AlreadyApplied
+        })
+    }
+
+    fn balance(&self, account: Account) -> Result<i64, StoreError> {
+        let balance: Option<i64> = self
+            .conn()
+            .query_row(
+                "SELECT balance FROM ledger_accounts WHERE account = ?1",
+                params![account.key()],
+                |row| row.get(0),
+            )
+            .optional()
+            .map_err(backend)?;
+        Ok(balance.unwrap_or(0))
+    }
+
+    fn game_transfers(&self, game: GameId) -> Result<Vec<Transfer>, StoreError> {
+        let conn = self.conn();
+        let mut stmt = conn
+            .prepare_cached(&format!(
+                "SELECT {TRANSFER_COLUMNS} FROM ledger_transfers WHERE game_id = ?1 ORDER BY seq"
+            ))
+            .map_err(backend)?;
+        let rows = stmt
+            .query_map(params![game.0 as i64], transfer_from_row)
+            .map_err(backend)?;
+        rows.collect::<Result<Vec<_>, _>>().map_err(backend)
+    }
+
+    fn account_transfers(
+        &self,
+        account: Account,
+        limit: usize,
+    ) -> Result<Vec<Transfer>, StoreError> {
+        let conn = self.conn();
+        let mut stmt = conn
+            .prepare_cached(&format!(
+                "SELECT {TRANSFER_COLUMNS} FROM ledger_transfers
+                 WHERE debit = ?1 OR credit = ?1 ORDER BY seq DESC LIMIT ?2"
+            ))
+            .map_err(backend)?;
+        let rows = stmt
+            .query_map(params![account.key(), limit as i64], transfer_from_row)
+            .map_err(backend)?;
+        rows.collect::<Result<Vec<_>, _>>().map_err(backend)
+    }
+
+    fn settlements(&self, game: GameId) -> Result<Vec<SettlementRecord>, StoreError> {
+        let conn = self.conn();
+        let mut stmt = conn
+            .prepare_cached(
+                "SELECT part, tax_bp, summary, at_ms FROM ledger_settlements
+                 WHERE game_id = ?1 ORDER BY part",
+            )
+            .map_err(backend)?;
+        let rows = stmt
+            .query_map(params![game.0 as i64], |row| {
+                let part: String = row.get(0)?;
+                Ok(SettlementRecord {
+                    game,
+                    part: SettlementPart::parse(&part).ok_or_else(|| corrupt("part"))?,
+                    tax_bp: row.get(1)?,
+                    summary_json: row.get(2)?,
+                    at_ms: row.get::<_, i64>(3)? as u64,
+                })
+            })
+            .map_err(backend)?;
+        rows.collect::<Result<Vec<_>, _>>().map_err(backend)
+    }
+
+    fn account_balances(&self) -> Result<Vec<AccountBalance>, StoreError> {
+        let conn = self.conn();
+        let mut stmt = conn
+            .prepare("SELECT account, balance FROM ledger_accounts ORDER BY account")
+            .map_err(backend)?;
+        let rows = stmt
+            .query_map([], |row| {
+                let key: String = row.get(0)?;
+                Ok(AccountBalance {
+                    account: Account::from_key(&key).ok_or_else(|| corrupt("account"))?,
+                    balance: row.get(1)?,
+                })
+            })
+            .map_err(backend)?;
+        rows.collect::<Result<Vec<_>, _>>().map_err(backend)
+    }
+
+    fn granted_total(&self) -> Result<u64, StoreError> {
+        let total: i64 = self
+            .conn()
+            .query_row(
+                "SELECT COALESCE(SUM(amount), 0) FROM ledger_transfers WHERE kind = 'grant'",
+                [],
+                |row| row.get(0),
+            )
+            .map_err(backend)?;
+        Ok(total as u64)
+    }
+
+    fn settled_games(&self) -> Result<Vec<GameId>, StoreError> {
+        let conn = self.conn();
+        let mut stmt = conn
+            .prepare("SELECT DISTINCT game_id FROM ledger_settlements ORDER BY game_id")
+            .map_err(backend)?;
+        let rows = stmt
+            .query_map([], |row| Ok(GameId(row.get::<_, i64>(0)? as u64)))
+            .map_err(backend)?;
+        rows.collect::<Result<Vec<_>, _>>().map_err(backend)
+    }
+
+    fn unsettled_finished_games(&self) -> Result<Vec<LiveGameRow>, StoreError> {
+        let conn = self.conn();
+        let games = {
+            let mut stmt = conn
+                .prepare(
+                    "SELECT id, black, white, table_id, settings, nigiri_seed, started_at_ms
+                     FROM games WHERE ended_at_ms IS NOT NULL
+                     AND id NOT IN (SELECT game_id FROM ledger_settlements) ORDER BY id",
+                )
+                .map_err(backend)?;
+            let rows = stmt.query_map([], new_game_from_row).map_err(backend)?;
+            rows.collect::<Result<Vec<_>, _>>().map_err(backend)?
+        };
+        games
+            .into_iter()
+            .map(|(id, game)| {
+                Ok(LiveGameRow {
+                    id,
+                    game,
+                    events: events_of(&conn, id)?,
+                })
+            })
+            .collect()
     }
 }
 

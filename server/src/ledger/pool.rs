@@ -1,0 +1,153 @@
+//! One game's tally of bets and stakes, rebuilt from the book's transfers and kept up to date by the
+//! game actor as bets arrive: per-bettor totals and sides, per-side sums, and the players' stakes.
+//! Pure data; the pool view everyone sees is made from it.
+
+use std::collections::BTreeMap;
+
+use tengen_protocol::{GameId, PoolInfo, UserId};
+
+use super::book::{Account, Transfer, TransferKind};
+use super::settle::{Bet, Stake, Stakes};
+use crate::side::Side;
+
+/// A game's bets and stakes.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Tally {
+    /// Every bet (each addition separately), in the order applied.
+    bets: Vec<Bet>,
+    /// Per bettor: their side and their total. Bounded by the game's watchers.
+    bettors: BTreeMap<UserId, (Side, u64)>,
+    side_totals: [u64; 2],
+    /// Per side: the player who staked and their total stake.
+    stakes: [Option<(UserId, u64)>; 2],
+}
+
+impl Tally {
+    /// The tally of a game's transfers (bets and stakes into its escrow; the rest is ignored).
+    pub fn from_transfers(transfers: &[Transfer]) -> Tally {
+        let mut tally = Tally::default();
+        for t in transfers {
+            let (Account::User(user), Some(side)) = (t.from, t.side) else {
+                continue;
+            };
+            match t.kind {
+                TransferKind::Bet => tally.add_bet(user, side, t.amount),
+                TransferKind::Stake => tally.add_stake(user, side, t.amount),
+                _ => {}
+            }
+        }
+        tally
+    }
+
+    /// Record a bet that is in the book. The side was checked when it was placed.
+    pub fn add_bet(&mut self, user: UserId, side: Side, amount: u64) {
+        let entry = self.bettors.entry(user).or_insert((side, 0));
+        assert_eq!(entry.0, side, "a bettor never changes sides");
+        entry.1 += amount;
+        self.side_totals[side.index()] += amount;
+        self.bets.push(Bet {
+            bettor: user.0,
+            side,
+            amount,
+        });
+    }
+
+    /// Record a stake that is in the book.
+    pub fn add_stake(&mut self, user: UserId, side: Side, amount: u64) {
+        let entry = self.stakes[side.index()].get_or_insert((user, 0));
+        assert_eq!(entry.0, user, "only the player of a side stakes on it");
+        entry.1 += amount;
+    }
+
+    /// A bettor's side and total, if they bet.
+    pub fn bettor(&self, user: UserId) -> Option<(Side, u64)> {
+        self.bettors.get(&user).copied()
+    }
+
+    /// Bets applied so far, additions counted separately: the next bet's number is this plus one.
+    pub fn bets_count(&self) -> usize {
+        self.bets.len()
+    }
+
+    pub fn bets(&self) -> Vec<Bet> {
+        self.bets.clone()
+    }
+
+    /// The whole pool.
+    pub fn total(&self) -> u64 {
+        self.side_totals[0] + self.side_totals[1]
+    }
+
+    pub fn stakes_total(&self) -> u64 {
+        self.stakes.iter().flatten().map(|(_, amount)| amount).sum()
+    }
+
+    /// The stakes for settlement, a side that staked nothing staking 0 as its player.
+    pub fn stakes(&self, players: [UserId; 2]) -> Stakes {
+        let stake = |side: Side| {
+            let (user, amount) = self.stakes[side.index()].unwrap_or((players[side.index()], 0));
+            Stake {
+                user: user.0,
+                amount,
+            }
+        };
+        Stakes {
+            black: stake(Side::Black),
+            white: stake(Side::White),
+        }
+    }
+
+    /// The pool as everyone sees it.
+    pub fn info(&self, game: GameId, open: bool, tax_bp: u32, settled: bool) -> PoolInfo {
+        let stake = |side: Side| self.stakes[side.index()].map_or(0, |(_, amount)| amount);
+        PoolInfo {
+            game,
+            open,
+            total: self.total(),
+            black: self.side_totals[0],
+            white: self.side_totals[1],
+            bettors_count: self.bettors.len() as u32,
+            stake_black: stake(Side::Black),
+            stake_white: stake(Side::White),
+            tax_bp,
+            settled,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn transfer(kind: TransferKind, user: u64, side: Side, amount: u64) -> Transfer {
+        Transfer {
+            id: format!("{kind:?}-{user}-{amount}"),
+            from: Account::User(UserId(user)),
+            to: Account::Escrow(GameId(1)),
+            amount,
+            kind,
+            game: Some(GameId(1)),
+            side: Some(side),
+            at_ms: 0,
+        }
+    }
+
+    #[test]
+    fn a_tally_adds_bets_per_bettor_and_keeps_stakes_apart() {
+        let tally = Tally::from_transfers(&[
+            transfer(TransferKind::Bet, 3, Side::Black, 10),
+            transfer(TransferKind::Bet, 4, Side::White, 5),
+            transfer(TransferKind::Bet, 3, Side::Black, 7),
+            transfer(TransferKind::Stake, 1, Side::Black, 100),
+        ]);
+        assert_eq!(tally.bettor(UserId(3)), Some((Side::Black, 17)));
+        assert_eq!(tally.bets_count(), 3);
+        assert_eq!(tally.total(), 22);
+        assert_eq!(tally.stakes_total(), 100);
+        let info = tally.info(GameId(1), true, 500, false);
+        assert_eq!((info.black, info.white, info.bettors_count), (17, 5, 2));
+        assert_eq!((info.stake_black, info.stake_white), (100, 0));
+        let stakes = tally.stakes([UserId(1), UserId(2)]);
+        assert_eq!((stakes.white.user, stakes.white.amount), (2, 0));
+    }
+}
