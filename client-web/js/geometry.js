@@ -55,8 +55,9 @@ export function pointToXY(geom, point) {
 
 /** The intersection nearest to (x, y) in view units, or null when it is off the board or too far off. */
 export function xyToPoint(geom, x, y) {
-  const col = Math.round((x - geom.origin) / geom.cell);
-  const row = Math.round((y - geom.origin) / geom.cell);
+  // `|| 0` turns a rounded -0 (just left of or above the first line) into a plain 0.
+  const col = Math.round((x - geom.origin) / geom.cell) || 0;
+  const row = Math.round((y - geom.origin) / geom.cell) || 0;
   if (col < 0 || row < 0 || col >= geom.size || row >= geom.size) return null;
   // Outside the grid by more than half a cell means the pointer is on the margin, not on a point.
   const centre = pointToXY(geom, { col, row });
