@@ -120,6 +120,14 @@ export function createBoard(container, { onPoint = () => {}, describe = null } =
           const color = c === 'X' ? 'black' : 'white';
           const isDead = dead.has(pointKey(point));
           stoneNode(stones, point, color, { class: `stone stone-${color}${isDead ? ' dead' : ''}`, 'data-point': pointKey(point), opacity: isDead ? 0.45 : 1 });
+          if (isDead) {
+            // A cross on a dead stone, so the marking reads without relying on the faded colour alone.
+            const { x, y } = pointToXY(geom, point);
+            const r = geom.cell * 0.2;
+            const cross = el('g', { stroke: '#c62828', 'stroke-width': Math.max(2, geom.cell / 14), 'stroke-linecap': 'round', class: 'dead-mark' }, marks);
+            el('line', { x1: x - r, y1: y - r, x2: x + r, y2: y + r }, cross);
+            el('line', { x1: x - r, y1: y + r, x2: x + r, y2: y - r }, cross);
+          }
         }
       }
     }

@@ -112,8 +112,16 @@ test('two players play a 9x9 game in the browser while a third watches', { timeo
   assert.equal(await stoneAt(alice, { col: 5, row: 4 }), null);
   assert.equal(await stoneAt(carol, { col: 4, row: 4 }), 'white');
 
-  // Black plays elsewhere (a stone deep in White's side that will be marked dead), then both pass.
-  await clickPoint(alice, 9, { col: 7, row: 4 });
+  // White's connection drops: the client reconnects with backoff, resumes the session with its token, and
+  // gets the game again.
+  await bob.evaluate(() => { window.oldSocket = window.tengen.net.socket; window.tengen.net.socket.close(); });
+  await bob.waitForFunction(() => window.tengen.net.socket !== window.oldSocket && window.tengen.state.connection === 'online');
+  await bob.waitForSelector('[data-testid=connection]:has-text("Connected")');
+
+  // Black plays elsewhere (a stone deep in White's side that will be marked dead), with the keyboard: the
+  // first arrow key puts the cursor on the centre (E5), three more move it to H5, Enter plays.
+  await alice.focus('svg.goban');
+  for (const key of ['ArrowRight', 'ArrowRight', 'ArrowRight', 'ArrowRight', 'Enter']) await alice.keyboard.press(key);
   for (const page of [alice, bob, carol]) await waitStone(page, { col: 7, row: 4 }, 'black');
   await shot(carol, 'game-watcher.png');
   await bob.click('[data-testid=pass]');
@@ -149,6 +157,12 @@ test('two players play a 9x9 game in the browser while a third watches', { timeo
     assert.match(await page.textContent('[data-testid=result-chinese]'), /[黑白]胜|和棋/);
   }
   await shot(carol, 'result.png');
+
+  // A phone-sized screen: one column, the board as wide as the screen.
+  await carol.setViewportSize({ width: 390, height: 844 });
+  const board = await carol.locator('svg.goban').boundingBox();
+  assert.ok(board.width <= 390 && board.width > 300, `board width ${board.width} on a phone`);
+  await shot(carol, 'phone.png');
 
   // The players never received the watchers' kibitz.
   assert.equal(await alice.locator('text=黑棋要小心').count(), 0);
