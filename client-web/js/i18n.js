@@ -23,7 +23,7 @@ const en = {
   'hall.rooms': 'Rooms',
   'hall.players': 'Players online',
   'hall.games': 'Live games',
-  'hall.users': '{count} users',
+  'hall.users': '{count} online',
   'hall.tables': '{count} tables',
   'hall.watchers': '{count} watching',
   'hall.moves': 'move {count}',

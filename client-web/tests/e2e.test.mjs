@@ -167,3 +167,26 @@ test('two players play a 9x9 game in the browser while a third watches', { timeo
   // The players never received the watchers' kibitz.
   assert.equal(await alice.locator('text=黑棋要小心').count(), 0);
 });
+
+test('a challenge from the players list, accepted, then a resignation', { timeout: 60000 }, async () => {
+  const dan = await newUser('dan');
+  const erin = await newUser('erin');
+  // Dan challenges Erin from the players online; the dialog offers 9x9 with nigiri.
+  await dan.click('[data-testid=players] li:has-text("erin") button');
+  await dan.click('.modal button.primary');
+  await erin.waitForSelector('.modal:has-text("dan")');
+  await erin.click('.modal button.primary');
+  await dan.waitForURL(/#\/game\/\d+/);
+  await erin.waitForURL(/#\/game\/\d+/);
+  await erin.waitForSelector('svg.goban');
+  // Whoever drew White resigns at once.
+  const erinColor = (await erin.textContent('[data-testid=game-status]')).includes('You play White') ? 'white' : 'black';
+  erin.once('dialog', (dialog) => dialog.accept());
+  await erin.click('[data-testid=resign]');
+  for (const page of [dan, erin]) {
+    await page.waitForSelector('[data-testid=result-sgf]');
+    assert.equal(await page.textContent('[data-testid=result-sgf]'), erinColor === 'white' ? 'B+R' : 'W+R');
+    assert.match(await page.textContent('[data-testid=result-chinese]'), /中盘胜/);
+  }
+});
+
