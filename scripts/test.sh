@@ -4,6 +4,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# GNU Go plays against the bot bridge's tests.
+if [ ! -x /usr/games/gnugo ]; then
+    apt-get update -qq && apt-get install -y -qq gnugo
+fi
+
 cargo test --workspace --all-targets --locked
 # Doc tests (the crate examples) are not part of --all-targets.
 cargo test --workspace --doc --locked

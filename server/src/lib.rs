@@ -12,12 +12,14 @@
 //! - `game`: one actor per live game over `tengen-rules`: moves, scoring phase, event log, watchers.
 //! - `store`: the durable `Store` trait and its SQLite backend.
 //! - `gtp`: a GTP version 2 referee over `tengen-rules`, for driving the engine from any Go tool.
+//! - `bot`: `tengen bot`, a bridge that plays a GTP engine (GNU Go) as an ordinary account.
 //! - `side`: the two seats at a table (Black, White), as the pure server modules name them.
 //! - `clock`: the pure game clock state machine for every time system; `now` is passed in.
 //! - `ledger`: fortune points; `ledger::settle` is the pure settlement math for stakes and
 //!   spectator pools.
 
 pub mod auth;
+pub mod bot;
 pub mod clock;
 pub mod config;
 pub mod game;

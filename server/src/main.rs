@@ -41,6 +41,34 @@ enum Command {
         #[arg(long, default_value_t = 0)]
         seed: u64,
     },
+    /// Play a GTP engine (e.g. GNU Go) on a Tengen server as an ordinary account.
+    Bot(BotArgs),
+}
+
+#[derive(Debug, clap::Args)]
+struct BotArgs {
+    /// The engine's command line, e.g. "/usr/games/gnugo --mode gtp --chinese-rules".
+    #[arg(long)]
+    engine: String,
+    /// The server's WebSocket address.
+    #[arg(long, default_value = "ws://127.0.0.1:8080/ws")]
+    server: String,
+    #[arg(long)]
+    user: String,
+    #[arg(long, env = "TENGEN_BOT_PASSWORD")]
+    password: String,
+    /// Create the account if it does not exist yet.
+    #[arg(long)]
+    register: bool,
+    /// Board sizes to accept challenges for.
+    #[arg(long, value_delimiter = ',', default_values_t = [9u8, 13, 19])]
+    sizes: Vec<u8>,
+    /// The longest the engine may think about one move before the game is given up.
+    #[arg(long, default_value_t = 60_000)]
+    move_timeout_ms: u64,
+    /// Stop after this many games (default: play until stopped).
+    #[arg(long)]
+    games: Option<u32>,
 }
 
 fn main() -> std::process::ExitCode {
@@ -52,6 +80,7 @@ fn main() -> std::process::ExitCode {
     };
     match command {
         Command::Serve(args) => serve(args),
+        Command::Bot(args) => bot(args),
         Command::Gtp { seed } => {
             let stdin = std::io::stdin().lock();
             let stdout = std::io::stdout().lock();
@@ -122,6 +151,44 @@ fn serve(args: ServeArgs) -> std::process::ExitCode {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(err) => {
             eprintln!("tengen serve: {err}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+fn bot(args: BotArgs) -> std::process::ExitCode {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()),
+        )
+        .init();
+    let config = tengen_server::bot::BotConfig {
+        engine: args.engine,
+        server_url: args.server,
+        username: args.user,
+        password: args.password,
+        register: args.register,
+        board_sizes: args.sizes,
+        move_timeout_ms: args.move_timeout_ms,
+        games_max: args.games,
+    };
+    let runtime = match tokio::runtime::Runtime::new() {
+        Ok(runtime) => runtime,
+        Err(err) => {
+            eprintln!("tengen bot: cannot start the runtime: {err}");
+            return std::process::ExitCode::FAILURE;
+        }
+    };
+    let result = runtime.block_on(async move {
+        tokio::select! {
+            result = tengen_server::bot::run(config) => result,
+            () = wait_for_signal() => Ok(()),
+        }
+    });
+    match result {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("tengen bot: {err}");
             std::process::ExitCode::FAILURE
         }
     }

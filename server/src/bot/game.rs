@@ -1,0 +1,459 @@
+//! One game the bot is playing: the engine process, a mirror of the game in `tengen-rules` (to check the
+//! engine's answers before the server sees them), and what to send next. It never touches the socket;
+//! it returns the messages to send as `EngineStep`s.
+
+use super::engine::{Engine, EngineError};
+use std::collections::BTreeSet;
+use std::time::Duration;
+use tengen_protocol::{
+    self as wire, ClientMsg, ClockSettings, GameEvent, GameId, GamePhase, GameState, RequestId,
+};
+use tengen_rules::{Color, Game, HandicapPlacement, KoRule, Komi, Move, Phase, Point, Rules};
+use tokio::task::JoinHandle;
+
+/// How long a setup or `play` command may take: these are instant for any sane engine.
+const COMMAND_TIMEOUT: Duration = Duration::from_secs(10);
+/// Chain toggles the bot makes in one scoring phase before it stops arguing and lets the phase's time
+/// limit decide: an opponent who keeps toggling cannot make the bot accept a wrong count.
+const SCORING_TOGGLES_MAX: u32 = 30;
+
+/// Something the bridge must send.
+#[derive(Debug)]
+pub enum EngineStep {
+    Send(ClientMsg),
+}
+
+/// What a `genmove` task hands back: the engine (when it survived) and its answer.
+type Thought = (Option<Engine>, Result<String, EngineError>);
+/// A `genmove` running on its own task, so the bridge keeps reading the socket meanwhile.
+pub type Thinking = JoinHandle<Thought>;
+/// A finished `genmove`, or the task that ran it failing.
+pub type EngineOutcome = Result<Thought, tokio::task::JoinError>;
+
+#[derive(Debug)]
+pub struct Match {
+    game: GameId,
+    color: Color,
+    engine_command: String,
+    move_timeout: Duration,
+    engine: Option<Engine>,
+    pending: Option<Thinking>,
+    mirror: Game,
+    clock: ClockSettings,
+    awaiting: Option<RequestId>,
+    gave_up: bool,
+    toggles: u32,
+    proposed_dead: Option<BTreeSet<Point>>,
+}
+
+impl Match {
+    pub fn new(
+        engine_command: &str,
+        username: &str,
+        move_timeout: Duration,
+        state: &GameState,
+    ) -> Match {
+        let color = if state.black.username == username {
+            Color::Black
+        } else {
+            Color::White
+        };
+        Match {
+            game: state.game,
+            color,
+            engine_command: engine_command.to_string(),
+            move_timeout,
+            engine: None,
+            pending: None,
+            mirror: mirror_of(state)
+                .unwrap_or_else(|| Game::new(Rules::default()).expect("default rules")),
+            clock: state.settings.clock,
+            awaiting: None,
+            gave_up: false,
+            toggles: 0,
+            proposed_dead: None,
+        }
+    }
+
+    pub fn game(&self) -> GameId {
+        self.game
+    }
+
+    pub fn pending_mut(&mut self) -> Option<&mut Thinking> {
+        self.pending.as_mut()
+    }
+
+    /// Notes the request id of the move just sent, so a refusal can be recognised.
+    pub fn sent_move(&mut self, id: RequestId) {
+        self.awaiting = Some(id);
+    }
+
+    /// Whether `id` is the move the bot is waiting to hear about.
+    pub fn awaits(&self, id: RequestId) -> bool {
+        self.awaiting == Some(id)
+    }
+
+    pub fn move_acknowledged(&mut self) {
+        self.awaiting = None;
+    }
+
+    /// The server refused the bot's move: engine and server disagree, so resign this game.
+    pub fn give_up(&mut self) -> Vec<EngineStep> {
+        self.awaiting = None;
+        self.engine = None;
+        if let Some(task) = self.pending.take() {
+            task.abort();
+        }
+        if self.gave_up {
+            return Vec::new();
+        }
+        self.gave_up = true;
+        vec![EngineStep::Send(ClientMsg::Resign { game: self.game })]
+    }
+
+    /// Brings the mirror and a fresh engine to the server's state, then acts if it is the bot's turn.
+    pub async fn sync(&mut self, state: &GameState) -> Vec<EngineStep> {
+        let Some(mirror) = mirror_of(state) else {
+            return self.give_up();
+        };
+        self.mirror = mirror;
+        if let Some(task) = self.pending.take() {
+            task.abort();
+        }
+        self.engine = None;
+        if let Err(err) = self.start_engine().await {
+            tracing::warn!("bot: engine setup failed: {err}");
+            return self.give_up();
+        }
+        match state.phase {
+            GamePhase::Playing => self.maybe_think(),
+            GamePhase::Scoring => self.on_marking(&state.dead).await,
+            GamePhase::Over => Vec::new(),
+        }
+    }
+
+    /// Starts the engine and tells it the rules, the clock and the position.
+    async fn start_engine(&mut self) -> Result<(), EngineError> {
+        let mut engine = Engine::spawn(&self.engine_command)?;
+        let rules = *self.mirror.rules();
+        let komi = rules.komi.to_sgf();
+        for command in [
+            format!("boardsize {}", rules.size),
+            "clear_board".into(),
+            format!("komi {komi}"),
+        ] {
+            engine.command(&command, COMMAND_TIMEOUT).await?;
+        }
+        if let Some(command) = time_settings(&self.clock) {
+            // Not every engine knows every time command; a refusal here is harmless.
+            match engine.command(&command, COMMAND_TIMEOUT).await {
+                Ok(_) | Err(EngineError::Refused(_)) => {}
+                Err(err) => return Err(err),
+            }
+        }
+        for command in position_commands(&self.mirror) {
+            engine.command(&command, COMMAND_TIMEOUT).await?;
+        }
+        self.engine = Some(engine);
+        Ok(())
+    }
+
+    /// Applies one event of the game to the mirror and the engine, and decides what to do next.
+    pub async fn on_event(&mut self, event: &GameEvent) -> Vec<EngineStep> {
+        match event {
+            GameEvent::Played { color, point, .. } => {
+                self.on_move(*color, Move::Play(from_wire(*point))).await
+            }
+            GameEvent::Passed { color } => self.on_move(*color, Move::Pass).await,
+            GameEvent::ScoringStarted { dead } => {
+                self.toggles = 0;
+                self.proposed_dead = Some(self.expand(dead));
+                self.on_marking(dead).await
+            }
+            GameEvent::DeadMarked { dead, .. } => self.on_marking(dead).await,
+            _ => Vec::new(),
+        }
+    }
+
+    async fn on_move(&mut self, color: tengen_protocol::Color, mv: Move) -> Vec<EngineStep> {
+        let color = color_from_wire(color);
+        if color == self.color {
+            self.awaiting = None;
+        }
+        if self.mirror.phase() == Phase::Scoring {
+            self.mirror.resume(color);
+        }
+        if self.mirror.play_as(color, mv).is_err() {
+            return self.give_up();
+        }
+        if color != self.color {
+            let command = format!(
+                "play {} {}",
+                gtp_color(color),
+                gtp_move(mv, self.mirror.rules().size)
+            );
+            let Some(engine) = self.engine.as_mut() else {
+                return self.give_up();
+            };
+            if let Err(err) = engine.command(&command, COMMAND_TIMEOUT).await {
+                tracing::warn!("bot: engine failed on {command}: {err}");
+                return self.give_up();
+            }
+        }
+        self.maybe_think()
+    }
+
+    /// Starts `genmove` when it is the bot's turn in play.
+    fn maybe_think(&mut self) -> Vec<EngineStep> {
+        if self.mirror.phase() != Phase::Play
+            || self.mirror.to_move() != self.color
+            || self.pending.is_some()
+        {
+            return Vec::new();
+        }
+        let Some(mut engine) = self.engine.take() else {
+            return self.give_up();
+        };
+        let command = format!("genmove {}", gtp_color(self.color));
+        let deadline = self.move_timeout;
+        self.pending = Some(tokio::spawn(async move {
+            let answer = engine.command(&command, deadline).await;
+            // An engine that hung or died is not handed back: dropping it kills the process.
+            let keep = matches!(answer, Ok(_) | Err(EngineError::Refused(_)));
+            (keep.then_some(engine), answer)
+        }));
+        Vec::new()
+    }
+
+    /// The engine answered `genmove`: check the answer and turn it into a message.
+    pub async fn on_engine_answer(&mut self, outcome: EngineOutcome) -> Vec<EngineStep> {
+        self.pending = None;
+        let (engine, answer) = match outcome {
+            Ok(result) => result,
+            Err(_) => return self.give_up(),
+        };
+        self.engine = engine;
+        let text = match answer {
+            Ok(text) => text.to_ascii_lowercase(),
+            Err(err) => {
+                tracing::warn!("bot: genmove failed: {err}");
+                return self.give_up();
+            }
+        };
+        let size = self.mirror.rules().size;
+        let mv = match text.as_str() {
+            "pass" => Move::Pass,
+            "resign" => return self.give_up(),
+            vertex => match Point::from_gtp(vertex, size) {
+                Some(point) if self.mirror.check_play(self.color, point).is_ok() => {
+                    Move::Play(point)
+                }
+                _ => {
+                    tracing::warn!("bot: the engine answered {text:?}, which is not a legal move");
+                    return self.give_up();
+                }
+            },
+        };
+        let msg = match mv {
+            Move::Play(point) => ClientMsg::Play {
+                game: self.game,
+                point: to_wire(point),
+            },
+            _ => ClientMsg::Pass { game: self.game },
+        };
+        vec![EngineStep::Send(msg)]
+    }
+
+    /// In the scoring phase: accept a marking the engine agrees with, otherwise toggle one chain
+    /// towards the engine's view (or, for an engine without `final_status_list`, accept only the
+    /// server's own proposal).
+    async fn on_marking(&mut self, dead: &[wire::Point]) -> Vec<EngineStep> {
+        if self.mirror.phase() == Phase::Play {
+            // The mirror passed twice as well; keep it in step with the server.
+            return Vec::new();
+        }
+        let marked = self.expand(dead);
+        let engine_view = self.engine_dead().await;
+        let wanted = match engine_view {
+            Some(view) => view,
+            None if self.proposed_dead.as_ref() == Some(&marked) => marked.clone(),
+            None => return Vec::new(),
+        };
+        if wanted == marked {
+            return vec![EngineStep::Send(ClientMsg::AcceptScore { game: self.game })];
+        }
+        if self.toggles >= SCORING_TOGGLES_MAX {
+            return Vec::new();
+        }
+        self.toggles += 1;
+        let point = wanted
+            .symmetric_difference(&marked)
+            .next()
+            .copied()
+            .expect("sets differ");
+        vec![EngineStep::Send(ClientMsg::ToggleDead {
+            game: self.game,
+            point: to_wire(point),
+        })]
+    }
+
+    /// The engine's dead stones, every stone of each dead chain; `None` when it cannot say.
+    async fn engine_dead(&mut self) -> Option<BTreeSet<Point>> {
+        let engine = self.engine.as_mut()?;
+        let answer = engine
+            .command("final_status_list dead", self.move_timeout)
+            .await
+            .ok()?;
+        let size = self.mirror.rules().size;
+        let points: Option<Vec<Point>> = answer
+            .split_whitespace()
+            .map(|v| Point::from_gtp(v, size))
+            .collect();
+        Some(self.expand_points(&points?))
+    }
+
+    fn expand(&self, dead: &[wire::Point]) -> BTreeSet<Point> {
+        let points: Vec<Point> = dead.iter().map(|p| from_wire(*p)).collect();
+        self.expand_points(&points)
+    }
+
+    /// Every stone of the chains through `points`.
+    fn expand_points(&self, points: &[Point]) -> BTreeSet<Point> {
+        points
+            .iter()
+            .flat_map(|&p| self.mirror.board().chain(p))
+            .collect()
+    }
+}
+
+/// The game as the server describes it, rebuilt in the engine: handicap stones as free handicap on a
+/// fresh game, any other position as setup stones.
+fn mirror_of(state: &GameState) -> Option<Game> {
+    let settings = &state.settings;
+    let size = settings.size;
+    let stones_of = |mark: char| -> Vec<Point> {
+        state
+            .board
+            .iter()
+            .enumerate()
+            .flat_map(|(row, line)| {
+                line.chars()
+                    .enumerate()
+                    .filter(move |(_, c)| *c == mark)
+                    .map(move |(col, _)| Point::new(col as u8, row as u8))
+            })
+            .collect()
+    };
+    let (black, white) = (stones_of('X'), stones_of('O'));
+    let fresh_handicap = state.moves_count == 0 && settings.handicap >= 2 && white.is_empty();
+    let rules = Rules {
+        size,
+        komi: Komi::from_half_points(settings.komi_half_points),
+        handicap: if fresh_handicap { black.len() as u8 } else { 0 },
+        handicap_placement: HandicapPlacement::Free,
+        ko_rule: match settings.ko_rule {
+            wire::KoRule::Simple => KoRule::Simple,
+            wire::KoRule::Positional => KoRule::Positional,
+            wire::KoRule::Situational => KoRule::Situational,
+        },
+    };
+    let mut game = Game::new(rules).ok()?;
+    if fresh_handicap {
+        game.place_free_handicap(&black).ok()?;
+    } else {
+        game.add_setup_stones(Color::Black, &black).ok()?;
+        game.add_setup_stones(Color::White, &white).ok()?;
+        game.set_first_to_move(color_from_wire(state.to_move))
+            .ok()?;
+    }
+    if state.phase == GamePhase::Scoring {
+        // Reach the scoring phase in the mirror too, so markings are judged on the same board.
+        let first = game.to_move();
+        game.play(first, Move::Pass).ok()?;
+        game.play(first.opponent(), Move::Pass).ok()?;
+    }
+    Some(game)
+}
+
+/// The GTP commands that put the mirror's position on an engine's empty board.
+fn position_commands(mirror: &Game) -> Vec<String> {
+    let size = mirror.rules().size;
+    let board = mirror.board();
+    if mirror.handicap_stones() >= 2 && mirror.moves().is_empty() {
+        let vertices: Vec<String> = board.stones().map(|(p, _)| p.to_gtp(size)).collect();
+        return vec![format!("set_free_handicap {}", vertices.join(" "))];
+    }
+    // Black's stones first, then White's: in a legal position neither set can capture the other.
+    let mut commands = Vec::new();
+    for color in Color::BOTH {
+        for (point, _) in board.stones().filter(|(_, c)| *c == color) {
+            commands.push(format!("play {} {}", gtp_color(color), point.to_gtp(size)));
+        }
+    }
+    commands
+}
+
+/// GTP's `time_settings main byo_yomi_time byo_yomi_stones` for the game's clock.
+fn time_settings(clock: &ClockSettings) -> Option<String> {
+    let seconds = |ms: u64| ms / 1000;
+    match *clock {
+        ClockSettings::None => None,
+        ClockSettings::Absolute { main_time_ms } => {
+            Some(format!("time_settings {} 0 0", seconds(main_time_ms)))
+        }
+        // Chinese byo-yomi as Canadian overtime of one stone per period: what GTP can say.
+        ClockSettings::ByoYomi {
+            main_time_ms,
+            period_ms,
+            ..
+        } => Some(format!(
+            "time_settings {} {} 1",
+            seconds(main_time_ms),
+            seconds(period_ms)
+        )),
+        ClockSettings::Canadian {
+            main_time_ms,
+            moves,
+            block_ms,
+        } => Some(format!(
+            "time_settings {} {} {moves}",
+            seconds(main_time_ms),
+            seconds(block_ms)
+        )),
+        ClockSettings::Fischer { main_time_ms, .. } => {
+            Some(format!("time_settings {} 0 0", seconds(main_time_ms)))
+        }
+    }
+}
+
+fn gtp_color(color: Color) -> &'static str {
+    match color {
+        Color::Black => "b",
+        Color::White => "w",
+    }
+}
+
+fn gtp_move(mv: Move, size: u8) -> String {
+    match mv {
+        Move::Play(point) => point.to_gtp(size),
+        _ => "pass".to_string(),
+    }
+}
+
+fn from_wire(point: wire::Point) -> Point {
+    Point::new(point.col, point.row)
+}
+
+fn to_wire(point: Point) -> wire::Point {
+    wire::Point {
+        col: point.col,
+        row: point.row,
+    }
+}
+
+fn color_from_wire(color: wire::Color) -> Color {
+    match color {
+        wire::Color::Black => Color::Black,
+        wire::Color::White => Color::White,
+    }
+}
