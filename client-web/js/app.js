@@ -10,6 +10,7 @@ import { mountLogin } from './views/login.js';
 import { mountHall } from './views/hall.js';
 import { mountTable } from './views/table.js';
 import { mountGame } from './views/game.js';
+import { mountMyBets } from './views/mybets.js';
 import { openChallengeDialog, openChallengedDialog } from './views/dialogs.js';
 
 const LANG_KEY = 'tengen.lang';
@@ -115,6 +116,14 @@ const actions = {
   resign: (game) => send({ type: 'resign', game }),
   toggleDead: (game, point) => send({ type: 'toggle_dead', game, point }),
   acceptScore: (game) => send({ type: 'accept_score', game }),
+  // The pool and bets (the ledger's messages): a server without them answers unknown_type, and the pool
+  // panel simply stays hidden.
+  askPool: (game) => send({ type: 'pool', game }).catch(() => {}),
+  async bet(game, side, amount) {
+    const placed = await send({ type: 'bet', game, side, amount });
+    toast({ text: t('pool.placed', { amount: placed.amount, side: t(`color.${placed.side}`), balance: placed.balance }) });
+  },
+  myBets: () => send({ type: 'my_bets' }).then((reply) => reply.records),
   chat: (channel, text) => send({ type: 'chat', channel, text }).catch(toast),
   openChallenge(player) {
     openChallengeDialog({ t, player, onSend: (settings) => send({ type: 'challenge', user: player.user, settings })
@@ -157,7 +166,8 @@ function renderHeader() {
     h('a', { class: 'brand', href: '#/' }, h('span', { class: 'brand-mark' }, '天元'), h('span', {}, ` ${t('app.title') === '天元' ? '' : 'Tengen '}${t('app.tagline')}`)),
     h('span', { class: `conn conn-${status[0]}`, 'data-testid': 'connection' }, status[1]),
     h('span', { class: 'spacer' }),
-    state.me ? h('span', { class: 'me', 'data-testid': 'me' }, state.me.username) : null,
+    state.me && state.balance != null ? h('a', { class: 'balance', href: '#/bets', 'data-testid': 'balance' }, t('balance.short', { balance: state.balance })) : null,
+    state.me ? h('a', { class: 'me', href: '#/bets', 'data-testid': 'me' }, state.me.username) : null,
     state.me ? h('button', { class: 'small', onclick: () => actions.logout() }, t('auth.logout')) : null,
     h('button', { class: 'small', 'data-testid': 'lang-switch', 'aria-label': t('lang.label'), onclick: switchLanguage }, t('lang.switch')));
 }
@@ -176,6 +186,7 @@ function parseHash() {
   if (parts[0] === 'room' && id) return { name: 'hall', params: { room: id } };
   if (parts[0] === 'table' && id) return { name: 'table', params: { table: id } };
   if (parts[0] === 'game' && id) return { name: 'game', params: { game: id } };
+  if (parts[0] === 'bets') return { name: 'bets', params: {} };
   return { name: 'hall', params: {} };
 }
 
@@ -190,7 +201,7 @@ function route(force = false) {
   if (name !== 'table') following.table = name === 'game' ? following.table : null;
   main.replaceChildren();
   const ctx = { state, t, actions, lang };
-  const mount = { login: mountLogin, hall: mountHall, table: mountTable, game: mountGame }[name];
+  const mount = { login: mountLogin, hall: mountHall, table: mountTable, game: mountGame, bets: mountMyBets }[name];
   view = mount(main, ctx, params);
   render();
 }

@@ -17,6 +17,9 @@ export function createState() {
     games: new Map(), // game id → game model
     chats: new Map(), // channel key → [{from, text, at_ms}]
     challenges: [], // incoming: {challenge, from, settings}
+    balance: null, // fortune points, when the server keeps them
+    taxBp: null,
+    pools: new Map(), // game id → the wire's pool object
     notices: [], // transient messages for the user
   };
 }
@@ -197,6 +200,16 @@ export function applyMessage(state, msg) {
       break;
     case 'challenge_declined':
       state.notices.push({ key: 'challenge.declined' });
+      break;
+    case 'balance':
+      state.balance = msg.balance;
+      state.taxBp = msg.tax_bp;
+      break;
+    case 'bet_placed':
+      state.balance = msg.balance;
+      break;
+    case 'pool':
+      state.pools.set(msg.pool.game, msg.pool);
       break;
     case 'chat':
       addChat(state, channelKey(msg.channel), { from: msg.from, text: msg.text, at_ms: msg.at_ms });

@@ -81,6 +81,22 @@ test('two players play a 9x9 game in the browser while a third watches', { timeo
   await carol.waitForSelector('svg.goban');
   await carol.waitForSelector('[data-testid=watchers]:has-text("3")');
 
+  // The watchers' pool, when the server keeps fortune points: Carol bets on Black, and everyone following
+  // the game sees the pool grow. (A server without the ledger answers unknown_type and the panel stays
+  // hidden.)
+  const poolOnServer = await carol.evaluate((game) => window.tengen.net.request({ type: 'pool', game })
+    .then(() => true, (err) => err.code !== 'unknown_type'), gameId);
+  if (poolOnServer) {
+    await carol.waitForSelector('[data-testid=pool]:visible');
+    await carol.fill('[data-testid=pool] input[name=bet-amount]', '100');
+    await carol.click('[data-testid=bet-black]');
+    await carol.waitForSelector('[data-testid=pool-total]:has-text("100")');
+    await alice.waitForSelector('[data-testid=pool-total]:has-text("100")');
+    assert.equal(await alice.locator('[data-testid=bet-black]:visible').count(), 0, 'players cannot bet');
+    await carol.waitForSelector('[data-testid=balance]:has-text("900")');
+    await shot(carol, 'pool.png');
+  }
+
   // Table chat between the players; kibitz among watchers, which the players never see.
   await alice.fill('[data-testid=table-chat] input', 'have a nice game');
   await alice.press('[data-testid=table-chat] input', 'Enter');

@@ -31,7 +31,7 @@ export function mountGame(root, ctx, params) {
   const watchers = h('p', { class: 'watchers', 'data-testid': 'watchers' });
   const announcer = h('div', { class: 'sr-only', 'aria-live': 'assertive' });
   const chatBox = h('div', {});
-  const pool = createPoolPanel({ t, onBet: (color, amount) => actions.bet?.(gameId, color, amount) });
+  const pool = createPoolPanel({ t, onBet: (side, amount) => run(actions.bet(gameId, side, amount)) });
   let chat = null;
   let chatKey = null;
 
@@ -47,6 +47,7 @@ export function mountGame(root, ctx, params) {
       players.black, players.white, status, message, controls, scoring, result, info, pool.element, chatBox, announcer)));
 
   actions.watch(gameId);
+  actions.askPool(gameId);
 
   const game = () => state.games.get(gameId);
   const myColor = () => {
@@ -197,7 +198,7 @@ export function mountGame(root, ctx, params) {
           o.black_count_half_points != null ? h('p', { class: 'small' }, t('game.count', { black: halfPointsText(o.black_count_half_points), white: halfPointsText(o.white_count_half_points) })) : null,
           h('a', { href: `/api/games/${gameId}/sgf`, download: `tengen-${gameId}.sgf` }, t('game.downloadSgf')));
       } else fill(result);
-      pool.update(g.pool ?? null);
+      pool.update({ pool: state.pools.get(gameId) ?? null, canBet: !!state.me && !mine, balance: state.balance });
       syncChat(g);
     },
     unmount() {
