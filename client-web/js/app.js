@@ -30,9 +30,9 @@ const net = new Connection({
   onMessage: (msg) => {
     applyMessage(state, msg);
     if (msg.type === 'game_started') following.games.add(msg.game);
-    if (msg.type === 'game_started' && following.table === msg.table) location.hash = `#/game/${msg.game}`;
+    // A game starting at the table I look at, or one I play anywhere, opens at once.
+    if (msg.type === 'game_started' && (following.table === msg.table || isMine(msg))) location.hash = `#/game/${msg.game}`;
     if (msg.type === 'challenged') answerChallenges();
-    if (msg.type === 'game_started' && msg.table === null && isMine(msg)) location.hash = `#/game/${msg.game}`;
     scheduleRender();
   },
   onStatus: (status) => {

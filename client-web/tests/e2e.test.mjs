@@ -68,6 +68,7 @@ test('two players play a 9x9 game in the browser while a third watches', { timeo
   await bob.selectOption('[data-testid=settings-form] select[name=size]', '9');
   await bob.click('[data-testid=propose]');
   await alice.waitForSelector('[data-testid=proposal]:has-text("9×9")');
+  await shot(alice, 'table.png');
   await alice.click('[data-testid=accept-settings]');
   await alice.waitForURL(/#\/game\/\d+/);
   await bob.waitForURL(/#\/game\/\d+/);
