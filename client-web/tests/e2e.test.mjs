@@ -73,6 +73,11 @@ test('two players play a 9x9 game in the browser while a third watches', { timeo
   await alice.waitForURL(/#\/game\/\d+/);
   await bob.waitForURL(/#\/game\/\d+/);
   const gameId = Number(alice.url().match(/#\/game\/(\d+)/)[1]);
+  // Black's clock ticks (10 minutes of main time, three 30-second periods); White's waits.
+  await alice.waitForSelector('[data-testid=player-black] .clock.running');
+  await alice.waitForFunction(() => /^9:5\d$/.test(document.querySelector('[data-testid=player-black] .clock-time').textContent));
+  assert.equal(await alice.textContent('[data-testid=player-white] .clock-time'), '10:00');
+  assert.match(await alice.textContent('[data-testid=player-white] .clock-extra'), /3 periods/);
 
   // Carol finds the game in the hall's live games and opens it.
   await carol.waitForSelector(`[data-testid=game-link-${gameId}]`);
