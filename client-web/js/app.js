@@ -123,7 +123,11 @@ const actions = {
     const placed = await send({ type: 'bet', game, side, amount });
     toast({ text: t('pool.placed', { amount: placed.amount, side: t(`color.${placed.side}`), balance: placed.balance }) });
   },
-  myBets: () => send({ type: 'my_bets' }).then((reply) => reply.records),
+  myBets() {
+    // Settlements change the balance without a push; ask for it afresh beside the records.
+    send({ type: 'balance' }).catch(() => {});
+    return send({ type: 'my_bets' }).then((reply) => reply.records);
+  },
   chat: (channel, text) => send({ type: 'chat', channel, text }).catch(toast),
   openChallenge(player) {
     openChallengeDialog({ t, player, onSend: (settings) => send({ type: 'challenge', user: player.user, settings })

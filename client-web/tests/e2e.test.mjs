@@ -186,6 +186,19 @@ test('two players play a 9x9 game in the browser while a third watches', { timeo
   assert.ok(board.width <= 390 && board.width > 300, `board width ${board.width} on a phone`);
   await shot(carol, 'phone.png');
 
+  if (poolOnServer) {
+    // Carol was the only bettor, so her bet came back in full; her records say so, with the tax rate.
+    await carol.setViewportSize({ width: 1280, height: 860 });
+    await carol.evaluate(() => { location.hash = '#/bets'; });
+    await carol.waitForSelector('[data-testid=my-bets] table');
+    const record = await carol.textContent('[data-testid=my-bets] tbody tr');
+    assert.match(record, new RegExp(`^${gameId}`));
+    assert.match(record, /100/);
+    assert.match(record, /5%/);
+    await carol.waitForSelector('[data-testid=balance]:has-text("1000")');
+    await shot(carol, 'my-bets.png');
+  }
+
   // The players never received the watchers' kibitz.
   assert.equal(await alice.locator('text=黑棋要小心').count(), 0);
 });

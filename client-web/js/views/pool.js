@@ -13,8 +13,8 @@ export function createPoolPanel({ t, onBet }) {
   const body = h('div', {});
   const amount = h('input', { type: 'number', min: 1, step: 1, value: 10, name: 'bet-amount', 'aria-label': t('pool.amount') });
   const form = h('div', { class: 'row bet-form' }, amount,
-    h('button', { 'data-testid': 'bet-black', onclick: () => onBet('black', Number(amount.value)) }, `${t('pool.bet')} ${t('pool.onBlack')}`),
-    h('button', { 'data-testid': 'bet-white', onclick: () => onBet('white', Number(amount.value)) }, `${t('pool.bet')} ${t('pool.onWhite')}`));
+    h('button', { 'data-testid': 'bet-black', onclick: () => onBet('black', Number(amount.value)) }, t('pool.betBlack')),
+    h('button', { 'data-testid': 'bet-white', onclick: () => onBet('white', Number(amount.value)) }, t('pool.betWhite')));
   const element = h('section', { class: 'pool panel', 'data-testid': 'pool', hidden: true }, h('h3', {}, t('pool.title')), body, form);
   return {
     element,
