@@ -1,0 +1,235 @@
+// The application shell: routes (#/, #/room/1, #/table/3, #/game/12) to views, turns view actions into
+// requests through `net`, feeds every server message into `state`, re-renders the current view, and
+// re-subscribes after a reconnect. The only module that knows all the others.
+
+import { Connection } from './net.js';
+import { createState, applyMessage } from './state.js';
+import { translator, detectLanguage } from './i18n.js';
+import { h, fill } from './dom.js';
+import { mountLogin } from './views/login.js';
+import { mountHall } from './views/hall.js';
+import { mountTable } from './views/table.js';
+import { mountGame } from './views/game.js';
+import { mountMyBets } from './views/mybets.js';
+import { openChallengeDialog, openChallengedDialog } from './views/dialogs.js';
+
+const LANG_KEY = 'tengen.lang';
+const state = createState();
+let lang = localStorage.getItem(LANG_KEY) ?? detectLanguage(navigator.languages ?? [navigator.language]);
+let t = translator(lang);
+let guest = false;
+let view = null;
+let viewKey = '';
+// What the current screen follows, so a reconnect can ask for it again.
+const following = { room: null, table: null, games: new Set() };
+
+const wsUrl = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/ws`;
+const net = new Connection({
+  url: wsUrl,
+  storage: localStorage,
+  onMessage: (msg) => {
+    applyMessage(state, msg);
+    if (msg.type === 'game_started') following.games.add(msg.game);
+    // A game starting at the table I look at, or one I play anywhere, opens at once.
+    if (msg.type === 'game_started' && (following.table === msg.table || isMine(msg))) location.hash = `#/game/${msg.game}`;
+    if (msg.type === 'challenged') answerChallenges();
+    scheduleRender();
+  },
+  onStatus: (status) => {
+    state.connection = status;
+    renderHeader();
+  },
+  onReady: async ({ session }) => {
+    if (session) applyMessage(state, session);
+    await resubscribe();
+    route();
+  },
+});
+
+const isMine = (msg) => state.me && (msg.black.user === state.me.user || msg.white.user === state.me.user);
+
+async function resubscribe() {
+  const quiet = (p) => p.catch(() => {});
+  await quiet(net.request({ type: 'enter_hall' }));
+  if (following.room) await quiet(net.request({ type: 'join_room', room: following.room }));
+  if (following.table) await quiet(net.request({ type: 'join_table', table: following.table }));
+  for (const game of following.games) await quiet(net.request({ type: 'watch', game }));
+}
+
+function errorText(err) {
+  const key = `error.${err.code}`;
+  const text = t(key);
+  return text === key ? t('error.generic', { message: err.message }) : text;
+}
+
+const send = (msg) => net.request(msg);
+const actions = {
+  errorText,
+  async login(username, password) {
+    applyMessage(state, await net.authenticate({ type: 'login', username, password }));
+    afterLogin();
+  },
+  async register(username, password) {
+    applyMessage(state, await net.authenticate({ type: 'register', username, password }));
+    afterLogin();
+  },
+  guest() {
+    guest = true;
+    route(true);
+  },
+  async logout() {
+    await net.logout().catch(() => {});
+    state.me = null;
+    guest = false;
+    location.hash = '#/';
+    route(true);
+  },
+  joinRoom(room) {
+    following.room = room;
+    send({ type: 'join_room', room }).catch(toast);
+  },
+  joinTable(table) {
+    following.table = table;
+    send({ type: 'join_table', table }).catch(toast);
+  },
+  leaveTable(table) {
+    const room = state.tables.get(table)?.room ?? following.room;
+    following.table = null;
+    send({ type: 'leave_table', table }).catch(() => {});
+    location.hash = room ? `#/room/${room}` : '#/';
+  },
+  sit: (table, seat) => send({ type: 'sit', table, seat }).catch(toast),
+  stand: (table) => send({ type: 'stand', table }).catch(toast),
+  propose: (table, settings) => send({ type: 'propose_settings', table, settings }).catch(toast),
+  acceptSettings: (table, settings) => send({ type: 'accept_settings', table, settings }).catch(toast),
+  watch(game) {
+    following.games.add(game);
+    if (!state.games.has(game)) send({ type: 'watch', game }).catch(toast);
+  },
+  unwatch(game) {
+    following.games.delete(game);
+    state.games.delete(game);
+    send({ type: 'unwatch', game }).catch(() => {});
+  },
+  play: (game, point) => send({ type: 'play', game, point }),
+  pass: (game) => send({ type: 'pass', game }),
+  resign: (game) => send({ type: 'resign', game }),
+  toggleDead: (game, point) => send({ type: 'toggle_dead', game, point }),
+  acceptScore: (game) => send({ type: 'accept_score', game }),
+  // The pool and bets (the ledger's messages): a server without them answers unknown_type, and the pool
+  // panel simply stays hidden.
+  askPool: (game) => send({ type: 'pool', game }).catch(() => {}),
+  async bet(game, side, amount) {
+    const placed = await send({ type: 'bet', game, side, amount });
+    toast({ text: t('pool.placed', { amount: placed.amount, side: t(`color.${placed.side}`), balance: placed.balance }) });
+  },
+  myBets() {
+    // Settlements change the balance without a push; ask for it afresh beside the records.
+    send({ type: 'balance' }).catch(() => {});
+    return send({ type: 'my_bets' }).then((reply) => reply.records);
+  },
+  chat: (channel, text) => send({ type: 'chat', channel, text }).catch(toast),
+  openChallenge(player) {
+    openChallengeDialog({ t, player, onSend: (settings) => send({ type: 'challenge', user: player.user, settings })
+      .then(() => toast({ text: t('challenge.sent', { name: player.username }) })).catch(toast) });
+  },
+};
+
+function afterLogin() {
+  if (!location.hash || location.hash === '#/' || location.hash === '#') {
+    const firstRoom = state.hall.rooms[0]?.room;
+    if (firstRoom) location.hash = `#/room/${firstRoom}`;
+  }
+  route(true);
+}
+
+function answerChallenges() {
+  const next = state.challenges.shift();
+  if (!next) return;
+  openChallengedDialog({ t, challenge: next, onAnswer: (yes) => send({ type: yes ? 'accept_challenge' : 'decline_challenge', challenge: next.challenge }).catch(toast) });
+}
+
+const toasts = h('div', { class: 'toasts', 'aria-live': 'polite' });
+function toast(errOrNotice) {
+  const text = errOrNotice?.text ?? (errOrNotice?.code ? errorText(errOrNotice) : String(errOrNotice));
+  const node = h('div', { class: 'toast' }, text);
+  toasts.appendChild(node);
+  setTimeout(() => node.remove(), 5000);
+}
+
+const header = h('header', { class: 'topbar' });
+const main = h('div', { class: 'screen' });
+document.body.append(header, main, toasts);
+
+function renderHeader() {
+  const c = state.connection;
+  const status = c === 'online' ? ['online', t('conn.online')]
+    : c === 'connecting' ? ['connecting', t('conn.connecting')]
+      : ['offline', t('conn.offline', { seconds: Math.ceil((c?.retryInMs ?? 0) / 1000) })];
+  fill(header,
+    h('a', { class: 'brand', href: '#/' }, h('span', { class: 'brand-mark' }, '天元'), h('span', {}, ` ${t('app.title') === '天元' ? '' : 'Tengen '}${t('app.tagline')}`)),
+    h('span', { class: `conn conn-${status[0]}`, 'data-testid': 'connection' }, status[1]),
+    h('span', { class: 'spacer' }),
+    state.me && state.balance != null ? h('a', { class: 'balance', href: '#/bets', 'data-testid': 'balance' }, t('balance.short', { balance: state.balance })) : null,
+    state.me ? h('a', { class: 'me', href: '#/bets', 'data-testid': 'me' }, state.me.username) : null,
+    state.me ? h('button', { class: 'small', onclick: () => actions.logout() }, t('auth.logout')) : null,
+    h('button', { class: 'small', 'data-testid': 'lang-switch', 'aria-label': t('lang.label'), onclick: switchLanguage }, t('lang.switch')));
+}
+
+function switchLanguage() {
+  lang = lang === 'zh' ? 'en' : 'zh';
+  localStorage.setItem(LANG_KEY, lang);
+  t = translator(lang);
+  document.documentElement.lang = lang === 'zh' ? 'zh-CN' : 'en';
+  route(true);
+}
+
+function parseHash() {
+  const parts = location.hash.replace(/^#\/?/, '').split('/').filter(Boolean);
+  const id = Number(parts[1]);
+  if (parts[0] === 'room' && id) return { name: 'hall', params: { room: id } };
+  if (parts[0] === 'table' && id) return { name: 'table', params: { table: id } };
+  if (parts[0] === 'game' && id) return { name: 'game', params: { game: id } };
+  if (parts[0] === 'bets') return { name: 'bets', params: {} };
+  return { name: 'hall', params: {} };
+}
+
+function route(force = false) {
+  let { name, params } = parseHash();
+  if (!state.me && !guest && name !== 'game') name = 'login';
+  const key = `${name}:${JSON.stringify(params)}:${lang}`;
+  renderHeader();
+  if (!force && key === viewKey) return render();
+  view?.unmount();
+  viewKey = key;
+  if (name !== 'table') following.table = name === 'game' ? following.table : null;
+  main.replaceChildren();
+  const ctx = { state, t, actions, lang };
+  const mount = { login: mountLogin, hall: mountHall, table: mountTable, game: mountGame, bets: mountMyBets }[name];
+  view = mount(main, ctx, params);
+  render();
+}
+
+let renderQueued = false;
+function scheduleRender() {
+  if (renderQueued) return;
+  renderQueued = true;
+  // A macrotask rather than requestAnimationFrame: a burst of frames renders once, and a tab in the
+  // background still keeps its state drawn.
+  setTimeout(() => {
+    renderQueued = false;
+    render();
+  }, 0);
+}
+function render() {
+  renderHeader();
+  view?.update();
+  while (state.notices.length) toast({ text: t(state.notices.shift().key) });
+}
+
+document.documentElement.lang = lang === 'zh' ? 'zh-CN' : 'en';
+window.addEventListener('hashchange', () => route());
+route();
+net.connect();
+// Exposed for debugging in the console and for the browser tests' waits; views never use it.
+window.tengen = { state, net };

@@ -1,0 +1,220 @@
+// The client's picture of the server: who I am, the hall, my room and its tables, the games I follow, chat
+// lines and pending challenges. `applyMessage(state, msg)` folds one server message into it (mutating in
+// place, then subscribers re-render). No socket and no DOM here: `net` feeds it and views read it.
+
+import { initialSide, afterMove, tick as tickSide } from './clock.js';
+
+/** Chat lines kept per channel; older ones scroll away, so memory stays bounded in a busy room. */
+export const CHAT_LINES_MAX = 200;
+
+export function createState() {
+  return {
+    me: null, // {user, username}
+    connection: 'connecting',
+    hall: { rooms: [], players: [], games: [] },
+    room: null, // {room, name, tables: Map(table id → TableInfo), users: []}
+    tables: new Map(), // tables I look at (and my room's)
+    games: new Map(), // game id → game model
+    chats: new Map(), // channel key → [{from, text, at_ms}]
+    challenges: [], // incoming: {challenge, from, settings}
+    balance: null, // fortune points, when the server keeps them
+    taxBp: null,
+    pools: new Map(), // game id → the wire's pool object
+    notices: [], // transient messages for the user
+  };
+}
+
+export function channelKey(channel) {
+  if (channel.kind === 'room') return `room:${channel.room}`;
+  if (channel.kind === 'table') return `table:${channel.table}`;
+  return `kibitz:${channel.game}`;
+}
+
+/** A game model built from a `game_state`: the position plus what the views show beside it. */
+export function gameFromState(s) {
+  return {
+    id: s.game,
+    seq: s.seq,
+    table: s.table,
+    black: s.black,
+    white: s.white,
+    settings: s.settings,
+    nigiriSeed: s.nigiri_seed,
+    phase: s.phase,
+    toMove: s.to_move,
+    board: s.board.slice(),
+    capturesBlack: s.captures_black,
+    capturesWhite: s.captures_white,
+    movesCount: s.moves_count,
+    dead: s.dead.slice(),
+    acceptedBlack: s.accepted_black,
+    acceptedWhite: s.accepted_white,
+    outcome: s.outcome,
+    watchersCount: s.watchers_count,
+    lastMove: null,
+    lastPass: null,
+    // Clocks: the server's `ClockView` when the wire carries it; until then a local display from the
+    // settings, counted down on the side to move (see clock.js).
+    clocks: s.clock ?? { black: initialSide(s.settings.clock), white: initialSide(s.settings.clock) },
+    clockAtMs: Date.now(),
+  };
+}
+
+function setPoint(board, point, char) {
+  const line = board[point.row];
+  board[point.row] = line.slice(0, point.col) + char + line.slice(point.col + 1);
+}
+
+const other = (color) => (color === 'black' ? 'white' : 'black');
+
+/** Apply one game event (already checked for order by `net`) to a game model. */
+export function applyGameEvent(game, msg, nowMs = Date.now()) {
+  game.seq = msg.seq;
+  chargeClock(game, nowMs);
+  switch (msg.event) {
+    case 'played': {
+      setPoint(game.board, msg.point, msg.color === 'black' ? 'X' : 'O');
+      for (const p of msg.captured) setPoint(game.board, p, '.');
+      if (msg.color === 'black') game.capturesBlack += msg.captured.length;
+      else game.capturesWhite += msg.captured.length;
+      game.lastMove = { point: msg.point, color: msg.color };
+      game.lastPass = null;
+      game.movesCount += 1;
+      game.toMove = other(msg.color);
+      moved(game, msg.color);
+      break;
+    }
+    case 'passed':
+      game.lastPass = msg.color;
+      game.lastMove = null;
+      game.movesCount += 1;
+      game.toMove = other(msg.color);
+      moved(game, msg.color);
+      break;
+    case 'scoring_started':
+      game.phase = 'scoring';
+      game.dead = msg.dead.slice();
+      game.acceptedBlack = game.acceptedWhite = false;
+      break;
+    case 'dead_marked':
+      game.dead = msg.dead.slice();
+      game.acceptedBlack = game.acceptedWhite = false;
+      break;
+    case 'score_accepted':
+      if (msg.color === 'black') game.acceptedBlack = true;
+      else game.acceptedWhite = true;
+      break;
+    case 'ended':
+      game.phase = 'over';
+      game.outcome = msg.outcome;
+      break;
+    case 'clock':
+      // Clock updates from the server, when the wire carries them, replace the local display.
+      game.clocks = msg.clock;
+      break;
+    default:
+      // Events this client does not know yet (undo, disconnects…) change nothing it shows.
+      break;
+  }
+}
+
+/** Count the side to move's clock down to now, so a move charges the time it took. */
+export function chargeClock(game, nowMs) {
+  const { clocks } = game;
+  const clock = game.settings.clock;
+  if (!clocks?.black || game.phase !== 'playing' || clock.kind === 'none') {
+    game.clockAtMs = nowMs;
+    return;
+  }
+  const side = game.toMove;
+  clocks[side] = tickSide(clocks[side], clock, nowMs - game.clockAtMs);
+  game.clockAtMs = nowMs;
+}
+
+function moved(game, color) {
+  const clock = game.settings.clock;
+  if (game.clocks?.[color] && clock.kind !== 'none') game.clocks[color] = afterMove(game.clocks[color], clock);
+}
+
+function upsert(list, keyName, item) {
+  const i = list.findIndex((x) => x[keyName] === item[keyName]);
+  if (i >= 0) list[i] = item;
+  else list.push(item);
+}
+
+function addChat(state, key, line) {
+  const lines = state.chats.get(key) ?? [];
+  lines.push(line);
+  if (lines.length > CHAT_LINES_MAX) lines.splice(0, lines.length - CHAT_LINES_MAX);
+  state.chats.set(key, lines);
+}
+
+/** Fold one server message into the state. */
+export function applyMessage(state, msg) {
+  switch (msg.type) {
+    case 'session':
+      state.me = { user: msg.user, username: msg.username };
+      break;
+    case 'hall':
+      state.hall = { rooms: msg.rooms, players: msg.players, games: msg.games };
+      break;
+    case 'room_updated':
+      upsert(state.hall.rooms, 'room', msg.room);
+      break;
+    case 'player_online':
+      upsert(state.hall.players, 'user', msg.player);
+      break;
+    case 'player_offline':
+      state.hall.players = state.hall.players.filter((p) => p.user !== msg.user);
+      break;
+    case 'game_listed':
+      upsert(state.hall.games, 'game', msg.game);
+      break;
+    case 'game_unlisted':
+      state.hall.games = state.hall.games.filter((g) => g.game !== msg.game);
+      break;
+    case 'room':
+      state.room = { room: msg.room, name: msg.name, users: msg.users };
+      for (const t of msg.tables) state.tables.set(t.table, t);
+      state.room.tableIds = msg.tables.map((t) => t.table);
+      break;
+    case 'room_joined':
+      if (state.room?.room === msg.room) upsert(state.room.users, 'user', msg.player);
+      break;
+    case 'room_left':
+      if (state.room?.room === msg.room) state.room.users = state.room.users.filter((u) => u.user !== msg.user);
+      break;
+    case 'table_updated':
+      state.tables.set(msg.table.table, msg.table);
+      break;
+    case 'game_state':
+      state.games.set(msg.state.game, gameFromState(msg.state));
+      break;
+    case 'game_event': {
+      const game = state.games.get(msg.game);
+      if (game) applyGameEvent(game, msg);
+      break;
+    }
+    case 'challenged':
+      state.challenges.push({ challenge: msg.challenge, from: msg.from, settings: msg.settings });
+      break;
+    case 'challenge_declined':
+      state.notices.push({ key: 'challenge.declined' });
+      break;
+    case 'balance':
+      state.balance = msg.balance;
+      state.taxBp = msg.tax_bp;
+      break;
+    case 'bet_placed':
+      state.balance = msg.balance;
+      break;
+    case 'pool':
+      state.pools.set(msg.pool.game, msg.pool);
+      break;
+    case 'chat':
+      addChat(state, channelKey(msg.channel), { from: msg.from, text: msg.text, at_ms: msg.at_ms });
+      break;
+    default:
+      break;
+  }
+}

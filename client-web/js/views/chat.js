@@ -1,0 +1,30 @@
+// A chat panel: the lines of one channel and a box to say something. It reports what was typed through
+// `onSend(text)`; the lines come in through `update(lines)`. The input survives updates.
+
+import { h, fill } from '../dom.js';
+import { formatChatTime } from '../timefmt.js';
+
+export function createChat({ t, title, onSend, testId }) {
+  const list = h('ol', { class: 'chat-lines', 'aria-live': 'polite' });
+  const input = h('input', { type: 'text', maxlength: 500, placeholder: t('chat.placeholder'), 'aria-label': title });
+  const form = h('form', { class: 'chat-form', onsubmit: (e) => {
+    e.preventDefault();
+    const text = input.value.trim();
+    if (!text) return;
+    onSend(text);
+    input.value = '';
+  } }, input, h('button', { type: 'submit' }, t('common.send')));
+  const element = h('section', { class: 'chat panel', 'data-testid': testId }, h('h3', {}, title), list, form);
+  let shown = -1;
+  const offset = -new Date().getTimezoneOffset();
+  return {
+    element,
+    update(lines = []) {
+      if (lines.length === shown && lines.length < 200) return;
+      shown = lines.length;
+      fill(list, lines.length === 0 ? h('li', { class: 'muted' }, t('chat.empty')) : lines.map((line) =>
+        h('li', {}, h('time', {}, formatChatTime(line.at_ms, offset)), ' ', h('b', {}, line.from.username), ' ', line.text)));
+      list.scrollTop = list.scrollHeight;
+    },
+  };
+}

@@ -1,0 +1,209 @@
+// The game screen: the board, both players with captures and ticking clocks (periods left, last seconds
+// announced), pass and resign, the scoring phase (click a chain to toggle it dead, territory shaded, live
+// counts, accept), the result in both notations, the players' chat or the watchers' kibitz, the watcher
+// count, and the pool panel when the wire carries pool data.
+
+import { h, fill } from '../dom.js';
+import { channelKey } from '../state.js';
+import { createBoard } from '../board.js';
+import { createChat } from './chat.js';
+import { createPoolPanel } from './pool.js';
+import { settingsSummary } from './settings.js';
+import { areaCount, halfPointsText } from '../score.js';
+import { tick, displayMs, inOvertime } from '../clock.js';
+import { formatClock, secondToAnnounce } from '../timefmt.js';
+import { pointName } from '../geometry.js';
+
+/** How often the clocks redraw; a fifth of a second keeps the seconds honest without busy work. */
+const CLOCK_REDRAW_MS = 200;
+
+export function mountGame(root, ctx, params) {
+  const { t, actions, state } = ctx;
+  const gameId = params.game;
+  const message = h('p', { class: 'game-message', role: 'alert', 'data-testid': 'game-message' });
+  const boardBox = h('div', { class: 'board-box' });
+  const status = h('div', { class: 'game-status', 'data-testid': 'game-status' });
+  const players = { black: h('div', { class: 'player-card black', 'data-testid': 'player-black' }), white: h('div', { class: 'player-card white', 'data-testid': 'player-white' }) };
+  const controls = h('div', { class: 'controls' });
+  const scoring = h('div', { class: 'scoring', 'data-testid': 'scoring' });
+  const result = h('div', { class: 'result', 'data-testid': 'result' });
+  const info = h('p', { class: 'muted small settings-line' });
+  const watchers = h('p', { class: 'watchers', 'data-testid': 'watchers' });
+  const announcer = h('div', { class: 'sr-only', 'aria-live': 'assertive' });
+  const chatBox = h('div', {});
+  const pool = createPoolPanel({ t, onBet: (side, amount) => run(actions.bet(gameId, side, amount)) });
+  let chat = null;
+  let chatKey = null;
+
+  const board = createBoard(boardBox, {
+    onPoint: (point) => clicked(point),
+    describe: (point, stone) => t(`game.point.${stone ?? 'empty'}`, { point: pointName(point, game()?.settings.size ?? 19) }),
+  });
+
+  root.appendChild(h('div', { class: 'game-view' },
+    h('div', { class: 'board-column' }, boardBox),
+    h('aside', { class: 'game-side' },
+      h('div', { class: 'row spread' }, h('a', { href: '#/', class: 'small' }, `← ${t('game.back')}`), watchers),
+      players.black, players.white, status, message, controls, scoring, result, info, pool.element, chatBox, announcer)));
+
+  actions.watch(gameId);
+  actions.askPool(gameId);
+
+  const game = () => state.games.get(gameId);
+  const myColor = () => {
+    const g = game();
+    if (!g || !state.me) return null;
+    if (g.black.user === state.me.user) return 'black';
+    if (g.white.user === state.me.user) return 'white';
+    return null;
+  };
+
+  function showError(err) {
+    message.textContent = actions.errorText(err);
+    message.classList.add('shown');
+  }
+  const clearError = () => { message.textContent = ''; message.classList.remove('shown'); };
+
+  async function run(promise) {
+    clearError();
+    try {
+      await promise;
+    } catch (err) {
+      showError(err);
+    }
+  }
+
+  function clicked(point) {
+    const g = game();
+    if (!g || !myColor()) return;
+    if (g.phase === 'playing') run(actions.play(gameId, point));
+    else if (g.phase === 'scoring' && g.board[point.row][point.col] !== '.') run(actions.toggleDead(gameId, point));
+  }
+
+  /** The clocks as of now: the side to move's count runs on from the last event. */
+  function clocksNow(g) {
+    if (!g.clocks?.black || g.settings.clock.kind === 'none') return null;
+    const now = { ...g.clocks };
+    if (g.phase === 'playing') now[g.toMove] = tick(g.clocks[g.toMove], g.settings.clock, Date.now() - g.clockAtMs);
+    return now;
+  }
+
+  const lastShown = { black: Infinity, white: Infinity };
+  function drawClock(node, g, color, clocks) {
+    if (!clocks) {
+      fill(node, h('span', { class: 'clock-time muted' }, t('game.noClock')));
+      return;
+    }
+    const side = clocks[color];
+    const ms = displayMs(side);
+    const running = g.phase === 'playing' && g.toMove === color;
+    const extra = side.periods_left > 0 && inOvertime(side) ? t('game.periods', { count: side.periods_left })
+      : side.moves_left_in_block > 0 && inOvertime(side) ? t('game.moves', { count: side.moves_left_in_block })
+        : side.periods_left > 0 ? t('game.periods', { count: side.periods_left }) : '';
+    const low = running && ms <= 10000;
+    node.className = `clock${running ? ' running' : ''}${low ? ' low' : ''}${inOvertime(side) ? ' overtime' : ''}`;
+    fill(node, h('span', { class: 'clock-time' }, formatClock(ms)), extra ? h('span', { class: 'clock-extra' }, extra) : null);
+    // Announce the last seconds of the side to move (and speak them to that player).
+    const second = running ? secondToAnnounce(lastShown[color], ms) : null;
+    lastShown[color] = running ? ms : Infinity;
+    if (second) {
+      announcer.textContent = String(second);
+      if (myColor() === color && globalThis.speechSynthesis && globalThis.SpeechSynthesisUtterance) {
+        const say = new SpeechSynthesisUtterance(String(second));
+        say.lang = ctx.lang === 'zh' ? 'zh-CN' : 'en-US';
+        speechSynthesis.speak(say);
+      }
+    }
+  }
+
+  const clockNodes = { black: h('div', { class: 'clock' }), white: h('div', { class: 'clock' }) };
+  const timer = setInterval(() => {
+    const g = game();
+    if (!g) return;
+    const clocks = clocksNow(g);
+    drawClock(clockNodes.black, g, 'black', clocks);
+    drawClock(clockNodes.white, g, 'white', clocks);
+  }, CLOCK_REDRAW_MS);
+
+  function playerCard(g, color) {
+    const p = g[color];
+    const captures = color === 'black' ? g.capturesBlack : g.capturesWhite;
+    const toMove = g.phase === 'playing' && g.toMove === color;
+    const accepted = g.phase === 'scoring' && (color === 'black' ? g.acceptedBlack : g.acceptedWhite);
+    players[color].classList.toggle('to-move', toMove);
+    fill(players[color],
+      h('span', { class: `stone-icon big ${color}`, 'aria-hidden': 'true' }),
+      h('div', { class: 'player-name' }, h('b', {}, p.username), ' ', h('span', { class: 'rank' }, p.rank),
+        h('div', { class: 'muted small' }, t(`color.${color}`), toMove ? ` · ${t('game.toMove')}` : '', accepted ? ` · ${t('game.accepted', { color: '' }).trim()}` : '')),
+      h('div', { class: 'captures small' }, t('game.captures', { count: captures })),
+      clockNodes[color]);
+  }
+
+  function syncChat(g) {
+    const mine = myColor();
+    // Players talk at their table; watchers kibitz (SPEC §2: players never see kibitz during play).
+    const channel = mine && g.table != null ? { kind: 'table', table: g.table } : !mine ? { kind: 'kibitz', game: gameId } : null;
+    const key = channel ? channelKey(channel) : null;
+    if (key !== chatKey) {
+      chatKey = key;
+      chat = channel ? createChat({ t, title: t(channel.kind === 'table' ? 'game.tableChat' : 'game.kibitz'), testId: `${channel.kind}-chat`, onSend: (text) => run(actions.chat(channel, text)) }) : null;
+      fill(chatBox, chat?.element);
+    }
+    chat?.update(state.chats.get(key));
+  }
+
+  return {
+    update() {
+      const g = game();
+      if (!g) return;
+      const mine = myColor();
+      const scoringNow = g.phase === 'scoring';
+      const counted = scoringNow || (g.phase === 'over' && g.outcome?.reason === 'score') ? areaCount(g.board, g.dead) : null;
+      board.update({
+        size: g.settings.size,
+        board: g.board,
+        lastMove: g.lastMove?.point ?? null,
+        dead: g.phase === 'playing' ? [] : g.dead,
+        territory: counted?.owner ?? null,
+        preview: g.phase === 'playing' && mine && g.toMove === mine ? mine : null,
+        label: t('game.coords', { size: g.settings.size }),
+      });
+      playerCard(g, 'black');
+      playerCard(g, 'white');
+      watchers.textContent = t('game.watchers', { count: g.watchersCount });
+      info.textContent = settingsSummary(g.settings, t);
+      fill(status,
+        h('span', { class: `phase phase-${g.phase}` }, t(`game.phase.${g.phase}`)), ' · ',
+        t('game.moveNumber', { n: g.movesCount }),
+        g.lastMove ? ` · ${t('game.lastMove', { point: pointName(g.lastMove.point, g.settings.size) })}` : '',
+        g.lastPass ? ` · ${t('game.passed', { color: t(`color.${g.lastPass}`) })}` : '',
+        ' · ', mine ? t('game.youAre', { color: t(`color.${mine}`) }) : t('game.watching'));
+      fill(controls, mine && g.phase === 'playing' ? [
+        h('button', { 'data-testid': 'pass', onclick: () => run(actions.pass(gameId)) }, t('game.pass')),
+        h('button', { class: 'danger', 'data-testid': 'resign', onclick: () => { if (confirm(t('game.confirmResign'))) run(actions.resign(gameId)); } }, t('game.resign')),
+      ] : null);
+      if (scoringNow) {
+        const iAccepted = mine === 'black' ? g.acceptedBlack : mine === 'white' ? g.acceptedWhite : false;
+        fill(scoring,
+          h('p', { class: 'small' }, t('game.scoringHelp')),
+          h('p', { class: 'live-count', 'data-testid': 'live-count' }, t('game.count', { black: halfPointsText(counted.blackHalf), white: halfPointsText(counted.whiteHalf) })),
+          h('p', { class: 'small muted' }, [g.acceptedBlack && t('game.accepted', { color: t('color.black') }), g.acceptedWhite && t('game.accepted', { color: t('color.white') })].filter(Boolean).join(' · ')),
+          mine ? h('button', { class: 'primary', 'data-testid': 'accept-score', disabled: iAccepted, onclick: () => run(actions.acceptScore(gameId)) }, t('game.accept')) : null);
+      } else fill(scoring);
+      if (g.phase === 'over' && g.outcome) {
+        const o = g.outcome;
+        fill(result,
+          h('h3', {}, t('game.result')),
+          h('p', { class: 'result-line' }, h('b', { 'data-testid': 'result-sgf' }, o.sgf), ' · ', h('b', { 'data-testid': 'result-chinese', lang: 'zh' }, o.chinese), ' ', h('span', { class: 'muted' }, t(`game.reason.${o.reason}`))),
+          o.black_count_half_points != null ? h('p', { class: 'small' }, t('game.count', { black: halfPointsText(o.black_count_half_points), white: halfPointsText(o.white_count_half_points) })) : null,
+          h('a', { href: `/api/games/${gameId}/sgf`, download: `tengen-${gameId}.sgf` }, t('game.downloadSgf')));
+      } else fill(result);
+      pool.update({ pool: state.pools.get(gameId) ?? null, canBet: !!state.me && !mine, balance: state.balance });
+      syncChat(g);
+    },
+    unmount() {
+      clearInterval(timer);
+      if (!myColor()) actions.unwatch(gameId);
+    },
+  };
+}

@@ -1,0 +1,68 @@
+// The hall: rooms, the chosen room's tables (seated players with ranks, a game's watchers), live games
+// with watcher counts, players online (with a challenge button), and the room chat.
+
+import { h, fill } from '../dom.js';
+import { channelKey } from '../state.js';
+import { createChat } from './chat.js';
+
+const playerLabel = (p) => (p ? `${p.username} (${p.rank})` : null);
+
+export function mountHall(root, ctx, params) {
+  const { t, actions, state } = ctx;
+  const roomId = params.room ?? null;
+  const rooms = h('ul', { class: 'room-list' });
+  const tables = h('div', { class: 'table-grid', 'data-testid': 'tables' });
+  const games = h('ul', { class: 'game-list', 'data-testid': 'live-games' });
+  const players = h('ul', { class: 'player-list', 'data-testid': 'players' });
+  const roomTitle = h('h2', {});
+  const chat = roomId ? createChat({ t, title: t('room.chat'), testId: 'room-chat', onSend: (text) => actions.chat({ kind: 'room', room: roomId }, text) }) : null;
+
+  root.appendChild(h('div', { class: 'hall' },
+    h('aside', { class: 'hall-side' },
+      h('section', { class: 'panel' }, h('h3', {}, t('hall.rooms')), rooms),
+      h('section', { class: 'panel' }, h('h3', {}, t('hall.games')), games)),
+    h('main', { class: 'hall-main' }, h('section', { class: 'panel' }, roomTitle, tables)),
+    h('aside', { class: 'hall-side' },
+      h('section', { class: 'panel' }, h('h3', {}, t('hall.players')), players),
+      chat?.element)));
+
+  if (roomId) actions.joinRoom(roomId);
+
+  function tableCard(table) {
+    const seat = (player, side) => h('div', { class: `seat seat-${side}` },
+      h('span', { class: `stone-icon ${side === 'left' ? 'black' : 'white'}`, 'aria-hidden': 'true' }),
+      player ? h('span', { class: 'seat-name' }, playerLabel(player)) : h('span', { class: 'muted' }, t('room.empty')));
+    return h('a', { class: `table-card${table.game ? ' in-game' : ''}`, href: `#/table/${table.table}`, 'data-testid': `table-${table.table}` },
+      h('div', { class: 'table-head' }, h('b', {}, t('room.table', { n: table.table })),
+        table.game ? h('span', { class: 'badge' }, t('room.playing')) : null,
+        table.watchers_count ? h('span', { class: 'muted small' }, t('hall.watchers', { count: table.watchers_count })) : null),
+      seat(table.left, 'left'), seat(table.right, 'right'));
+  }
+
+  return {
+    update() {
+      fill(rooms, state.hall.rooms.map((r) => h('li', {},
+        h('a', { href: `#/room/${r.room}`, class: r.room === roomId ? 'active' : '', 'data-testid': `room-${r.room}` },
+          h('b', {}, r.name), h('span', { class: 'muted small' }, ` ${t('hall.users', { count: r.users_count })} · ${t('hall.tables', { count: r.tables_count })}`)))));
+      fill(games, state.hall.games.length === 0 ? h('li', { class: 'muted' }, t('hall.noGames')) : state.hall.games.map((g) => h('li', {},
+        h('a', { href: `#/game/${g.game}`, 'data-testid': `game-link-${g.game}` },
+          h('span', { class: 'stone-icon black' }), `${g.black.username} (${g.black.rank}) `,
+          h('span', { class: 'stone-icon white' }), `${g.white.username} (${g.white.rank})`,
+          h('span', { class: 'muted small' }, ` ${g.size}×${g.size} · ${t('hall.moves', { count: g.moves_count })} · ${t('hall.watchers', { count: g.watchers_count })}`)))));
+      fill(players, state.hall.players.map((p) => h('li', {},
+        h('span', {}, `${p.username} `, h('span', { class: 'rank' }, p.rank)),
+        state.me && p.user !== state.me.user
+          ? h('button', { class: 'small', onclick: () => actions.openChallenge(p) }, t('hall.challenge'))
+          : state.me?.user === p.user ? h('span', { class: 'muted small' }, t('hall.you')) : null)));
+      if (roomId && state.room?.room === roomId) {
+        roomTitle.textContent = `${state.room.name} — ${t('room.tables')}`;
+        fill(tables, state.room.tableIds.map((id) => tableCard(state.tables.get(id))));
+      } else {
+        roomTitle.textContent = t('room.tables');
+        fill(tables, h('p', { class: 'muted' }, t('hall.pickRoom')));
+      }
+      chat?.update(state.chats.get(channelKey({ kind: 'room', room: roomId })));
+    },
+    unmount() {},
+  };
+}

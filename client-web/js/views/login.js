@@ -1,0 +1,33 @@
+// The login and registration screen. Reports `actions.login/register(username, password)` and shows the
+// server's error; nothing else.
+
+import { h } from '../dom.js';
+
+export function mountLogin(root, { t, actions }) {
+  const username = h('input', { name: 'username', autocomplete: 'username', required: true, 'aria-label': t('auth.username') });
+  const password = h('input', { name: 'password', type: 'password', autocomplete: 'current-password', required: true, 'aria-label': t('auth.password') });
+  const error = h('p', { class: 'form-error', role: 'alert' });
+  const submit = (kind) => async (e) => {
+    e?.preventDefault();
+    error.textContent = '';
+    try {
+      await actions[kind](username.value.trim(), password.value);
+    } catch (err) {
+      error.textContent = actions.errorText(err);
+    }
+  };
+  const form = h('form', { class: 'auth panel', onsubmit: submit('login') },
+    h('div', { class: 'auth-logo', 'aria-hidden': 'true' }, '天元'),
+    h('h2', {}, t('auth.title')),
+    h('label', {}, t('auth.username'), username),
+    h('label', {}, t('auth.password'), password),
+    h('p', { class: 'muted small' }, t('auth.hint')),
+    error,
+    h('div', { class: 'row' },
+      h('button', { type: 'submit', class: 'primary', 'data-testid': 'login' }, t('auth.login')),
+      h('button', { type: 'button', onclick: submit('register'), 'data-testid': 'register' }, t('auth.register'))),
+    h('button', { type: 'button', class: 'link', onclick: () => actions.guest() }, t('auth.guest')));
+  root.appendChild(h('div', { class: 'auth-screen' }, form));
+  username.focus();
+  return { update() {}, unmount() {} };
+}

@@ -1,0 +1,37 @@
+// Helpers for the browser tests: launching Debian's Chromium through playwright-core (never a downloaded
+// browser), and acting on the Go board the way a person does, by clicking an intersection.
+
+import { chromium } from 'playwright-core';
+import { layout, pointToXY } from '../js/geometry.js';
+
+export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
+export function launchChromium() {
+  return chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
+}
+
+/** Click intersection {col, row} of the board on `page` (a board of `size` lines). */
+export async function clickPoint(page, size, point) {
+  const svg = page.locator('svg.goban');
+  const box = await svg.boundingBox();
+  const geom = layout(size, 1000);
+  const { x, y } = pointToXY(geom, point);
+  await page.mouse.click(box.x + (x / 1000) * box.width, box.y + (y / 1000) * box.height);
+}
+
+/** The stone drawn at a point ('black', 'white' or null). */
+export async function stoneAt(page, point) {
+  const node = page.locator(`svg.goban circle.stone[data-point="${point.col},${point.row}"]`);
+  if ((await node.count()) === 0) return null;
+  const cls = await node.getAttribute('class');
+  return cls.includes('stone-black') ? 'black' : 'white';
+}
+
+/** Wait until the board on `page` shows `color` (or nothing, for null) at `point`. */
+export async function waitStone(page, point, color, timeout = 10000) {
+  const selector = `svg.goban circle.stone-${color ?? 'x'}[data-point="${point.col},${point.row}"]`;
+  if (color) await page.waitForSelector(selector, { timeout });
+  else await page.waitForSelector(`svg.goban circle.stone[data-point="${point.col},${point.row}"]`, { state: 'detached', timeout });
+}

@@ -1,0 +1,227 @@
+// The browser scenario, in real Chromium against the real `tengen` binary: two players register, sit at a
+// table, agree settings (White proposes, Black confirms), play a short 9x9 game with a capture and a refused
+// ko recapture (the error is shown), pass twice, mark a dead chain, accept; a third user watches from the
+// hall's live games and sees every move and the result. Screenshots go to client-web/test-output/.
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startTengen } from './server.mjs';
+import { launchChromium, clickPoint, waitStone, stoneAt } from './browser.mjs';
+
+const OUT = join(dirname(fileURLToPath(import.meta.url)), '..', 'test-output');
+const DOCS = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'docs');
+const PASSWORD = 'correct horse battery';
+let server;
+let browser;
+
+before(async () => {
+  mkdirSync(OUT, { recursive: true });
+  server = await startTengen();
+  browser = await launchChromium();
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+async function newUser(name, { lang = 'en-US', viewport = { width: 1280, height: 860 } } = {}) {
+  const context = await browser.newContext({ viewport, locale: lang });
+  const page = await context.newPage();
+  page.on('pageerror', (err) => console.error(`[${name}] page error:`, err.message));
+  await page.goto(server.url);
+  await page.fill('input[name=username]', name);
+  await page.fill('input[name=password]', PASSWORD);
+  await page.click('[data-testid=register]');
+  await page.waitForSelector(`[data-testid=me]:has-text("${name}")`);
+  // Registration lands in the first room.
+  await page.waitForSelector('[data-testid=table-1]');
+  return page;
+}
+
+const shot = (page, name) => page.screenshot({ path: join(OUT, name) });
+
+test('two players play a 9x9 game in the browser while a third watches', { timeout: 120000 }, async () => {
+  const alice = await newUser('alice');
+  const bob = await newUser('bob');
+  const carol = await newUser('carol', { lang: 'zh-CN' });
+
+  // Carol's browser asked for Chinese: the hall speaks it.
+  assert.match(await carol.textContent('.hall'), /在线棋手/);
+
+  // Room chat.
+  await alice.fill('[data-testid=room-chat] input', 'anyone for a 9x9?');
+  await alice.press('[data-testid=room-chat] input', 'Enter');
+  await bob.waitForSelector('[data-testid=room-chat] li:has-text("anyone for a 9x9?")');
+
+  // Both sit at table 1: Alice on the left (Black), Bob on the right (White).
+  await alice.click('[data-testid=table-1]');
+  await alice.click('[data-testid=sit-left]');
+  await bob.click('[data-testid=table-1]');
+  await bob.waitForSelector('[data-testid=seat-left]:has-text("alice")');
+  await bob.click('[data-testid=sit-right]');
+
+  // White proposes 9x9; Black sees the proposal and confirms; the game starts for both.
+  await bob.selectOption('[data-testid=settings-form] select[name=size]', '9');
+  await bob.click('[data-testid=propose]');
+  await alice.waitForSelector('[data-testid=proposal]:has-text("9×9")');
+  await shot(alice, 'table.png');
+  await alice.click('[data-testid=accept-settings]');
+  await alice.waitForURL(/#\/game\/\d+/);
+  await bob.waitForURL(/#\/game\/\d+/);
+  const gameId = Number(alice.url().match(/#\/game\/(\d+)/)[1]);
+  // Black's clock ticks (10 minutes of main time, three 30-second periods); White's waits.
+  await alice.waitForSelector('[data-testid=player-black] .clock.running');
+  await alice.waitForFunction(() => /^9:5\d$/.test(document.querySelector('[data-testid=player-black] .clock-time').textContent));
+  assert.equal(await alice.textContent('[data-testid=player-white] .clock-time'), '10:00');
+  assert.match(await alice.textContent('[data-testid=player-white] .clock-extra'), /3 periods/);
+
+  // Carol finds the game in the hall's live games and opens it.
+  await carol.waitForSelector(`[data-testid=game-link-${gameId}]`);
+  await carol.waitForSelector('[data-testid=table-1]:has-text("alice")');
+  await shot(carol, 'hall.png');
+  await carol.click(`[data-testid=game-link-${gameId}]`);
+  await carol.waitForSelector('svg.goban');
+  await carol.waitForSelector('[data-testid=watchers]:has-text("3")');
+
+  // The watchers' pool, when the server keeps fortune points: Carol bets on Black, and everyone following
+  // the game sees the pool grow. (A server without the ledger answers unknown_type and the panel stays
+  // hidden.)
+  const poolOnServer = await carol.evaluate((game) => window.tengen.net.request({ type: 'pool', game })
+    .then(() => true, (err) => err.code !== 'unknown_type'), gameId);
+  if (poolOnServer) {
+    await carol.waitForSelector('[data-testid=pool]:visible');
+    await carol.fill('[data-testid=pool] input[name=bet-amount]', '100');
+    await carol.click('[data-testid=bet-black]');
+    await carol.waitForSelector('[data-testid=pool-total]:has-text("100")');
+    await alice.waitForSelector('[data-testid=pool-total]:has-text("100")');
+    assert.equal(await alice.locator('[data-testid=bet-black]:visible').count(), 0, 'players cannot bet');
+    await carol.waitForSelector('[data-testid=balance]:has-text("900")');
+    await shot(carol, 'pool.png');
+  }
+
+  // Table chat between the players; kibitz among watchers, which the players never see.
+  await alice.fill('[data-testid=table-chat] input', 'have a nice game');
+  await alice.press('[data-testid=table-chat] input', 'Enter');
+  await bob.waitForSelector('[data-testid=table-chat] li:has-text("have a nice game")');
+  await carol.fill('[data-testid=kibitz-chat] input', '黑棋要小心');
+  await carol.press('[data-testid=kibitz-chat] input', 'Enter');
+  await carol.waitForSelector('[data-testid=kibitz-chat] li:has-text("黑棋要小心")');
+
+  // The game: a ko fight in the centre. Every move must appear for both players and the watcher.
+  const players = { black: alice, white: bob };
+  const moves = [
+    ['black', { col: 3, row: 4 }], ['white', { col: 5, row: 3 }],
+    ['black', { col: 4, row: 3 }], ['white', { col: 5, row: 5 }],
+    ['black', { col: 4, row: 5 }], ['white', { col: 6, row: 4 }],
+    ['black', { col: 5, row: 4 }], ['white', { col: 4, row: 4 }], // White captures at the ko.
+  ];
+  for (const [color, point] of moves) {
+    await clickPoint(players[color], 9, point);
+    for (const page of [alice, bob, carol]) await waitStone(page, point, color);
+    if (moves.indexOf(moves.find(([, p]) => p === point)) === 5) await shot(alice, 'game.png');
+  }
+  // The capture: Black's ko stone is gone everywhere, and White's capture count shows it.
+  for (const page of [alice, bob, carol]) await waitStone(page, { col: 5, row: 4 }, null);
+  await carol.waitForSelector('[data-testid=player-white]:has-text("1")');
+
+  // Black retakes the ko at once: refused, the reason is shown, and nothing changes.
+  await clickPoint(alice, 9, { col: 5, row: 4 });
+  await alice.waitForSelector('[data-testid=game-message]:has-text("Ko")');
+  assert.equal(await stoneAt(alice, { col: 5, row: 4 }), null);
+  assert.equal(await stoneAt(carol, { col: 4, row: 4 }), 'white');
+
+  // White's connection drops: the client reconnects with backoff, resumes the session with its token, and
+  // gets the game again.
+  await bob.evaluate(() => { window.oldSocket = window.tengen.net.socket; window.tengen.net.socket.close(); });
+  await bob.waitForFunction(() => window.tengen.net.socket !== window.oldSocket && window.tengen.state.connection === 'online');
+  await bob.waitForSelector('[data-testid=connection]:has-text("Connected")');
+
+  // Black plays elsewhere (a stone deep in White's side that will be marked dead), with the keyboard: the
+  // first arrow key puts the cursor on the centre (E5), three more move it to H5, Enter plays.
+  await alice.focus('svg.goban');
+  for (const key of ['ArrowRight', 'ArrowRight', 'ArrowRight', 'ArrowRight', 'Enter']) await alice.keyboard.press(key);
+  for (const page of [alice, bob, carol]) await waitStone(page, { col: 7, row: 4 }, 'black');
+  await shot(carol, 'game-watcher.png');
+  await bob.click('[data-testid=pass]');
+  await alice.waitForSelector('[data-testid=game-status]:has-text("White passed")');
+  await alice.click('[data-testid=pass]');
+
+  // Scoring: territory is shaded, counts are live; toggling a chain flips it for everyone.
+  for (const page of [alice, bob, carol]) await page.waitForSelector('[data-testid=live-count]');
+  const target = { col: 7, row: 4 };
+  const deadSelector = `svg.goban circle.stone.dead[data-point="${target.col},${target.row}"]`;
+  const wasDead = (await bob.locator(deadSelector).count()) > 0;
+  const countBefore = await bob.textContent('[data-testid=live-count]');
+  await clickPoint(bob, 9, target);
+  for (const page of [alice, bob, carol]) {
+    await page.waitForSelector(deadSelector, { state: wasDead ? 'detached' : 'attached' });
+  }
+  if (wasDead) {
+    // The server's estimate had already marked it dead: mark it dead again, as White wants.
+    await clickPoint(bob, 9, target);
+    for (const page of [alice, bob, carol]) await page.waitForSelector(deadSelector);
+  }
+  assert.notEqual(await bob.textContent('[data-testid=live-count]'), wasDead ? '' : countBefore);
+  assert.ok((await carol.locator('svg.goban rect.terr').count()) > 0, 'territory is shaded');
+  await shot(alice, 'scoring.png');
+
+  await alice.click('[data-testid=accept-score]');
+  await bob.click('[data-testid=accept-score]');
+
+  // The result, in both notations, for players and the watcher.
+  for (const page of [alice, bob, carol]) {
+    await page.waitForSelector('[data-testid=result-sgf]');
+    assert.match(await page.textContent('[data-testid=result-sgf]'), /^[BW]\+\d+(\.5)?$|^0$/);
+    assert.match(await page.textContent('[data-testid=result-chinese]'), /[黑白]胜|和棋/);
+  }
+  await shot(carol, 'result.png');
+
+  // A phone-sized screen: one column, the board as wide as the screen.
+  await carol.setViewportSize({ width: 390, height: 844 });
+  const board = await carol.locator('svg.goban').boundingBox();
+  assert.ok(board.width <= 390 && board.width > 300, `board width ${board.width} on a phone`);
+  await shot(carol, 'phone.png');
+
+  if (poolOnServer) {
+    // Carol was the only bettor, so her bet came back in full; her records say so, with the tax rate.
+    await carol.setViewportSize({ width: 1280, height: 860 });
+    await carol.evaluate(() => { location.hash = '#/bets'; });
+    await carol.waitForSelector('[data-testid=my-bets] table');
+    const record = await carol.textContent('[data-testid=my-bets] tbody tr');
+    assert.match(record, new RegExp(`^${gameId}`));
+    assert.match(record, /100/);
+    assert.match(record, /5%/);
+    await carol.waitForSelector('[data-testid=balance]:has-text("1000")');
+    await shot(carol, 'my-bets.png');
+  }
+
+  // The players never received the watchers' kibitz.
+  assert.equal(await alice.locator('text=黑棋要小心').count(), 0);
+});
+
+test('a challenge from the players list, accepted, then a resignation', { timeout: 60000 }, async () => {
+  const dan = await newUser('dan');
+  const erin = await newUser('erin');
+  // Dan challenges Erin from the players online; the dialog offers 9x9 with nigiri.
+  await dan.click('[data-testid=players] li:has-text("erin") button');
+  await dan.click('.modal button.primary');
+  await erin.waitForSelector('.modal:has-text("dan")');
+  await erin.click('.modal button.primary');
+  await dan.waitForURL(/#\/game\/\d+/);
+  await erin.waitForURL(/#\/game\/\d+/);
+  await erin.waitForSelector('svg.goban');
+  // Whoever drew White resigns at once.
+  const erinColor = (await erin.textContent('[data-testid=game-status]')).includes('You play White') ? 'white' : 'black';
+  erin.once('dialog', (dialog) => dialog.accept());
+  await erin.click('[data-testid=resign]');
+  for (const page of [dan, erin]) {
+    await page.waitForSelector('[data-testid=result-sgf]');
+    assert.equal(await page.textContent('[data-testid=result-sgf]'), erinColor === 'white' ? 'B+R' : 'W+R');
+    assert.match(await page.textContent('[data-testid=result-chinese]'), /中盘胜/);
+  }
+});
+

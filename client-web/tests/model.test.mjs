@@ -1,0 +1,91 @@
+// Unit tests for the client's model: area counting for display, game events applied to a position, and the
+// seq tracker that decides when to resync.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { areaCount, halfPointsText } from '../js/score.js';
+import { gameFromState, applyGameEvent, createState, applyMessage } from '../js/state.js';
+import { SeqTracker, backoffMs } from '../js/net.js';
+
+test('area count: stones, surrounded points, dame split, dead stones removed', () => {
+  const board = ['.X.O.', '.X.O.', '.X.O.', '.X.O.', '.X.OX'];
+  const plain = areaCount(board, []);
+  // Black: 5 stones + column 0 (5) + the lone black stone; the middle column touches both (dame).
+  // White: 4 stones + column 4 minus the black stone (4, touching only white? no: (4,3) touches (4,4) X).
+  assert.equal(plain.owner[0][0], 'B');
+  assert.equal(plain.owner[0][2], '');
+  const withDead = areaCount(board, [{ col: 4, row: 4 }]);
+  assert.equal(withDead.owner[4][4], 'W');
+  assert.equal(withDead.owner[0][4], 'W');
+  // 25 points in all, each counted once: the halves add up to 50.
+  assert.equal(withDead.blackHalf + withDead.whiteHalf, 50);
+  assert.equal(withDead.blackHalf, 2 * 10 + 5);
+  assert.equal(withDead.whiteHalf, 2 * 10 + 5);
+  assert.equal(halfPointsText(37), '18.5');
+  assert.equal(halfPointsText(36), '18');
+});
+
+const state9 = {
+  game: 7, seq: 2, table: 1,
+  black: { user: 1, username: 'alice', rank: '?', rating: 1500 },
+  white: { user: 2, username: 'bob', rank: '?', rating: 1500 },
+  settings: { size: 9, komi_half_points: 15, handicap: 0, ko_rule: 'positional', clock: { kind: 'byo_yomi', main_time_ms: 600000, periods: 3, period_ms: 30000 }, nigiri: false },
+  nigiri_seed: null, phase: 'playing', to_move: 'black',
+  board: ['.........', '.........', '.........', '....O....', '...OX....', '.........', '.........', '.........', '.........'],
+  captures_black: 0, captures_white: 0, moves_count: 2, dead: [], accepted_black: false, accepted_white: false, outcome: null, watchers_count: 2,
+};
+
+test('game events change the position: a capture, a pass, scoring, the result', () => {
+  const game = gameFromState(state9);
+  applyGameEvent(game, { seq: 3, event: 'played', color: 'black', point: { col: 4, row: 3 }, captured: [] }, Date.now());
+  assert.equal(game.board[3], '....X....');
+  assert.equal(game.toMove, 'white');
+  applyGameEvent(game, { seq: 4, event: 'played', color: 'white', point: { col: 5, row: 4 }, captured: [] });
+  applyGameEvent(game, { seq: 5, event: 'played', color: 'black', point: { col: 2, row: 4 }, captured: [{ col: 3, row: 4 }] });
+  assert.equal(game.board[4], '..X.XO...');
+  assert.equal(game.capturesBlack, 1);
+  assert.deepEqual(game.lastMove, { point: { col: 2, row: 4 }, color: 'black' });
+  applyGameEvent(game, { seq: 6, event: 'passed', color: 'white' });
+  assert.equal(game.lastPass, 'white');
+  assert.equal(game.movesCount, 6);
+  applyGameEvent(game, { seq: 7, event: 'scoring_started', dead: [{ col: 5, row: 4 }] });
+  assert.equal(game.phase, 'scoring');
+  applyGameEvent(game, { seq: 8, event: 'score_accepted', color: 'black' });
+  assert.ok(game.acceptedBlack);
+  applyGameEvent(game, { seq: 9, event: 'dead_marked', by: 'white', dead: [] });
+  assert.ok(!game.acceptedBlack);
+  applyGameEvent(game, { seq: 10, event: 'ended', outcome: { winner: 'black', reason: 'score', sgf: 'B+4.5', chinese: '黑胜2又1/4子', black_count_half_points: 93, white_count_half_points: 69 } });
+  assert.equal(game.phase, 'over');
+  assert.equal(game.outcome.sgf, 'B+4.5');
+});
+
+test('the state follows the hall and chat', () => {
+  const state = createState();
+  applyMessage(state, { type: 'hall', rooms: [{ room: 1, name: 'Beginners', users_count: 1, tables_count: 2 }], players: [], games: [] });
+  applyMessage(state, { type: 'player_online', player: { user: 3, username: 'carol', rank: '?', rating: 1500 } });
+  applyMessage(state, { type: 'room_updated', room: { room: 1, name: 'Beginners', users_count: 4, tables_count: 2 } });
+  applyMessage(state, { type: 'chat', channel: { kind: 'room', room: 1 }, from: { user: 3, username: 'carol', rank: '?', rating: 1500 }, text: 'hi', at_ms: 1 });
+  assert.equal(state.hall.players.length, 1);
+  assert.equal(state.hall.rooms[0].users_count, 4);
+  assert.equal(state.chats.get('room:1')[0].text, 'hi');
+  applyMessage(state, { type: 'player_offline', user: 3 });
+  assert.equal(state.hall.players.length, 0);
+});
+
+test('seq tracking: in order applies, repeats drop, a gap asks for a resync until the state comes', () => {
+  const seq = new SeqTracker();
+  assert.equal(seq.accept(7, 1), 'drop'); // no state yet
+  seq.reset(7, 3);
+  assert.equal(seq.accept(7, 3), 'drop');
+  assert.equal(seq.accept(7, 4), 'apply');
+  assert.equal(seq.accept(7, 6), 'resync');
+  assert.equal(seq.accept(7, 7), 'drop');
+  seq.reset(7, 7);
+  assert.equal(seq.accept(7, 8), 'apply');
+});
+
+test('reconnect backoff grows, is capped, and jitters', () => {
+  assert.equal(backoffMs(0, () => 0.5), 500);
+  assert.equal(backoffMs(3, () => 0.5), 4000);
+  assert.equal(backoffMs(20, () => 0.5), 15000);
+  assert.ok(backoffMs(0, () => 0) < backoffMs(0, () => 1));
+});
