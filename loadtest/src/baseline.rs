@@ -35,10 +35,13 @@ const READ_BUFFER_BYTES: usize = 4 * 1024;
 const WRITE_BUFFER_BYTES: usize = 8 * 1024;
 const WRITE_BUFFER_MAX_BYTES: usize = 1024 * 1024;
 
+/// One frame of a game, and whether it is kibitz (which, as in Tengen, players do not receive).
+type GameFrame = (Utf8Bytes, bool);
+
 /// One game: its subscribers' channel and the next `seq`. The mutex only orders `seq` with the send.
 #[derive(Debug)]
 struct Room {
-    frames: broadcast::Sender<Utf8Bytes>,
+    frames: broadcast::Sender<GameFrame>,
     seq: Mutex<u64>,
     black: PlayerInfo,
     white: PlayerInfo,
@@ -50,7 +53,7 @@ impl Room {
         let mut seq = self.seq.lock().unwrap_or_else(|p| p.into_inner());
         *seq += 1;
         let frame = Utf8Bytes::from(make(*seq).to_json());
-        let _ = self.frames.send(frame);
+        let _ = self.frames.send((frame, false));
     }
 
     fn state(&self, game: GameId) -> ServerMsg {
@@ -268,7 +271,7 @@ impl Conn {
                 // the game's channel closes (it is dropped after the resignation) or the socket does.
                 for user in [black.user, white.user] {
                     for out in lock(&self.hub.users).get(&user).into_iter().flatten() {
-                        forward(room.frames.subscribe(), out.clone());
+                        forward(room.frames.subscribe(), out.clone(), true);
                     }
                 }
                 let started = ServerMsg::GameStarted {
@@ -330,7 +333,7 @@ impl Conn {
                         text,
                         at_ms: 0,
                     };
-                    let _ = room.frames.send(frame.to_json().into());
+                    let _ = room.frames.send((frame.to_json().into(), true));
                 }
                 vec![ack()]
             }
@@ -370,7 +373,7 @@ impl Conn {
     /// Subscribe this connection to a game; the game's state frame to send first.
     fn follow(&mut self, game: GameId) -> Option<Utf8Bytes> {
         let room = lock(&self.hub.games).get(&game).cloned()?;
-        let forwarder = forward(room.frames.subscribe(), self.out.clone());
+        let forwarder = forward(room.frames.subscribe(), self.out.clone(), false);
         let state = room.state(game).to_json().into();
         if let Some(old) = self.games.insert(game, forwarder) {
             old.abort();
@@ -407,15 +410,17 @@ impl Conn {
     }
 }
 
-/// Copy a game's frames to one socket's queue until either side closes.
+/// Copy a game's frames to one socket's queue until either side closes; a player skips kibitz.
 fn forward(
-    mut frames: broadcast::Receiver<Utf8Bytes>,
+    mut frames: broadcast::Receiver<GameFrame>,
     out: mpsc::Sender<Utf8Bytes>,
+    player: bool,
 ) -> tokio::task::JoinHandle<()> {
     tokio::spawn(async move {
         loop {
             match frames.recv().await {
-                Ok(frame) => {
+                Ok((_, true)) if player => {}
+                Ok((frame, _)) => {
                     if out.send(frame).await.is_err() {
                         return;
                     }

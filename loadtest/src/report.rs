@@ -167,9 +167,9 @@ impl Report {
         let sides: Vec<&Side> = std::iter::once(&self.tengen)
             .chain(self.baseline.as_ref())
             .collect();
-        let _ = write!(out, "{:<34}", "");
+        let _ = write!(out, "{:<36}", "");
         for side in &sides {
-            let _ = write!(out, "{:>18}", side.name);
+            let _ = write!(out, "{:>22}", side.name);
         }
         if self.baseline.is_some() {
             let _ = write!(out, "{:>10}", "ratio");
@@ -177,9 +177,9 @@ impl Report {
         out.push('\n');
         let row =
             |out: &mut String, label: &str, value: &dyn Fn(&Side) -> String, ratio: Option<f64>| {
-                let _ = write!(out, "{label:<34}");
+                let _ = write!(out, "{label:<36}");
                 for side in &sides {
-                    let _ = write!(out, "{:>18}", value(side));
+                    let _ = write!(out, "{:>22}", value(side));
                 }
                 if let Some(ratio) = ratio {
                     let _ = write!(out, "{ratio:>10.2}");
