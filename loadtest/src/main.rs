@@ -1,14 +1,328 @@
-//! `tengen-loadtest`: the load generator. It will drive N real WebSocket clients (players pairing into games
-//! that play legal moves chosen with `tengen-rules`, and watchers who chat and bet) against a running server,
-//! open loop, and print a report beside a raw broadcast baseline (see the load-generator issue).
-//!
-//! Until the server speaks its protocol there is nothing to drive, so the binary says so and exits non-zero
-//! rather than printing figures it did not measure.
+//! `tengen-loadtest`: command-line parsing, starting the baseline server as a child process, and
+//! printing the report. Subcommands: `run` (games, watchers and chat against a server, then the same
+//! against the baseline), `idle` (idle logged-in connections and RSS per connection), and
+//! `baseline-server` (the baseline on its own).
 
-fn main() {
-    eprintln!(
-        "tengen-loadtest: not built yet; it needs the server's wire protocol (version {})",
-        tengen_protocol::PROTOCOL_VERSION
-    );
-    std::process::exit(2);
+use std::io::{BufRead, BufReader};
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::{Child, Command, ExitCode, Stdio};
+use std::time::Duration;
+
+use clap::{Parser, Subcommand};
+use tengen_loadtest::report::{self, Report, Side};
+use tengen_loadtest::scenario::{self, Options, Results};
+use tengen_loadtest::{baseline, idle, rss};
+
+/// The longest the baseline server child lives, whatever happens to its parent.
+const BASELINE_LIFETIME_MAX_S: u64 = 3 * 60 * 60;
+
+/// Password of every generated account (8..=128 characters, as the server requires).
+const PASSWORD: &str = "loadtest-password";
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "tengen-loadtest",
+    version,
+    about = "Load generator for the Tengen Go server"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Cmd,
+}
+
+#[derive(Debug, Subcommand)]
+enum Cmd {
+    /// Games with watchers against a running server, then the same against the baseline.
+    Run(RunArgs),
+    /// Idle logged-in connections: the server's RSS per connection.
+    Idle(IdleArgs),
+    /// Serve the baseline (a minimal broadcast server with no game logic) until stdin closes.
+    BaselineServer {
+        #[arg(long, default_value = "127.0.0.1:0")]
+        listen: SocketAddr,
+    },
+}
+
+#[derive(Debug, Clone, clap::Args)]
+struct Target {
+    /// The Tengen server (loopback only: 127.0.0.0/8).
+    #[arg(long, default_value = "127.0.0.1:8080")]
+    server: SocketAddr,
+    /// The server's pid, for its RSS; found from the listening port when not given.
+    #[arg(long)]
+    server_pid: Option<u32>,
+    /// Client sockets bind to 127.0.0.1 ..= 127.0.0.N, round-robin.
+    #[arg(long, default_value_t = 8)]
+    source_ips: u8,
+    /// Skip the baseline.
+    #[arg(long)]
+    no_baseline: bool,
+    /// Write the report as JSON here too.
+    #[arg(long)]
+    json: Option<PathBuf>,
+    /// No progress bar.
+    #[arg(long)]
+    quiet: bool,
+}
+
+#[derive(Debug, Clone, clap::Args)]
+struct RunArgs {
+    #[command(flatten)]
+    target: Target,
+    #[arg(long, default_value_t = 100)]
+    games: usize,
+    /// Watchers per game.
+    #[arg(long, default_value_t = 10)]
+    watchers: usize,
+    /// Percent of games on 9x9; the rest are 19x19.
+    #[arg(long, default_value_t = 0)]
+    small_percent: u32,
+    /// Moves per second per game.
+    #[arg(long, default_value_t = 1.0)]
+    move_rate: f64,
+    /// Kibitz lines per second per watcher.
+    #[arg(long, default_value_t = 0.1)]
+    chat_rate: f64,
+    /// The measurement window in seconds.
+    #[arg(long, default_value_t = 30)]
+    duration_s: u64,
+    /// Slots (two players and their watchers) set up at once.
+    #[arg(long, default_value_t = 32)]
+    setup_concurrency: usize,
+    /// The ledger audit endpoint asked after the run.
+    #[arg(long, default_value = "/api/ledger/audit")]
+    audit_path: String,
+}
+
+#[derive(Debug, Clone, clap::Args)]
+struct IdleArgs {
+    #[command(flatten)]
+    target: Target,
+    #[arg(long, default_value_t = 10_000)]
+    connections: usize,
+    /// Connections logged in to each account (one registers, the rest resume).
+    #[arg(long, default_value_t = 10)]
+    per_account: usize,
+    /// Seconds the connections stay idle before the RSS is read.
+    #[arg(long, default_value_t = 5)]
+    hold_s: u64,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let runtime = match tokio::runtime::Runtime::new() {
+        Ok(runtime) => runtime,
+        Err(err) => {
+            eprintln!("tengen-loadtest: cannot start the runtime: {err}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let result = runtime.block_on(async move {
+        match cli.command {
+            Cmd::Run(args) => run(args).await,
+            Cmd::Idle(args) => idle_run(args).await,
+            Cmd::BaselineServer { listen } => serve_baseline(listen).await,
+        }
+    });
+    match result {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::from(1),
+        Err(err) => {
+            eprintln!("tengen-loadtest: {err}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// A tag unique to this run (hex seconds), so usernames never collide with an earlier run's.
+fn run_tag() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    format!("{:06x}", secs & 0xff_ffff)
+}
+
+fn check_loopback(addr: SocketAddr) -> Result<(), String> {
+    if addr.ip().is_loopback() {
+        Ok(())
+    } else {
+        Err(format!(
+            "{addr} is not a loopback address; load tests stay on 127.0.0.0/8"
+        ))
+    }
+}
+
+/// The baseline server as a child process of this one (so its CPU and memory are its own, as the
+/// Tengen server's are); it exits when our end of its stdin closes.
+struct BaselineChild {
+    child: Child,
+    addr: SocketAddr,
+}
+
+impl BaselineChild {
+    fn start() -> Result<BaselineChild, String> {
+        let exe = std::env::current_exe().map_err(|err| err.to_string())?;
+        let mut child = Command::new(exe)
+            .args(["baseline-server", "--listen", "127.0.0.1:0"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .map_err(|err| format!("cannot start the baseline: {err}"))?;
+        let stdout = child.stdout.take().ok_or("no baseline stdout")?;
+        let mut line = String::new();
+        BufReader::new(stdout)
+            .read_line(&mut line)
+            .map_err(|err| err.to_string())?;
+        let addr = line
+            .trim()
+            .strip_prefix("listening ")
+            .and_then(|a| a.parse().ok())
+            .ok_or_else(|| format!("the baseline said {line:?}"))?;
+        Ok(BaselineChild { child, addr })
+    }
+
+    fn pid(&self) -> u32 {
+        self.child.id()
+    }
+}
+
+impl Drop for BaselineChild {
+    fn drop(&mut self) {
+        // Closing stdin asks it to stop; kill is the backstop (our own child, by its handle).
+        drop(self.child.stdin.take());
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+async fn serve_baseline(listen: SocketAddr) -> Result<bool, String> {
+    check_loopback(listen)?;
+    let listener = tokio::net::TcpListener::bind(listen)
+        .await
+        .map_err(|err| err.to_string())?;
+    let addr = listener.local_addr().map_err(|err| err.to_string())?;
+    println!("listening {addr}");
+    let (stop_tx, stop) = tokio::sync::watch::channel(false);
+    tokio::spawn(async move {
+        // Stop when the parent closes our stdin (or goes away), or after the lifetime bound.
+        let stdin_closed = tokio::task::spawn_blocking(|| {
+            let mut sink = String::new();
+            while std::io::stdin().read_line(&mut sink).is_ok_and(|n| n > 0) {
+                sink.clear();
+            }
+        });
+        let _ =
+            tokio::time::timeout(Duration::from_secs(BASELINE_LIFETIME_MAX_S), stdin_closed).await;
+        let _ = stop_tx.send(true);
+    });
+    baseline::serve(listener, stop).await;
+    Ok(true)
+}
+
+fn server_pid(target: &Target) -> Option<u32> {
+    target
+        .server_pid
+        .or_else(|| rss::pid_listening_on(target.server.port()))
+}
+
+async fn side(name: &str, server: SocketAddr, options: Options, audit_path: Option<&str>) -> Side {
+    let results: Results = scenario::run(server, options).await;
+    let rss_kib = results.server_rss_kib;
+    let rss_per_connection_kib = rss_kib
+        .filter(|_| results.connections > 0)
+        .map(|kib| kib as f64 / results.connections as f64);
+    let audit = match audit_path {
+        Some(path) => report::audit(server, path).await,
+        None => "not applicable".into(),
+    };
+    Side {
+        name: name.into(),
+        results,
+        rss_kib,
+        rss_per_connection_kib,
+        audit,
+    }
+}
+
+async fn run(args: RunArgs) -> Result<bool, String> {
+    let target = &args.target;
+    check_loopback(target.server)?;
+    let options = Options {
+        games: args.games,
+        watchers: args.watchers,
+        small_percent: args.small_percent,
+        move_rate_per_s: args.move_rate,
+        chat_rate_per_s: args.chat_rate,
+        duration: Duration::from_secs(args.duration_s),
+        setup_concurrency: args.setup_concurrency,
+        source_ips: target.source_ips,
+        progress: !target.quiet,
+        run_tag: run_tag(),
+        password: PASSWORD.into(),
+        server_pid: None,
+    };
+    let pid = server_pid(target);
+    eprintln!("tengen at {} (pid {pid:?})", target.server);
+    let tengen_options = Options {
+        server_pid: pid,
+        ..options.clone()
+    };
+    let tengen = side(
+        "tengen",
+        target.server,
+        tengen_options,
+        Some(&args.audit_path),
+    )
+    .await;
+    let baseline = if target.no_baseline {
+        None
+    } else {
+        let child = BaselineChild::start()?;
+        eprintln!("baseline at {} (pid {})", child.addr, child.pid());
+        let baseline_options = Options {
+            server_pid: Some(child.pid()),
+            ..options.clone()
+        };
+        let side = side("baseline", child.addr, baseline_options, None).await;
+        drop(child);
+        Some(side)
+    };
+    let report = Report::new((&options).into(), tengen, baseline);
+    print!("{}", report.text());
+    if let Some(path) = &target.json {
+        let json = serde_json::to_string_pretty(&report).map_err(|err| err.to_string())?;
+        std::fs::write(path, json).map_err(|err| format!("{}: {err}", path.display()))?;
+    }
+    Ok(report.targets.iter().all(|t| t.met))
+}
+
+async fn idle_run(args: IdleArgs) -> Result<bool, String> {
+    let target = &args.target;
+    check_loopback(target.server)?;
+    let options = idle::IdleOptions {
+        connections: args.connections,
+        per_account: args.per_account,
+        hold: Duration::from_secs(args.hold_s),
+        source_ips: target.source_ips,
+        progress: !target.quiet,
+        run_tag: run_tag(),
+        password: PASSWORD.into(),
+    };
+    let pid = server_pid(target);
+    let tengen = idle::run("tengen", target.server, pid, options.clone()).await;
+    print!("{}", tengen.text());
+    let mut reports = vec![tengen];
+    if !target.no_baseline {
+        let child = BaselineChild::start()?;
+        let base = idle::run("baseline", child.addr, Some(child.pid()), options).await;
+        drop(child);
+        print!("{}", base.text());
+        reports.push(base);
+    }
+    if let Some(path) = &target.json {
+        let json = serde_json::to_string_pretty(&reports).map_err(|err| err.to_string())?;
+        std::fs::write(path, json).map_err(|err| format!("{}: {err}", path.display()))?;
+    }
+    Ok(reports[0].target_met.unwrap_or(false) && reports[0].errors.is_empty())
 }

@@ -67,6 +67,21 @@ pub const HALL_WAIT_MS: u64 = 2_000;
 /// with fresh `hall`/`room` snapshots.
 pub const HALL_EVENT_QUEUE_LEN: usize = 1024;
 
+/// Bytes the WebSocket layer reads from a socket at a time (tungstenite's default is 128 KiB). Client
+/// frames are small (a move is under 100 bytes), and this buffer exists for every open connection, so
+/// 4 KiB keeps an idle connection cheap; a larger frame is still read, in several reads.
+pub const WS_READ_BUFFER_BYTES: usize = 4 * 1024;
+
+/// Bytes the WebSocket layer gathers before it writes to the socket. Outgoing frames are coalesced up
+/// to this before a write (a flush writes whatever is gathered), so a burst of events costs one
+/// syscall, while an idle connection holds no large buffer (tungstenite's default is 128 KiB).
+pub const WS_WRITE_BUFFER_BYTES: usize = 8 * 1024;
+
+/// Hard cap on one socket's unsent bytes. Frames the session writes wait here only while the kernel's
+/// send buffer is full; past this cap the write fails and the connection is dropped, so a client that
+/// stopped reading cannot grow the server's memory. 1 MiB holds a full resync plus a burst of events.
+pub const WS_WRITE_BUFFER_MAX_BYTES: usize = 1024 * 1024;
+
 /// Frames waiting to be written to one socket. A client reading slower than this is not keeping up;
 /// game forwarders then fall behind their broadcast and are resynced rather than growing memory.
 pub const OUTBOUND_QUEUE_LEN: usize = 256;
@@ -175,6 +190,11 @@ pub struct Config {
     pub rooms: Vec<String>,
     pub argon2: Argon2Params,
     pub connections_per_ip_max: usize,
+    /// Sustained messages per second per connection ([`MESSAGES_PER_SECOND`] unless an operator or a
+    /// load test changes it).
+    pub messages_per_second: u32,
+    /// Burst per connection before the rate applies ([`MESSAGES_BURST`] by default).
+    pub messages_burst: u32,
     /// Extra allowed browser origins (exact `scheme://host[:port]`), besides same-origin and localhost.
     pub allowed_origins: Vec<String>,
     pub session_ttl_ms: u64,
@@ -229,6 +249,8 @@ impl Config {
             rooms: DEFAULT_ROOMS.iter().map(|name| name.to_string()).collect(),
             argon2: Argon2Params::default(),
             connections_per_ip_max: CONNECTIONS_PER_IP_MAX,
+            messages_per_second: MESSAGES_PER_SECOND,
+            messages_burst: MESSAGES_BURST,
             allowed_origins: Vec::new(),
             session_ttl_ms: SESSION_TTL_MS,
             game_timing: GameTiming::default(),

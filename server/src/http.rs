@@ -15,7 +15,9 @@ use axum::Router;
 use rust_embed::RustEmbed;
 use tengen_protocol::GameId;
 
-use crate::config::MAX_WS_MESSAGE_BYTES;
+use crate::config::{
+    MAX_WS_MESSAGE_BYTES, WS_READ_BUFFER_BYTES, WS_WRITE_BUFFER_BYTES, WS_WRITE_BUFFER_MAX_BYTES,
+};
 use crate::AppState;
 
 /// The browser client, embedded at build time. Test output and installed node modules stay out.
@@ -213,6 +215,9 @@ async fn ws_upgrade(
     upgrade
         .max_frame_size(MAX_WS_MESSAGE_BYTES)
         .max_message_size(MAX_WS_MESSAGE_BYTES)
+        .read_buffer_size(WS_READ_BUFFER_BYTES)
+        .write_buffer_size(WS_WRITE_BUFFER_BYTES)
+        .max_write_buffer_size(WS_WRITE_BUFFER_MAX_BYTES)
         .on_upgrade(move |socket| crate::session::run(state, socket, permit))
 }
 

@@ -266,6 +266,15 @@ pub async fn run(
     let app = http::router(Arc::clone(&state));
     tracing::info!(addr = %listener.local_addr()?, "tengen listening");
     let stop = shutdown.clone();
+    // Every game event is a small frame that should leave at once: without TCP_NODELAY, Nagle's
+    // algorithm holds a frame back until the previous one is acknowledged (delayed ACKs make that up
+    // to 40 ms), which alone would break the move round-trip target.
+    let listener =
+        axum::serve::ListenerExt::tap_io(listener, |stream: &mut tokio::net::TcpStream| {
+            if let Err(err) = stream.set_nodelay(true) {
+                tracing::debug!(%err, "could not set TCP_NODELAY");
+            }
+        });
     axum::serve(
         listener,
         app.into_make_service_with_connect_info::<std::net::SocketAddr>(),

@@ -39,6 +39,19 @@ struct ServeArgs {
     /// Bearer token for /api/admin/... (the routes are off without one).
     #[arg(long, env = "TENGEN_ADMIN_TOKEN", hide_env_values = true)]
     admin_token: Option<String>,
+    /// Sustained messages per second one connection may send (more are answered `rate_limited`).
+    #[arg(long, env = "TENGEN_MESSAGES_PER_SECOND", default_value_t = config::MESSAGES_PER_SECOND)]
+    messages_per_second: u32,
+    /// Messages one connection may send at once before the per-second rate applies.
+    #[arg(long, env = "TENGEN_MESSAGES_BURST", default_value_t = config::MESSAGES_BURST)]
+    messages_burst: u32,
+    /// Argon2id memory per password hash in KiB. Only load tests and local experiments should lower
+    /// it (registering thousands of accounts at OWASP cost takes minutes); production keeps the default.
+    #[arg(long, env = "TENGEN_ARGON2_MEMORY_KIB", default_value_t = config::ARGON2_MEMORY_KIB)]
+    argon2_memory_kib: u32,
+    /// Argon2id passes per password hash; see `--argon2-memory-kib`.
+    #[arg(long, env = "TENGEN_ARGON2_PASSES", default_value_t = config::ARGON2_PASSES)]
+    argon2_passes: u32,
 }
 
 #[derive(Debug, Subcommand)]
@@ -149,6 +162,10 @@ impl ServeArgs {
         config.grant_points = self.grant_points;
         config.tax_bp = self.tax_bp;
         config.admin_token = self.admin_token.clone().filter(|token| !token.is_empty());
+        config.messages_per_second = self.messages_per_second;
+        config.messages_burst = self.messages_burst;
+        config.argon2.memory_kib = self.argon2_memory_kib;
+        config.argon2.passes = self.argon2_passes;
         config
     }
 }

@@ -21,8 +21,8 @@ use tokio::time::Instant;
 
 use crate::auth::{AuthError, Authenticated};
 use crate::config::{
-    IDLE_TIMEOUT_MS, MAX_FRAME_BYTES, MESSAGES_BURST, MESSAGES_PER_SECOND, OUTBOUND_QUEUE_LEN,
-    PING_INTERVAL_MS, RATE_LIMIT_STRIKES_MAX, WAGER_RECORDS_MAX, WRITE_TIMEOUT_MS,
+    IDLE_TIMEOUT_MS, MAX_FRAME_BYTES, OUTBOUND_QUEUE_LEN, PING_INTERVAL_MS, RATE_LIMIT_STRIKES_MAX,
+    WAGER_RECORDS_MAX, WRITE_TIMEOUT_MS,
 };
 use crate::game::{self, GameCmd, PlayerMove};
 use crate::hall::{Audience, HallCmd, HallEvent};
@@ -44,27 +44,31 @@ const CLOSE_GOING_AWAY: u16 = 1001;
 /// WebSocket close code for "policy violation" (flooding).
 const CLOSE_POLICY: u16 = 1008;
 
-/// A token bucket: [`MESSAGES_PER_SECOND`] sustained, [`MESSAGES_BURST`] at once. Hand-written because
+/// A token bucket: `Config::messages_per_second` sustained (`config::MESSAGES_PER_SECOND` by default),
+/// `Config::messages_burst` at once (`config::MESSAGES_BURST`). Hand-written because
 /// it is ten lines and per-connection, where a keyed limiter crate would add a shared map for nothing.
 #[derive(Debug)]
 struct RateLimit {
     tokens: f64,
     last: Instant,
+    per_second: f64,
+    burst: f64,
 }
 
 impl RateLimit {
-    fn new(now: Instant) -> RateLimit {
+    fn new(now: Instant, per_second: u32, burst: u32) -> RateLimit {
         RateLimit {
-            tokens: f64::from(MESSAGES_BURST),
+            tokens: f64::from(burst),
             last: now,
+            per_second: f64::from(per_second),
+            burst: f64::from(burst),
         }
     }
 
     fn allow(&mut self, now: Instant) -> bool {
         let elapsed = now.duration_since(self.last).as_secs_f64();
         self.last = now;
-        self.tokens =
-            (self.tokens + elapsed * f64::from(MESSAGES_PER_SECOND)).min(f64::from(MESSAGES_BURST));
+        self.tokens = (self.tokens + elapsed * self.per_second).min(self.burst);
         if self.tokens >= 1.0 {
             self.tokens -= 1.0;
             true
@@ -154,7 +158,11 @@ pub(crate) async fn run(state: Arc<AppState>, socket: WebSocket, permit: ConnPer
         games: HashMap::new(),
         viewer,
         out: out_tx,
-        limit: RateLimit::new(Instant::now()),
+        limit: RateLimit::new(
+            Instant::now(),
+            state.config.messages_per_second,
+            state.config.messages_burst,
+        ),
         strikes: 0,
         pushes: Vec::new(),
     };

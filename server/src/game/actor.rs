@@ -58,7 +58,8 @@ use super::wire::{
     points_to_wire, side_of,
 };
 use super::{
-    BetReceipt, GameCmd, GameContext, GameFrame, PlayerMove, Presence, PresenceGuard, StartGame, Subscription,
+    BetReceipt, GameCmd, GameContext, GameFrame, PlayerMove, Presence, PresenceGuard, StartGame,
+    Subscription,
 };
 use crate::clock::{self, Clock, ClockError, ClockView, Expiry, SideView};
 use crate::config::{GAME_EVENT_QUEUE_LEN, WATCHERS_PER_GAME_MAX};

@@ -70,21 +70,38 @@ fn context(
     let (alive, alive_rx) = mpsc::channel(1);
     let tasks = TaskGuard { _alive: alive };
     let config = Config::new(std::path::PathBuf::from("unused"));
+    let ledger = crate::ledger::Ledger::new(store.clone(), config.grant_points, config.tax_bp);
     let hall = crate::hall::spawn(
         &config,
         store.clone(),
+        ledger.clone(),
         games.clone(),
         shutdown.clone(),
         tasks.clone(),
     );
     let ctx = GameContext {
         store: store.clone(),
+        ledger,
+        fault_stop_before_settlement: false,
         hall,
         shutdown,
         tasks,
         timing,
     };
     (ctx, trigger, alive_rx)
+}
+
+/// The game's stored record, waiting for the actor to write it: the end is broadcast first, then
+/// the game is settled and its record stored.
+async fn stored_sgf(h: &Harness) -> String {
+    for _ in 0..1_000 {
+        let game = h.game;
+        if let Some(sgf) = h.store.call(move |s| s.game_sgf(game)).await.unwrap() {
+            return sgf;
+        }
+        tokio::time::sleep(Duration::from_millis(1)).await;
+    }
+    panic!("the record of game {} was never stored", h.game);
 }
 
 async fn harness(clock: ClockSettings, timing: GameTiming) -> Harness {
@@ -226,14 +243,8 @@ async fn absolute_time_flags_at_the_exact_millisecond_with_nobody_sending() {
     assert_eq!(side(&end, "black")["main_left_ms"], 0);
     let log = h.logged_at_ms().await;
     assert_eq!(log.last().unwrap(), &("ended".to_string(), 19_999));
-    // The record is stored with the result.
-    let game = h.game;
-    let sgf = h
-        .store
-        .call(move |s| s.game_sgf(game))
-        .await
-        .unwrap()
-        .unwrap();
+    // The record is stored with the result (after the settlement, which follows the end).
+    let sgf = stored_sgf(&h).await;
     assert!(sgf.contains("RE[W+T]") && sgf.contains("TM[10]"), "{sgf}");
     assert!(h.send(black, PlayerMove::Pass).await.is_err());
     h.trigger.trigger();
@@ -483,16 +494,7 @@ async fn a_restart_charges_nobody_for_the_downtime() {
 
     let games = Games::new();
     let (ctx, trigger, _alive) = context(&h.store, &games, timing(LONG_MS, LONG_MS, LONG_MS));
-    restore_live_games(
-        &h.store,
-        &games,
-        &ctx.hall,
-        &ctx.shutdown,
-        &ctx.tasks,
-        ctx.timing,
-    )
-    .await
-    .unwrap();
+    restore_live_games(ctx.clone(), &games).await.unwrap();
     let restored_at = Instant::now();
     let handle = games.get(h.game).unwrap();
     let subscription = subscribe(&handle, None).await.unwrap();

@@ -1,0 +1,456 @@
+//! One simulated connection: a task that owns a real WebSocket (tokio-tungstenite), sends what its
+//! driver asks at the intended time, and reads everything the server sends, timing what it measures
+//! against the intended send times. A [`ClientHandle`] is the driver's way in.
+//!
+//! Open loop: every request carries the instant it was *meant* to be sent, and latencies are measured
+//! from that instant, so a server that stalls is charged for the whole stall, not just for the requests
+//! that happened to be in flight (no coordinated omission).
+
+use std::collections::HashMap;
+use std::net::{IpAddr, SocketAddr};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures_util::{SinkExt, StreamExt};
+use tengen_protocol::{
+    ChatChannel, ClientMsg, Color, GameEvent, GameId, Request, RequestId, ServerMsg,
+};
+use tokio::net::{TcpSocket, TcpStream};
+use tokio::sync::{mpsc, oneshot, watch};
+use tokio::task::JoinHandle;
+use tokio::time::{Instant, Interval, MissedTickBehavior};
+use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
+use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::WebSocketStream;
+
+use crate::metrics::Metrics;
+
+/// How long a request waits for its reply before it counts as a `timeout` error. Far above any
+/// latency target, so only a lost reply or a stuck server trips it.
+pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Commands queued for one client task. A driver sends at most one request at a time per client, and
+/// watchers chat from their own timer, so a few slots suffice; a full queue means the task is stuck.
+const CLIENT_QUEUE_LEN: usize = 16;
+
+/// Events (seq) of one game whose intended send time is remembered; more than the longest game the
+/// generator plays (it resigns at `MAX_MOVES_19`), so a live game never wraps.
+const INTENT_RING_LEN: usize = 512;
+
+/// Bytes the generator's WebSocket reads and gathers at a time: frames are small, and thousands of
+/// clients share one process, so the 128 KiB defaults would cost gigabytes.
+const CLIENT_WS_BUFFER_BYTES: usize = 8 * 1024;
+
+/// What a request is, for what its reply counts toward.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// Accounts, pairing and watching: no latency is recorded.
+    Setup,
+    Move,
+    Chat,
+}
+
+/// The game a slot of players and watchers is on, and the intended send times of its events, shared by
+/// the driver (who writes them before sending) and the clients (who read them on delivery).
+#[derive(Debug)]
+pub struct Slot {
+    game: AtomicU64,
+    intents: Box<[AtomicU64]>,
+}
+
+impl Default for Slot {
+    fn default() -> Self {
+        Slot::new()
+    }
+}
+
+impl Slot {
+    pub fn new() -> Slot {
+        Slot {
+            game: AtomicU64::new(0),
+            intents: (0..INTENT_RING_LEN).map(|_| AtomicU64::new(0)).collect(),
+        }
+    }
+
+    /// Switch to a new game: forget the old one's intended times.
+    pub fn set_game(&self, game: GameId) {
+        for intent in self.intents.iter() {
+            intent.store(0, Ordering::Relaxed);
+        }
+        self.game.store(game.0, Ordering::SeqCst);
+    }
+
+    pub fn game(&self) -> GameId {
+        GameId(self.game.load(Ordering::SeqCst))
+    }
+
+    pub fn set_intent(&self, seq: u64, nanos: u64) {
+        self.intents[seq as usize % INTENT_RING_LEN].store(nanos, Ordering::SeqCst);
+    }
+
+    fn intent(&self, game: GameId, seq: u64) -> Option<u64> {
+        if game != self.game() {
+            return None;
+        }
+        let nanos = self.intents[seq as usize % INTENT_RING_LEN].load(Ordering::SeqCst);
+        (nanos != 0).then_some(nanos)
+    }
+}
+
+/// Who a client is in its slot.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    Player(Color),
+    Watcher,
+}
+
+/// A request for the client task.
+#[derive(Debug)]
+struct Outgoing {
+    msg: ClientMsg,
+    intended: Instant,
+    kind: Kind,
+    reply: Option<oneshot::Sender<ServerMsg>>,
+}
+
+#[derive(Debug)]
+enum Cmd {
+    Send(Outgoing),
+    /// Watchers: send a kibitz line every `every`, from `first` until `end`.
+    Chat {
+        first: Instant,
+        every: Duration,
+        end: Instant,
+    },
+}
+
+/// A request waiting for its reply.
+#[derive(Debug)]
+struct Pending {
+    intended: Instant,
+    kind: Kind,
+    reply: Option<oneshot::Sender<ServerMsg>>,
+}
+
+/// The driver's way in to one client task.
+#[derive(Debug, Clone)]
+pub struct ClientHandle {
+    tx: mpsc::Sender<Cmd>,
+    metrics: Arc<Metrics>,
+}
+
+impl ClientHandle {
+    /// Send `msg` now and wait for its reply; an `error` reply is returned as `Err(code)`. Every failure
+    /// is counted once: server errors by the client task, a lost reply (`timeout`, `closed`) here.
+    pub async fn request(&self, msg: ClientMsg) -> Result<ServerMsg, String> {
+        self.request_at(msg, Instant::now(), Kind::Setup).await
+    }
+
+    /// Send `msg`, meant to go at `intended` (now, or earlier when the driver is late), and wait for
+    /// its reply.
+    pub async fn request_at(
+        &self,
+        msg: ClientMsg,
+        intended: Instant,
+        kind: Kind,
+    ) -> Result<ServerMsg, String> {
+        let (reply, rx) = oneshot::channel();
+        let out = Outgoing {
+            msg,
+            intended,
+            kind,
+            reply: Some(reply),
+        };
+        let lost = |code: &str| {
+            self.metrics.error(code);
+            Err(code.to_string())
+        };
+        if self.tx.send(Cmd::Send(out)).await.is_err() {
+            return lost("closed");
+        }
+        match tokio::time::timeout(REQUEST_TIMEOUT, rx).await {
+            Ok(Ok(ServerMsg::Error { code, .. })) => Err(code.to_string()),
+            Ok(Ok(reply)) => Ok(reply),
+            Ok(Err(_)) => lost("closed"),
+            Err(_) => lost("timeout"),
+        }
+    }
+
+    /// Start the watcher's chat timer.
+    pub async fn start_chat(&self, first: Instant, every: Duration, end: Instant) {
+        let _ = self.tx.send(Cmd::Chat { first, every, end }).await;
+    }
+}
+
+/// The WebSocket type of a client.
+pub type Ws = WebSocketStream<TcpStream>;
+
+/// Open a WebSocket to `server` from the local address `source` (any 127.0.0.x), so thousands of
+/// connections can spread over several source addresses.
+pub async fn connect(server: SocketAddr, source: IpAddr) -> Result<Ws, String> {
+    let socket = match source {
+        IpAddr::V4(_) => TcpSocket::new_v4(),
+        IpAddr::V6(_) => TcpSocket::new_v6(),
+    }
+    .map_err(|err| format!("socket: {err}"))?;
+    socket
+        .bind(SocketAddr::new(source, 0))
+        .map_err(|err| format!("bind {source}: {err}"))?;
+    let stream = socket
+        .connect(server)
+        .await
+        .map_err(|err| format!("connect: {err}"))?;
+    // Frames are small and latency is what we measure: send each at once.
+    stream
+        .set_nodelay(true)
+        .map_err(|err| format!("nodelay: {err}"))?;
+    let config = WebSocketConfig::default()
+        .read_buffer_size(CLIENT_WS_BUFFER_BYTES)
+        .write_buffer_size(CLIENT_WS_BUFFER_BYTES)
+        .max_write_buffer_size(CLIENT_WS_BUFFER_BYTES * 16);
+    let url = format!("ws://{server}/ws");
+    let (ws, _) = tokio_tungstenite::client_async_with_config(url, stream, Some(config))
+        .await
+        .map_err(|err| format!("handshake: {err}"))?;
+    Ok(ws)
+}
+
+/// Start the task of one connected client.
+pub fn spawn(
+    ws: Ws,
+    role: Role,
+    slot: Arc<Slot>,
+    events: Option<mpsc::Sender<ServerMsg>>,
+    metrics: Arc<Metrics>,
+    stop: watch::Receiver<bool>,
+) -> (ClientHandle, JoinHandle<()>) {
+    let (tx, rx) = mpsc::channel(CLIENT_QUEUE_LEN);
+    let task = ClientTask {
+        role,
+        slot,
+        events,
+        metrics: Arc::clone(&metrics),
+        next_id: 1,
+        pending: HashMap::new(),
+        chat: None,
+    };
+    let join = tokio::spawn(task.run(ws, rx, stop));
+    (ClientHandle { tx, metrics }, join)
+}
+
+struct ClientTask {
+    role: Role,
+    slot: Arc<Slot>,
+    /// Players forward `challenged` and `game_started` to their driver.
+    events: Option<mpsc::Sender<ServerMsg>>,
+    metrics: Arc<Metrics>,
+    next_id: u64,
+    /// Requests in flight; at most a handful (one driver request, a few chat lines).
+    pending: HashMap<u64, Pending>,
+    /// The chat timer and when it stops.
+    chat: Option<(Interval, Instant)>,
+}
+
+impl ClientTask {
+    async fn run(mut self, mut ws: Ws, mut rx: mpsc::Receiver<Cmd>, stop: watch::Receiver<bool>) {
+        loop {
+            tokio::select! {
+                _ = stopped(&stop) => {
+                    let _ = tokio::time::timeout(Duration::from_secs(1), ws.close(None)).await;
+                    return;
+                }
+                cmd = rx.recv() => match cmd {
+                    Some(Cmd::Send(out)) => {
+                        if !self.send(&mut ws, out).await {
+                            return;
+                        }
+                    }
+                    Some(Cmd::Chat { first, every, end }) => {
+                        let mut timer = tokio::time::interval_at(first, every);
+                        // Open loop: a late tick fires at once and is still timed from when it was due.
+                        timer.set_missed_tick_behavior(MissedTickBehavior::Burst);
+                        self.chat = Some((timer, end));
+                    }
+                    // The driver is gone: nothing more will be asked, but keep reading until stopped.
+                    None => {
+                        stopped(&stop).await;
+                        let _ = tokio::time::timeout(Duration::from_secs(1), ws.close(None)).await;
+                        return;
+                    }
+                },
+                due = tick(&mut self.chat) => {
+                    if !self.chat_line(&mut ws, due).await {
+                        return;
+                    }
+                }
+                incoming = ws.next() => match incoming {
+                    Some(Ok(Message::Text(text))) => self.receive(text.as_str(), Instant::now()),
+                    Some(Ok(_)) => {}
+                    Some(Err(_)) | None => {
+                        if !*stop.borrow() {
+                            self.metrics.error("closed");
+                        }
+                        return;
+                    }
+                },
+            }
+        }
+    }
+
+    /// Send a kibitz line stamped with its intended time, unless the window closed.
+    async fn chat_line(&mut self, ws: &mut Ws, due: Instant) -> bool {
+        if self.chat.as_ref().is_some_and(|(_, end)| due >= *end) {
+            self.chat = None;
+            return true;
+        }
+        let game = self.slot.game();
+        let text = format!("t{}", self.metrics.nanos(due));
+        let msg = ClientMsg::Chat {
+            channel: ChatChannel::Kibitz { game },
+            text,
+        };
+        let out = Outgoing {
+            msg,
+            intended: due,
+            kind: Kind::Chat,
+            reply: None,
+        };
+        self.send(ws, out).await
+    }
+
+    async fn send(&mut self, ws: &mut Ws, out: Outgoing) -> bool {
+        let id = self.next_id;
+        self.next_id += 1;
+        let text = serde_json::to_string(&Request {
+            id: Some(RequestId(id)),
+            msg: out.msg,
+        })
+        .expect("requests serialize");
+        self.pending.insert(
+            id,
+            Pending {
+                intended: out.intended,
+                kind: out.kind,
+                reply: out.reply,
+            },
+        );
+        if ws.send(Message::text(text)).await.is_err() {
+            self.metrics.error("send_failed");
+            return false;
+        }
+        true
+    }
+
+    fn receive(&mut self, text: &str, at: Instant) {
+        let measuring = self.metrics.measuring();
+        if measuring {
+            self.metrics.delivered_count.fetch_add(1, Ordering::Relaxed);
+        }
+        let msg: ServerMsg = match serde_json::from_str(text) {
+            Ok(msg) => msg,
+            Err(_) => {
+                self.metrics.error("unreadable_frame");
+                return;
+            }
+        };
+        match &msg {
+            ServerMsg::Welcome { id, .. }
+            | ServerMsg::Session { id, .. }
+            | ServerMsg::Ack { id }
+            | ServerMsg::Error { id, .. }
+            | ServerMsg::ChallengeSent { id, .. } => self.reply(*id, msg, at, measuring),
+            ServerMsg::GameEvent {
+                game, seq, event, ..
+            } => self.game_event(*game, *seq, event, at, measuring),
+            ServerMsg::Chat {
+                channel: ChatChannel::Kibitz { .. },
+                text,
+                ..
+            } => {
+                if measuring && self.role == Role::Watcher {
+                    let sent = text.strip_prefix('t').and_then(|n| n.parse::<u64>().ok());
+                    if let Some(nanos) = sent {
+                        let intended = self.metrics.instant(nanos);
+                        self.metrics.watcher_chat.record(at - intended);
+                    }
+                }
+            }
+            ServerMsg::Challenged { .. } | ServerMsg::GameStarted { .. } => {
+                if let Some(events) = &self.events {
+                    // The driver reads these only while pairing; at most two arrive per game.
+                    let _ = events.try_send(msg);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn reply(&mut self, id: Option<RequestId>, msg: ServerMsg, at: Instant, measuring: bool) {
+        let Some(id) = id else {
+            if let ServerMsg::Error { code, .. } = &msg {
+                self.metrics.error(&code.to_string());
+            }
+            return;
+        };
+        let Some(pending) = self.pending.remove(&id.0) else {
+            self.metrics.error("unexpected_reply");
+            return;
+        };
+        match &msg {
+            ServerMsg::Error { code, .. } => self.metrics.error(&code.to_string()),
+            _ if measuring => match pending.kind {
+                Kind::Move => {
+                    self.metrics.move_ack.record(at - pending.intended);
+                    self.metrics.moves_count.fetch_add(1, Ordering::Relaxed);
+                }
+                Kind::Chat => {
+                    self.metrics.chats_count.fetch_add(1, Ordering::Relaxed);
+                }
+                Kind::Setup => {}
+            },
+            _ => {}
+        }
+        if let Some(reply) = pending.reply {
+            let _ = reply.send(msg);
+        }
+    }
+
+    fn game_event(&self, game: GameId, seq: u64, event: &GameEvent, at: Instant, measuring: bool) {
+        if !measuring {
+            return;
+        }
+        let Some(nanos) = self.slot.intent(game, seq) else {
+            return;
+        };
+        let latency = at - self.metrics.instant(nanos);
+        match self.role {
+            Role::Watcher => self.metrics.watcher_event.record(latency),
+            Role::Player(me) => {
+                let mover = match event {
+                    GameEvent::Played { color, .. } | GameEvent::Passed { color, .. } => {
+                        Some(*color)
+                    }
+                    _ => None,
+                };
+                if mover.is_some_and(|mover| mover != me) {
+                    self.metrics.move_opponent.record(latency);
+                }
+            }
+        }
+    }
+}
+
+/// The next chat tick, or never when the timer is off.
+async fn tick(chat: &mut Option<(Interval, Instant)>) -> Instant {
+    match chat {
+        Some((timer, _)) => timer.tick().await,
+        None => std::future::pending().await,
+    }
+}
+
+/// Resolves once `stop` turns true (or its sender is gone).
+async fn stopped(stop: &watch::Receiver<bool>) {
+    let mut stop = stop.clone();
+    let _ = stop.wait_for(|stop| *stop).await;
+}

@@ -1,0 +1,24 @@
+//! `tengen-loadtest`: the load generator. It drives real WebSocket clients (tokio-tungstenite) against a
+//! running Tengen server: players register, pair into 9x9 and 19x19 games by challenge and play legal
+//! moves chosen with `tengen-rules` on a fixed schedule under a real clock setting, and watchers follow
+//! each game and chat. Open loop: every message is sent at its intended time and latency is measured
+//! from that time. The same scenario then drives a minimal broadcast server (the baseline) so the
+//! report shows Tengen's figures as ratios to it. A second mode holds idle logged-in connections and
+//! reads the server's memory per connection.
+//!
+//! # Layout
+//! - `scenario`: set up slots (players, watchers, a game each), drive them, return the figures.
+//! - `client`: one connection's task: send at the intended time, read and time everything received.
+//! - `metrics`: HdrHistogram latencies, counters and errors by code, recorded only in the window.
+//! - `idle`: many idle logged-in connections, and the server's RSS before and after.
+//! - `baseline`: the minimal broadcast server with no game logic.
+//! - `rss`: the server's resident memory, and finding its pid from its port.
+//! - `report`: text and JSON, ratios to the baseline, targets met or missed.
+
+pub mod baseline;
+pub mod client;
+pub mod idle;
+pub mod metrics;
+pub mod report;
+pub mod rss;
+pub mod scenario;

@@ -1,0 +1,69 @@
+//! The server's resident memory, read from `/proc/<pid>/status` (`VmRSS`), and finding that pid from
+//! the port it listens on (`/proc/net/tcp*` gives the listening socket's inode; the process holding a
+//! descriptor to it is the server). Linux only; elsewhere the figures are simply absent.
+
+use std::path::Path;
+
+/// Resident set size of `pid` in KiB.
+pub fn rss_kib(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix("VmRSS:"))
+        .and_then(|rest| rest.split_whitespace().next())
+        .and_then(|kib| kib.parse().ok())
+}
+
+/// The pid of the process listening on TCP `port`, when this user can see it.
+pub fn pid_listening_on(port: u16) -> Option<u32> {
+    let inode = ["/proc/net/tcp", "/proc/net/tcp6"]
+        .iter()
+        .find_map(|table| listening_inode(Path::new(table), port))?;
+    let wanted = format!("socket:[{inode}]");
+    for entry in std::fs::read_dir("/proc").ok()?.flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(fds) = std::fs::read_dir(entry.path().join("fd")) else {
+            continue;
+        };
+        for fd in fds.flatten() {
+            if std::fs::read_link(fd.path()).is_ok_and(|target| target.to_string_lossy() == wanted)
+            {
+                return Some(pid);
+            }
+        }
+    }
+    None
+}
+
+/// The inode of the socket listening on `port` in one `/proc/net/tcp` table.
+fn listening_inode(table: &Path, port: u16) -> Option<String> {
+    /// The state column's value for LISTEN.
+    const TCP_LISTEN: &str = "0A";
+    let text = std::fs::read_to_string(table).ok()?;
+    text.lines().skip(1).find_map(|line| {
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        let local = fields.get(1)?;
+        let local_port = u16::from_str_radix(local.rsplit(':').next()?, 16).ok()?;
+        (local_port == port && fields.get(3) == Some(&TCP_LISTEN))
+            .then(|| fields.get(9).map(|inode| inode.to_string()))
+            .flatten()
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_our_own_listener_and_reads_our_rss() {
+        if !Path::new("/proc/net/tcp").exists() {
+            return;
+        }
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        assert_eq!(pid_listening_on(port), Some(std::process::id()));
+        assert!(rss_kib(std::process::id()).unwrap() > 0);
+    }
+}

@@ -1,0 +1,524 @@
+//! One load run against one server: set up `games` slots (two players who register and pair by
+//! challenge, `watchers` who log in and watch), then for `duration` let every game play legal moves
+//! chosen with `tengen-rules` at `move_rate_per_s`, on a fixed schedule, while every watcher chats at
+//! its own fixed rate; then stop everything and return what was measured. The same run drives Tengen
+//! and the baseline server, so their figures compare like with like.
+
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::Duration;
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use tengen_protocol::{
+    ClientMsg, ClockSettings, Color as WireColor, GameId, GameSettings, KoRule, Point as WirePoint,
+    ServerMsg, UserId,
+};
+use tengen_rules::random::{random_move, SeededRng};
+use tengen_rules::{Game, Move, Rules};
+use tokio::sync::{mpsc, watch, Semaphore};
+use tokio::task::JoinSet;
+use tokio::time::Instant;
+
+use crate::client::{self, ClientHandle, Kind, Role, Slot};
+use crate::metrics::{LatencySummary, Metrics};
+
+/// Moves after which a 19x19 game resigns and its players start another: long enough to be a real
+/// middle game, short enough that random play stays legal-move heavy rather than filling eyes.
+pub const MAX_MOVES_19: usize = 300;
+
+/// The same for 9x9.
+pub const MAX_MOVES_9: usize = 70;
+
+/// Events a player's driver may have unread (`challenged`, `game_started`): two per pairing.
+const PLAYER_EVENTS_LEN: usize = 8;
+
+/// How long setup waits for one pairing step (a `challenged` or `game_started` push).
+const PAIRING_TIMEOUT: Duration = Duration::from_secs(20);
+
+/// How long the end of a run waits for drivers and clients to finish before leaving them.
+const WIND_DOWN_TIMEOUT: Duration = Duration::from_secs(15);
+
+/// Everything a run is told.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Games played at once.
+    pub games: usize,
+    /// Watchers per game.
+    pub watchers: usize,
+    /// Share of games on 9x9 (the rest 19x19), in percent.
+    pub small_percent: u32,
+    /// Moves per second per game.
+    pub move_rate_per_s: f64,
+    /// Kibitz lines per second per watcher (0 for none).
+    pub chat_rate_per_s: f64,
+    /// The measurement window.
+    pub duration: Duration,
+    /// Slots set up at once.
+    pub setup_concurrency: usize,
+    /// Client sockets bind to 127.0.0.1 ..= 127.0.0.<source_ips>, round-robin.
+    pub source_ips: u8,
+    /// Show a progress bar on stderr.
+    pub progress: bool,
+    /// Distinguishes this run's usernames from earlier runs' in the same data directory.
+    pub run_tag: String,
+    pub password: String,
+    /// The server's pid, to read its RSS at the end of the window (with every connection open).
+    pub server_pid: Option<u32>,
+}
+
+/// What a run measured.
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct Results {
+    pub connections: usize,
+    pub games: usize,
+    pub games_restarted: u64,
+    pub window_s: f64,
+    pub setup_s: f64,
+    pub moves: u64,
+    pub moves_per_s: f64,
+    pub move_ack: LatencySummary,
+    pub move_opponent: LatencySummary,
+    pub watcher_event: LatencySummary,
+    pub watcher_chat: LatencySummary,
+    pub chats_per_s: f64,
+    pub bets_per_s: f64,
+    pub delivered: u64,
+    pub delivered_per_s: f64,
+    pub errors: std::collections::BTreeMap<String, u64>,
+    /// The server's RSS at the end of the window, with every connection open.
+    pub server_rss_kib: Option<u64>,
+}
+
+impl Results {
+    pub fn errors_count(&self) -> u64 {
+        self.errors.values().sum()
+    }
+}
+
+/// The players and watchers of one slot, ready to play.
+struct SlotSetup {
+    index: usize,
+    size: u8,
+    black: ClientHandle,
+    white: ClientHandle,
+    white_user: UserId,
+    watchers: Vec<ClientHandle>,
+    events: mpsc::Receiver<ServerMsg>,
+    slot: Arc<Slot>,
+    metrics: Arc<Metrics>,
+}
+
+/// What every setup task shares.
+struct Shared {
+    server: SocketAddr,
+    options: Options,
+    metrics: Arc<Metrics>,
+    stop: watch::Receiver<bool>,
+    tasks: std::sync::Mutex<Vec<tokio::task::JoinHandle<()>>>,
+}
+
+impl Shared {
+    fn source(&self, n: usize) -> IpAddr {
+        let last = (n % usize::from(self.options.source_ips.max(1))) as u8 + 1;
+        IpAddr::V4(Ipv4Addr::new(127, 0, 0, last))
+    }
+
+    async fn client(
+        &self,
+        n: usize,
+        role: Role,
+        slot: &Arc<Slot>,
+        events: Option<mpsc::Sender<ServerMsg>>,
+    ) -> Result<ClientHandle, String> {
+        let ws = client::connect(self.server, self.source(n)).await?;
+        let (handle, join) = client::spawn(
+            ws,
+            role,
+            Arc::clone(slot),
+            events,
+            Arc::clone(&self.metrics),
+            self.stop.clone(),
+        );
+        self.tasks
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(join);
+        handle
+            .request(ClientMsg::Hello {
+                version: tengen_protocol::PROTOCOL_VERSION,
+            })
+            .await?;
+        Ok(handle)
+    }
+
+    /// Register a fresh account; returns its user id and session token.
+    async fn register(
+        &self,
+        client: &ClientHandle,
+        name: String,
+    ) -> Result<(UserId, String), String> {
+        let reply = client
+            .request(ClientMsg::Register {
+                username: name,
+                password: self.options.password.clone(),
+            })
+            .await?;
+        match reply {
+            ServerMsg::Session { user, token, .. } => Ok((user, token)),
+            other => Err(format!("register answered {other:?}")),
+        }
+    }
+}
+
+fn settings(size: u8) -> GameSettings {
+    GameSettings {
+        size,
+        komi_half_points: 15,
+        handicap: 0,
+        ko_rule: KoRule::Positional,
+        // A real clock, generous enough that the slowest game of a run never runs out of time.
+        clock: ClockSettings::ByoYomi {
+            main_time_ms: 20 * 60 * 1000,
+            periods: 5,
+            period_ms: 30_000,
+            timeout_is_pass: false,
+        },
+        nigiri: false,
+    }
+}
+
+/// Challenge, accept, and wait for the game to start; the challenger plays Black.
+async fn pair(setup: &mut SlotSetup) -> Result<GameId, String> {
+    let previous = setup.slot.game();
+    let reply = setup
+        .black
+        .request(ClientMsg::Challenge {
+            user: setup.white_user,
+            settings: settings(setup.size),
+        })
+        .await?;
+    let ServerMsg::ChallengeSent { challenge, .. } = reply else {
+        return Err(format!("challenge answered {reply:?}"));
+    };
+    loop {
+        match next_event(&mut setup.events, &setup.metrics).await? {
+            ServerMsg::Challenged { challenge: c, .. } if c == challenge => break,
+            _ => continue,
+        }
+    }
+    setup
+        .white
+        .request(ClientMsg::AcceptChallenge { challenge })
+        .await?;
+    loop {
+        match next_event(&mut setup.events, &setup.metrics).await? {
+            ServerMsg::GameStarted { game, .. } if game > previous => return Ok(game),
+            _ => continue,
+        }
+    }
+}
+
+async fn next_event(
+    events: &mut mpsc::Receiver<ServerMsg>,
+    metrics: &Metrics,
+) -> Result<ServerMsg, String> {
+    let code = match tokio::time::timeout(PAIRING_TIMEOUT, events.recv()).await {
+        Ok(Some(event)) => return Ok(event),
+        Ok(None) => "closed",
+        Err(_) => "pairing_timeout",
+    };
+    metrics.error(code);
+    Err(code.into())
+}
+
+/// Start the slot's next game and point its watchers at it.
+async fn start_game(setup: &mut SlotSetup) -> Result<(), String> {
+    let game = pair(setup).await?;
+    setup.slot.set_game(game);
+    for watcher in &setup.watchers {
+        watcher.request(ClientMsg::Watch { game }).await?;
+    }
+    Ok(())
+}
+
+async fn set_up_slot(shared: Arc<Shared>, index: usize) -> Result<SlotSetup, String> {
+    let per_slot = 2 + shared.options.watchers;
+    let first = index * per_slot;
+    let small = (index as u64 * 100 / shared.options.games.max(1) as u64)
+        < u64::from(shared.options.small_percent);
+    let slot = Arc::new(Slot::new());
+    let (events_tx, events) = mpsc::channel(PLAYER_EVENTS_LEN);
+    let tag = &shared.options.run_tag;
+    let black = shared
+        .client(
+            first,
+            Role::Player(WireColor::Black),
+            &slot,
+            Some(events_tx.clone()),
+        )
+        .await?;
+    shared.register(&black, format!("b{tag}x{index}")).await?;
+    let white = shared
+        .client(
+            first + 1,
+            Role::Player(WireColor::White),
+            &slot,
+            Some(events_tx),
+        )
+        .await?;
+    let (white_user, _) = shared.register(&white, format!("w{tag}x{index}")).await?;
+    // Watchers share one account per slot: each connection logs in on its own (the first registers,
+    // the rest resume with its token), which costs the server one password hash per slot, not ten.
+    let mut watchers = Vec::with_capacity(shared.options.watchers);
+    let mut token: Option<String> = None;
+    for n in 0..shared.options.watchers {
+        let watcher = shared
+            .client(first + 2 + n, Role::Watcher, &slot, None)
+            .await?;
+        match &token {
+            None => {
+                token = Some(
+                    shared
+                        .register(&watcher, format!("k{tag}x{index}"))
+                        .await?
+                        .1,
+                )
+            }
+            Some(token) => {
+                watcher
+                    .request(ClientMsg::Resume {
+                        token: token.clone(),
+                    })
+                    .await?;
+            }
+        }
+        watchers.push(watcher);
+    }
+    let mut setup = SlotSetup {
+        index,
+        size: if small { 9 } else { 19 },
+        black,
+        white,
+        white_user,
+        watchers,
+        events,
+        slot,
+        metrics: Arc::clone(&shared.metrics),
+    };
+    start_game(&mut setup).await?;
+    Ok(setup)
+}
+
+fn wire_point(point: tengen_rules::Point) -> WirePoint {
+    WirePoint {
+        col: point.col,
+        row: point.row,
+    }
+}
+
+/// Play the slot's games on schedule until `end`: one move every `interval`, the first at `first`.
+async fn drive(
+    mut setup: SlotSetup,
+    first: Instant,
+    interval: Duration,
+    end: Instant,
+    metrics: Arc<Metrics>,
+) {
+    let mut rng = SeededRng::new(0x7e46_e000 + setup.index as u64);
+    let new_local = |size: u8| {
+        Game::new(Rules {
+            size,
+            ..Rules::default()
+        })
+        .expect("standard sizes are valid")
+    };
+    let mut local = new_local(setup.size);
+    let mut seq: u64 = 0;
+    let mut due = first;
+    let max_moves = if setup.size == 9 {
+        MAX_MOVES_9
+    } else {
+        MAX_MOVES_19
+    };
+    while due < end {
+        tokio::time::sleep_until(due).await;
+        let color = local.to_move();
+        let mover = match color {
+            tengen_rules::Color::Black => &setup.black,
+            tengen_rules::Color::White => &setup.white,
+        };
+        let game = setup.slot.game();
+        let mv = if local.moves().len() >= max_moves {
+            Move::Resign
+        } else {
+            random_move(&local, color, &mut rng)
+        };
+        // A pass would lead to scoring; the generator resigns instead, which ends the game at once.
+        let (msg, resigning) = match mv {
+            Move::Play(point) => (
+                ClientMsg::Play {
+                    game,
+                    point: wire_point(point),
+                },
+                false,
+            ),
+            Move::Pass | Move::Resign => (ClientMsg::Resign { game }, true),
+        };
+        setup.slot.set_intent(seq + 1, metrics.nanos(due));
+        if mover.request_at(msg, due, Kind::Move).await.is_err() {
+            // The error is counted by the client (or here, for a timeout); this slot stops playing.
+            return;
+        }
+        seq += 1;
+        if resigning {
+            if start_game(&mut setup).await.is_err() {
+                metrics.error("restart_failed");
+                return;
+            }
+            metrics
+                .games_restarted_count
+                .fetch_add(1, Ordering::Relaxed);
+            local = new_local(setup.size);
+            seq = 0;
+            due = (due + interval).max(Instant::now());
+            continue;
+        }
+        if let Move::Play(point) = mv {
+            local
+                .play(color, Move::Play(point))
+                .expect("the server accepted it, so the local replica does too");
+        }
+        due += interval;
+    }
+}
+
+/// Run the whole scenario against `server` and return its figures.
+pub async fn run(server: SocketAddr, options: Options) -> Results {
+    let metrics = Arc::new(Metrics::new());
+    let (stop_tx, stop) = watch::channel(false);
+    let shared = Arc::new(Shared {
+        server,
+        options: options.clone(),
+        metrics: Arc::clone(&metrics),
+        stop,
+        tasks: std::sync::Mutex::new(Vec::new()),
+    });
+    let progress = if options.progress {
+        ProgressBar::with_draw_target(Some(options.games as u64), ProgressDrawTarget::stderr())
+    } else {
+        ProgressBar::hidden()
+    };
+    progress.set_style(
+        ProgressStyle::with_template("{prefix:>8} [{bar:40}] {pos}/{len} {msg}")
+            .expect("valid template")
+            .progress_chars("=> "),
+    );
+    progress.set_prefix("setup");
+
+    // Setup: every slot, a bounded number at once.
+    let setup_started = Instant::now();
+    let permits = Arc::new(Semaphore::new(options.setup_concurrency.max(1)));
+    let mut setups = JoinSet::new();
+    for index in 0..options.games {
+        let shared = Arc::clone(&shared);
+        let permits = Arc::clone(&permits);
+        setups.spawn(async move {
+            let _permit = permits.acquire_owned().await;
+            set_up_slot(shared, index).await
+        });
+    }
+    let mut ready = Vec::with_capacity(options.games);
+    while let Some(done) = setups.join_next().await {
+        match done {
+            Ok(Ok(setup)) => ready.push(setup),
+            // The cause was counted where it happened; this counts the slot lost.
+            Ok(Err(_)) => metrics.error("setup_failed"),
+            Err(_) => metrics.error("setup:panic"),
+        }
+        progress.inc(1);
+    }
+    let setup_s = setup_started.elapsed().as_secs_f64();
+
+    // The window: moves spread evenly over the first interval so games do not move in lockstep.
+    let interval = Duration::from_secs_f64(1.0 / options.move_rate_per_s.max(0.001));
+    let start = Instant::now() + Duration::from_millis(100);
+    let end = start + options.duration;
+    metrics.set_measuring(true);
+    let slots = ready.len();
+    let mut drivers = JoinSet::new();
+    for (n, setup) in ready.into_iter().enumerate() {
+        let offset = interval.mul_f64(n as f64 / slots.max(1) as f64);
+        if options.chat_rate_per_s > 0.0 {
+            let every = Duration::from_secs_f64(1.0 / options.chat_rate_per_s);
+            for (w, watcher) in setup.watchers.iter().enumerate() {
+                let spread = every.mul_f64(
+                    (n * options.watchers + w) as f64 / (slots * options.watchers).max(1) as f64,
+                );
+                watcher.start_chat(start + spread, every, end).await;
+            }
+        }
+        drivers.spawn(drive(
+            setup,
+            start + offset,
+            interval,
+            end,
+            Arc::clone(&metrics),
+        ));
+    }
+    let window_ms = options.duration.as_millis().max(1) as u64;
+    progress.set_prefix("load");
+    progress.set_length(window_ms / 1000);
+    progress.set_position(0);
+    while Instant::now() < end {
+        tokio::time::sleep(Duration::from_millis(250).min(end - Instant::now())).await;
+        progress.set_position(start.elapsed().as_secs());
+        progress.set_message(format!(
+            "moves {} delivered {} errors {}",
+            Metrics::count(&metrics.moves_count),
+            Metrics::count(&metrics.delivered_count),
+            metrics.errors().values().sum::<u64>()
+        ));
+    }
+    metrics.set_measuring(false);
+    let server_rss_kib = options.server_pid.and_then(crate::rss::rss_kib);
+    let window_s = start.elapsed().as_secs_f64();
+    progress.finish_and_clear();
+
+    // Wind down: drivers stop on their own at `end`; then every client closes its socket.
+    let _ = tokio::time::timeout(WIND_DOWN_TIMEOUT, async {
+        while drivers.join_next().await.is_some() {}
+    })
+    .await;
+    drivers.abort_all();
+    let _ = stop_tx.send(true);
+    let tasks = std::mem::take(&mut *shared.tasks.lock().unwrap_or_else(|p| p.into_inner()));
+    let connections = tasks.len();
+    let _ = tokio::time::timeout(WIND_DOWN_TIMEOUT, async {
+        for task in tasks {
+            let _ = task.await;
+        }
+    })
+    .await;
+
+    let per_s = |count: u64| count as f64 / options.duration.as_secs_f64().max(0.001);
+    Results {
+        connections,
+        games: slots,
+        games_restarted: Metrics::count(&metrics.games_restarted_count),
+        window_s,
+        setup_s,
+        moves: Metrics::count(&metrics.moves_count),
+        moves_per_s: per_s(Metrics::count(&metrics.moves_count)),
+        move_ack: metrics.move_ack.summary(),
+        move_opponent: metrics.move_opponent.summary(),
+        watcher_event: metrics.watcher_event.summary(),
+        watcher_chat: metrics.watcher_chat.summary(),
+        chats_per_s: per_s(Metrics::count(&metrics.chats_count)),
+        bets_per_s: per_s(Metrics::count(&metrics.bets_count)),
+        delivered: Metrics::count(&metrics.delivered_count),
+        delivered_per_s: per_s(Metrics::count(&metrics.delivered_count)),
+        errors: metrics.errors(),
+        server_rss_kib,
+    }
+}
