@@ -125,9 +125,15 @@ async fn play_out(human: &mut Client, game: u64, moves_before_passing: u32, seed
                 .unwrap(),
             "passed" => mirror.play_as(color, Move::Pass).unwrap(),
             "scoring_started" | "dead_marked" => {
-                human
-                    .ok(json!({"type": "accept_score", "game": game}))
+                // The marking may change again (or the game end) before this accept arrives.
+                let reply = human
+                    .request(json!({"type": "accept_score", "game": game}))
                     .await;
+                let superseded = reply["code"] == "wrong_phase";
+                assert!(
+                    reply["type"] == "ack" || superseded,
+                    "accept_score: {reply}"
+                );
             }
             "ended" => return event["outcome"].clone(),
             _ => {}
