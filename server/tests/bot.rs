@@ -65,11 +65,15 @@ async fn find_online(client: &mut Client, name: &str) -> u64 {
     online["player"]["user"].as_u64().unwrap()
 }
 
-/// Challenges `bot` to a 9x9 game (the challenger plays Black) and returns the game id.
-async fn challenge(human: &mut Client, bot: u64) -> u64 {
+fn untimed() -> Value {
+    json!({"kind": "none"})
+}
+
+/// Challenges `bot` to a 9x9 game with `clock` (the challenger plays Black) and returns the game id.
+async fn challenge(human: &mut Client, bot: u64, clock: Value) -> u64 {
     let settings = json!({
         "size": 9, "komi_half_points": 15, "handicap": 0, "ko_rule": "positional",
-        "clock": {"kind": "none"}, "nigiri": false
+        "clock": clock, "nigiri": false
     });
     human
         .ok(json!({"type": "challenge", "user": bot, "settings": settings}))
@@ -93,12 +97,23 @@ async fn play_out(human: &mut Client, game: u64, moves_before_passing: u32, seed
         ..Rules::default()
     })
     .unwrap();
+    continue_play(human, game, &mut mirror, moves_before_passing, seed).await
+}
+
+/// `play_out` from the position in `mirror`.
+async fn continue_play(
+    human: &mut Client,
+    game: u64,
+    mirror: &mut Game,
+    moves_before_passing: u32,
+    seed: u64,
+) -> Value {
     let mut rng = SeededRng::new(seed);
     let mut moved = 0;
     for _ in 0..GAME_FRAMES_MAX {
         if mirror.phase() == tengen_rules::Phase::Play && mirror.to_move() == Color::Black {
             let mv = if moved < moves_before_passing {
-                random_move(&mirror, Color::Black, &mut rng)
+                random_move(mirror, Color::Black, &mut rng)
             } else {
                 Move::Pass
             };
@@ -158,8 +173,36 @@ async fn gnu_go_plays_a_whole_9x9_game_to_a_counted_result() {
     );
     let mut human = server.player("human").await;
     let bot_id = find_online(&mut human, "gnugo").await;
-    let game = challenge(&mut human, bot_id).await;
-    let outcome = play_out(&mut human, game, 15, 42).await;
+    // Untimed: GNU Go thinks longer when told it has time, and the suite must stay quick.
+    let game = challenge(&mut human, bot_id, untimed()).await;
+    // The bot declines to take anything back.
+    let mut mirror = Game::new(Rules {
+        size: 9,
+        ..Rules::default()
+    })
+    .unwrap();
+    human
+        .ok(json!({"type": "play", "game": game, "point": {"col": 4, "row": 4}}))
+        .await;
+    mirror
+        .play(Color::Black, Move::Play(Point::new(4, 4)))
+        .unwrap();
+    let played = |color: &'static str| {
+        move |f: &Value| f["type"] == "game_event" && f["event"] == "played" && f["color"] == color
+    };
+    human.wait_for(played("black")).await;
+    let reply = human.wait_for(played("white")).await;
+    mirror
+        .play(Color::White, Move::Play(point_of(&reply["point"])))
+        .unwrap();
+    human.ok(json!({"type": "undo", "game": game})).await;
+    human
+        .wait_for(|f| f["type"] == "game_event" && f["event"] == "undo_requested")
+        .await;
+    human
+        .wait_for(|f| f["type"] == "game_event" && f["event"] == "undo_declined")
+        .await;
+    let outcome = continue_play(&mut human, game, &mut mirror, 15, 42).await;
     println!("GNU Go game {game}: {outcome}");
     assert_eq!(outcome["reason"], "score", "{outcome}");
     assert!(
@@ -194,7 +237,7 @@ async fn misbehaving_engine_loses_cleanly(mode: &str, move_timeout_ms: u64) {
     let mut human = server.player(&format!("human{mode}")).await;
     let bot_id = find_online(&mut human, &user).await;
     for round in 0..2 {
-        let game = challenge(&mut human, bot_id).await;
+        let game = challenge(&mut human, bot_id, untimed()).await;
         let outcome = play_out(&mut human, game, 40, round).await;
         assert_eq!(outcome["reason"], "resignation", "{mode}: {outcome}");
         assert_eq!(outcome["winner"], "black", "{mode}: {outcome}");

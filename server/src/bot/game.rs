@@ -6,16 +6,20 @@ use super::engine::{Engine, EngineError};
 use std::collections::BTreeSet;
 use std::time::Duration;
 use tengen_protocol::{
-    self as wire, ClientMsg, ClockSettings, GameEvent, GameId, GamePhase, GameState, RequestId,
+    self as wire, ClientMsg, ClockSettings, Clocks, GameEvent, GameId, GamePhase, GameState,
+    RequestId,
 };
 use tengen_rules::{Color, Game, HandicapPlacement, KoRule, Komi, Move, Phase, Point, Rules};
 use tokio::task::JoinHandle;
 
 /// How long a setup or `play` command may take: these are instant for any sane engine.
 const COMMAND_TIMEOUT: Duration = Duration::from_secs(10);
-/// Chain toggles the bot makes in one scoring phase before it stops arguing and lets the phase's time
-/// limit decide: an opponent who keeps toggling cannot make the bot accept a wrong count.
+/// Chain toggles the bot makes in one scoring phase before it stops arguing about the marking and
+/// plays on instead (以实战解决): an opponent who keeps toggling cannot make the bot accept a wrong count.
 const SCORING_TOGGLES_MAX: u32 = 30;
+/// Time kept back from the engine's thinking when the bot's clock is short, for the round trip of the
+/// move to the server.
+const CLOCK_SAFETY_MS: u64 = 1_000;
 
 /// Something the bridge must send.
 #[derive(Debug)]
@@ -40,6 +44,8 @@ pub struct Match {
     pending: Option<Thinking>,
     mirror: Game,
     clock: ClockSettings,
+    /// The latest clocks the server sent, and when they arrived.
+    clocks: Option<(Clocks, tokio::time::Instant)>,
     awaiting: Option<RequestId>,
     gave_up: bool,
     toggles: u32,
@@ -68,6 +74,7 @@ impl Match {
             mirror: mirror_of(state)
                 .unwrap_or_else(|| Game::new(Rules::default()).expect("default rules")),
             clock: state.settings.clock,
+            clocks: None,
             awaiting: None,
             gave_up: false,
             toggles: 0,
@@ -117,6 +124,7 @@ impl Match {
             return self.give_up();
         };
         self.mirror = mirror;
+        self.note_clocks(state.clocks);
         if let Some(task) = self.pending.take() {
             task.abort();
         }
@@ -159,7 +167,8 @@ impl Match {
     }
 
     /// Applies one event of the game to the mirror and the engine, and decides what to do next.
-    pub async fn on_event(&mut self, event: &GameEvent) -> Vec<EngineStep> {
+    pub async fn on_event(&mut self, event: &GameEvent, clocks: Option<Clocks>) -> Vec<EngineStep> {
+        self.note_clocks(clocks);
         match event {
             GameEvent::Played { color, point, .. } => {
                 self.on_move(*color, Move::Play(from_wire(*point))).await
@@ -171,8 +180,51 @@ impl Match {
                 self.on_marking(dead).await
             }
             GameEvent::DeadMarked { dead, .. } => self.on_marking(dead).await,
+            GameEvent::PlayResumed { to_move, .. } => {
+                self.mirror.resume(color_from_wire(*to_move));
+                self.maybe_think()
+            }
+            // The bot takes nothing back, as most computer players on Go servers.
+            GameEvent::UndoRequested { color } if color_from_wire(*color) != self.color => {
+                vec![EngineStep::Send(ClientMsg::DeclineUndo { game: self.game })]
+            }
+            // The position changed under the engine: ask for the whole state and start again from it.
+            GameEvent::UndoAccepted { .. } => {
+                if let Some(task) = self.pending.take() {
+                    task.abort();
+                }
+                vec![EngineStep::Send(ClientMsg::Watch { game: self.game })]
+            }
             _ => Vec::new(),
         }
+    }
+
+    fn note_clocks(&mut self, clocks: Option<Clocks>) {
+        if let Some(clocks) = clocks {
+            self.clocks = Some((clocks, tokio::time::Instant::now()));
+        }
+    }
+
+    /// The bot's time for this move, as the server last reported it, less what has passed since:
+    /// (seconds for GTP `time_left`, stones for it, milliseconds the engine may think).
+    fn time_left(&self) -> Option<(u64, u32, u64)> {
+        let (clocks, at) = self.clocks.as_ref()?;
+        let side = if self.color == Color::Black {
+            &clocks.black
+        } else {
+            &clocks.white
+        };
+        let passed_ms = at.elapsed().as_millis() as u64;
+        let (left_ms, stones) = match self.clock {
+            ClockSettings::None => return None,
+            ClockSettings::ByoYomi { .. } if side.main_left_ms == 0 => (side.period_left_ms, 1),
+            ClockSettings::Canadian { .. } if side.main_left_ms == 0 => {
+                (side.block_left_ms, side.moves_left_in_block)
+            }
+            _ => (side.main_left_ms, 0),
+        };
+        let left_ms = left_ms.saturating_sub(passed_ms);
+        Some((left_ms / 1000, stones, left_ms))
     }
 
     async fn on_move(&mut self, color: tengen_protocol::Color, mv: Move) -> Vec<EngineStep> {
@@ -215,8 +267,22 @@ impl Match {
             return self.give_up();
         };
         let command = format!("genmove {}", gtp_color(self.color));
-        let deadline = self.move_timeout;
+        let mut deadline = self.move_timeout;
+        let mut time_left = None;
+        if let Some((seconds, stones, left_ms)) = self.time_left() {
+            time_left = Some(format!(
+                "time_left {} {seconds} {stones}",
+                gtp_color(self.color)
+            ));
+            // An engine still thinking when the clock runs out has lost; give it up a little before.
+            let usable_ms = left_ms.saturating_sub(CLOCK_SAFETY_MS).max(CLOCK_SAFETY_MS);
+            deadline = deadline.min(Duration::from_millis(usable_ms));
+        }
         self.pending = Some(tokio::spawn(async move {
+            if let Some(time_left) = time_left {
+                // Informational: an engine that does not know the command still plays.
+                let _ = engine.command(&time_left, COMMAND_TIMEOUT).await;
+            }
             let answer = engine.command(&command, deadline).await;
             // An engine that hung or died is not handed back: dropping it kills the process.
             let keep = matches!(answer, Ok(_) | Err(EngineError::Refused(_)));
@@ -265,8 +331,8 @@ impl Match {
     }
 
     /// In the scoring phase: accept a marking the engine agrees with, otherwise toggle one chain
-    /// towards the engine's view (or, for an engine without `final_status_list`, accept only the
-    /// server's own proposal).
+    /// towards the engine's view, and when the marking still differs after many toggles, play on (or,
+    /// for an engine without `final_status_list`, accept only the server's own proposal).
     async fn on_marking(&mut self, dead: &[wire::Point]) -> Vec<EngineStep> {
         if self.mirror.phase() == Phase::Play {
             // The mirror passed twice as well; keep it in step with the server.
@@ -283,7 +349,8 @@ impl Match {
             return vec![EngineStep::Send(ClientMsg::AcceptScore { game: self.game })];
         }
         if self.toggles >= SCORING_TOGGLES_MAX {
-            return Vec::new();
+            self.toggles = 0;
+            return vec![EngineStep::Send(ClientMsg::ResumePlay { game: self.game })];
         }
         self.toggles += 1;
         let point = wanted

@@ -318,7 +318,12 @@ impl Bridge {
                 let game = self.current.as_mut().expect("just set");
                 game.sync(&state).await
             }
-            ServerMsg::GameEvent { game, event, .. } => {
+            ServerMsg::GameEvent {
+                game,
+                event,
+                clocks,
+                ..
+            } => {
                 let Some(current) = self.current.as_mut().filter(|m| m.game() == game) else {
                     return Ok(());
                 };
@@ -328,7 +333,7 @@ impl Bridge {
                     self.games_done += 1;
                     return Ok(());
                 }
-                current.on_event(&event).await
+                current.on_event(&event, clocks).await
             }
             ServerMsg::Error {
                 id: Some(id),
