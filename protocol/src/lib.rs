@@ -509,6 +509,32 @@ pub enum ClientMsg {
     ListGames {
         username: String,
     },
+    /// Open this connection's study board (研究, 单机): an empty board, one user playing both sides.
+    /// Answered by `study`; replaces any study open before.
+    StudyOpen {
+        size: u8,
+        komi_half_points: i32,
+        handicap: u8,
+    },
+    /// Play the side to move at `point`; an existing variation with that move is followed, else a new
+    /// one branches off here.
+    StudyPlay {
+        point: Point,
+    },
+    StudyPass,
+    /// One move back towards the start.
+    StudyBack,
+    /// One move forward along variation `variation` (0, the first, unless given).
+    StudyForward {
+        #[serde(default)]
+        variation: u32,
+    },
+    /// Replace the study with an SGF record (its main line), positioned at the start.
+    StudyLoadSgf {
+        sgf: String,
+    },
+    /// The area count (点目) of the study position, with the server's dead-stone estimate.
+    StudyCount,
     Chat {
         channel: ChatChannel,
         text: String,
@@ -549,6 +575,13 @@ impl ClientMsg {
         "decline_undo",
         "get_record",
         "list_games",
+        "study_open",
+        "study_play",
+        "study_pass",
+        "study_back",
+        "study_forward",
+        "study_load_sgf",
+        "study_count",
         "chat",
     ];
 }
@@ -740,6 +773,23 @@ pub enum ServerMsg {
         game: GameId,
         sgf: String,
     },
+    /// Reply to every study request but `study_count`: the study board as it now stands.
+    Study {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<RequestId>,
+        study: StudyView,
+    },
+    /// Reply to `study_count`.
+    StudyCount {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<RequestId>,
+        /// The stones the estimate takes as dead (removed before counting).
+        dead: Vec<Point>,
+        black_count_half_points: u32,
+        white_count_half_points: u32,
+        /// As SGF `RE` would say it if the game ended so: "B+3.5", "W+0.5", "0".
+        result: String,
+    },
     /// Reply to `list_games`.
     GameList {
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -753,6 +803,24 @@ pub enum ServerMsg {
         text: String,
         at_ms: u64,
     },
+}
+
+/// A study board as it stands at its cursor.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StudyView {
+    pub size: u8,
+    /// Rows as in `game_state`.
+    pub board: Vec<String>,
+    pub to_move: Color,
+    /// Moves from the start to here.
+    pub move_number: u32,
+    /// The move that led here: a point, or `null` for a pass or at the start.
+    pub last_move: Option<Point>,
+    pub captures_black: u32,
+    pub captures_white: u32,
+    /// The variations going on from here, in order (a `null` entry is a pass); `study_forward`
+    /// takes one by its index.
+    pub next_moves: Vec<Option<Point>>,
 }
 
 /// One game in a player's list.
@@ -837,6 +905,12 @@ pub enum ErrorCode {
     Busy,
     /// No undo request is pending, or there is no move of yours to take back.
     NoUndo,
+    /// No study board is open on this connection (`study_open` or `study_load_sgf` first).
+    NoStudy,
+    /// Back at the start, forward past the end, or a variation that does not exist.
+    NoSuchMove,
+    /// The SGF could not be read or replayed.
+    BadSgf,
     /// The server failed; nothing was changed.
     Internal,
 }
@@ -885,6 +959,9 @@ impl ErrorCode {
         ErrorCode::TooManyWatchers,
         ErrorCode::Busy,
         ErrorCode::NoUndo,
+        ErrorCode::NoStudy,
+        ErrorCode::NoSuchMove,
+        ErrorCode::BadSgf,
         ErrorCode::Internal,
     ];
 }
@@ -922,6 +999,8 @@ impl ServerMsg {
         "game_event",
         "game_record",
         "game_list",
+        "study",
+        "study_count",
         "chat",
     ];
 

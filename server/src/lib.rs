@@ -11,6 +11,8 @@
 //!   live lists pushed to subscribers.
 //! - `game`: one actor per live game over `tengen-rules`: moves, scoring phase, event log, watchers.
 //! - `store`: the durable `Store` trait and its SQLite backend.
+//! - `study`: study boards and local play: one connection's private board with variations, SGF
+//!   loading and the area count, checked by the same engine.
 //! - `gtp`: a GTP version 2 referee over `tengen-rules`, for driving the engine from any Go tool.
 //! - `side`: the two seats at a table (Black, White), as the pure server modules name them.
 //! - `clock`: the pure game clock state machine for every time system; `now` is passed in.
@@ -28,6 +30,7 @@ pub mod ledger;
 pub mod session;
 pub mod side;
 pub mod store;
+pub mod study;
 
 use std::collections::HashMap;
 use std::net::IpAddr;

@@ -251,3 +251,61 @@ async fn a_timeout_ends_the_game_with_nobody_sending() {
     }
     server.stop().await;
 }
+
+/// A study board over the socket, as the protocol README shows it, with no account: play both sides,
+/// step back and forth, count, and load a record.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_study_board_plays_both_sides_counts_and_loads_sgf() {
+    let server = TestServer::start().await;
+    let mut guest = server.client().await;
+    guest.hello().await;
+    guest.err(json!({"type": "study_back"}), "no_study").await;
+    let open = guest
+        .ok(json!({"type": "study_open", "size": 9, "komi_half_points": 15, "handicap": 0}))
+        .await;
+    assert_eq!(open["study"]["to_move"], "black");
+    let played = guest
+        .ok(json!({"type": "study_play", "point": point(2, 2)}))
+        .await;
+    assert_eq!(played["study"]["board"][2], "..X......");
+    guest
+        .err(
+            json!({"type": "study_play", "point": point(2, 2)}),
+            "occupied",
+        )
+        .await;
+    guest.ok(json!({"type": "study_pass"})).await;
+    let back = guest.ok(json!({"type": "study_back"})).await;
+    assert_eq!(back["study"]["next_moves"], json!([null]));
+    let forward = guest
+        .ok(json!({"type": "study_forward", "variation": 0}))
+        .await;
+    assert_eq!(forward["study"]["move_number"], 2);
+    let count = guest.ok(json!({"type": "study_count"})).await;
+    assert_eq!(count["type"], "study_count");
+    assert_eq!(
+        (
+            count["black_count_half_points"].as_u64(),
+            count["result"].as_str()
+        ),
+        (Some(162), Some("B+73.5"))
+    );
+    guest
+        .err(json!({"type": "study_forward"}), "no_such_move")
+        .await;
+    let loaded = guest
+        .ok(json!({"type": "study_load_sgf", "sgf": "(;FF[4]GM[1]SZ[9]KM[7.5];B[ee];W[cc])"}))
+        .await;
+    assert_eq!(loaded["study"]["next_moves"], json!([point(4, 4)]));
+    let bad = guest
+        .err(
+            json!({"type": "study_load_sgf", "sgf": "(;FF[4]SZ[9];B[ee];W[ee])"}),
+            "bad_sgf",
+        )
+        .await;
+    assert!(
+        bad["message"].as_str().unwrap().contains("occupied"),
+        "{bad}"
+    );
+    server.stop().await;
+}
