@@ -10,6 +10,7 @@
 //! - `hall`: the hall actor: rooms, tables, seats, settings agreement, nigiri, challenges, chat, and the
 //!   live lists pushed to subscribers.
 //! - `game`: one actor per live game over `tengen-rules`: moves, scoring phase, event log, watchers.
+//! - `rating`: Glicko-2 updates after rated games, kyu/dan ranks, the suggested handicap.
 //! - `store`: the durable `Store` trait and its SQLite backend.
 //! - `study`: study boards and local play: one connection's private board with variations, SGF
 //!   loading and the area count, checked by the same engine.
@@ -27,6 +28,7 @@ pub mod gtp;
 pub mod hall;
 pub mod http;
 pub mod ledger;
+pub mod rating;
 pub mod session;
 pub mod side;
 pub mod store;

@@ -309,3 +309,51 @@ async fn a_study_board_plays_both_sides_counts_and_loads_sgf() {
     );
     server.stop().await;
 }
+
+/// Looks at a rank before giving up on it changing.
+const LOOKS_MAX: usize = 200;
+
+/// The rank of a user as a fresh login shows it in the room list.
+async fn rank_of(server: &TestServer, username: &str) -> String {
+    let mut client = server.client().await;
+    client.hello().await;
+    client
+        .ok(json!({"type": "login", "username": username, "password": "password123"}))
+        .await;
+    client.ok(json!({"type": "join_room", "room": 1})).await;
+    let room = client.wait_type("room").await;
+    let users = room["users"].as_array().unwrap();
+    let me = users.iter().find(|u| u["username"] == username).unwrap();
+    let rank = me["rank"].as_str().unwrap().to_string();
+    client.close().await;
+    rank
+}
+
+/// A rated game moves both players' Glicko-2 ratings once, and the hall shows the new kyu ranks.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rated_game_moves_both_ranks() {
+    let server = TestServer::start().await;
+    let mut alice = server.player("alice").await;
+    let mut bob = server.player("bob").await;
+    assert_eq!(rank_of(&server, "alice").await, "?");
+    let game = start_table_game(&mut alice, &mut bob, 6).await;
+    play(&mut alice, game, 4, 4).await;
+    bob.ok(json!({"type": "resign", "game": game})).await;
+    alice
+        .wait_for(|f| f["game"] == game && f["event"] == "ended")
+        .await;
+    // From 1500 ± 350, one win is worth about 160 points: 1662 is 5k, 1338 is 8k.
+    // The rating is stored just after the result is sent; a new login reads it. A bounded number
+    // of looks, so a rating that never comes fails the test.
+    let mut winner = String::new();
+    for _ in 0..LOOKS_MAX {
+        winner = rank_of(&server, "alice").await;
+        if winner != "?" {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    assert_eq!(winner, "5k");
+    assert_eq!(rank_of(&server, "bob").await, "8k");
+    server.stop().await;
+}

@@ -40,7 +40,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 use tengen_protocol::{
-    Away, ErrorCode, GameEvent, GameId, GameOutcome, GamePhase, GameSettings, GameState,
+    Away, EndReason, ErrorCode, GameEvent, GameId, GameOutcome, GamePhase, GameSettings, GameState,
     GameSummary, PlayerInfo, ServerMsg, TableId, UserId,
 };
 use tengen_rules::sgf::{GameInfo, GameRecord};
@@ -273,7 +273,11 @@ impl GameActor {
                     scoring.accepted[color_from_wire(*color).index()] = true;
                 }
             }
-            GameEvent::Ended { outcome } => self.outcome = Some(outcome.clone()),
+            GameEvent::Ended { outcome } => {
+                let result = self.result_of(outcome);
+                self.game.end(result);
+                self.outcome = Some(outcome.clone());
+            }
             GameEvent::UndoRequested { color } => self.undo_request = Some(color_from_wire(*color)),
             GameEvent::UndoDeclined { .. } => self.undo_request = None,
             GameEvent::UndoAccepted { color, .. } => {
@@ -286,6 +290,32 @@ impl GameActor {
             GameEvent::PlayerLeft { .. } | GameEvent::PlayerReturned { .. } => {}
         }
         Ok(())
+    }
+
+    /// The engine result a recorded outcome stands for (a count is counted again from the replayed
+    /// marking, which gives the same margin).
+    fn result_of(&self, outcome: &GameOutcome) -> GameResult {
+        let win = |win_by| match outcome.winner {
+            Some(winner) => GameResult::Win {
+                winner: color_from_wire(winner),
+                win_by,
+            },
+            None => GameResult::Void,
+        };
+        match outcome.reason {
+            EndReason::Resignation => win(WinBy::Resign),
+            EndReason::Time => win(WinBy::Time),
+            EndReason::Forfeit => win(WinBy::Forfeit),
+            EndReason::Void => GameResult::Void,
+            EndReason::Score => {
+                let dead: Vec<Point> = self
+                    .scoring
+                    .as_ref()
+                    .map(|s| s.dead.iter().copied().collect())
+                    .unwrap_or_default();
+                self.game.score(&dead).result
+            }
+        }
     }
 
     pub(super) fn id(&self) -> GameId {
@@ -961,6 +991,13 @@ impl GameActor {
             .await
         {
             tracing::error!(game = %self.id, %err, "could not store a finished game");
+        }
+        if let Some(result) = self.game.result() {
+            let players = self.players();
+            if let Err(err) = crate::rating::rate_game(&self.ctx.store, game, players, result).await
+            {
+                tracing::error!(game = %self.id, %err, "could not rate a finished game");
+            }
         }
         self.ctx
             .hall
