@@ -162,6 +162,18 @@ pub struct Away {
     pub forfeit_in_ms: u64,
 }
 
+/// The time classes of the automatch queue, each a fixed Chinese byo-yomi clock.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TimeClass {
+    /// 5 minutes, then 3 periods of 10 seconds.
+    Blitz,
+    /// 10 minutes, then 3 periods of 30 seconds.
+    Rapid,
+    /// 30 minutes, then 3 periods of 60 seconds.
+    Classical,
+}
+
 /// Everything agreed before a game starts: proposed by White (the right seat), confirmed by Black.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct GameSettings {
@@ -458,6 +470,17 @@ pub enum ClientMsg {
     DeclineChallenge {
         challenge: ChallengeId,
     },
+    /// Join the automatch queue: play the next player waiting for the same board size and time
+    /// class whose rank is within `rank_range` ranks of yours (and yours within theirs). The game
+    /// starts with `game_started` at once or when such a player arrives; the handicap follows the
+    /// rank difference. Sent again, it replaces your place in the queue.
+    Automatch {
+        size: u8,
+        time_class: TimeClass,
+        rank_range: u8,
+    },
+    /// Leave the automatch queue.
+    CancelAutomatch,
     /// Receive a game's full state, then each event; sent again, it resyncs.
     Watch {
         game: GameId,
@@ -562,6 +585,8 @@ impl ClientMsg {
         "challenge",
         "accept_challenge",
         "decline_challenge",
+        "automatch",
+        "cancel_automatch",
         "watch",
         "unwatch",
         "play",

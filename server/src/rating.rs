@@ -49,11 +49,15 @@ pub fn rank_of(user: &UserRow) -> String {
     }
 }
 
+/// How many ranks apart two ratings are.
+pub fn rank_distance(rating_a: f64, rating_b: f64) -> u32 {
+    (rank_index(rating_a) - rank_index(rating_b)).unsigned_abs()
+}
+
 /// Handicap stones the rank difference suggests for a game between these ratings: one stone per
 /// rank, the weaker taking Black; 1 means taking Black without komi (让先), 0 an even game.
 pub fn suggested_handicap(rating_a: f64, rating_b: f64) -> u8 {
-    let difference = (rank_index(rating_a) - rank_index(rating_b)).unsigned_abs();
-    difference.min(u32::from(HANDICAP_MAX)) as u8
+    rank_distance(rating_a, rating_b).min(u32::from(HANDICAP_MAX)) as u8
 }
 
 fn to_skill(glicko: &Glicko) -> Glicko2Rating {

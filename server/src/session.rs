@@ -477,6 +477,27 @@ impl Session {
                     .await?;
                 Ok(Answer::Ack)
             }
+            ClientMsg::Automatch {
+                size,
+                time_class,
+                rank_range,
+            } => {
+                let seeker = crate::hall::automatch::Seeker {
+                    player: self.player()?,
+                    size,
+                    time_class,
+                    rank_range,
+                };
+                hall.ask(|reply| HallCmd::Automatch { seeker, reply })
+                    .await?;
+                Ok(Answer::Ack)
+            }
+            ClientMsg::CancelAutomatch => {
+                let user = self.user()?;
+                hall.ask(|reply| HallCmd::CancelAutomatch { user, reply })
+                    .await?;
+                Ok(Answer::Ack)
+            }
             ClientMsg::ResumePlay { game } => {
                 let user = self.user()?;
                 self.state

@@ -357,3 +357,45 @@ async fn a_rated_game_moves_both_ranks() {
     assert_eq!(rank_of(&server, "bob").await, "8k");
     server.stop().await;
 }
+
+/// The automatch queue pairs players of the same size and time class, and no one else.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn automatch_pairs_players_of_the_same_size_and_time_class() {
+    let server = TestServer::start().await;
+    let mut alice = server.player("alice").await;
+    let mut bob = server.player("bob").await;
+    let mut carol = server.player("carol").await;
+    let seek = |size: u8, class: &str| json!({"type": "automatch", "size": size, "time_class": class, "rank_range": 3});
+    alice.ok(seek(9, "blitz")).await;
+    bob.ok(seek(9, "rapid")).await;
+    carol.ok(seek(13, "blitz")).await;
+    carol
+        .err(
+            json!({"type": "automatch", "size": 10, "time_class": "blitz", "rank_range": 3}),
+            "invalid_settings",
+        )
+        .await;
+    // Carol's invalid seek left her 13x13 place untouched; she now asks for 9x9 blitz: alice.
+    carol.ok(seek(9, "blitz")).await;
+    let started = carol.wait_type("game_started").await;
+    let game = started["game"].as_u64().unwrap();
+    assert_eq!(alice.wait_type("game_started").await["game"], game);
+    let names = [&started["black"]["username"], &started["white"]["username"]];
+    assert!(names.contains(&&json!("alice")) && names.contains(&&json!("carol")));
+    let state = alice
+        .wait_for(|f| f["type"] == "game_state" && f["state"]["game"] == game)
+        .await;
+    let settings = &state["state"]["settings"];
+    assert_eq!(
+        (settings["size"].as_u64(), settings["handicap"].as_u64()),
+        (Some(9), Some(0))
+    );
+    assert_eq!(settings["clock"]["main_time_ms"], 300_000);
+    assert_eq!(settings["nigiri"], true);
+    // Bob is still waiting, alone in his class, and can leave.
+    bob.ok(json!({"type": "cancel_automatch"})).await;
+    bob.err(json!({"type": "cancel_automatch"}), "not_there")
+        .await;
+    assert!(!bob.backlog_has(|f| f["type"] == "game_started"));
+    server.stop().await;
+}
