@@ -223,9 +223,12 @@ impl GameActor {
             actor.finish().await;
             return Ok(None);
         }
-        // Nobody is connected to a freshly restored game: both count as away (and are announced so)
-        // until they come back.
+        // Nobody is connected to a freshly restored game: both count as away (and are announced so,
+        // unless the log already did) until they come back; the grace runs from the restart.
         actor.seen = [true, true];
+        for since in actor.away_since_ms.iter_mut().flatten() {
+            *since = last_at_ms;
+        }
         // A crash between the second pass and the scoring proposal leaves scoring unopened.
         if actor.game.phase() == Phase::Scoring && actor.scoring.is_none() {
             actor
@@ -286,8 +289,13 @@ impl GameActor {
             GameEvent::PlayResumed { to_move, .. } => {
                 self.restart_play(color_from_wire(*to_move), at_ms);
             }
-            // Presence is not carried across a restart: everyone reconnects.
-            GameEvent::PlayerLeft { .. } | GameEvent::PlayerReturned { .. } => {}
+            // Who was announced away; after a restart their grace starts again from the restart.
+            GameEvent::PlayerLeft { color, .. } => {
+                self.away_since_ms[color_from_wire(*color).index()] = Some(at_ms);
+            }
+            GameEvent::PlayerReturned { color } => {
+                self.away_since_ms[color_from_wire(*color).index()] = None;
+            }
         }
         Ok(())
     }
@@ -625,10 +633,14 @@ impl GameActor {
         Ok(Flow::Continue)
     }
 
-    /// A player's connections changed: announce a player who left or came back.
+    /// A player's connections changed: announce a player who left or came back. Connections that
+    /// close because the server is shutting down are not the players leaving.
     async fn presence_changed(&mut self) -> Result<Flow, Fatal> {
         if self.outcome.is_some() {
             return Ok(Flow::Over);
+        }
+        if self.ctx.shutdown.is_triggered() {
+            return Ok(Flow::Continue);
         }
         let now_ms = self.now_ms();
         for color in [Color::Black, Color::White] {
