@@ -61,6 +61,11 @@ use crate::hall::{chat, HallCmd};
 use crate::store::{LiveGameRow, UserRow};
 use crate::{unix_now_ms, BoxError, Frame, Refusal};
 
+/// Accepted undos the record's comment lists. A real game has a handful; a pair taking moves back
+/// and forth for ever would otherwise grow the record without bound. Later undos are still in the
+/// event log.
+const UNDO_NOTES_MAX: usize = 50;
+
 /// One event as the log stores it: the wire event plus the game-time instant it happened, from
 /// which a restart replays the clocks exactly.
 #[derive(Debug, Serialize, Deserialize)]
@@ -113,7 +118,7 @@ pub(super) struct GameActor {
     started_at_ms: u64,
     /// A pending undo request, by the player who asked.
     undo_request: Option<Color>,
-    /// Accepted undos, for the record's comment.
+    /// Accepted undos, for the record's comment; at most [`UNDO_NOTES_MAX`].
     undo_notes: Vec<String>,
     /// When the scoring phase is accepted for both (game time).
     scoring_deadline_ms: Option<u64>,
@@ -956,8 +961,10 @@ impl GameActor {
         for _ in 0..plies {
             self.game.undo();
         }
-        self.undo_notes
-            .push(format!("{asker} took back move {number} (undo accepted)"));
+        if self.undo_notes.len() < UNDO_NOTES_MAX {
+            self.undo_notes
+                .push(format!("{asker} took back move {number} (undo accepted)"));
+        }
         if let Some(clock) = &mut self.clock {
             let paused = clock.pause(at_ms);
             if paused.is_ok() {
