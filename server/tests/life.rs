@@ -1,7 +1,8 @@
 //! The whole game as players expect it, over real sockets: undo accepted and declined (and never
 //! without consent), a scoring dispute resumed and settled by play, the records (`get_record`,
-//! `list_games`, `/api/games/{id}.sgf`, `/api/users/{name}/games`), and a timed game lost on time
-//! while nobody sends anything.
+//! `list_games`, `/api/games/{id}.sgf`, `/api/users/{name}/games`), a timeout while nobody sends
+//! anything, escape and no-show, study boards, rated games moving ranks, and the automatch queue.
+//! Exact instants are tested under paused time against the actor itself (`game::actor_tests`).
 
 mod common;
 
@@ -397,5 +398,56 @@ async fn automatch_pairs_players_of_the_same_size_and_time_class() {
     bob.err(json!({"type": "cancel_automatch"}), "not_there")
         .await;
     assert!(!bob.backlog_has(|f| f["type"] == "game_started"));
+    server.stop().await;
+}
+
+/// Over real sockets with short limits (real time, no timing assertion): a player whose connection
+/// closes and who does not come back loses by forfeit, and everyone at the table sees the countdown
+/// and the result; a game nobody starts is void and frees its table.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn escaping_loses_by_forfeit_and_a_no_show_is_void() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = test_config(dir.path());
+    config.game_timing.disconnect_grace_ms = 300;
+    config.game_timing.first_move_within_ms = 3_000;
+    let server = TestServer::start_with(config).await;
+    let mut alice = server.player("alice").await;
+    let mut bob = server.player("bob").await;
+    let mut carol = server.client().await;
+    carol.hello().await;
+    carol.ok(json!({"type": "join_table", "table": 7})).await;
+    let game = start_table_game(&mut alice, &mut bob, 7).await;
+    play(&mut alice, game, 4, 4).await; // 1
+    bob.close().await;
+    let left = carol.wait_event(game, 2).await;
+    assert_eq!(
+        (&left["event"], &left["color"]),
+        (&json!("player_left"), &json!("white"))
+    );
+    assert_eq!(left["forfeit_in_ms"], 300);
+    let end = carol.wait_event(game, 3).await;
+    assert_eq!(end["outcome"]["sgf"], "B+F");
+    assert_eq!(end["outcome"]["reason"], "forfeit");
+    let end = alice.wait_event(game, 3).await;
+    assert_eq!(end["outcome"]["chinese"], "黑胜（白逃跑）");
+
+    // Alice and Dave sit down and nobody moves: void, and the table is free again.
+    let mut dave = server.player("dave").await;
+    dave.ok(json!({"type": "sit", "table": 7, "seat": "right"}))
+        .await;
+    let second = common::agree_and_start(&mut alice, &mut dave, 7).await;
+    let end = carol
+        .wait_for(|f| f["game"] == second && f["event"] == "ended")
+        .await;
+    assert_eq!(end["outcome"]["sgf"], "Void");
+    carol
+        .wait_for(|f| {
+            f["type"] == "table_updated" && f["table"]["table"] == 7 && f["table"]["game"].is_null()
+        })
+        .await;
+    let record = carol
+        .ok(json!({"type": "get_record", "game": second}))
+        .await;
+    assert!(record["sgf"].as_str().unwrap().contains("RE[Void]"));
     server.stop().await;
 }
