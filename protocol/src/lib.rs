@@ -162,6 +162,18 @@ pub struct Away {
     pub forfeit_in_ms: u64,
 }
 
+/// The time classes of the automatch queue, each a fixed Chinese byo-yomi clock.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TimeClass {
+    /// 5 minutes, then 3 periods of 10 seconds.
+    Blitz,
+    /// 10 minutes, then 3 periods of 30 seconds.
+    Rapid,
+    /// 30 minutes, then 3 periods of 60 seconds.
+    Classical,
+}
+
 /// Everything agreed before a game starts: proposed by White (the right seat), confirmed by Black.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct GameSettings {
@@ -507,6 +519,17 @@ pub enum ClientMsg {
     DeclineChallenge {
         challenge: ChallengeId,
     },
+    /// Join the automatch queue: play the next player waiting for the same board size and time
+    /// class whose rank is within `rank_range` ranks of yours (and yours within theirs). The game
+    /// starts with `game_started` at once or when such a player arrives; the handicap follows the
+    /// rank difference. Sent again, it replaces your place in the queue.
+    Automatch {
+        size: u8,
+        time_class: TimeClass,
+        rank_range: u8,
+    },
+    /// Leave the automatch queue.
+    CancelAutomatch,
     /// Receive a game's full state, then each event; sent again, it resyncs.
     Watch {
         game: GameId,
@@ -558,6 +581,32 @@ pub enum ClientMsg {
     ListGames {
         username: String,
     },
+    /// Open this connection's study board (研究, 单机): an empty board, one user playing both sides.
+    /// Answered by `study`; replaces any study open before.
+    StudyOpen {
+        size: u8,
+        komi_half_points: i32,
+        handicap: u8,
+    },
+    /// Play the side to move at `point`; an existing variation with that move is followed, else a new
+    /// one branches off here.
+    StudyPlay {
+        point: Point,
+    },
+    StudyPass,
+    /// One move back towards the start.
+    StudyBack,
+    /// One move forward along variation `variation` (0, the first, unless given).
+    StudyForward {
+        #[serde(default)]
+        variation: u32,
+    },
+    /// Replace the study with an SGF record (its main line), positioned at the start.
+    StudyLoadSgf {
+        sgf: String,
+    },
+    /// The area count (点目) of the study position, with the server's dead-stone estimate.
+    StudyCount,
     Chat {
         channel: ChatChannel,
         text: String,
@@ -602,6 +651,8 @@ impl ClientMsg {
         "challenge",
         "accept_challenge",
         "decline_challenge",
+        "automatch",
+        "cancel_automatch",
         "watch",
         "unwatch",
         "play",
@@ -615,6 +666,13 @@ impl ClientMsg {
         "decline_undo",
         "get_record",
         "list_games",
+        "study_open",
+        "study_play",
+        "study_pass",
+        "study_back",
+        "study_forward",
+        "study_load_sgf",
+        "study_count",
         "chat",
         "bet",
         "pool",
@@ -811,6 +869,23 @@ pub enum ServerMsg {
         game: GameId,
         sgf: String,
     },
+    /// Reply to every study request but `study_count`: the study board as it now stands.
+    Study {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<RequestId>,
+        study: StudyView,
+    },
+    /// Reply to `study_count`.
+    StudyCount {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<RequestId>,
+        /// The stones the estimate takes as dead (removed before counting).
+        dead: Vec<Point>,
+        black_count_half_points: u32,
+        white_count_half_points: u32,
+        /// As SGF `RE` would say it if the game ended so: "B+3.5", "W+0.5", "0".
+        result: String,
+    },
     /// Reply to `list_games`.
     GameList {
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -862,6 +937,24 @@ pub enum ServerMsg {
         balance: u64,
         tax_bp: u32,
     },
+}
+
+/// A study board as it stands at its cursor.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StudyView {
+    pub size: u8,
+    /// Rows as in `game_state`.
+    pub board: Vec<String>,
+    pub to_move: Color,
+    /// Moves from the start to here.
+    pub move_number: u32,
+    /// The move that led here: a point, or `null` for a pass or at the start.
+    pub last_move: Option<Point>,
+    pub captures_black: u32,
+    pub captures_white: u32,
+    /// The variations going on from here, in order (a `null` entry is a pass); `study_forward`
+    /// takes one by its index.
+    pub next_moves: Vec<Option<Point>>,
 }
 
 /// One game in a player's list.
@@ -956,6 +1049,12 @@ pub enum ErrorCode {
     PlayersCannotBet,
     /// You already bet on the other side of this game; you may only add to your bet.
     SideChange,
+    /// No study board is open on this connection (`study_open` or `study_load_sgf` first).
+    NoStudy,
+    /// Back at the start, forward past the end, or a variation that does not exist.
+    NoSuchMove,
+    /// The SGF could not be read or replayed.
+    BadSgf,
     /// The server failed; nothing was changed.
     Internal,
 }
@@ -1009,6 +1108,9 @@ impl ErrorCode {
         ErrorCode::BettingClosed,
         ErrorCode::PlayersCannotBet,
         ErrorCode::SideChange,
+        ErrorCode::NoStudy,
+        ErrorCode::NoSuchMove,
+        ErrorCode::BadSgf,
         ErrorCode::Internal,
     ];
 }
@@ -1046,6 +1148,8 @@ impl ServerMsg {
         "game_event",
         "game_record",
         "game_list",
+        "study",
+        "study_count",
         "chat",
         "bet_placed",
         "pool",

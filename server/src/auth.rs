@@ -78,7 +78,7 @@ pub fn player_info(user: &UserRow) -> PlayerInfo {
     PlayerInfo {
         user: user.id,
         username: user.username.clone(),
-        rank: "?".into(),
+        rank: crate::rating::rank_of(user),
         rating: user.rating,
     }
 }

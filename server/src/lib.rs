@@ -10,7 +10,10 @@
 //! - `hall`: the hall actor: rooms, tables, seats, settings agreement, nigiri, challenges, chat, and the
 //!   live lists pushed to subscribers.
 //! - `game`: one actor per live game over `tengen-rules`: moves, scoring phase, event log, watchers.
+//! - `rating`: Glicko-2 updates after rated games, kyu/dan ranks, the suggested handicap.
 //! - `store`: the durable `Store` trait and its SQLite backend.
+//! - `study`: study boards and local play: one connection's private board with variations, SGF
+//!   loading and the area count, checked by the same engine.
 //! - `gtp`: a GTP version 2 referee over `tengen-rules`, for driving the engine from any Go tool.
 //! - `bot`: `tengen bot`, a bridge that plays a GTP engine (GNU Go) as an ordinary account.
 //! - `side`: the two seats at a table (Black, White), as the pure server modules name them.
@@ -27,9 +30,11 @@ pub mod gtp;
 pub mod hall;
 pub mod http;
 pub mod ledger;
+pub mod rating;
 pub mod session;
 pub mod side;
 pub mod store;
+pub mod study;
 
 use std::collections::HashMap;
 use std::net::IpAddr;

@@ -27,6 +27,7 @@ use crate::config::{
 use crate::game::{self, GameCmd, PlayerMove};
 use crate::hall::{Audience, HallCmd, HallEvent};
 use crate::ledger;
+use crate::study::{self, Study};
 use crate::{unix_now_ms, AppState, ConnPermit, Frame, Refusal};
 
 /// Tables one connection may watch at once: a person follows a few; the bound caps hall bookkeeping.
@@ -111,6 +112,8 @@ struct Session {
     strikes: u32,
     /// Frames to write before the reply of the request being handled.
     pushes: Vec<Frame>,
+    /// This connection's study board, if one is open.
+    study: Option<Study>,
 }
 
 impl std::fmt::Debug for Session {
@@ -165,6 +168,7 @@ pub(crate) async fn run(state: Arc<AppState>, socket: WebSocket, permit: ConnPer
         ),
         strikes: 0,
         pushes: Vec::new(),
+        study: None,
     };
     session.serve(socket, out_rx).await;
     session.cleanup().await;
@@ -491,6 +495,27 @@ impl Session {
                     .await?;
                 Ok(Answer::Ack)
             }
+            ClientMsg::Automatch {
+                size,
+                time_class,
+                rank_range,
+            } => {
+                let seeker = crate::hall::automatch::Seeker {
+                    player: self.player()?,
+                    size,
+                    time_class,
+                    rank_range,
+                };
+                hall.ask(|reply| HallCmd::Automatch { seeker, reply })
+                    .await?;
+                Ok(Answer::Ack)
+            }
+            ClientMsg::CancelAutomatch => {
+                let user = self.user()?;
+                hall.ask(|reply| HallCmd::CancelAutomatch { user, reply })
+                    .await?;
+                Ok(Answer::Ack)
+            }
             ClientMsg::ResumePlay { game } => {
                 let user = self.user()?;
                 self.state
@@ -511,6 +536,44 @@ impl Session {
             }
             ClientMsg::AcceptUndo { game } => self.answer_undo(game, true).await,
             ClientMsg::DeclineUndo { game } => self.answer_undo(game, false).await,
+            ClientMsg::StudyOpen {
+                size,
+                komi_half_points,
+                handicap,
+            } => {
+                let study = Study::open(size, komi_half_points, handicap)?;
+                Ok(self.study_reply(id, Some(study)))
+            }
+            ClientMsg::StudyLoadSgf { sgf } => {
+                let study = Study::load_sgf(&sgf)?;
+                Ok(self.study_reply(id, Some(study)))
+            }
+            ClientMsg::StudyPlay { point } => {
+                self.study()?.play(study::play_at(point))?;
+                Ok(self.study_reply(id, None))
+            }
+            ClientMsg::StudyPass => {
+                self.study()?.play(tengen_rules::Move::Pass)?;
+                Ok(self.study_reply(id, None))
+            }
+            ClientMsg::StudyBack => {
+                self.study()?.back()?;
+                Ok(self.study_reply(id, None))
+            }
+            ClientMsg::StudyForward { variation } => {
+                self.study()?.forward(variation)?;
+                Ok(self.study_reply(id, None))
+            }
+            ClientMsg::StudyCount => {
+                let count = self.study()?.count();
+                Ok(Answer::Msg(Box::new(ServerMsg::StudyCount {
+                    id,
+                    dead: count.dead,
+                    black_count_half_points: count.black_count_half_points,
+                    white_count_half_points: count.white_count_half_points,
+                    result: count.result,
+                })))
+            }
             ClientMsg::GetRecord { game } => {
                 let sgf = game::record(&self.state.games, &self.state.store, game).await?;
                 Ok(Answer::Msg(Box::new(ServerMsg::GameRecord {
@@ -813,6 +876,27 @@ impl Session {
             old.abort();
         }
         Ok(())
+    }
+
+    fn study(&mut self) -> Result<&mut Study, Refusal> {
+        self.study.as_mut().ok_or_else(|| {
+            Refusal::new(
+                ErrorCode::NoStudy,
+                "open a study board first (study_open or study_load_sgf)",
+            )
+        })
+    }
+
+    /// Replace the study with `fresh`, if given, and answer with the board as it stands.
+    fn study_reply(&mut self, id: Option<RequestId>, fresh: Option<Study>) -> Answer {
+        if let Some(fresh) = fresh {
+            self.study = Some(fresh);
+        }
+        let study = self.study.as_ref().map(Study::view);
+        match study {
+            Some(study) => Answer::Msg(Box::new(ServerMsg::Study { id, study })),
+            None => Answer::Ack,
+        }
     }
 
     async fn answer_undo(&mut self, game: GameId, accept: bool) -> Result<Answer, Refusal> {

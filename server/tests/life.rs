@@ -1,7 +1,8 @@
 //! The whole game as players expect it, over real sockets: undo accepted and declined (and never
 //! without consent), a scoring dispute resumed and settled by play, the records (`get_record`,
-//! `list_games`, `/api/games/{id}.sgf`, `/api/users/{name}/games`), and a timed game lost on time
-//! while nobody sends anything.
+//! `list_games`, `/api/games/{id}.sgf`, `/api/users/{name}/games`), a timeout while nobody sends
+//! anything, escape and no-show, study boards, rated games moving ranks, and the automatch queue.
+//! Exact instants are tested under paused time against the actor itself (`game::actor_tests`).
 
 mod common;
 
@@ -249,5 +250,204 @@ async fn a_timeout_ends_the_game_with_nobody_sending() {
         assert_eq!(end["outcome"]["chinese"], "白超时胜");
         assert_eq!(end["clocks"]["black"]["main_left_ms"], 0);
     }
+    server.stop().await;
+}
+
+/// A study board over the socket, as the protocol README shows it, with no account: play both sides,
+/// step back and forth, count, and load a record.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_study_board_plays_both_sides_counts_and_loads_sgf() {
+    let server = TestServer::start().await;
+    let mut guest = server.client().await;
+    guest.hello().await;
+    guest.err(json!({"type": "study_back"}), "no_study").await;
+    let open = guest
+        .ok(json!({"type": "study_open", "size": 9, "komi_half_points": 15, "handicap": 0}))
+        .await;
+    assert_eq!(open["study"]["to_move"], "black");
+    let played = guest
+        .ok(json!({"type": "study_play", "point": point(2, 2)}))
+        .await;
+    assert_eq!(played["study"]["board"][2], "..X......");
+    guest
+        .err(
+            json!({"type": "study_play", "point": point(2, 2)}),
+            "occupied",
+        )
+        .await;
+    guest.ok(json!({"type": "study_pass"})).await;
+    let back = guest.ok(json!({"type": "study_back"})).await;
+    assert_eq!(back["study"]["next_moves"], json!([null]));
+    let forward = guest
+        .ok(json!({"type": "study_forward", "variation": 0}))
+        .await;
+    assert_eq!(forward["study"]["move_number"], 2);
+    let count = guest.ok(json!({"type": "study_count"})).await;
+    assert_eq!(count["type"], "study_count");
+    assert_eq!(
+        (
+            count["black_count_half_points"].as_u64(),
+            count["result"].as_str()
+        ),
+        (Some(162), Some("B+73.5"))
+    );
+    guest
+        .err(json!({"type": "study_forward"}), "no_such_move")
+        .await;
+    let loaded = guest
+        .ok(json!({"type": "study_load_sgf", "sgf": "(;FF[4]GM[1]SZ[9]KM[7.5];B[ee];W[cc])"}))
+        .await;
+    assert_eq!(loaded["study"]["next_moves"], json!([point(4, 4)]));
+    let bad = guest
+        .err(
+            json!({"type": "study_load_sgf", "sgf": "(;FF[4]SZ[9];B[ee];W[ee])"}),
+            "bad_sgf",
+        )
+        .await;
+    assert!(
+        bad["message"].as_str().unwrap().contains("occupied"),
+        "{bad}"
+    );
+    server.stop().await;
+}
+
+/// Looks at a rank before giving up on it changing.
+const LOOKS_MAX: usize = 200;
+
+/// The rank of a user as a fresh login shows it in the room list.
+async fn rank_of(server: &TestServer, username: &str) -> String {
+    let mut client = server.client().await;
+    client.hello().await;
+    client
+        .ok(json!({"type": "login", "username": username, "password": "password123"}))
+        .await;
+    client.ok(json!({"type": "join_room", "room": 1})).await;
+    let room = client.wait_type("room").await;
+    let users = room["users"].as_array().unwrap();
+    let me = users.iter().find(|u| u["username"] == username).unwrap();
+    let rank = me["rank"].as_str().unwrap().to_string();
+    client.close().await;
+    rank
+}
+
+/// A rated game moves both players' Glicko-2 ratings once, and the hall shows the new kyu ranks.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rated_game_moves_both_ranks() {
+    let server = TestServer::start().await;
+    let mut alice = server.player("alice").await;
+    let mut bob = server.player("bob").await;
+    assert_eq!(rank_of(&server, "alice").await, "?");
+    let game = start_table_game(&mut alice, &mut bob, 6).await;
+    play(&mut alice, game, 4, 4).await;
+    bob.ok(json!({"type": "resign", "game": game})).await;
+    alice
+        .wait_for(|f| f["game"] == game && f["event"] == "ended")
+        .await;
+    // From 1500 ± 350, one win is worth about 160 points: 1662 is 5k, 1338 is 8k.
+    // The rating is stored just after the result is sent; a new login reads it. A bounded number
+    // of looks, so a rating that never comes fails the test.
+    let mut winner = String::new();
+    for _ in 0..LOOKS_MAX {
+        winner = rank_of(&server, "alice").await;
+        if winner != "?" {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    assert_eq!(winner, "5k");
+    assert_eq!(rank_of(&server, "bob").await, "8k");
+    server.stop().await;
+}
+
+/// The automatch queue pairs players of the same size and time class, and no one else.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn automatch_pairs_players_of_the_same_size_and_time_class() {
+    let server = TestServer::start().await;
+    let mut alice = server.player("alice").await;
+    let mut bob = server.player("bob").await;
+    let mut carol = server.player("carol").await;
+    let seek = |size: u8, class: &str| json!({"type": "automatch", "size": size, "time_class": class, "rank_range": 3});
+    alice.ok(seek(9, "blitz")).await;
+    bob.ok(seek(9, "rapid")).await;
+    carol.ok(seek(13, "blitz")).await;
+    carol
+        .err(
+            json!({"type": "automatch", "size": 10, "time_class": "blitz", "rank_range": 3}),
+            "invalid_settings",
+        )
+        .await;
+    // Carol's invalid seek left her 13x13 place untouched; she now asks for 9x9 blitz: alice.
+    carol.ok(seek(9, "blitz")).await;
+    let started = carol.wait_type("game_started").await;
+    let game = started["game"].as_u64().unwrap();
+    assert_eq!(alice.wait_type("game_started").await["game"], game);
+    let names = [&started["black"]["username"], &started["white"]["username"]];
+    assert!(names.contains(&&json!("alice")) && names.contains(&&json!("carol")));
+    let state = alice
+        .wait_for(|f| f["type"] == "game_state" && f["state"]["game"] == game)
+        .await;
+    let settings = &state["state"]["settings"];
+    assert_eq!(
+        (settings["size"].as_u64(), settings["handicap"].as_u64()),
+        (Some(9), Some(0))
+    );
+    assert_eq!(settings["clock"]["main_time_ms"], 300_000);
+    assert_eq!(settings["nigiri"], true);
+    // Bob is still waiting, alone in his class, and can leave.
+    bob.ok(json!({"type": "cancel_automatch"})).await;
+    bob.err(json!({"type": "cancel_automatch"}), "not_there")
+        .await;
+    assert!(!bob.backlog_has(|f| f["type"] == "game_started"));
+    server.stop().await;
+}
+
+/// Over real sockets with short limits (real time, no timing assertion): a player whose connection
+/// closes and who does not come back loses by forfeit, and everyone at the table sees the countdown
+/// and the result; a game nobody starts is void and frees its table.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn escaping_loses_by_forfeit_and_a_no_show_is_void() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = test_config(dir.path());
+    config.game_timing.disconnect_grace_ms = 300;
+    config.game_timing.first_move_within_ms = 3_000;
+    let server = TestServer::start_with(config).await;
+    let mut alice = server.player("alice").await;
+    let mut bob = server.player("bob").await;
+    let mut carol = server.client().await;
+    carol.hello().await;
+    carol.ok(json!({"type": "join_table", "table": 7})).await;
+    let game = start_table_game(&mut alice, &mut bob, 7).await;
+    play(&mut alice, game, 4, 4).await; // 1
+    bob.close().await;
+    let left = carol.wait_event(game, 2).await;
+    assert_eq!(
+        (&left["event"], &left["color"]),
+        (&json!("player_left"), &json!("white"))
+    );
+    assert_eq!(left["forfeit_in_ms"], 300);
+    let end = carol.wait_event(game, 3).await;
+    assert_eq!(end["outcome"]["sgf"], "B+F");
+    assert_eq!(end["outcome"]["reason"], "forfeit");
+    let end = alice.wait_event(game, 3).await;
+    assert_eq!(end["outcome"]["chinese"], "黑胜（白逃跑）");
+
+    // Alice and Dave sit down and nobody moves: void, and the table is free again.
+    let mut dave = server.player("dave").await;
+    dave.ok(json!({"type": "sit", "table": 7, "seat": "right"}))
+        .await;
+    let second = common::agree_and_start(&mut alice, &mut dave, 7).await;
+    let end = carol
+        .wait_for(|f| f["game"] == second && f["event"] == "ended")
+        .await;
+    assert_eq!(end["outcome"]["sgf"], "Void");
+    carol
+        .wait_for(|f| {
+            f["type"] == "table_updated" && f["table"]["table"] == 7 && f["table"]["game"].is_null()
+        })
+        .await;
+    let record = carol
+        .ok(json!({"type": "get_record", "game": second}))
+        .await;
+    assert!(record["sgf"].as_str().unwrap().contains("RE[Void]"));
     server.stop().await;
 }

@@ -45,7 +45,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 use tengen_protocol::{
-    Away, ErrorCode, GameEvent, GameId, GameOutcome, GamePhase, GameSettings, GameState,
+    Away, EndReason, ErrorCode, GameEvent, GameId, GameOutcome, GamePhase, GameSettings, GameState,
     GameSummary, PlayerInfo, ServerMsg, TableId, UserId,
 };
 use tengen_rules::sgf::{GameInfo, GameRecord};
@@ -68,6 +68,11 @@ use crate::ledger::{self, pool::Tally};
 use crate::side::Side;
 use crate::store::{LiveGameRow, UserRow};
 use crate::{unix_now_ms, BoxError, Frame, Refusal};
+
+/// Accepted undos the record's comment lists. A real game has a handful; a pair taking moves back
+/// and forth for ever would otherwise grow the record without bound. Later undos are still in the
+/// event log.
+const UNDO_NOTES_MAX: usize = 50;
 
 /// One event as the log stores it: the wire event plus the game-time instant it happened, from
 /// which a restart replays the clocks exactly.
@@ -123,7 +128,7 @@ pub(super) struct GameActor {
     started_at_ms: u64,
     /// A pending undo request, by the player who asked.
     undo_request: Option<Color>,
-    /// Accepted undos, for the record's comment.
+    /// Accepted undos, for the record's comment; at most [`UNDO_NOTES_MAX`].
     undo_notes: Vec<String>,
     /// When the scoring phase is accepted for both (game time).
     scoring_deadline_ms: Option<u64>,
@@ -236,9 +241,12 @@ impl GameActor {
             actor.finish().await;
             return Ok(None);
         }
-        // Nobody is connected to a freshly restored game: both count as away (and are announced so)
-        // until they come back.
+        // Nobody is connected to a freshly restored game: both count as away (and are announced so,
+        // unless the log already did) until they come back; the grace runs from the restart.
         actor.seen = [true, true];
+        for since in actor.away_since_ms.iter_mut().flatten() {
+            *since = last_at_ms;
+        }
         // A crash between the second pass and the scoring proposal leaves scoring unopened.
         if actor.game.phase() == Phase::Scoring && actor.scoring.is_none() {
             actor
@@ -286,7 +294,11 @@ impl GameActor {
                     scoring.accepted[color_from_wire(*color).index()] = true;
                 }
             }
-            GameEvent::Ended { outcome } => self.outcome = Some(outcome.clone()),
+            GameEvent::Ended { outcome } => {
+                let result = self.result_of(outcome);
+                self.game.end(result);
+                self.outcome = Some(outcome.clone());
+            }
             GameEvent::UndoRequested { color } => self.undo_request = Some(color_from_wire(*color)),
             GameEvent::UndoDeclined { .. } => self.undo_request = None,
             GameEvent::UndoAccepted { color, .. } => {
@@ -295,10 +307,41 @@ impl GameActor {
             GameEvent::PlayResumed { to_move, .. } => {
                 self.restart_play(color_from_wire(*to_move), at_ms);
             }
-            // Presence is not carried across a restart: everyone reconnects.
-            GameEvent::PlayerLeft { .. } | GameEvent::PlayerReturned { .. } => {}
+            // Who was announced away; after a restart their grace starts again from the restart.
+            GameEvent::PlayerLeft { color, .. } => {
+                self.away_since_ms[color_from_wire(*color).index()] = Some(at_ms);
+            }
+            GameEvent::PlayerReturned { color } => {
+                self.away_since_ms[color_from_wire(*color).index()] = None;
+            }
         }
         Ok(())
+    }
+
+    /// The engine result a recorded outcome stands for (a count is counted again from the replayed
+    /// marking, which gives the same margin).
+    fn result_of(&self, outcome: &GameOutcome) -> GameResult {
+        let win = |win_by| match outcome.winner {
+            Some(winner) => GameResult::Win {
+                winner: color_from_wire(winner),
+                win_by,
+            },
+            None => GameResult::Void,
+        };
+        match outcome.reason {
+            EndReason::Resignation => win(WinBy::Resign),
+            EndReason::Time => win(WinBy::Time),
+            EndReason::Forfeit => win(WinBy::Forfeit),
+            EndReason::Void => GameResult::Void,
+            EndReason::Score => {
+                let dead: Vec<Point> = self
+                    .scoring
+                    .as_ref()
+                    .map(|s| s.dead.iter().copied().collect())
+                    .unwrap_or_default();
+                self.game.score(&dead).result
+            }
+        }
     }
 
     pub(super) fn id(&self) -> GameId {
@@ -616,10 +659,14 @@ impl GameActor {
         Ok(Flow::Continue)
     }
 
-    /// A player's connections changed: announce a player who left or came back.
+    /// A player's connections changed: announce a player who left or came back. Connections that
+    /// close because the server is shutting down are not the players leaving.
     async fn presence_changed(&mut self) -> Result<Flow, Fatal> {
         if self.outcome.is_some() {
             return Ok(Flow::Over);
+        }
+        if self.ctx.shutdown.is_triggered() {
+            return Ok(Flow::Continue);
         }
         let now_ms = self.now_ms();
         for color in [Color::Black, Color::White] {
@@ -935,8 +982,10 @@ impl GameActor {
         for _ in 0..plies {
             self.game.undo();
         }
-        self.undo_notes
-            .push(format!("{asker} took back move {number} (undo accepted)"));
+        if self.undo_notes.len() < UNDO_NOTES_MAX {
+            self.undo_notes
+                .push(format!("{asker} took back move {number} (undo accepted)"));
+        }
         if let Some(clock) = &mut self.clock {
             let paused = clock.pause(at_ms);
             if paused.is_ok() {
@@ -998,6 +1047,13 @@ impl GameActor {
             .await
         {
             tracing::error!(game = %self.id, %err, "could not store a finished game");
+        }
+        if let Some(result) = self.game.result() {
+            let players = self.players();
+            if let Err(err) = crate::rating::rate_game(&self.ctx.store, game, players, result).await
+            {
+                tracing::error!(game = %self.id, %err, "could not rate a finished game");
+            }
         }
         self.ctx
             .hall

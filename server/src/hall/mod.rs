@@ -4,6 +4,7 @@
 //! items say who should receive them ([`Audience`]); each session filters for itself. Live games are
 //! started here and then belong to `game`; the game tells the hall when it ends.
 
+pub mod automatch;
 pub mod chat;
 pub mod table;
 
@@ -56,7 +57,9 @@ type Reply<T> = oneshot::Sender<Result<T, Refusal>>;
 #[derive(Debug)]
 pub enum HallCmd {
     /// A session authenticated as `player`.
-    Online { player: PlayerInfo },
+    Online {
+        player: PlayerInfo,
+    },
     /// A session ended or logged out: it leaves its room and tables; the user goes offline when it was
     /// their last session.
     SessionGone {
@@ -65,7 +68,9 @@ pub enum HallCmd {
         tables: Vec<TableId>,
     },
     /// The hall snapshot (`hall` frame).
-    HallSnapshot { reply: Reply<Frame> },
+    HallSnapshot {
+        reply: Reply<Frame>,
+    },
     /// Join a room; the reply is the `room` frame. `player` is `None` for an anonymous watcher.
     JoinRoom {
         room: RoomId,
@@ -78,9 +83,15 @@ pub enum HallCmd {
         reply: Reply<()>,
     },
     /// The current `room` frame of a room, without joining it (for resyncs).
-    RoomSnapshot { room: RoomId, reply: Reply<Frame> },
+    RoomSnapshot {
+        room: RoomId,
+        reply: Reply<Frame>,
+    },
     /// The current `table_updated` frame of a table (for resyncs).
-    TableSnapshot { table: TableId, reply: Reply<Frame> },
+    TableSnapshot {
+        table: TableId,
+        reply: Reply<Frame>,
+    },
     /// Watch a table; the reply is its `table_updated` frame and its game, if one is on.
     JoinTable {
         table: TableId,
@@ -132,6 +143,15 @@ pub enum HallCmd {
         user: UserId,
         reply: Reply<()>,
     },
+    /// Join (or rejoin) the automatch queue.
+    Automatch {
+        seeker: automatch::Seeker,
+        reply: Reply<()>,
+    },
+    CancelAutomatch {
+        user: UserId,
+        reply: Reply<()>,
+    },
     /// Room or table chat (kibitz goes to the game).
     Chat {
         channel: ChatChannel,
@@ -146,7 +166,9 @@ pub enum HallCmd {
         table: Option<TableId>,
     },
     /// Sent at startup for a game restored from the store, so its table shows it again.
-    GameRestored { summary: GameSummary },
+    GameRestored {
+        summary: GameSummary,
+    },
 }
 
 /// The way in to the hall actor.
@@ -215,6 +237,9 @@ struct Hall {
     /// Open challenges; at most `CHALLENGES_PER_USER_MAX` per sender, all withdrawn when they go offline.
     challenges: BTreeMap<ChallengeId, Challenge>,
     next_challenge: u64,
+    /// Players waiting for an automatch, oldest first; bounded by `AUTOMATCH_QUEUE_MAX`, and a
+    /// player leaves it on going offline.
+    automatch: Vec<automatch::Seeker>,
     /// Live games as listed in the hall.
     live: BTreeMap<GameId, GameSummary>,
     /// Tables whose watcher count changed since the last push; at most one entry per table.
@@ -268,6 +293,7 @@ pub fn spawn(
         seated: HashMap::new(),
         challenges: BTreeMap::new(),
         next_challenge: 1,
+        automatch: Vec::new(),
         live: BTreeMap::new(),
         recount: BTreeSet::new(),
         room_recount: BTreeSet::new(),
@@ -405,6 +431,16 @@ impl Hall {
             } => {
                 let _ = reply.send(self.chat(channel, from, text, at_ms));
             }
+            HallCmd::Automatch { seeker, reply } => {
+                let _ = reply.send(self.seek(seeker).await);
+            }
+            HallCmd::CancelAutomatch { user, reply } => {
+                let _ = reply.send(if automatch::remove(&mut self.automatch, user) {
+                    Ok(())
+                } else {
+                    refuse(ErrorCode::NotThere, "you are not in the automatch queue")
+                });
+            }
             HallCmd::GameEnded { game, table } => self.game_ended(game, table),
             HallCmd::GameRestored { summary } => self.game_restored(summary),
         }
@@ -505,6 +541,7 @@ impl Hall {
             return;
         }
         self.online.remove(&user);
+        automatch::remove(&mut self.automatch, user);
         self.publish(hall_audience(), &ServerMsg::PlayerOffline { user });
         self.withdraw_challenges(user);
         // A player keeps their seat through a disconnect only while a game is on; otherwise the seat
@@ -770,6 +807,24 @@ impl Hall {
         self.challenges.insert(id, Challenge { from, to, settings });
         self.publish(users_audience([Some(to), None]), &msg);
         Ok(id)
+    }
+
+    /// A seeker joins the queue, or plays the first waiting player who fits at once.
+    async fn seek(&mut self, seeker: automatch::Seeker) -> Result<(), Refusal> {
+        automatch::validate(&seeker)?;
+        automatch::remove(&mut self.automatch, seeker.player.user);
+        let Some(index) = automatch::find(&self.automatch, &seeker) else {
+            if self.automatch.len() >= automatch::AUTOMATCH_QUEUE_MAX {
+                return refuse(ErrorCode::Busy, "the automatch queue is full; try again");
+            }
+            self.automatch.push(seeker);
+            return Ok(());
+        };
+        let other = self.automatch.remove(index);
+        let (first, second, settings) = automatch::game_for(&other, &seeker);
+        self.start_game(None, first, second, settings)
+            .await
+            .map(|_| ())
     }
 
     fn take_challenge(&mut self, id: ChallengeId, user: UserId) -> Result<Challenge, Refusal> {

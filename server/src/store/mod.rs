@@ -23,6 +23,28 @@ pub struct UserRow {
     /// The PHC string of the argon2id hash (algorithm, parameters and salt included).
     pub password_hash: String,
     pub rating: i32,
+    /// Rated games played; the rank shows "?" until the first.
+    pub rated_games: u32,
+}
+
+/// A player's Glicko-2 state, as stored. New players start at the Glicko-2 defaults.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Glicko {
+    pub rating: f64,
+    pub deviation: f64,
+    pub volatility: f64,
+    pub games: u32,
+}
+
+impl Default for Glicko {
+    fn default() -> Glicko {
+        Glicko {
+            rating: 1500.0,
+            deviation: 350.0,
+            volatility: 0.06,
+            games: 0,
+        }
+    }
 }
 
 /// What is recorded when a game starts.
@@ -142,6 +164,15 @@ pub trait Store: Send + Sync + 'static {
     /// Finished games (result stored) that have no settlement record: a crash came between the end
     /// and the payout. With each, its event log, whose last event holds the result.
     fn unsettled_finished_games(&self) -> Result<Vec<LiveGameRow>, StoreError>;
+    /// Rate a finished game once: in one transaction, read both players' (Black, White) ratings,
+    /// apply `update`, and store the result. `Ok(None)` when the game was rated before (a restart
+    /// finishing it again), so a game never moves ratings twice.
+    fn rate_game(
+        &self,
+        game: GameId,
+        players: [UserId; 2],
+        update: &dyn Fn([Glicko; 2]) -> [Glicko; 2],
+    ) -> Result<Option<[Glicko; 2]>, StoreError>;
     /// The games `user` played (live and finished), newest first, at most `limit`.
     fn games_of_user(&self, user: UserId, limit: usize) -> Result<Vec<GameListRow>, StoreError>;
 }
@@ -266,6 +297,29 @@ pub(crate) fn conformance(store: &dyn Store) {
         Some("(;FF[4]RE[B+R])")
     );
     assert_eq!(store.live_games().unwrap().len(), 1);
+    // Rating a game happens once; both players' states are read and written together.
+    let update = |[b, w]: [Glicko; 2]| {
+        [
+            Glicko {
+                rating: b.rating + 10.0,
+                games: b.games + 1,
+                ..b
+            },
+            Glicko {
+                rating: w.rating - 10.0,
+                games: w.games + 1,
+                ..w
+            },
+        ]
+    };
+    let rated = store
+        .rate_game(game, [alice, bob], &update)
+        .unwrap()
+        .unwrap();
+    assert_eq!((rated[0].rating, rated[1].games), (1510.0, 1));
+    assert_eq!(store.rate_game(game, [alice, bob], &update).unwrap(), None);
+    let alice_row = store.user_by_id(alice).unwrap().unwrap();
+    assert_eq!((alice_row.rating, alice_row.rated_games), (1510, 1));
     // A player's games, newest first, finished ones with their result.
     let listed = store.games_of_user(bob, 10).unwrap();
     assert_eq!(

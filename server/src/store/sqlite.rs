@@ -14,7 +14,7 @@ use std::sync::Mutex;
 use rusqlite::{params, Connection, ErrorCode as SqliteCode, OptionalExtension};
 use tengen_protocol::{GameId, TableId, UserId};
 
-use super::{GameListRow, LiveGameRow, NewGame, Store, StoreError, UserRow};
+use super::{GameListRow, Glicko, LiveGameRow, NewGame, Store, StoreError, UserRow};
 use crate::ledger::book::{
     Account, AccountBalance, Applied, Batch, SettlementPart, SettlementRecord, Transfer,
     TransferKind, BATCH_TRANSFERS_MAX,
@@ -49,6 +49,16 @@ CREATE TABLE IF NOT EXISTS games (
     ended_at_ms INTEGER,
     result TEXT,
     sgf TEXT
+);
+CREATE TABLE IF NOT EXISTS ratings (
+    user_id INTEGER PRIMARY KEY REFERENCES users(id),
+    rating REAL NOT NULL,
+    deviation REAL NOT NULL,
+    volatility REAL NOT NULL,
+    games INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS rated_games (
+    game_id INTEGER PRIMARY KEY REFERENCES games(id)
 );
 CREATE TABLE IF NOT EXISTS game_events (
     game_id INTEGER NOT NULL REFERENCES games(id),
@@ -205,7 +215,30 @@ fn user_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<UserRow> {
         username: row.get(1)?,
         password_hash: row.get(2)?,
         rating: row.get(3)?,
+        rated_games: row.get::<_, i64>(4)? as u32,
     })
+}
+
+/// The users' columns of [`user_from_row`], with the count of rated games from `ratings`.
+const USER_COLUMNS: &str =
+    "SELECT u.id, u.username, u.password_hash, u.rating, COALESCE(r.games, 0)
+     FROM users u LEFT JOIN ratings r ON r.user_id = u.id";
+
+fn glicko_of(conn: &Connection, user: UserId) -> rusqlite::Result<Glicko> {
+    conn.query_row(
+        "SELECT rating, deviation, volatility, games FROM ratings WHERE user_id = ?1",
+        params![user.0 as i64],
+        |row| {
+            Ok(Glicko {
+                rating: row.get(0)?,
+                deviation: row.get(1)?,
+                volatility: row.get(2)?,
+                games: row.get::<_, i64>(3)? as u32,
+            })
+        },
+    )
+    .optional()
+    .map(Option::unwrap_or_default)
 }
 
 fn new_game_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<(GameId, NewGame)> {
@@ -391,7 +424,7 @@ impl Store for SqliteStore {
     fn user_by_name(&self, username: &str) -> Result<Option<UserRow>, StoreError> {
         self.conn()
             .query_row(
-                "SELECT id, username, password_hash, rating FROM users WHERE username_key = ?1",
+                &format!("{USER_COLUMNS} WHERE u.username_key = ?1"),
                 params![username.to_ascii_lowercase()],
                 user_from_row,
             )
@@ -402,7 +435,7 @@ impl Store for SqliteStore {
     fn user_by_id(&self, id: UserId) -> Result<Option<UserRow>, StoreError> {
         self.conn()
             .query_row(
-                "SELECT id, username, password_hash, rating FROM users WHERE id = ?1",
+                &format!("{USER_COLUMNS} WHERE u.id = ?1"),
                 params![id.0 as i64],
                 user_from_row,
             )
@@ -568,6 +601,52 @@ impl Store for SqliteStore {
                 })
             })
             .collect()
+    }
+
+    fn rate_game(
+        &self,
+        game: GameId,
+        players: [UserId; 2],
+        update: &dyn Fn([Glicko; 2]) -> [Glicko; 2],
+    ) -> Result<Option<[Glicko; 2]>, StoreError> {
+        let mut conn = self.conn();
+        let tx = conn.transaction().map_err(backend)?;
+        match tx.execute(
+            "INSERT INTO rated_games (game_id) VALUES (?1)",
+            params![game.0 as i64],
+        ) {
+            Ok(_) => {}
+            Err(err) if is_constraint(&err) => return Ok(None),
+            Err(err) => return Err(backend(err)),
+        }
+        let before = [
+            glicko_of(&tx, players[0]).map_err(backend)?,
+            glicko_of(&tx, players[1]).map_err(backend)?,
+        ];
+        let after = update(before);
+        for (user, glicko) in players.iter().zip(after.iter()) {
+            tx.execute(
+                "INSERT INTO ratings (user_id, rating, deviation, volatility, games)
+                 VALUES (?1, ?2, ?3, ?4, ?5)
+                 ON CONFLICT (user_id) DO UPDATE SET rating = ?2, deviation = ?3,
+                     volatility = ?4, games = ?5",
+                params![
+                    user.0 as i64,
+                    glicko.rating,
+                    glicko.deviation,
+                    glicko.volatility,
+                    glicko.games as i64
+                ],
+            )
+            .map_err(backend)?;
+            tx.execute(
+                "UPDATE users SET rating = ?2 WHERE id = ?1",
+                params![user.0 as i64, glicko.rating.round() as i64],
+            )
+            .map_err(backend)?;
+        }
+        tx.commit().map_err(backend)?;
+        Ok(Some(after))
     }
 
     fn games_of_user(&self, user: UserId, limit: usize) -> Result<Vec<GameListRow>, StoreError> {

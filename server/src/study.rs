@@ -1,0 +1,296 @@
+//! Study boards (研究) and local play (单机): one connection's private board, checked by the same engine
+//! as live games, where one user plays both sides, steps back and forth, branches variations, loads
+//! an SGF record and asks for the area count (点目). Nothing here is rated, wagered or stored: the
+//! study lives in the session and goes with it. Pure state transitions; the session turns them into
+//! `study` replies.
+//!
+//! The study is a tree of moves with a cursor. The engine `Game` always holds exactly the moves from
+//! the root to the cursor: stepping forward plays the child's move, stepping back asks the engine to
+//! undo, so every position shown is one the engine reached itself.
+
+use tengen_protocol::{ErrorCode, StudyView};
+use tengen_rules::sgf::{self, GameRecord};
+use tengen_rules::{estimate_dead, Color, Game, KoRule, Move, Phase, Point, Rules};
+
+use crate::game::wire::{self, color_to_wire, point_from_wire, point_to_wire, points_to_wire};
+use crate::Refusal;
+
+/// Moves a study may hold across all its variations. A long game with many variations is a few
+/// thousand; the bound keeps one connection's memory small. Beyond it new moves are refused.
+pub const STUDY_NODES_MAX: usize = 10_000;
+
+/// One move of the tree; the root (index 0) has none.
+#[derive(Debug, Clone)]
+struct Node {
+    color: Color,
+    mv: Move,
+    parent: usize,
+    children: Vec<usize>,
+}
+
+/// A study board.
+#[derive(Debug, Clone)]
+pub struct Study {
+    game: Game,
+    nodes: Vec<Node>,
+    cursor: usize,
+}
+
+/// The area count of a study position.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StudyCount {
+    pub dead: Vec<tengen_protocol::Point>,
+    pub black_count_half_points: u32,
+    pub white_count_half_points: u32,
+    pub result: String,
+}
+
+fn refuse(code: ErrorCode, message: impl Into<String>) -> Refusal {
+    Refusal::new(code, message)
+}
+
+impl Study {
+    /// An empty board of `size` with `handicap` stones on the star points.
+    pub fn open(size: u8, komi_half_points: i32, handicap: u8) -> Result<Study, Refusal> {
+        let rules = Rules {
+            size,
+            komi: tengen_rules::Komi::from_half_points(komi_half_points),
+            handicap,
+            ..Rules::default()
+        };
+        let game =
+            Game::new(rules).map_err(|err| refuse(ErrorCode::InvalidSettings, err.to_string()))?;
+        Ok(Study::from_start(game))
+    }
+
+    fn from_start(game: Game) -> Study {
+        Study {
+            game,
+            nodes: vec![Node {
+                color: Color::Black,
+                mv: Move::Pass,
+                parent: 0,
+                children: Vec::new(),
+            }],
+            cursor: 0,
+        }
+    }
+
+    /// The main line of an SGF record, positioned at the start.
+    pub fn load_sgf(text: &str) -> Result<Study, Refusal> {
+        let bad = |err: String| refuse(ErrorCode::BadSgf, err);
+        let record = sgf::parse(text.as_bytes()).map_err(|err| bad(err.to_string()))?;
+        Study::from_record(&record).map_err(bad)
+    }
+
+    fn from_record(record: &GameRecord) -> Result<Study, String> {
+        if record.moves.len() >= STUDY_NODES_MAX {
+            return Err(format!("a study holds at most {STUDY_NODES_MAX} moves"));
+        }
+        let mut game = record
+            .replay(KoRule::Positional)
+            .map_err(|err| err.to_string())?;
+        let moves = game.moves().to_vec();
+        // Back to the setup position: the engine replays the rest from there as the user steps on.
+        while game.undo().is_some() {}
+        let mut study = Study::from_start(game);
+        let mut parent = 0;
+        for (color, mv) in moves {
+            parent = study.add_child(parent, color, mv);
+        }
+        Ok(study)
+    }
+
+    fn add_child(&mut self, parent: usize, color: Color, mv: Move) -> usize {
+        let index = self.nodes.len();
+        self.nodes.push(Node {
+            color,
+            mv,
+            parent,
+            children: Vec::new(),
+        });
+        self.nodes[parent].children.push(index);
+        index
+    }
+
+    /// Play the side to move: follow an existing variation with this move, or branch a new one.
+    pub fn play(&mut self, mv: Move) -> Result<(), Refusal> {
+        let color = self.game.to_move();
+        let existing = self.nodes[self.cursor]
+            .children
+            .iter()
+            .copied()
+            .find(|&child| self.nodes[child].color == color && self.nodes[child].mv == mv);
+        if existing.is_none() && self.nodes.len() >= STUDY_NODES_MAX {
+            return Err(refuse(
+                ErrorCode::NotAllowed,
+                format!("a study holds at most {STUDY_NODES_MAX} moves"),
+            ));
+        }
+        self.apply(color, mv).map_err(wire::illegal)?;
+        self.cursor = match existing {
+            Some(child) => child,
+            None => self.add_child(self.cursor, color, mv),
+        };
+        Ok(())
+    }
+
+    /// Play a move on the engine, resuming play after two passes (a study never stops for scoring).
+    fn apply(&mut self, color: Color, mv: Move) -> Result<(), tengen_rules::IllegalMove> {
+        if self.game.phase() == Phase::Scoring {
+            self.game.resume(color);
+        }
+        self.game.play_as(color, mv)
+    }
+
+    pub fn back(&mut self) -> Result<(), Refusal> {
+        if self.cursor == 0 {
+            return Err(refuse(ErrorCode::NoSuchMove, "this is the start"));
+        }
+        let undone = self.game.undo();
+        assert!(undone.is_some(), "the engine holds the moves to the cursor");
+        self.cursor = self.nodes[self.cursor].parent;
+        Ok(())
+    }
+
+    pub fn forward(&mut self, variation: u32) -> Result<(), Refusal> {
+        let Some(&child) = self.nodes[self.cursor].children.get(variation as usize) else {
+            return Err(refuse(
+                ErrorCode::NoSuchMove,
+                format!("there is no variation {variation} from here"),
+            ));
+        };
+        let Node { color, mv, .. } = self.nodes[child];
+        let replayed = self.apply(color, mv);
+        assert!(replayed.is_ok(), "a move of the tree replays: {replayed:?}");
+        self.cursor = child;
+        Ok(())
+    }
+
+    /// 点目: the engine's dead-stone estimate and the area count with it removed.
+    pub fn count(&self) -> StudyCount {
+        let dead: Vec<Point> = estimate_dead(self.game.board());
+        let score = self.game.score(&dead);
+        StudyCount {
+            dead: points_to_wire(dead.iter().copied()),
+            black_count_half_points: score.count.half_points(Color::Black),
+            white_count_half_points: score.count.half_points(Color::White),
+            result: score.result.to_sgf(),
+        }
+    }
+
+    pub fn view(&self) -> StudyView {
+        let node = &self.nodes[self.cursor];
+        let last_move = match (self.cursor, node.mv) {
+            (0, _) | (_, Move::Pass | Move::Resign) => None,
+            (_, Move::Play(point)) => Some(point_to_wire(point)),
+        };
+        let next_moves = node
+            .children
+            .iter()
+            .map(|&child| match self.nodes[child].mv {
+                Move::Play(point) => Some(point_to_wire(point)),
+                Move::Pass | Move::Resign => None,
+            })
+            .collect();
+        StudyView {
+            size: self.game.rules().size,
+            board: wire::board_rows(self.game.board()),
+            to_move: color_to_wire(self.game.to_move()),
+            move_number: self.game.moves().len() as u32,
+            last_move,
+            captures_black: self.game.prisoners(Color::Black),
+            captures_white: self.game.prisoners(Color::White),
+            next_moves,
+        }
+    }
+}
+
+/// A wire point as an engine move.
+pub fn play_at(point: tengen_protocol::Point) -> Move {
+    Move::Play(point_from_wire(point))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(col: u8, row: u8) -> Move {
+        Move::Play(Point::new(col, row))
+    }
+
+    #[test]
+    fn one_user_plays_both_sides_steps_back_and_branches() {
+        let mut study = Study::open(9, 15, 0).unwrap();
+        study.play(at(2, 2)).unwrap();
+        study.play(at(6, 6)).unwrap();
+        assert_eq!(study.view().board[2], "..X......");
+        assert_eq!(study.view().to_move, tengen_protocol::Color::Black);
+        // The engine checks every move.
+        assert_eq!(study.play(at(2, 2)).unwrap_err().code, ErrorCode::Occupied);
+        study.back().unwrap();
+        assert_eq!(study.view().board[6], ".........");
+        assert_eq!(
+            study.view().next_moves,
+            vec![Some(point_to_wire(Point::new(6, 6)))]
+        );
+        // A different reply branches a second variation; the first is kept.
+        study.play(at(6, 2)).unwrap();
+        study.back().unwrap();
+        assert_eq!(study.view().next_moves.len(), 2);
+        // Playing an existing variation's move follows it instead of copying it.
+        study.play(at(6, 6)).unwrap();
+        study.back().unwrap();
+        assert_eq!(study.view().next_moves.len(), 2);
+        study.forward(1).unwrap();
+        assert_eq!(study.view().board[2], "..X...O..");
+        assert_eq!(study.forward(0).unwrap_err().code, ErrorCode::NoSuchMove);
+        study.back().unwrap();
+        study.back().unwrap();
+        assert_eq!(study.back().unwrap_err().code, ErrorCode::NoSuchMove);
+        assert_eq!(study.view().move_number, 0);
+    }
+
+    #[test]
+    fn a_study_counts_the_area_and_plays_on_after_two_passes() {
+        let mut study = Study::open(9, 15, 0).unwrap();
+        study.play(at(4, 4)).unwrap();
+        study.play(Move::Pass).unwrap();
+        study.play(Move::Pass).unwrap();
+        // Black's lone stone owns the whole board: 81 against 0, less 7.5 komi.
+        let count = study.count();
+        assert_eq!(count.black_count_half_points, 162);
+        assert_eq!(count.white_count_half_points, 0);
+        assert_eq!(count.result, "B+73.5");
+        // No scoring phase in a study: White plays on.
+        study.play(at(0, 0)).unwrap();
+        assert_eq!(study.view().board[0], "O........");
+    }
+
+    #[test]
+    fn an_sgf_record_loads_at_its_start_and_replays_move_by_move() {
+        let mut study =
+            Study::load_sgf("(;FF[4]GM[1]SZ[9]KM[7.5]AB[aa]PL[W];W[ee];B[cc];W[])").unwrap();
+        let start = study.view();
+        assert_eq!(start.move_number, 0);
+        assert_eq!(start.board[0], "X........");
+        assert_eq!(start.to_move, tengen_protocol::Color::White);
+        study.forward(0).unwrap();
+        study.forward(0).unwrap();
+        assert_eq!(study.view().board[2], "..X......");
+        assert_eq!(study.view().board[4], "....O....");
+        study.forward(0).unwrap();
+        assert_eq!(study.view().last_move, None);
+        assert_eq!(study.forward(0).unwrap_err().code, ErrorCode::NoSuchMove);
+        assert_eq!(
+            Study::load_sgf("(;FF[4]SZ[9];B[ee];W[ee])")
+                .unwrap_err()
+                .code,
+            ErrorCode::BadSgf
+        );
+        assert_eq!(
+            Study::load_sgf("not sgf").unwrap_err().code,
+            ErrorCode::BadSgf
+        );
+    }
+}
