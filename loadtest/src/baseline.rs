@@ -361,6 +361,7 @@ impl Conn {
             username,
             rank: "?".into(),
             rating: 1500,
+            computer: false,
         };
         lock(&self.hub.names).insert(user, player.clone());
         lock(&self.hub.users)

@@ -101,6 +101,7 @@ pub async fn run(
                     None => ClientMsg::Register {
                         username: format!("i{}x{account}", options.run_tag),
                         password: options.password.clone(),
+                        computer: false,
                     },
                     Some(token) => ClientMsg::Resume {
                         token: token.clone(),

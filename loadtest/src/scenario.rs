@@ -162,6 +162,7 @@ impl Shared {
             .request(ClientMsg::Register {
                 username: name,
                 password: self.options.password.clone(),
+                computer: false,
             })
             .await?;
         match reply {

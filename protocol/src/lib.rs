@@ -198,6 +198,9 @@ pub struct PlayerInfo {
     /// Kyu/dan rank, or "?" until the player has a rating history.
     pub rank: String,
     pub rating: i32,
+    /// A computer player (an engine connected with `tengen bot`): the hall offers to play it.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub computer: bool,
 }
 
 /// A room as the hall lists it.
@@ -463,6 +466,9 @@ pub enum ClientMsg {
     Register {
         username: String,
         password: String,
+        /// Registers a computer player (what `tengen bot --register` sends); shown as such in the hall.
+        #[serde(default, skip_serializing_if = "is_false")]
+        computer: bool,
     },
     Login {
         username: String,

@@ -80,6 +80,7 @@ pub fn player_info(user: &UserRow) -> PlayerInfo {
         username: user.username.clone(),
         rank: crate::rating::rank_of(user),
         rating: user.rating,
+        computer: user.computer,
     }
 }
 
@@ -260,10 +261,12 @@ impl Auth {
             .unwrap_or_else(|poison| poison.into_inner())
     }
 
+    /// Create an account (a computer player's when `computer`) and open a session for it.
     pub async fn register(
         &self,
         username: &str,
         password: &str,
+        computer: bool,
         now_ms: u64,
     ) -> Result<Authenticated, AuthError> {
         validate_username(username)?;
@@ -276,6 +279,11 @@ impl Auth {
             .store
             .call(move |store| store.create_user(&name, &hash, now_ms))
             .await?;
+        if computer {
+            self.store
+                .call(move |store| store.mark_computer(id))
+                .await?;
+        }
         let user = self
             .store
             .call(move |store| store.user_by_id(id))

@@ -342,12 +342,16 @@ impl Session {
         let hall = self.state.hall.clone();
         match msg {
             ClientMsg::Hello { .. } => unreachable!("handled above"),
-            ClientMsg::Register { username, password } => {
+            ClientMsg::Register {
+                username,
+                password,
+                computer,
+            } => {
                 self.not_logged_in()?;
                 let result = self
                     .state
                     .auth
-                    .register(&username, &password, unix_now_ms())
+                    .register(&username, &password, computer, unix_now_ms())
                     .await;
                 self.logged_in(id, result).await
             }

@@ -47,22 +47,33 @@ fn start_bot(
         .expect("start tengen bot")
 }
 
-/// Waits until `name` is online and returns their user id.
+/// Waits until `name` is online, checks that the hall lists them as a computer player, and returns
+/// their user id.
 async fn find_online(client: &mut Client, name: &str) -> u64 {
     client.ok(json!({"type": "enter_hall"})).await;
     let named = |p: &Value| p["username"] == name;
-    if let Some(hall) = client.backlog.iter().find(|f| f["type"] == "hall") {
-        if let Some(player) = hall["players"]
-            .as_array()
-            .and_then(|ps| ps.iter().find(|p| named(p)))
-        {
-            return player["user"].as_u64().unwrap();
+    let listed = client
+        .backlog
+        .iter()
+        .find(|f| f["type"] == "hall")
+        .and_then(|hall| {
+            hall["players"]
+                .as_array()?
+                .iter()
+                .find(|p| named(p))
+                .cloned()
+        });
+    let player = match listed {
+        Some(player) => player,
+        None => {
+            let online = client
+                .wait_for(|f| f["type"] == "player_online" && named(&f["player"]))
+                .await;
+            online["player"].clone()
         }
-    }
-    let online = client
-        .wait_for(|f| f["type"] == "player_online" && named(&f["player"]))
-        .await;
-    online["player"]["user"].as_u64().unwrap()
+    };
+    assert_eq!(player["computer"], true, "{player}");
+    player["user"].as_u64().unwrap()
 }
 
 fn untimed() -> Value {

@@ -194,6 +194,7 @@ impl Bridge {
                 let register = ClientMsg::Register {
                     username: self.config.username.clone(),
                     password: self.config.password.clone(),
+                    computer: true,
                 };
                 match self.request(socket, register).await? {
                     ServerMsg::Session { token, .. } => {

@@ -117,6 +117,7 @@ async fn harness(clock: ClockSettings, timing: GameTiming) -> Harness {
         username: name.into(),
         rank: "?".into(),
         rating: 1500,
+        computer: false,
     };
     let start = StartGame {
         table: None,

@@ -121,6 +121,7 @@ mod tests {
                 username: format!("p{user}"),
                 rank: "?".into(),
                 rating,
+                computer: false,
             },
             size,
             time_class,

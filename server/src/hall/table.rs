@@ -262,6 +262,7 @@ mod tests {
             username: format!("p{id}"),
             rank: "?".into(),
             rating: 1500,
+            computer: false,
         }
     }
 

@@ -25,6 +25,8 @@ pub struct UserRow {
     pub rating: i32,
     /// Rated games played; the rank shows "?" until the first.
     pub rated_games: u32,
+    /// A computer player, registered by `tengen bot`.
+    pub computer: bool,
 }
 
 /// A player's Glicko-2 state, as stored. New players start at the Glicko-2 defaults.
@@ -101,6 +103,8 @@ pub trait Store: Send + Sync + 'static {
         password_hash: &str,
         now_ms: u64,
     ) -> Result<UserId, StoreError>;
+    /// Mark an account as a computer player (set once, at registration).
+    fn mark_computer(&self, user: UserId) -> Result<(), StoreError>;
     /// Find an account by username, without regard to ASCII case.
     fn user_by_name(&self, username: &str) -> Result<Option<UserRow>, StoreError>;
     fn user_by_id(&self, id: UserId) -> Result<Option<UserRow>, StoreError>;
@@ -238,6 +242,11 @@ pub(crate) fn conformance(store: &dyn Store) {
     assert_eq!(store.user_by_name("nobody").unwrap(), None);
     let bob = store.create_user("bob", "hash-b", 3).unwrap();
     assert_ne!(alice, bob);
+    // A computer player is marked once, and only that account.
+    assert!(!found.computer);
+    store.mark_computer(bob).unwrap();
+    assert!(store.user_by_name("bob").unwrap().unwrap().computer);
+    assert!(!store.user_by_id(alice).unwrap().unwrap().computer);
 
     // Sessions expire and can be deleted.
     store.create_session("digest-1", alice, 100).unwrap();

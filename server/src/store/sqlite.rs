@@ -31,6 +31,7 @@ CREATE TABLE IF NOT EXISTS users (
     username_key TEXT NOT NULL UNIQUE,
     password_hash TEXT NOT NULL,
     rating INTEGER NOT NULL DEFAULT 1500,
+    computer INTEGER NOT NULL DEFAULT 0,
     created_at_ms INTEGER NOT NULL
 );
 CREATE TABLE IF NOT EXISTS sessions (
@@ -216,12 +217,13 @@ fn user_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<UserRow> {
         password_hash: row.get(2)?,
         rating: row.get(3)?,
         rated_games: row.get::<_, i64>(4)? as u32,
+        computer: row.get(5)?,
     })
 }
 
 /// The users' columns of [`user_from_row`], with the count of rated games from `ratings`.
 const USER_COLUMNS: &str =
-    "SELECT u.id, u.username, u.password_hash, u.rating, COALESCE(r.games, 0)
+    "SELECT u.id, u.username, u.password_hash, u.rating, COALESCE(r.games, 0), u.computer
      FROM users u LEFT JOIN ratings r ON r.user_id = u.id";
 
 fn glicko_of(conn: &Connection, user: UserId) -> rusqlite::Result<Glicko> {
@@ -419,6 +421,16 @@ impl Store for SqliteStore {
             Err(err) if is_constraint(&err) => Err(StoreError::UsernameTaken),
             Err(err) => Err(backend(err)),
         }
+    }
+
+    fn mark_computer(&self, user: UserId) -> Result<(), StoreError> {
+        self.conn()
+            .execute(
+                "UPDATE users SET computer = 1 WHERE id = ?1",
+                params![user.0 as i64],
+            )
+            .map_err(backend)?;
+        Ok(())
     }
 
     fn user_by_name(&self, username: &str) -> Result<Option<UserRow>, StoreError> {
