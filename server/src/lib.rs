@@ -244,6 +244,8 @@ pub async fn run(
     // games finished but never settled (a crash right after the end) are settled next.
     game::restore_live_games(ctx, &games).await?;
     ledger.settle_unsettled().await?;
+    // Tables start empty, so stakes held for a next game that was never started go back.
+    ledger.release_all_holds().await?;
     tokio::spawn(purge_sessions(
         store.clone(),
         shutdown.clone(),

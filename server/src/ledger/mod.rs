@@ -17,7 +17,8 @@ use std::fmt;
 
 use serde::Serialize;
 use tengen_protocol::{
-    Color, EndReason, ErrorCode, GameEvent, GameId, GameOutcome, UserId, WagerKind, WagerRecord,
+    Color, EndReason, ErrorCode, GameEvent, GameId, GameOutcome, TableId, UserId, WagerKind,
+    WagerRecord,
 };
 
 use crate::side::Side;
@@ -306,6 +307,179 @@ impl Ledger {
         }
     }
 
+    /// Move players' stakes into a game's escrow: an agreement made during the game or a raise
+    /// (from the players' accounts, numbered after the game's earlier stakes), or an agreement
+    /// made before it (`hold`: released from the table's hold and staked in one batch). `entries`
+    /// are (player, side, amount); `coaching` marks a paid-coaching student's stake.
+    pub async fn stake(
+        &self,
+        game: GameId,
+        tally: &Tally,
+        entries: Vec<(UserId, Side, u64)>,
+        coaching: bool,
+        hold: Option<(TableId, String)>,
+    ) -> Result<(), BetRejected> {
+        let at_ms = unix_now_ms();
+        let kind = stake_kind(coaching);
+        let mut batch = Batch::default();
+        let mut number = tally.stakes_count();
+        for (user, side, amount) in entries {
+            if amount > POINTS_MAX {
+                return Err(BetRejected::BadAmount { amount });
+            }
+            if amount == 0 {
+                continue;
+            }
+            number += 1;
+            let id = match &hold {
+                Some((table, agreement)) => {
+                    batch.transfers.push(Transfer {
+                        id: format!("release:{agreement}:{user}"),
+                        from: Account::Hold(*table),
+                        to: Account::User(user),
+                        amount,
+                        kind: TransferKind::Refund,
+                        game: Some(game),
+                        side: Some(side),
+                        at_ms,
+                    });
+                    format!("stake:{game}:hold:{user}")
+                }
+                None => format!("stake:{game}:{number}"),
+            };
+            batch.transfers.push(Transfer {
+                id,
+                from: Account::User(user),
+                to: Account::Escrow(game),
+                amount,
+                kind,
+                game: Some(game),
+                side: Some(side),
+                at_ms,
+            });
+        }
+        self.apply(batch).await
+    }
+
+    /// Hold the stakes agreed at `table` before its next game starts: (player, amount) pairs, the
+    /// paid-coaching student's stake marked by `coaching`.
+    pub async fn hold_stakes(
+        &self,
+        table: TableId,
+        agreement: &str,
+        entries: &[(UserId, u64)],
+        coaching: bool,
+    ) -> Result<(), BetRejected> {
+        let at_ms = unix_now_ms();
+        let mut batch = Batch::default();
+        for &(user, amount) in entries {
+            if amount > POINTS_MAX {
+                return Err(BetRejected::BadAmount { amount });
+            }
+            if amount > 0 {
+                batch.transfers.push(Transfer {
+                    id: format!("hold:{agreement}:{user}"),
+                    from: Account::User(user),
+                    to: Account::Hold(table),
+                    amount,
+                    kind: stake_kind(coaching),
+                    game: None,
+                    side: None,
+                    at_ms,
+                });
+            }
+        }
+        self.apply(batch).await
+    }
+
+    /// Give back stakes held for a game that was never played (a player stood up).
+    pub async fn release_hold(
+        &self,
+        table: TableId,
+        agreement: &str,
+        entries: &[(UserId, u64)],
+    ) -> Result<(), BetRejected> {
+        let at_ms = unix_now_ms();
+        let transfers = entries
+            .iter()
+            .filter(|(_, amount)| *amount > 0)
+            .map(|&(user, amount)| Transfer {
+                id: format!("release:{agreement}:{user}"),
+                from: Account::Hold(table),
+                to: Account::User(user),
+                amount,
+                kind: TransferKind::Refund,
+                game: None,
+                side: None,
+                at_ms,
+            })
+            .collect();
+        self.apply(Batch {
+            transfers,
+            settlements: Vec::new(),
+        })
+        .await
+    }
+
+    /// At start: tables are empty after a restart, so every stake still held for a next game that
+    /// will now never be played goes back to whoever put it in.
+    pub async fn release_all_holds(&self) -> Result<usize, StoreError> {
+        self.store
+            .call(|store| {
+                let mut released = 0;
+                for entry in store.account_balances()? {
+                    let Account::Hold(table) = entry.account else {
+                        continue;
+                    };
+                    if entry.balance == 0 {
+                        continue;
+                    }
+                    let mut net: BTreeMap<UserId, i64> = BTreeMap::new();
+                    for t in store.account_transfers(entry.account, usize::MAX)? {
+                        if let (Account::User(user), true) = (t.from, t.to == entry.account) {
+                            *net.entry(user).or_insert(0) += t.amount as i64;
+                        }
+                        if let (Account::User(user), true) = (t.to, t.from == entry.account) {
+                            *net.entry(user).or_insert(0) -= t.amount as i64;
+                        }
+                    }
+                    let at_ms = unix_now_ms();
+                    let transfers = net
+                        .into_iter()
+                        .filter(|(_, amount)| *amount > 0)
+                        .map(|(user, amount)| Transfer {
+                            id: format!("release:restart:{table}:{user}:{at_ms}"),
+                            from: entry.account,
+                            to: Account::User(user),
+                            amount: amount as u64,
+                            kind: TransferKind::Refund,
+                            game: None,
+                            side: None,
+                            at_ms,
+                        })
+                        .collect();
+                    store.apply_batch(&Batch {
+                        transfers,
+                        settlements: Vec::new(),
+                    })?;
+                    released += 1;
+                }
+                Ok(released)
+            })
+            .await
+    }
+
+    async fn apply(&self, batch: Batch) -> Result<(), BetRejected> {
+        if batch.transfers.is_empty() {
+            return Ok(());
+        }
+        match self.store.call(move |store| store.apply_batch(&batch)).await {
+            Ok(_) => Ok(()),
+            Err(StoreError::InsufficientPoints { .. }) => Err(BetRejected::InsufficientPoints),
+            Err(err) => Err(BetRejected::Store(err.to_string())),
+        }
+    }
+
     /// Settle a finished game once: pay out (or refund) its pool and its stakes from its escrow in
     /// one batch with the settlement records. Applying it again, after a retry or a restart, finds
     /// the records and the transfer ids already in the book and changes nothing.
@@ -361,6 +535,14 @@ impl Ledger {
     }
 }
 
+fn stake_kind(coaching: bool) -> TransferKind {
+    if coaching {
+        TransferKind::CoachingStake
+    } else {
+        TransferKind::Stake
+    }
+}
+
 fn user_balance(store: &dyn Store, user: UserId) -> Result<u64, StoreError> {
     let balance = store.balance(Account::User(user))?;
     assert!(balance >= 0, "user {user} has a negative balance");
@@ -401,9 +583,9 @@ fn settle_in(
     batch
         .settlements
         .push(record(game, SettlementPart::Pool, tax_bp, &pool, at_ms));
-    if tally.stakes_total() > 0 {
+    if tally.has_stakes() {
         let stakes = tally.stakes(players);
-        let settlement = settle::settle_stakes(&stakes, settle::StakeMode::Normal, outcome, tax_bp)
+        let settlement = settle::settle_stakes(&stakes, tally.stake_mode(), outcome, tax_bp)
             .map_err(SettleFailure::Math)?;
         batch.transfers.extend(payout_transfers(
             game,
@@ -453,9 +635,12 @@ fn records_in(
     let mut order: Vec<(GameId, WagerKind)> = Vec::new();
     let mut staked: BTreeMap<(GameId, WagerKind), (Side, u64)> = BTreeMap::new();
     for t in &transfers {
-        let kind = match t.kind {
-            TransferKind::Bet => WagerKind::Bet,
-            TransferKind::Stake => WagerKind::Stake,
+        let kind = match (t.kind, t.to) {
+            (TransferKind::Bet, _) => WagerKind::Bet,
+            // Stakes count once they are in a game's escrow (a hold is moved there at the start).
+            (TransferKind::Stake | TransferKind::CoachingStake, Account::Escrow(_)) => {
+                WagerKind::Stake
+            }
             _ => continue,
         };
         let (Some(game), Some(side)) = (t.game, t.side) else {
@@ -523,7 +708,7 @@ pub struct AuditReport {
     pub ok: bool,
     /// Every point ever granted (the sum of grant transfers).
     pub granted: u64,
-    /// The sum over users, escrows and the house: must equal `granted`.
+    /// The sum over users, escrows, holds and the house: must equal `granted`.
     pub held: i64,
     /// Minus the mint's balance: must equal `granted` too.
     pub minted: i64,
@@ -536,7 +721,7 @@ pub struct AuditReport {
     pub negative_accounts: Vec<String>,
     /// Settled games whose escrow is not empty (must be none).
     pub settled_escrows_not_empty: Vec<u64>,
-    /// Live or unsettled games' escrows holding points (informational).
+    /// Live or unsettled games' escrows, and tables' holds, holding points (informational).
     pub open_escrows_count: usize,
 }
 
@@ -571,6 +756,12 @@ pub fn audit(store: &dyn Store) -> Result<AuditReport, StoreError> {
             Account::Mint => report.minted = -entry.balance,
             Account::House => report.house += entry.balance,
             Account::User(_) => report.users_total += entry.balance,
+            Account::Hold(_) => {
+                report.escrow_total += entry.balance;
+                if entry.balance != 0 {
+                    report.open_escrows_count += 1;
+                }
+            }
             Account::Escrow(game) => {
                 report.escrow_total += entry.balance;
                 if entry.balance != 0 {
