@@ -546,6 +546,9 @@ impl ClientMsg {
         "balance",
         "my_bets",
         "house",
+        "stake_offer",
+        "stake_answer",
+        "stake_raise",
     ];
 }
 

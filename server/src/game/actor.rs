@@ -662,7 +662,9 @@ impl GameActor {
         let coaching = student.is_some();
         if let Some(student) = student {
             assert!(
-                sided.iter().all(|&(user, _, amount)| user == student || amount == 0),
+                sided
+                    .iter()
+                    .all(|&(user, _, amount)| user == student || amount == 0),
                 "the hall lets a coach stake nothing"
             );
         }
@@ -672,7 +674,8 @@ impl GameActor {
             .await?;
         for (user, side, amount) in sided {
             // A zero stake is recorded too, so the game knows stakes were agreed.
-            self.tally.add_stake(user, side, amount, coaching && student == Some(user));
+            self.tally
+                .add_stake(user, side, amount, coaching && student == Some(user));
         }
         self.publish_pool();
         Ok(())
@@ -696,7 +699,13 @@ impl GameActor {
         let coaching = self.tally.student().is_some();
         self.ctx
             .ledger
-            .stake(self.id, &self.tally, vec![(user, side, amount)], coaching, None)
+            .stake(
+                self.id,
+                &self.tally,
+                vec![(user, side, amount)],
+                coaching,
+                None,
+            )
             .await?;
         self.tally.add_stake(user, side, amount, coaching);
         self.publish_pool();

@@ -759,7 +759,12 @@ impl Hall {
 
     /// Agree or disagree; when both agree, move the points: into the game in progress at the table
     /// (through its actor, so never after it ended), or into the table's hold for the next game.
-    async fn answer_stake(&mut self, id: TableId, user: UserId, agree: bool) -> Result<(), Refusal> {
+    async fn answer_stake(
+        &mut self,
+        id: TableId,
+        user: UserId,
+        agree: bool,
+    ) -> Result<(), Refusal> {
         let table = self.table_mut(id)?;
         let both = table.answer_stake(user, agree)?;
         if !both {

@@ -473,7 +473,11 @@ impl Ledger {
         if batch.transfers.is_empty() {
             return Ok(());
         }
-        match self.store.call(move |store| store.apply_batch(&batch)).await {
+        match self
+            .store
+            .call(move |store| store.apply_batch(&batch))
+            .await
+        {
             Ok(_) => Ok(()),
             Err(StoreError::InsufficientPoints { .. }) => Err(BetRejected::InsufficientPoints),
             Err(err) => Err(BetRejected::Store(err.to_string())),

@@ -558,7 +558,10 @@ impl Store for SqliteStore {
             ))
             .map_err(backend)?;
         let rows = stmt
-            .query_map(params![account.key(), limit.min(i64::MAX as usize) as i64], transfer_from_row)
+            .query_map(
+                params![account.key(), limit.min(i64::MAX as usize) as i64],
+                transfer_from_row,
+            )
             .map_err(backend)?;
         rows.collect::<Result<Vec<_>, _>>().map_err(backend)
     }
