@@ -381,7 +381,10 @@ impl GameActor {
             dead,
             accepted: [false, false],
         });
-        self.commit(event).await
+        self.commit(event).await?;
+        // Play has ended: betting is closed from here on; tell the pool's watchers.
+        self.publish_pool();
+        Ok(())
     }
 
     fn scoring_for(&self, user: UserId) -> Result<(Color, &Scoring), Refusal> {

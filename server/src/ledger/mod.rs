@@ -788,3 +788,210 @@ pub fn audit(store: &dyn Store) -> Result<AuditReport, StoreError> {
         && report.settled_escrows_not_empty.is_empty();
     Ok(report)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::sqlite::SqliteStore;
+    use crate::store::NewGame;
+    use std::sync::Arc;
+
+    const GRANT: u64 = 1_000;
+
+    fn outcome(winner: Option<Color>, reason: EndReason) -> GameOutcome {
+        GameOutcome {
+            winner,
+            reason,
+            sgf: String::new(),
+            chinese: String::new(),
+            black_count_half_points: None,
+            white_count_half_points: None,
+        }
+    }
+
+    #[test]
+    fn results_map_to_money_outcomes() {
+        let black = Some(Color::Black);
+        assert_eq!(
+            outcome_of(&outcome(black, EndReason::Resignation)),
+            Outcome::Win(Side::Black)
+        );
+        assert_eq!(
+            outcome_of(&outcome(black, EndReason::Time)),
+            Outcome::Win(Side::Black)
+        );
+        // A forfeit won by Black is White's escape.
+        assert_eq!(
+            outcome_of(&outcome(black, EndReason::Forfeit)),
+            Outcome::Escape(Side::White)
+        );
+        assert_eq!(outcome_of(&outcome(None, EndReason::Score)), Outcome::Draw);
+        assert_eq!(outcome_of(&outcome(None, EndReason::Void)), Outcome::Void);
+    }
+
+    /// A store with a finished game between users 1 and 2 and two watchers 3 and 4 who bet.
+    async fn fixture() -> (tempfile::TempDir, Arc<SqliteStore>, Ledger, GameId) {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Arc::new(SqliteStore::open(dir.path()).unwrap());
+        let ledger = Ledger::new(StoreHandle::new(store.clone()), GRANT, 500);
+        for name in ["black", "white", "carol", "dave"] {
+            let user = store.create_user(name, "h", 0).unwrap();
+            assert_eq!(ledger.open_account(user).await.unwrap(), GRANT);
+            // Opening again never grants twice.
+            assert_eq!(ledger.open_account(user).await.unwrap(), GRANT);
+        }
+        let game = store
+            .create_game(&NewGame {
+                black: UserId(1),
+                white: UserId(2),
+                table: None,
+                settings_json: "{}".into(),
+                nigiri_seed: None,
+                started_at_ms: 0,
+            })
+            .unwrap();
+        let mut tally = Tally::default();
+        for (user, side, amount) in [(3, Side::Black, 100), (4, Side::White, 300)] {
+            ledger
+                .place_bet(game, &tally, UserId(user), side, amount)
+                .await
+                .unwrap();
+            tally.add_bet(UserId(user), side, amount);
+        }
+        (dir, store, ledger, game)
+    }
+
+    #[tokio::test]
+    async fn a_game_is_settled_once_however_often_it_is_asked() {
+        let (_dir, store, ledger, game) = fixture().await;
+        let players = [UserId(1), UserId(2)];
+        let win = Outcome::Win(Side::Black);
+        assert_eq!(
+            ledger.settle_game(game, players, win).await,
+            Ok(Applied::Applied)
+        );
+        for _ in 0..3 {
+            assert_eq!(
+                ledger.settle_game(game, players, win).await,
+                Ok(Applied::AlreadyApplied)
+            );
+        }
+        // Carol's 100 takes Dave's 300, taxed: 100 + floor(300 · 0.95).
+        assert_eq!(ledger.balance(UserId(3)).await.unwrap(), GRANT - 100 + 385);
+        assert_eq!(ledger.balance(UserId(4)).await.unwrap(), GRANT - 300);
+        assert_eq!(ledger.house().await.unwrap(), 15);
+        let report = audit(store.as_ref()).unwrap();
+        assert!(report.ok, "{report:?}");
+        assert_eq!(report.granted, 4 * GRANT);
+    }
+
+    #[tokio::test]
+    async fn bets_are_checked_before_anything_moves() {
+        let (_dir, _store, ledger, game) = fixture().await;
+        let tally = ledger.tally(game).await.unwrap().0;
+        let carol = UserId(3);
+        let refused = [
+            (Side::Black, 0, BetRejected::BadAmount { amount: 0 }),
+            (
+                Side::Black,
+                POINTS_MAX + 1,
+                BetRejected::BadAmount {
+                    amount: POINTS_MAX + 1,
+                },
+            ),
+            (
+                Side::White,
+                1,
+                BetRejected::SideChange { side: Side::Black },
+            ),
+            (Side::Black, GRANT, BetRejected::InsufficientPoints),
+        ];
+        for (side, amount, expected) in refused {
+            assert_eq!(
+                ledger.place_bet(game, &tally, carol, side, amount).await,
+                Err(expected)
+            );
+        }
+        assert_eq!(ledger.balance(carol).await.unwrap(), GRANT - 100);
+        assert_eq!(ledger.tally(game).await.unwrap().0, tally);
+    }
+
+    #[tokio::test]
+    async fn the_audit_notices_a_book_that_does_not_balance() {
+        let (_dir, store, ledger, game) = fixture().await;
+        // Settled but the escrow is not empty: a forged extra bet after settlement.
+        ledger
+            .settle_game(game, [UserId(1), UserId(2)], Outcome::Draw)
+            .await
+            .unwrap();
+        assert!(audit(store.as_ref()).unwrap().ok);
+        store
+            .apply_batch(&Batch {
+                transfers: vec![Transfer {
+                    id: "forged".into(),
+                    from: Account::User(UserId(3)),
+                    to: Account::Escrow(game),
+                    amount: 1,
+                    kind: TransferKind::Bet,
+                    game: Some(game),
+                    side: Some(Side::Black),
+                    at_ms: 0,
+                }],
+                settlements: Vec::new(),
+            })
+            .unwrap();
+        let report = audit(store.as_ref()).unwrap();
+        assert!(!report.ok);
+        assert_eq!(report.settled_escrows_not_empty, vec![game.0]);
+        // Points minted without a grant: held and minted both exceed what grants account for.
+        store
+            .apply_batch(&Batch {
+                transfers: vec![Transfer {
+                    id: "from-nowhere".into(),
+                    from: Account::Mint,
+                    to: Account::User(UserId(4)),
+                    amount: 7,
+                    kind: TransferKind::Payout,
+                    game: None,
+                    side: None,
+                    at_ms: 0,
+                }],
+                settlements: Vec::new(),
+            })
+            .unwrap();
+        let report = audit(store.as_ref()).unwrap();
+        assert_eq!(report.held, report.granted as i64 + 7);
+        assert!(!report.ok);
+    }
+
+    #[tokio::test]
+    async fn an_escrow_that_does_not_match_its_records_is_not_paid_out() {
+        let (_dir, store, ledger, game) = fixture().await;
+        // Points that reached the escrow without being a bet or a stake.
+        store
+            .apply_batch(&Batch {
+                transfers: vec![Transfer {
+                    id: "stray".into(),
+                    from: Account::User(UserId(4)),
+                    to: Account::Escrow(game),
+                    amount: 5,
+                    kind: TransferKind::Tax,
+                    game: None,
+                    side: None,
+                    at_ms: 0,
+                }],
+                settlements: Vec::new(),
+            })
+            .unwrap();
+        assert_eq!(
+            ledger
+                .settle_game(game, [UserId(1), UserId(2)], Outcome::Draw)
+                .await,
+            Err(SettleFailure::EscrowMismatch {
+                expected: 400,
+                found: 405
+            })
+        );
+        assert_eq!(ledger.balance(UserId(3)).await.unwrap(), GRANT - 100);
+    }
+}
