@@ -2,8 +2,10 @@
 //! `synchronous=FULL`, so every commit is fsynced before it returns), then every game settled and
 //! the audit run: it must find the book balanced.
 //!
-//! Two figures: group commit (many bets in one all-or-nothing batch, one fsync each), and one bet per
-//! transaction (what a single game actor does per bet today, bounded by fsync latency).
+//! Three figures: bets grouped into big batches (one all-or-nothing batch, one fsync, per group); one
+//! bet per transaction (bounded by fsync latency); and the server's own path, `Ledger::place_bet`
+//! from many games at once (each game's bets one after another, as its actor sends them), which the
+//! ledger's group-commit writer gathers into shared commits.
 //!
 //! `cargo bench -p tengen-server --bench bets` prints both; under `cargo test --all-targets` (no
 //! `--bench` flag) it runs a small quick check instead.
@@ -13,6 +15,7 @@ use std::time::Instant;
 
 use tengen_protocol::{GameId, UserId};
 use tengen_server::ledger::book::{Account, Batch, Transfer, TransferKind};
+use tengen_server::ledger::pool::Tally;
 use tengen_server::ledger::settle::Outcome;
 use tengen_server::ledger::{audit, Ledger};
 use tengen_server::side::Side;
@@ -26,9 +29,13 @@ const GAMES: u64 = 100;
 /// Bets in one group commit: big enough to amortize the fsync, far under `BATCH_TRANSFERS_MAX`.
 const GROUP_COMMIT_BETS: usize = 1_000;
 
+/// Games betting at once through the ledger's writer, and bets each game places one after another.
+const CONCURRENT_GAMES: u64 = 500;
+
 struct Sizes {
     grouped_bets: usize,
     single_bets: usize,
+    bets_per_concurrent_game: u64,
 }
 
 fn bet(game: u64, n: usize, user: u64) -> Transfer {
@@ -61,16 +68,19 @@ fn main() {
         Sizes {
             grouped_bets: 200_000,
             single_bets: 500,
+            bets_per_concurrent_game: 40,
         }
     } else {
         Sizes {
             grouped_bets: 2_000,
             single_bets: 20,
+            bets_per_concurrent_game: 2,
         }
     };
     let dir = tempfile::tempdir().unwrap();
     let store = Arc::new(SqliteStore::open(dir.path()).unwrap());
     let runtime = tokio::runtime::Runtime::new().unwrap();
+    let _runtime_context = runtime.enter();
     let ledger = Ledger::new(StoreHandle::new(store.clone()), 1_000, 500);
     runtime.block_on(async {
         for user in 1..=USERS {
@@ -101,9 +111,44 @@ fn main() {
     }
     let single_secs = started.elapsed().as_secs_f64();
 
+    // The server's path: every game places its bets in turn through the ledger, all games at once.
+    let started = Instant::now();
+    let per_game = sizes.bets_per_concurrent_game;
+    let concurrent_bets = runtime.block_on(async {
+        let mut games = Vec::new();
+        for game in GAMES + 1..=GAMES + CONCURRENT_GAMES {
+            let ledger = ledger.clone();
+            games.push(tokio::spawn(async move {
+                let mut tally = Tally::default();
+                for n in 0..per_game {
+                    let user = UserId(1 + (game * per_game + n) % USERS);
+                    let side = if n % 2 == 0 { Side::Black } else { Side::White };
+                    if tally
+                        .bettor(user)
+                        .is_some_and(|(bet_side, _)| bet_side != side)
+                    {
+                        continue;
+                    }
+                    ledger
+                        .place_bet(GameId(game), &tally, user, side, 1)
+                        .await
+                        .unwrap();
+                    tally.add_bet(user, side, 1);
+                }
+                tally.bets_count()
+            }));
+        }
+        let mut placed = 0;
+        for game in games {
+            placed += game.await.unwrap();
+        }
+        placed
+    });
+    let concurrent_secs = started.elapsed().as_secs_f64();
+
     let started = Instant::now();
     runtime.block_on(async {
-        for game in 1..=GAMES {
+        for game in 1..=GAMES + CONCURRENT_GAMES {
             let players = [UserId(USERS + 1), UserId(USERS + 2)];
             ledger
                 .settle_game(GameId(game), players, Outcome::Win(Side::Black))
@@ -126,7 +171,13 @@ fn main() {
         sizes.single_bets as f64 / single_secs
     );
     println!(
-        "settled {GAMES} games in {settle_secs:.3} s; audit ok: {} points granted, house {}",
-        report.granted, report.house
+        "bets (Ledger::place_bet from {CONCURRENT_GAMES} games at once, group-commit writer): {concurrent_bets} bets in {concurrent_secs:.3} s = {:.0} bets/s",
+        concurrent_bets as f64 / concurrent_secs
+    );
+    println!(
+        "settled {} games in {settle_secs:.3} s; audit ok: {} points granted, house {}",
+        GAMES + CONCURRENT_GAMES,
+        report.granted,
+        report.house
     );
 }

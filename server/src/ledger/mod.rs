@@ -20,6 +20,7 @@ use tengen_protocol::{
     Color, EndReason, ErrorCode, GameEvent, GameId, GameOutcome, TableId, UserId, WagerKind,
     WagerRecord,
 };
+use tokio::sync::{mpsc, oneshot};
 
 use crate::side::Side;
 use crate::store::{LiveGameRow, Store, StoreError, StoreHandle};
@@ -183,25 +184,79 @@ impl From<StoreError> for SettleFailure {
     }
 }
 
+/// Batches waiting for the group-commit writer. Every caller awaits its own batch, so this bounds
+/// how many callers queue at once; a full queue makes the next caller wait for room.
+const WRITE_QUEUE_LEN: usize = 4_096;
+
+/// Batches committed together at most: one fsync for all of them. Large enough to take a burst of
+/// bets from many games at once, small enough that one commit stays a few milliseconds.
+const GROUP_COMMIT_BATCHES_MAX: usize = 512;
+
+type PendingWrite = (Batch, oneshot::Sender<Result<Applied, StoreError>>);
+
 /// The fortune-point service: cheap to clone, shared by sessions and game actors.
 #[derive(Debug, Clone)]
 pub struct Ledger {
     store: StoreHandle,
+    /// The group-commit writer's queue: bets, stakes and grants from every game share its commits.
+    writes: mpsc::Sender<PendingWrite>,
     grant_points: u64,
     tax_bp: u32,
 }
 
+/// Commit queued batches together: take one, then whatever else is already waiting (up to
+/// [`GROUP_COMMIT_BATCHES_MAX`]), apply them with one durable commit, and answer each caller with
+/// its own batch's result. Ends when every [`Ledger`] is gone.
+async fn write_batches(store: StoreHandle, mut queue: mpsc::Receiver<PendingWrite>) {
+    while let Some(first) = queue.recv().await {
+        let mut batches = vec![first.0];
+        let mut replies = vec![first.1];
+        while batches.len() < GROUP_COMMIT_BATCHES_MAX {
+            let Ok((batch, reply)) = queue.try_recv() else {
+                break;
+            };
+            batches.push(batch);
+            replies.push(reply);
+        }
+        match store.call(move |store| store.apply_batches(&batches)).await {
+            Ok(results) => {
+                for (reply, result) in replies.into_iter().zip(results) {
+                    // A caller that stopped waiting loses nothing: its batch is applied or not.
+                    let _ = reply.send(result);
+                }
+            }
+            Err(err) => {
+                for reply in replies {
+                    let _ = reply.send(Err(err.clone()));
+                }
+            }
+        }
+    }
+}
+
 impl Ledger {
+    /// The service, and its group-commit writer task (so this needs a tokio runtime).
     pub fn new(store: StoreHandle, grant_points: u64, tax_bp: u32) -> Ledger {
         assert!(
             tax_bp <= settle::BASIS_POINTS_FULL,
             "the tax rate is at most 100%"
         );
+        let (writes, queue) = mpsc::channel(WRITE_QUEUE_LEN);
+        tokio::spawn(write_batches(store.clone(), queue));
         Ledger {
             store,
+            writes,
             grant_points,
             tax_bp,
         }
+    }
+
+    /// Apply one batch through the group-commit writer: durable when this returns `Ok`.
+    pub async fn write(&self, batch: Batch) -> Result<Applied, StoreError> {
+        let (reply, answer) = oneshot::channel();
+        let gone = || StoreError::Backend("the ledger writer has stopped".into());
+        self.writes.send((batch, reply)).await.map_err(|_| gone())?;
+        answer.await.map_err(|_| gone())?
     }
 
     pub fn tax_bp(&self) -> u32 {
@@ -211,27 +266,23 @@ impl Ledger {
     /// Make sure `user` has had their starting grant (once, ever: the transfer id is derived from
     /// the user id) and return their balance.
     pub async fn open_account(&self, user: UserId) -> Result<u64, StoreError> {
-        let grant_points = self.grant_points;
-        self.store
-            .call(move |store| {
-                if grant_points > 0 {
-                    store.apply_batch(&Batch {
-                        transfers: vec![Transfer {
-                            id: format!("grant:{user}"),
-                            from: Account::Mint,
-                            to: Account::User(user),
-                            amount: grant_points,
-                            kind: TransferKind::Grant,
-                            game: None,
-                            side: None,
-                            at_ms: unix_now_ms(),
-                        }],
-                        settlements: Vec::new(),
-                    })?;
-                }
-                user_balance(store, user)
+        if self.grant_points > 0 {
+            self.write(Batch {
+                transfers: vec![Transfer {
+                    id: format!("grant:{user}"),
+                    from: Account::Mint,
+                    to: Account::User(user),
+                    amount: self.grant_points,
+                    kind: TransferKind::Grant,
+                    game: None,
+                    side: None,
+                    at_ms: unix_now_ms(),
+                }],
+                settlements: Vec::new(),
             })
-            .await
+            .await?;
+        }
+        self.balance(user).await
     }
 
     pub async fn balance(&self, user: UserId) -> Result<u64, StoreError> {
@@ -290,21 +341,14 @@ impl Ledger {
             side: Some(side),
             at_ms: unix_now_ms(),
         };
-        let result = self
-            .store
-            .call(move |store| {
-                store.apply_batch(&Batch {
-                    transfers: vec![transfer],
-                    settlements: Vec::new(),
-                })?;
-                user_balance(store, user)
-            })
-            .await;
-        match result {
-            Ok(balance) => Ok(balance),
-            Err(StoreError::InsufficientPoints { .. }) => Err(BetRejected::InsufficientPoints),
-            Err(err) => Err(BetRejected::Store(err.to_string())),
-        }
+        self.apply(Batch {
+            transfers: vec![transfer],
+            settlements: Vec::new(),
+        })
+        .await?;
+        self.balance(user)
+            .await
+            .map_err(|err| BetRejected::Store(err.to_string()))
     }
 
     /// Move players' stakes into a game's escrow: an agreement made during the game or a raise
@@ -473,11 +517,7 @@ impl Ledger {
         if batch.transfers.is_empty() {
             return Ok(());
         }
-        match self
-            .store
-            .call(move |store| store.apply_batch(&batch))
-            .await
-        {
+        match self.write(batch).await {
             Ok(_) => Ok(()),
             Err(StoreError::InsufficientPoints { .. }) => Err(BetRejected::InsufficientPoints),
             Err(err) => Err(BetRejected::Store(err.to_string())),
