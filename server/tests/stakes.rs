@@ -49,8 +49,14 @@ async fn agree_stakes(
     right.ok(offer(table, amounts.0, amounts.1, terms)).await;
     left.ok(answer(table, true)).await;
     right.ok(answer(table, true)).await;
-    left.wait_for(|f| f["type"] == "stake_updated" && f["stake"]["agreed"] == true)
-        .await
+    // The push for this agreement (earlier agreements' pushes may still be queued).
+    left.wait_for(|f| {
+        f["type"] == "stake_updated"
+            && f["stake"]["agreed"] == true
+            && f["stake"]["left"] == amounts.0
+            && f["stake"]["right"] == amounts.1
+    })
+    .await
 }
 
 async fn wait_settled(client: &mut Client, game: u64) {

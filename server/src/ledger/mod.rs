@@ -466,51 +466,62 @@ impl Ledger {
     }
 
     /// At start: tables are empty after a restart, so every stake still held for a next game that
-    /// will now never be played goes back to whoever put it in.
+    /// will now never be played goes back to whoever put it in. Each hold transfer
+    /// `hold:{agreement}:{user}` is undone by `release:{agreement}:{user}`, the same id a game start
+    /// or a player standing up uses, so a release that raced this one is never paid twice.
     pub async fn release_all_holds(&self) -> Result<usize, StoreError> {
-        self.store
+        let holds = self
+            .store
             .call(|store| {
-                let mut released = 0;
+                let mut holds = Vec::new();
                 for entry in store.account_balances()? {
-                    let Account::Hold(table) = entry.account else {
-                        continue;
-                    };
-                    if entry.balance == 0 {
-                        continue;
+                    if matches!(entry.account, Account::Hold(_)) && entry.balance != 0 {
+                        holds.push(store.account_transfers(entry.account, usize::MAX)?);
                     }
-                    let mut net: BTreeMap<UserId, i64> = BTreeMap::new();
-                    for t in store.account_transfers(entry.account, usize::MAX)? {
-                        if let (Account::User(user), true) = (t.from, t.to == entry.account) {
-                            *net.entry(user).or_insert(0) += t.amount as i64;
-                        }
-                        if let (Account::User(user), true) = (t.to, t.from == entry.account) {
-                            *net.entry(user).or_insert(0) -= t.amount as i64;
-                        }
-                    }
-                    let at_ms = unix_now_ms();
-                    let transfers = net
-                        .into_iter()
-                        .filter(|(_, amount)| *amount > 0)
-                        .map(|(user, amount)| Transfer {
-                            id: format!("release:restart:{table}:{user}:{at_ms}"),
-                            from: entry.account,
-                            to: Account::User(user),
-                            amount: amount as u64,
-                            kind: TransferKind::Refund,
-                            game: None,
-                            side: None,
-                            at_ms,
-                        })
-                        .collect();
-                    store.apply_batch(&Batch {
-                        transfers,
-                        settlements: Vec::new(),
-                    })?;
-                    released += 1;
                 }
-                Ok(released)
+                Ok(holds)
             })
-            .await
+            .await?;
+        let at_ms = unix_now_ms();
+        let mut released = 0;
+        for transfers in holds {
+            let ids: std::collections::BTreeSet<&str> =
+                transfers.iter().map(|t| t.id.as_str()).collect();
+            let releases: Vec<Transfer> = transfers
+                .iter()
+                .filter_map(|t| {
+                    let (Account::User(user), Account::Hold(_)) = (t.from, t.to) else {
+                        return None;
+                    };
+                    let id = format!("release:{}", t.id.strip_prefix("hold:")?);
+                    (!ids.contains(id.as_str())).then(|| Transfer {
+                        id,
+                        from: t.to,
+                        to: Account::User(user),
+                        amount: t.amount,
+                        kind: TransferKind::Refund,
+                        game: None,
+                        side: None,
+                        at_ms,
+                    })
+                })
+                .collect();
+            for release in releases {
+                // One batch per release: one that raced a release elsewhere fails alone.
+                let id = release.id.clone();
+                match self
+                    .write(Batch {
+                        transfers: vec![release],
+                        settlements: Vec::new(),
+                    })
+                    .await
+                {
+                    Ok(_) => released += 1,
+                    Err(err) => tracing::warn!(%id, %err, "a held stake was not released"),
+                }
+            }
+        }
+        Ok(released)
     }
 
     async fn apply(&self, batch: Batch) -> Result<(), BetRejected> {
