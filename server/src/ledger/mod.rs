@@ -494,7 +494,7 @@ impl Ledger {
                         return None;
                     };
                     let id = format!("release:{}", t.id.strip_prefix("hold:")?);
-                    (!ids.contains(id.as_str())).then(|| Transfer {
+                    (!ids.contains(id.as_str())).then_some(Transfer {
                         id,
                         from: t.to,
                         to: Account::User(user),
