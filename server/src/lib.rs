@@ -10,12 +10,15 @@
 //! - `hall`: the hall actor: rooms, tables, seats, settings agreement, nigiri, challenges, chat, and the
 //!   live lists pushed to subscribers.
 //! - `game`: one actor per live game over `tengen-rules`: moves, scoring phase, event log, watchers.
-//! - `store`: the durable `Store` trait and its SQLite backend.
+//! - `store`: the durable `Store` trait (games, accounts and the ledger's batch-shaped API) and its
+//!   SQLite backend.
 //! - `gtp`: a GTP version 2 referee over `tengen-rules`, for driving the engine from any Go tool.
 //! - `side`: the two seats at a table (Black, White), as the pure server modules name them.
 //! - `clock`: the pure game clock state machine for every time system; `now` is passed in.
-//! - `ledger`: fortune points: accounts and batches of transfers in the store, bets, idempotent
-//!   settlement of each finished game (`ledger::settle` is the pure math), records and the audit.
+//! - `ledger`: fortune points: accounts and batches of transfers in the store (with a group-commit
+//!   writer), watchers' bets and players' stakes, idempotent settlement of each finished game
+//!   (`ledger::settle` is the pure math), records and the audit. Bets and in-game stakes go through
+//!   the game actor's inbox; the stake dialog lives with the table in `hall::table`.
 
 pub mod auth;
 pub mod clock;
