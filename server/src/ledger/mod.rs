@@ -192,7 +192,41 @@ const WRITE_QUEUE_LEN: usize = 4_096;
 /// bets from many games at once, small enough that one commit stays a few milliseconds.
 const GROUP_COMMIT_BATCHES_MAX: usize = 512;
 
-type PendingWrite = (Batch, oneshot::Sender<Result<Applied, StoreError>>);
+/// What a write did, and the balance of its first transfer's payer just after the group's commit,
+/// read in the same store call so a bet's reply costs no second trip to the store.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Written {
+    pub applied: Applied,
+    pub payer_balance: i64,
+}
+
+type PendingWrite = (Batch, oneshot::Sender<Result<Written, StoreError>>);
+
+/// Apply a group of batches with one commit, then read each applied batch's payer balance.
+fn apply_group(
+    store: &dyn Store,
+    batches: &[Batch],
+) -> Result<Vec<Result<Written, StoreError>>, StoreError> {
+    let results = store.apply_batches(batches)?;
+    batches
+        .iter()
+        .zip(results)
+        .map(|(batch, result)| {
+            let applied = match result {
+                Ok(applied) => applied,
+                Err(err) => return Ok(Err(err)),
+            };
+            let payer_balance = match batch.transfers.first() {
+                Some(first) => store.balance(first.from)?,
+                None => 0,
+            };
+            Ok(Ok(Written {
+                applied,
+                payer_balance,
+            }))
+        })
+        .collect()
+}
 
 /// The fortune-point service: cheap to clone, shared by sessions and game actors.
 #[derive(Debug, Clone)]
@@ -218,7 +252,7 @@ async fn write_batches(store: StoreHandle, mut queue: mpsc::Receiver<PendingWrit
             batches.push(batch);
             replies.push(reply);
         }
-        match store.call(move |store| store.apply_batches(&batches)).await {
+        match store.call(move |store| apply_group(store, &batches)).await {
             Ok(results) => {
                 for (reply, result) in replies.into_iter().zip(results) {
                     // A caller that stopped waiting loses nothing: its batch is applied or not.
@@ -252,7 +286,7 @@ impl Ledger {
     }
 
     /// Apply one batch through the group-commit writer: durable when this returns `Ok`.
-    pub async fn write(&self, batch: Batch) -> Result<Applied, StoreError> {
+    pub async fn write(&self, batch: Batch) -> Result<Written, StoreError> {
         let (reply, answer) = oneshot::channel();
         let gone = || StoreError::Backend("the ledger writer has stopped".into());
         self.writes.send((batch, reply)).await.map_err(|_| gone())?;
@@ -341,14 +375,18 @@ impl Ledger {
             side: Some(side),
             at_ms: unix_now_ms(),
         };
-        self.apply(Batch {
-            transfers: vec![transfer],
-            settlements: Vec::new(),
-        })
-        .await?;
-        self.balance(user)
+        let written = self
+            .write(Batch {
+                transfers: vec![transfer],
+                settlements: Vec::new(),
+            })
             .await
-            .map_err(|err| BetRejected::Store(err.to_string()))
+            .map_err(rejected)?;
+        assert!(
+            written.payer_balance >= 0,
+            "a bettor's balance is never below 0"
+        );
+        Ok(written.payer_balance as u64)
     }
 
     /// Move players' stakes into a game's escrow: an agreement made during the game or a raise
@@ -528,11 +566,7 @@ impl Ledger {
         if batch.transfers.is_empty() {
             return Ok(());
         }
-        match self.write(batch).await {
-            Ok(_) => Ok(()),
-            Err(StoreError::InsufficientPoints { .. }) => Err(BetRejected::InsufficientPoints),
-            Err(err) => Err(BetRejected::Store(err.to_string())),
-        }
+        self.write(batch).await.map(|_| ()).map_err(rejected)
     }
 
     /// Settle a finished game once: pay out (or refund) its pool and its stakes from its escrow in
@@ -587,6 +621,14 @@ impl Ledger {
         self.store
             .call(move |store| records_in(store, user, limit, tax_bp))
             .await
+    }
+}
+
+/// A store refusal of a bet or stake, as the player hears it.
+fn rejected(err: StoreError) -> BetRejected {
+    match err {
+        StoreError::InsufficientPoints { .. } => BetRejected::InsufficientPoints,
+        err => BetRejected::Store(err.to_string()),
     }
 }
 
