@@ -427,6 +427,36 @@ pub struct PoolInfo {
     pub settled: bool,
 }
 
+/// How the players' stakes at a table are settled, fixed once agreed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum StakeTerms {
+    /// The winner takes both stakes, the gain taxed.
+    Normal,
+    /// Paid coaching (有偿指导): the coach stakes 0 and receives the student's stake whatever the
+    /// result, unless the coach escapes.
+    Coaching { coach: Seat },
+}
+
+/// The stake dialog of a table, as both players and the table's watchers see it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StakeInfo {
+    pub table: TableId,
+    /// The left seat's stake and the right seat's.
+    pub left: u64,
+    pub right: u64,
+    pub terms: StakeTerms,
+    /// Who has pressed OK on exactly these amounts.
+    pub ok_left: bool,
+    pub ok_right: bool,
+    /// Who has pressed Agree (after both OK'd).
+    pub agree_left: bool,
+    pub agree_right: bool,
+    /// Both agreed: the points are in escrow, for `game` (or the next game at the table if `null`).
+    pub agreed: bool,
+    pub game: Option<GameId>,
+}
+
 /// What one of your bets or stakes is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -634,6 +664,25 @@ pub enum ClientMsg {
     MyBets,
     /// What the house has collected in tax and breakage.
     House,
+    /// A seated player sets both stakes (each at most that player's balance) and presses OK; the other
+    /// player may change them and press OK too.
+    StakeOffer {
+        table: TableId,
+        left: u64,
+        right: u64,
+        terms: StakeTerms,
+    },
+    /// After both OK'd the same amounts: Agree (both agreeing moves the points into escrow) or
+    /// Disagree (back to editing).
+    StakeAnswer {
+        table: TableId,
+        agree: bool,
+    },
+    /// A player adds to their own stake in the game in progress (追加).
+    StakeRaise {
+        game: GameId,
+        amount: u64,
+    },
 }
 
 impl ClientMsg {
@@ -685,6 +734,9 @@ impl ClientMsg {
         "balance",
         "my_bets",
         "house",
+        "stake_offer",
+        "stake_answer",
+        "stake_raise",
     ];
 }
 
@@ -943,6 +995,13 @@ pub enum ServerMsg {
         balance: u64,
         tax_bp: u32,
     },
+    /// A table's stake dialog changed (`stake` is `null` once it lapsed or was withdrawn); pushed to
+    /// the players and the table's watchers.
+    StakeUpdated {
+        table: TableId,
+        stake: Option<StakeInfo>,
+        tax_bp: u32,
+    },
 }
 
 /// A study board as it stands at its cursor.
@@ -1061,6 +1120,10 @@ pub enum ErrorCode {
     NoSuchMove,
     /// The SGF could not be read or replayed.
     BadSgf,
+    /// The stakes were agreed: they can no longer be edited (only raised during the game).
+    StakeAgreed,
+    /// Agree or Disagree needs both players to have pressed OK on the same amounts first.
+    StakeNotReady,
     /// The server failed; nothing was changed.
     Internal,
 }
@@ -1117,6 +1180,8 @@ impl ErrorCode {
         ErrorCode::NoStudy,
         ErrorCode::NoSuchMove,
         ErrorCode::BadSgf,
+        ErrorCode::StakeAgreed,
+        ErrorCode::StakeNotReady,
         ErrorCode::Internal,
     ];
 }
@@ -1162,6 +1227,7 @@ impl ServerMsg {
         "balance",
         "my_bets",
         "house",
+        "stake_updated",
     ];
 
     /// An error reply.

@@ -11,15 +11,18 @@
 //!   live lists pushed to subscribers.
 //! - `game`: one actor per live game over `tengen-rules`: moves, scoring phase, event log, watchers.
 //! - `rating`: Glicko-2 updates after rated games, kyu/dan ranks, the suggested handicap.
-//! - `store`: the durable `Store` trait and its SQLite backend.
+//! - `store`: the durable `Store` trait (games, accounts and the ledger's batch-shaped API) and its
+//!   SQLite backend.
 //! - `study`: study boards and local play: one connection's private board with variations, SGF
 //!   loading and the area count, checked by the same engine.
 //! - `gtp`: a GTP version 2 referee over `tengen-rules`, for driving the engine from any Go tool.
 //! - `bot`: `tengen bot`, a bridge that plays a GTP engine (GNU Go) as an ordinary account.
 //! - `side`: the two seats at a table (Black, White), as the pure server modules name them.
 //! - `clock`: the pure game clock state machine for every time system; `now` is passed in.
-//! - `ledger`: fortune points: accounts and batches of transfers in the store, bets, idempotent
-//!   settlement of each finished game (`ledger::settle` is the pure math), records and the audit.
+//! - `ledger`: fortune points: accounts and batches of transfers in the store (with a group-commit
+//!   writer), watchers' bets and players' stakes, idempotent settlement of each finished game
+//!   (`ledger::settle` is the pure math), records and the audit. Bets and in-game stakes go through
+//!   the game actor's inbox; the stake dialog lives with the table in `hall::table`.
 
 pub mod auth;
 pub mod bot;
@@ -252,6 +255,8 @@ pub async fn run(
     // games finished but never settled (a crash right after the end) are settled next.
     game::restore_live_games(ctx, &games).await?;
     ledger.settle_unsettled().await?;
+    // Tables start empty, so stakes held for a next game that was never started go back.
+    ledger.release_all_holds().await?;
     tokio::spawn(purge_sessions(
         store.clone(),
         shutdown.clone(),

@@ -604,6 +604,46 @@ impl Session {
             }
             ClientMsg::Chat { channel, text } => self.chat(channel, text).await,
             ClientMsg::Bet { game, side, amount } => self.bet(id, game, side, amount).await,
+            ClientMsg::StakeOffer {
+                table,
+                left,
+                right,
+                terms,
+            } => {
+                let user = self.user()?;
+                hall.ask(|reply| HallCmd::StakeOffer {
+                    table,
+                    user,
+                    amounts: [left, right],
+                    terms,
+                    reply,
+                })
+                .await?;
+                Ok(Answer::Ack)
+            }
+            ClientMsg::StakeAnswer { table, agree } => {
+                let user = self.user()?;
+                hall.ask(|reply| HallCmd::StakeAnswer {
+                    table,
+                    user,
+                    agree,
+                    reply,
+                })
+                .await?;
+                Ok(Answer::Ack)
+            }
+            ClientMsg::StakeRaise { game, amount } => {
+                let user = self.user()?;
+                let handle = self.state.games.get(game)?;
+                handle
+                    .ask(|reply| GameCmd::StakeRaise {
+                        user,
+                        amount,
+                        reply,
+                    })
+                    .await?;
+                Ok(Answer::Ack)
+            }
             ClientMsg::Pool { game } => self.pool(id, game).await,
             ClientMsg::Balance => {
                 let user = self.user()?;

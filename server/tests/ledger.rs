@@ -263,6 +263,13 @@ async fn refunds_for_one_bettor_no_winning_bets_and_a_draw() {
     );
     alice.ok(json!({"type": "pass", "game": game})).await;
     bob.ok(json!({"type": "pass", "game": game})).await;
+    // Watchers hear that the pool closed when play ended.
+    let closing = carol
+        .wait_for(|f| {
+            f["type"] == "pool" && f["pool"]["game"] == game && f["pool"]["open"] == false
+        })
+        .await;
+    assert_eq!(closing["pool"]["total"], 40);
     let closed = bet(&mut dave, game, "white", 1).await;
     assert_eq!(closed["code"], "betting_closed", "{closed}");
     let pool = dave.ok(json!({"type": "pool", "game": game})).await;

@@ -477,6 +477,23 @@ impl GameActor {
                 let _ = reply.send(self.bet(user, side, amount).await);
                 Ok(Flow::Continue)
             }
+            GameCmd::Stakes {
+                entries,
+                student,
+                hold,
+                reply,
+            } => {
+                let _ = reply.send(self.stakes(entries, student, hold).await);
+                Ok(Flow::Continue)
+            }
+            GameCmd::StakeRaise {
+                user,
+                amount,
+                reply,
+            } => {
+                let _ = reply.send(self.raise_stake(user, amount).await);
+                Ok(Flow::Continue)
+            }
             GameCmd::Pool { reply } => {
                 let _ = reply.send(Ok(self.pool_info()));
                 Ok(Flow::Continue)
@@ -772,7 +789,10 @@ impl GameActor {
             accepted: [false, false],
         });
         self.enter_scoring(self.now_ms());
-        self.commit(event).await
+        self.commit(event).await?;
+        // Play has ended: betting is closed from here on; tell the pool's watchers.
+        self.publish_pool();
+        Ok(())
     }
 
     fn scoring_for(&self, user: UserId) -> Result<(Color, &Scoring), Refusal> {
@@ -1208,6 +1228,79 @@ impl GameActor {
         self.publish_pool();
         let total = self.tally.bettor(user).map_or(amount, |(_, total)| total);
         Ok(BetReceipt { total, balance })
+    }
+
+    /// Agreed stakes into escrow, any time before the game ends.
+    async fn stakes(
+        &mut self,
+        entries: Vec<(UserId, u64)>,
+        student: Option<UserId>,
+        hold: Option<(TableId, String)>,
+    ) -> Result<(), Refusal> {
+        if self.outcome.is_some() {
+            return Err(Refusal::new(ErrorCode::WrongPhase, "the game is over"));
+        }
+        if self.tally.has_stakes() {
+            return Err(Refusal::new(
+                ErrorCode::StakeAgreed,
+                "stakes were already agreed for this game",
+            ));
+        }
+        let mut sided = Vec::with_capacity(entries.len());
+        for (user, amount) in entries {
+            sided.push((user, side_of(self.color_of(user)?), amount));
+        }
+        let coaching = student.is_some();
+        if let Some(student) = student {
+            assert!(
+                sided
+                    .iter()
+                    .all(|&(user, _, amount)| user == student || amount == 0),
+                "the hall lets a coach stake nothing"
+            );
+        }
+        self.ctx
+            .ledger
+            .stake(self.id, &self.tally, sided.clone(), coaching, hold)
+            .await?;
+        for (user, side, amount) in sided {
+            // A zero stake is recorded too, so the game knows stakes were agreed.
+            self.tally
+                .add_stake(user, side, amount, coaching && student == Some(user));
+        }
+        self.publish_pool();
+        Ok(())
+    }
+
+    /// A player adds to their own stake before the game ends; in paid coaching only the student.
+    async fn raise_stake(&mut self, user: UserId, amount: u64) -> Result<(), Refusal> {
+        let side = side_of(self.color_of(user)?);
+        if self.outcome.is_some() {
+            return Err(Refusal::new(ErrorCode::WrongPhase, "the game is over"));
+        }
+        if !self.tally.has_stakes() {
+            return Err(Refusal::new(
+                ErrorCode::StakeNotReady,
+                "no stakes were agreed for this game",
+            ));
+        }
+        if amount == 0 || self.tally.student().is_some_and(|student| student != side) {
+            return Err(ledger::BetRejected::BadAmount { amount }.into());
+        }
+        let coaching = self.tally.student().is_some();
+        self.ctx
+            .ledger
+            .stake(
+                self.id,
+                &self.tally,
+                vec![(user, side, amount)],
+                coaching,
+                None,
+            )
+            .await?;
+        self.tally.add_stake(user, side, amount, coaching);
+        self.publish_pool();
+        Ok(())
     }
 
     /// Watchers' chat: never from, and never to, the players while the game is on.

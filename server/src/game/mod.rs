@@ -157,6 +157,23 @@ pub enum GameCmd {
         amount: u64,
         reply: Reply<BetReceipt>,
     },
+    /// Stakes agreed at the game's table move into its escrow (from the players, or from the
+    /// table's hold when agreed before the game): through the inbox, so never after the game ended.
+    Stakes {
+        /// (player, amount): the left seat's and the right seat's.
+        entries: Vec<(UserId, u64)>,
+        /// In paid coaching, the student.
+        student: Option<UserId>,
+        /// The table's hold and the agreement's key, when agreed before the game.
+        hold: Option<(TableId, String)>,
+        reply: Reply<()>,
+    },
+    /// A player adds to their own stake (追加).
+    StakeRaise {
+        user: UserId,
+        amount: u64,
+        reply: Reply<()>,
+    },
     /// The pool as it stands.
     Pool {
         reply: Reply<tengen_protocol::PoolInfo>,
@@ -184,7 +201,9 @@ impl GameCmd {
             | GameCmd::ResumePlay { reply, .. }
             | GameCmd::Undo { reply, .. }
             | GameCmd::AnswerUndo { reply, .. }
-            | GameCmd::Kibitz { reply, .. } => {
+            | GameCmd::Kibitz { reply, .. }
+            | GameCmd::Stakes { reply, .. }
+            | GameCmd::StakeRaise { reply, .. } => {
                 let _ = reply.send(Err(ended()));
             }
             GameCmd::Bet { reply, .. } => {

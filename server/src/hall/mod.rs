@@ -14,7 +14,7 @@ use std::time::Duration;
 use rand::Rng;
 use tengen_protocol::{
     ChallengeId, ChatChannel, ErrorCode, GameId, GameSettings, GameSummary, PlayerInfo, RoomId,
-    RoomInfo, Seat, ServerMsg, TableId, UserId,
+    RoomInfo, Seat, ServerMsg, StakeTerms, TableId, UserId,
 };
 use tokio::sync::{broadcast, mpsc, oneshot};
 
@@ -22,7 +22,7 @@ use crate::config::{
     Config, CHALLENGES_PER_USER_MAX, HALL_EVENT_QUEUE_LEN, HALL_INBOX_LEN, HALL_WAIT_MS,
     TABLES_PER_ROOM, WATCHER_COUNT_PUSH_MS,
 };
-use crate::game::{GameContext, Games, StartGame};
+use crate::game::{GameCmd, GameContext, Games, StartGame};
 use crate::ledger::Ledger;
 use crate::store::StoreHandle;
 use crate::{Frame, Refusal, Shutdown, TaskGuard};
@@ -56,6 +56,21 @@ type Reply<T> = oneshot::Sender<Result<T, Refusal>>;
 /// What a session may ask of the hall.
 #[derive(Debug)]
 pub enum HallCmd {
+    /// A seated player offers stakes (and presses OK).
+    StakeOffer {
+        table: TableId,
+        user: UserId,
+        amounts: [u64; 2],
+        terms: StakeTerms,
+        reply: Reply<()>,
+    },
+    /// A seated player agrees or disagrees to the offered stakes.
+    StakeAnswer {
+        table: TableId,
+        user: UserId,
+        agree: bool,
+        reply: Reply<()>,
+    },
     /// A session authenticated as `player`.
     Online {
         player: PlayerInfo,
@@ -240,6 +255,8 @@ struct Hall {
     /// Players waiting for an automatch, oldest first; bounded by `AUTOMATCH_QUEUE_MAX`, and a
     /// player leaves it on going offline.
     automatch: Vec<automatch::Seeker>,
+    /// Numbers stake agreements made by this process, for their transfer ids.
+    next_stake: u64,
     /// Live games as listed in the hall.
     live: BTreeMap<GameId, GameSummary>,
     /// Tables whose watcher count changed since the last push; at most one entry per table.
@@ -294,6 +311,7 @@ pub fn spawn(
         challenges: BTreeMap::new(),
         next_challenge: 1,
         automatch: Vec::new(),
+        next_stake: 1,
         live: BTreeMap::new(),
         recount: BTreeSet::new(),
         room_recount: BTreeSet::new(),
@@ -440,6 +458,25 @@ impl Hall {
                 } else {
                     refuse(ErrorCode::NotThere, "you are not in the automatch queue")
                 });
+            }
+            HallCmd::StakeOffer {
+                table,
+                user,
+                amounts,
+                terms,
+                reply,
+            } => {
+                let result = self.offer_stake(table, user, amounts, terms).await;
+                let _ = reply.send(result);
+            }
+            HallCmd::StakeAnswer {
+                table,
+                user,
+                agree,
+                reply,
+            } => {
+                let result = self.answer_stake(table, user, agree).await;
+                let _ = reply.send(result);
             }
             HallCmd::GameEnded { game, table } => self.game_ended(game, table),
             HallCmd::GameRestored { summary } => self.game_restored(summary),
@@ -692,10 +729,163 @@ impl Hall {
     }
 
     fn stand(&mut self, id: TableId, user: UserId) -> Result<(), Refusal> {
-        self.table_mut(id)?.stand(user)?;
+        let held = self.table_mut(id)?.stand(user)?;
         self.seated.remove(&user);
         self.table_changed(id);
+        self.stake_changed(id);
+        if let Some(agreement) = held {
+            // The game these stakes were for will not be played: give them back. The transfer ids
+            // come from the agreement, so this is safe to retry, and a restart releases any hold.
+            let ledger = self.ctx.ledger.clone();
+            tokio::spawn(async move {
+                if let Err(err) = ledger
+                    .release_hold(id, &agreement.key, &agreement.entries)
+                    .await
+                {
+                    tracing::error!(table = %id, %err, "could not release held stakes");
+                }
+            });
+        }
         Ok(())
+    }
+
+    /// Tell the table's watchers and players how its stake dialog stands.
+    fn stake_changed(&self, id: TableId) {
+        let Some(table) = self.tables.get(&id) else {
+            return;
+        };
+        let audience = Audience {
+            table: Some(id),
+            users: table.seated_users(),
+            ..Audience::default()
+        };
+        self.publish(
+            audience,
+            &ServerMsg::StakeUpdated {
+                table: id,
+                stake: table.stake_info(),
+                tax_bp: self.ctx.ledger.tax_bp(),
+            },
+        );
+    }
+
+    /// Offer stakes: each at most that player's balance (the escrow re-checks atomically on agree).
+    async fn offer_stake(
+        &mut self,
+        id: TableId,
+        user: UserId,
+        amounts: [u64; 2],
+        terms: StakeTerms,
+    ) -> Result<(), Refusal> {
+        let players = self.table(id)?.players()?;
+        for (player, amount) in players.into_iter().zip(amounts) {
+            let balance = self.ctx.ledger.balance(player).await.map_err(|err| {
+                tracing::error!(%err, "store failure");
+                Refusal::new(ErrorCode::Internal, "the balance could not be read")
+            })?;
+            if amount > balance {
+                return refuse(
+                    ErrorCode::InsufficientPoints,
+                    format!("user {player} has only {balance} points"),
+                );
+            }
+        }
+        self.table_mut(id)?.offer_stake(user, amounts, terms)?;
+        self.stake_changed(id);
+        Ok(())
+    }
+
+    /// Agree or disagree; when both agree, move the points: into the game in progress at the table
+    /// (through its actor, so never after it ended), or into the table's hold for the next game.
+    async fn answer_stake(
+        &mut self,
+        id: TableId,
+        user: UserId,
+        agree: bool,
+    ) -> Result<(), Refusal> {
+        let table = self.table_mut(id)?;
+        let both = table.answer_stake(user, agree)?;
+        if !both {
+            self.stake_changed(id);
+            return Ok(());
+        }
+        let players = table.players()?;
+        let dialog = table.stake.clone().expect("an answered dialog exists");
+        let game = table.game;
+        let entries = vec![
+            (players[0], dialog.amounts[0]),
+            (players[1], dialog.amounts[1]),
+        ];
+        let student = dialog.student_index().map(|index| players[index]);
+        let key = format!("{id}:{}:{}", crate::unix_now_ms(), self.next_stake);
+        self.next_stake += 1;
+        let moved = match game {
+            Some(game) => {
+                let handle = self.games.get(game)?;
+                handle
+                    .ask(|reply| GameCmd::Stakes {
+                        entries,
+                        student,
+                        hold: None,
+                        reply,
+                    })
+                    .await
+            }
+            None => self
+                .ctx
+                .ledger
+                .hold_stakes(id, &key, &entries, student.is_some())
+                .await
+                .map_err(Refusal::from),
+        };
+        let table = self.table_mut(id)?;
+        match moved {
+            Ok(()) => table.stake_agreed(key, game)?,
+            Err(refusal) => {
+                table.stake_failed();
+                self.stake_changed(id);
+                return Err(refusal);
+            }
+        }
+        self.stake_changed(id);
+        Ok(())
+    }
+
+    /// A game started at a table with stakes held for it: move them into the game's escrow.
+    async fn escrow_held_stakes(&mut self, id: TableId, game: GameId) {
+        let Some(table) = self.tables.get_mut(&id) else {
+            return;
+        };
+        let Some(dialog) = table.stake.as_mut() else {
+            return;
+        };
+        let student = dialog.student_index();
+        let Some(agreement) = dialog.agreed.as_mut() else {
+            // Offers not agreed before the game stay open, now for this game.
+            return;
+        };
+        agreement.game = Some(game);
+        let entries = agreement.entries.to_vec();
+        let student = student.map(|index| entries[index].0);
+        let hold = Some((id, agreement.key.clone()));
+        let moved = match self.games.get(game) {
+            Ok(handle) => {
+                handle
+                    .ask(|reply| GameCmd::Stakes {
+                        entries,
+                        student,
+                        hold,
+                        reply,
+                    })
+                    .await
+            }
+            Err(refusal) => Err(refusal),
+        };
+        if let Err(refusal) = moved {
+            // The hold stays; the next restart's release returns it.
+            tracing::error!(table = %id, %game, %refusal, "could not move held stakes into a game");
+        }
+        self.stake_changed(id);
     }
 
     fn propose(
@@ -721,6 +911,7 @@ impl Hall {
         table.game = Some(summary.game);
         table.proposal = None;
         self.table_changed(id);
+        self.escrow_held_stakes(id, summary.game).await;
         Ok(())
     }
 
@@ -906,7 +1097,15 @@ impl Hall {
         };
         if t.game == Some(game) {
             t.game = None;
+            // The stakes were for this game: they lapse with it (settled by the game itself).
+            if t.stake.as_ref().is_some_and(|d| d.agreed.is_some()) {
+                t.stake = None;
+                self.stake_changed(id);
+            }
         }
+        let Some(t) = self.tables.get_mut(&id) else {
+            return;
+        };
         // Seats were kept for players who dropped during the game; with the game over, free them.
         let gone: Vec<UserId> = t
             .seated_users()

@@ -1,10 +1,14 @@
-//! One table's seats and settings agreement, as pure state transitions the hall actor applies: who may
-//! sit, stand, propose and confirm, and what each does to the table. No I/O and no channels here.
+//! One table's seats, settings agreement and stake dialog (下棋者竞猜), as pure state transitions the
+//! hall actor applies: who may sit, stand, propose and confirm, offer, OK, agree or disagree stakes,
+//! and what each does to the table. No I/O and no channels here: moving the points is the hall's
+//! call to the ledger once [`Table::answer_stake`] says both agreed.
 
 use tengen_protocol::{
-    ClockSettings, ErrorCode, GameId, GameSettings, PlayerInfo, RoomId, Seat, TableId, TableInfo,
-    UserId,
+    ClockSettings, ErrorCode, GameId, GameSettings, PlayerInfo, RoomId, Seat, StakeInfo,
+    StakeTerms, TableId, TableInfo, UserId,
 };
+
+use crate::ledger::settle::POINTS_MAX;
 
 use crate::Refusal;
 
@@ -29,6 +33,50 @@ pub struct Table {
     pub game: Option<GameId>,
     /// Sessions that joined the table to watch it.
     pub watchers_count: u32,
+    /// The stake dialog, from the first offer until the stakes lapse with their game or a player
+    /// leaves.
+    pub stake: Option<StakeDialog>,
+}
+
+/// Two players' stakes being negotiated, or agreed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StakeDialog {
+    /// Left seat's stake, right seat's.
+    pub amounts: [u64; 2],
+    pub terms: StakeTerms,
+    /// Left, right: pressed OK on exactly these amounts.
+    pub ok: [bool; 2],
+    /// Left, right: pressed Agree.
+    pub agree: [bool; 2],
+    /// Set once both agreed and the points moved: the key of the agreement (for transfer ids), and
+    /// the game they are for (`None` until the next game at the table starts).
+    pub agreed: Option<Agreement>,
+}
+
+/// Stakes both players agreed; the points are in escrow (or the table's hold).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Agreement {
+    pub key: String,
+    pub game: Option<GameId>,
+    /// (player, amount), left seat first, as held.
+    pub entries: [(UserId, u64); 2],
+}
+
+fn seat_index(seat: Seat) -> usize {
+    match seat {
+        Seat::Left => 0,
+        Seat::Right => 1,
+    }
+}
+
+impl StakeDialog {
+    /// The paid-coaching student's seat index, if coaching.
+    pub fn student_index(&self) -> Option<usize> {
+        match self.terms {
+            StakeTerms::Normal => None,
+            StakeTerms::Coaching { coach } => Some(1 - seat_index(coach)),
+        }
+    }
 }
 
 fn refuse(code: ErrorCode, message: impl Into<String>) -> Refusal {
@@ -110,6 +158,161 @@ impl Table {
             proposal: None,
             game: None,
             watchers_count: 0,
+            stake: None,
+        }
+    }
+
+    /// The stake dialog as the players and watchers see it.
+    pub fn stake_info(&self) -> Option<StakeInfo> {
+        self.stake.as_ref().map(|dialog| StakeInfo {
+            table: self.id,
+            left: dialog.amounts[0],
+            right: dialog.amounts[1],
+            terms: dialog.terms,
+            ok_left: dialog.ok[0],
+            ok_right: dialog.ok[1],
+            agree_left: dialog.agree[0],
+            agree_right: dialog.agree[1],
+            agreed: dialog.agreed.is_some(),
+            game: dialog.agreed.as_ref().and_then(|agreement| agreement.game),
+        })
+    }
+
+    /// The seated player's seat index, or `not_seated`.
+    fn seated_index(&self, user: UserId) -> Result<usize, Refusal> {
+        self.seat_of(user)
+            .map(seat_index)
+            .ok_or_else(|| refuse(ErrorCode::NotSeated, "you do not sit at this table"))
+    }
+
+    /// The two seated players (left, right), or `table_not_full`.
+    pub fn players(&self) -> Result<[UserId; 2], Refusal> {
+        match (&self.left, &self.right) {
+            (Some(left), Some(right)) => Ok([left.user, right.user]),
+            _ => Err(refuse(
+                ErrorCode::TableNotFull,
+                "both seats must be taken first",
+            )),
+        }
+    }
+
+    /// A player sets both stakes and presses OK. Offering the amounts and terms already on the
+    /// table is the other player's OK; different ones start over with only this player's OK.
+    /// Balances are the hall's check (it asks the ledger) before this.
+    pub fn offer_stake(
+        &mut self,
+        user: UserId,
+        amounts: [u64; 2],
+        terms: StakeTerms,
+    ) -> Result<(), Refusal> {
+        let me = self.seated_index(user)?;
+        self.players()?;
+        if self.stake.as_ref().is_some_and(|d| d.agreed.is_some()) {
+            return Err(refuse(
+                ErrorCode::StakeAgreed,
+                "the stakes are agreed; only raising your own is possible now",
+            ));
+        }
+        for amount in amounts {
+            if amount > POINTS_MAX {
+                return Err(refuse(
+                    ErrorCode::BadAmount,
+                    format!("a stake is at most {POINTS_MAX} points"),
+                ));
+            }
+        }
+        if let StakeTerms::Coaching { coach } = terms {
+            if amounts[seat_index(coach)] != 0 {
+                return Err(refuse(
+                    ErrorCode::BadAmount,
+                    "in paid coaching the coach's stake is 0",
+                ));
+            }
+        }
+        let same = self
+            .stake
+            .as_ref()
+            .is_some_and(|d| d.amounts == amounts && d.terms == terms);
+        let dialog = self.stake.get_or_insert(StakeDialog {
+            amounts,
+            terms,
+            ok: [false, false],
+            agree: [false, false],
+            agreed: None,
+        });
+        if !same {
+            dialog.amounts = amounts;
+            dialog.terms = terms;
+            dialog.ok = [false, false];
+        }
+        dialog.ok[me] = true;
+        dialog.agree = [false, false];
+        Ok(())
+    }
+
+    /// Agree or Disagree, after both pressed OK. Returns true when this completes the agreement
+    /// (both agreed): the hall then moves the points and calls [`Table::stake_agreed`].
+    pub fn answer_stake(&mut self, user: UserId, agree: bool) -> Result<bool, Refusal> {
+        let me = self.seated_index(user)?;
+        let Some(dialog) = self.stake.as_mut() else {
+            return Err(refuse(ErrorCode::StakeNotReady, "no stakes were offered"));
+        };
+        if dialog.agreed.is_some() {
+            return Err(refuse(ErrorCode::StakeAgreed, "the stakes are agreed"));
+        }
+        if dialog.ok != [true, true] {
+            return Err(refuse(
+                ErrorCode::StakeNotReady,
+                "both players must press OK on the same amounts first",
+            ));
+        }
+        if !agree {
+            // Back to editing: both OK again before anyone agrees.
+            dialog.ok = [false, false];
+            dialog.agree = [false, false];
+            return Ok(false);
+        }
+        dialog.agree[me] = true;
+        Ok(dialog.agree == [true, true])
+    }
+
+    /// Record that the agreed stakes moved (into `game`'s escrow, or the hold when `None`).
+    pub fn stake_agreed(&mut self, key: String, game: Option<GameId>) -> Result<(), Refusal> {
+        let players = self.players()?;
+        let dialog = self.stake.as_mut().expect("agreed stakes have a dialog");
+        dialog.agreed = Some(Agreement {
+            key,
+            game,
+            entries: [
+                (players[0], dialog.amounts[0]),
+                (players[1], dialog.amounts[1]),
+            ],
+        });
+        Ok(())
+    }
+
+    /// Agreeing failed (a balance fell meanwhile): the agreement is undone, back to editing.
+    pub fn stake_failed(&mut self) {
+        if let Some(dialog) = self.stake.as_mut() {
+            dialog.ok = [false, false];
+            dialog.agree = [false, false];
+        }
+    }
+
+    /// The stakes held for a next game that will not be played here (a seat changed): the dialog
+    /// ends, and the caller refunds what it returns.
+    fn drop_stake(&mut self) -> Option<Agreement> {
+        match self.stake.take() {
+            Some(StakeDialog {
+                agreed: Some(agreement),
+                ..
+            }) if agreement.game.is_none() => Some(agreement),
+            Some(dialog) if dialog.agreed.is_some() => {
+                // Stakes in a game's escrow stay with that game; keep the dialog until it ends.
+                self.stake = Some(dialog);
+                None
+            }
+            _ => None,
         }
     }
 
@@ -170,8 +373,9 @@ impl Table {
         Ok(())
     }
 
-    /// Get `user` up from their seat (not during a game at this table).
-    pub fn stand(&mut self, user: UserId) -> Result<(), Refusal> {
+    /// Get `user` up from their seat (not during a game at this table). Stakes held for a next
+    /// game that will now not be played are returned for the caller to refund.
+    pub fn stand(&mut self, user: UserId) -> Result<Option<Agreement>, Refusal> {
         let seat = self
             .seat_of(user)
             .ok_or_else(|| refuse(ErrorCode::NotSeated, "you do not sit at this table"))?;
@@ -183,7 +387,7 @@ impl Table {
         }
         *self.seat_mut(seat) = None;
         self.proposal = None;
-        Ok(())
+        Ok(self.drop_stake())
     }
 
     fn ready_for_settings(&self) -> Result<(), Refusal> {

@@ -6,7 +6,7 @@
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
-use tengen_protocol::{GameId, UserId};
+use tengen_protocol::{GameId, TableId, UserId};
 
 use crate::side::Side;
 
@@ -26,6 +26,9 @@ pub enum Account {
     User(UserId),
     /// Holds a game's pool bets and players' stakes until the game is settled.
     Escrow(GameId),
+    /// Holds the stakes two players agreed at a table before their next game starts; moved into
+    /// that game's escrow when it does, refunded if it never does.
+    Hold(TableId),
 }
 
 impl Account {
@@ -36,6 +39,7 @@ impl Account {
             Account::House => "house".into(),
             Account::User(user) => format!("user:{user}"),
             Account::Escrow(game) => format!("escrow:{game}"),
+            Account::Hold(table) => format!("hold:{table}"),
         }
     }
 
@@ -50,6 +54,7 @@ impl Account {
                 match kind {
                     "user" => Some(Account::User(UserId(id))),
                     "escrow" => Some(Account::Escrow(GameId(id))),
+                    "hold" => Some(Account::Hold(TableId(u32::try_from(id).ok()?))),
                     _ => None,
                 }
             }
@@ -76,8 +81,10 @@ pub enum TransferKind {
     Grant,
     /// A watcher's pool bet (or an addition to it), user to escrow.
     Bet,
-    /// A player's stake, user to escrow.
+    /// A player's stake, user to escrow (or to a table's hold before the game starts).
     Stake,
+    /// A student's stake in paid coaching, user to escrow or hold: the coach is the other side.
+    CoachingStake,
     /// A settlement paying a user (winnings, or the coach's fee), escrow to user.
     Payout,
     /// A settlement returning a contribution, escrow to user.
@@ -92,6 +99,7 @@ impl TransferKind {
             TransferKind::Grant => "grant",
             TransferKind::Bet => "bet",
             TransferKind::Stake => "stake",
+            TransferKind::CoachingStake => "coaching_stake",
             TransferKind::Payout => "payout",
             TransferKind::Refund => "refund",
             TransferKind::Tax => "tax",
@@ -103,6 +111,7 @@ impl TransferKind {
             "grant" => TransferKind::Grant,
             "bet" => TransferKind::Bet,
             "stake" => TransferKind::Stake,
+            "coaching_stake" => TransferKind::CoachingStake,
             "payout" => TransferKind::Payout,
             "refund" => TransferKind::Refund,
             "tax" => TransferKind::Tax,
@@ -200,6 +209,7 @@ mod tests {
             Account::House,
             Account::User(UserId(7)),
             Account::Escrow(GameId(12)),
+            Account::Hold(TableId(3)),
         ] {
             assert_eq!(Account::from_key(&account.key()), Some(account));
         }

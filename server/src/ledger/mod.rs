@@ -17,8 +17,10 @@ use std::fmt;
 
 use serde::Serialize;
 use tengen_protocol::{
-    Color, EndReason, ErrorCode, GameEvent, GameId, GameOutcome, UserId, WagerKind, WagerRecord,
+    Color, EndReason, ErrorCode, GameEvent, GameId, GameOutcome, TableId, UserId, WagerKind,
+    WagerRecord,
 };
+use tokio::sync::{mpsc, oneshot};
 
 use crate::side::Side;
 use crate::store::{LiveGameRow, Store, StoreError, StoreHandle};
@@ -182,25 +184,113 @@ impl From<StoreError> for SettleFailure {
     }
 }
 
+/// Batches waiting for the group-commit writer. Every caller awaits its own batch, so this bounds
+/// how many callers queue at once; a full queue makes the next caller wait for room.
+const WRITE_QUEUE_LEN: usize = 4_096;
+
+/// Batches committed together at most: one fsync for all of them. Large enough to take a burst of
+/// bets from many games at once, small enough that one commit stays a few milliseconds.
+const GROUP_COMMIT_BATCHES_MAX: usize = 512;
+
+/// What a write did, and the balance of its first transfer's payer just after the group's commit,
+/// read in the same store call so a bet's reply costs no second trip to the store.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Written {
+    pub applied: Applied,
+    pub payer_balance: i64,
+}
+
+type PendingWrite = (Batch, oneshot::Sender<Result<Written, StoreError>>);
+
+/// Apply a group of batches with one commit, then read each applied batch's payer balance.
+fn apply_group(
+    store: &dyn Store,
+    batches: &[Batch],
+) -> Result<Vec<Result<Written, StoreError>>, StoreError> {
+    let results = store.apply_batches(batches)?;
+    batches
+        .iter()
+        .zip(results)
+        .map(|(batch, result)| {
+            let applied = match result {
+                Ok(applied) => applied,
+                Err(err) => return Ok(Err(err)),
+            };
+            let payer_balance = match batch.transfers.first() {
+                Some(first) => store.balance(first.from)?,
+                None => 0,
+            };
+            Ok(Ok(Written {
+                applied,
+                payer_balance,
+            }))
+        })
+        .collect()
+}
+
 /// The fortune-point service: cheap to clone, shared by sessions and game actors.
 #[derive(Debug, Clone)]
 pub struct Ledger {
     store: StoreHandle,
+    /// The group-commit writer's queue: bets, stakes and grants from every game share its commits.
+    writes: mpsc::Sender<PendingWrite>,
     grant_points: u64,
     tax_bp: u32,
 }
 
+/// Commit queued batches together: take one, then whatever else is already waiting (up to
+/// [`GROUP_COMMIT_BATCHES_MAX`]), apply them with one durable commit, and answer each caller with
+/// its own batch's result. Ends when every [`Ledger`] is gone.
+async fn write_batches(store: StoreHandle, mut queue: mpsc::Receiver<PendingWrite>) {
+    while let Some(first) = queue.recv().await {
+        let mut batches = vec![first.0];
+        let mut replies = vec![first.1];
+        while batches.len() < GROUP_COMMIT_BATCHES_MAX {
+            let Ok((batch, reply)) = queue.try_recv() else {
+                break;
+            };
+            batches.push(batch);
+            replies.push(reply);
+        }
+        match store.call(move |store| apply_group(store, &batches)).await {
+            Ok(results) => {
+                for (reply, result) in replies.into_iter().zip(results) {
+                    // A caller that stopped waiting loses nothing: its batch is applied or not.
+                    let _ = reply.send(result);
+                }
+            }
+            Err(err) => {
+                for reply in replies {
+                    let _ = reply.send(Err(err.clone()));
+                }
+            }
+        }
+    }
+}
+
 impl Ledger {
+    /// The service, and its group-commit writer task (so this needs a tokio runtime).
     pub fn new(store: StoreHandle, grant_points: u64, tax_bp: u32) -> Ledger {
         assert!(
             tax_bp <= settle::BASIS_POINTS_FULL,
             "the tax rate is at most 100%"
         );
+        let (writes, queue) = mpsc::channel(WRITE_QUEUE_LEN);
+        tokio::spawn(write_batches(store.clone(), queue));
         Ledger {
             store,
+            writes,
             grant_points,
             tax_bp,
         }
+    }
+
+    /// Apply one batch through the group-commit writer: durable when this returns `Ok`.
+    pub async fn write(&self, batch: Batch) -> Result<Written, StoreError> {
+        let (reply, answer) = oneshot::channel();
+        let gone = || StoreError::Backend("the ledger writer has stopped".into());
+        self.writes.send((batch, reply)).await.map_err(|_| gone())?;
+        answer.await.map_err(|_| gone())?
     }
 
     pub fn tax_bp(&self) -> u32 {
@@ -210,27 +300,23 @@ impl Ledger {
     /// Make sure `user` has had their starting grant (once, ever: the transfer id is derived from
     /// the user id) and return their balance.
     pub async fn open_account(&self, user: UserId) -> Result<u64, StoreError> {
-        let grant_points = self.grant_points;
-        self.store
-            .call(move |store| {
-                if grant_points > 0 {
-                    store.apply_batch(&Batch {
-                        transfers: vec![Transfer {
-                            id: format!("grant:{user}"),
-                            from: Account::Mint,
-                            to: Account::User(user),
-                            amount: grant_points,
-                            kind: TransferKind::Grant,
-                            game: None,
-                            side: None,
-                            at_ms: unix_now_ms(),
-                        }],
-                        settlements: Vec::new(),
-                    })?;
-                }
-                user_balance(store, user)
+        if self.grant_points > 0 {
+            self.write(Batch {
+                transfers: vec![Transfer {
+                    id: format!("grant:{user}"),
+                    from: Account::Mint,
+                    to: Account::User(user),
+                    amount: self.grant_points,
+                    kind: TransferKind::Grant,
+                    game: None,
+                    side: None,
+                    at_ms: unix_now_ms(),
+                }],
+                settlements: Vec::new(),
             })
-            .await
+            .await?;
+        }
+        self.balance(user).await
     }
 
     pub async fn balance(&self, user: UserId) -> Result<u64, StoreError> {
@@ -289,21 +375,198 @@ impl Ledger {
             side: Some(side),
             at_ms: unix_now_ms(),
         };
-        let result = self
-            .store
-            .call(move |store| {
-                store.apply_batch(&Batch {
-                    transfers: vec![transfer],
-                    settlements: Vec::new(),
-                })?;
-                user_balance(store, user)
+        let written = self
+            .write(Batch {
+                transfers: vec![transfer],
+                settlements: Vec::new(),
             })
-            .await;
-        match result {
-            Ok(balance) => Ok(balance),
-            Err(StoreError::InsufficientPoints { .. }) => Err(BetRejected::InsufficientPoints),
-            Err(err) => Err(BetRejected::Store(err.to_string())),
+            .await
+            .map_err(rejected)?;
+        assert!(
+            written.payer_balance >= 0,
+            "a bettor's balance is never below 0"
+        );
+        Ok(written.payer_balance as u64)
+    }
+
+    /// Move players' stakes into a game's escrow: an agreement made during the game or a raise
+    /// (from the players' accounts, numbered after the game's earlier stakes), or an agreement
+    /// made before it (`hold`: released from the table's hold and staked in one batch). `entries`
+    /// are (player, side, amount); `coaching` marks a paid-coaching student's stake.
+    pub async fn stake(
+        &self,
+        game: GameId,
+        tally: &Tally,
+        entries: Vec<(UserId, Side, u64)>,
+        coaching: bool,
+        hold: Option<(TableId, String)>,
+    ) -> Result<(), BetRejected> {
+        let at_ms = unix_now_ms();
+        let kind = stake_kind(coaching);
+        let mut batch = Batch::default();
+        let mut number = tally.stakes_count();
+        for (user, side, amount) in entries {
+            if amount > POINTS_MAX {
+                return Err(BetRejected::BadAmount { amount });
+            }
+            if amount == 0 {
+                continue;
+            }
+            number += 1;
+            let id = match &hold {
+                Some((table, agreement)) => {
+                    batch.transfers.push(Transfer {
+                        id: format!("release:{agreement}:{user}"),
+                        from: Account::Hold(*table),
+                        to: Account::User(user),
+                        amount,
+                        kind: TransferKind::Refund,
+                        game: Some(game),
+                        side: Some(side),
+                        at_ms,
+                    });
+                    format!("stake:{game}:hold:{user}")
+                }
+                None => format!("stake:{game}:{number}"),
+            };
+            batch.transfers.push(Transfer {
+                id,
+                from: Account::User(user),
+                to: Account::Escrow(game),
+                amount,
+                kind,
+                game: Some(game),
+                side: Some(side),
+                at_ms,
+            });
         }
+        self.apply(batch).await
+    }
+
+    /// Hold the stakes agreed at `table` before its next game starts: (player, amount) pairs, the
+    /// paid-coaching student's stake marked by `coaching`.
+    pub async fn hold_stakes(
+        &self,
+        table: TableId,
+        agreement: &str,
+        entries: &[(UserId, u64)],
+        coaching: bool,
+    ) -> Result<(), BetRejected> {
+        let at_ms = unix_now_ms();
+        let mut batch = Batch::default();
+        for &(user, amount) in entries {
+            if amount > POINTS_MAX {
+                return Err(BetRejected::BadAmount { amount });
+            }
+            if amount > 0 {
+                batch.transfers.push(Transfer {
+                    id: format!("hold:{agreement}:{user}"),
+                    from: Account::User(user),
+                    to: Account::Hold(table),
+                    amount,
+                    kind: stake_kind(coaching),
+                    game: None,
+                    side: None,
+                    at_ms,
+                });
+            }
+        }
+        self.apply(batch).await
+    }
+
+    /// Give back stakes held for a game that was never played (a player stood up).
+    pub async fn release_hold(
+        &self,
+        table: TableId,
+        agreement: &str,
+        entries: &[(UserId, u64)],
+    ) -> Result<(), BetRejected> {
+        let at_ms = unix_now_ms();
+        let transfers = entries
+            .iter()
+            .filter(|(_, amount)| *amount > 0)
+            .map(|&(user, amount)| Transfer {
+                id: format!("release:{agreement}:{user}"),
+                from: Account::Hold(table),
+                to: Account::User(user),
+                amount,
+                kind: TransferKind::Refund,
+                game: None,
+                side: None,
+                at_ms,
+            })
+            .collect();
+        self.apply(Batch {
+            transfers,
+            settlements: Vec::new(),
+        })
+        .await
+    }
+
+    /// At start: tables are empty after a restart, so every stake still held for a next game that
+    /// will now never be played goes back to whoever put it in. Each hold transfer
+    /// `hold:{agreement}:{user}` is undone by `release:{agreement}:{user}`, the same id a game start
+    /// or a player standing up uses, so a release that raced this one is never paid twice.
+    pub async fn release_all_holds(&self) -> Result<usize, StoreError> {
+        let holds = self
+            .store
+            .call(|store| {
+                let mut holds = Vec::new();
+                for entry in store.account_balances()? {
+                    if matches!(entry.account, Account::Hold(_)) && entry.balance != 0 {
+                        holds.push(store.account_transfers(entry.account, usize::MAX)?);
+                    }
+                }
+                Ok(holds)
+            })
+            .await?;
+        let at_ms = unix_now_ms();
+        let mut released = 0;
+        for transfers in holds {
+            let ids: std::collections::BTreeSet<&str> =
+                transfers.iter().map(|t| t.id.as_str()).collect();
+            let releases: Vec<Transfer> = transfers
+                .iter()
+                .filter_map(|t| {
+                    let (Account::User(user), Account::Hold(_)) = (t.from, t.to) else {
+                        return None;
+                    };
+                    let id = format!("release:{}", t.id.strip_prefix("hold:")?);
+                    (!ids.contains(id.as_str())).then_some(Transfer {
+                        id,
+                        from: t.to,
+                        to: Account::User(user),
+                        amount: t.amount,
+                        kind: TransferKind::Refund,
+                        game: None,
+                        side: None,
+                        at_ms,
+                    })
+                })
+                .collect();
+            for release in releases {
+                // One batch per release: one that raced a release elsewhere fails alone.
+                let id = release.id.clone();
+                match self
+                    .write(Batch {
+                        transfers: vec![release],
+                        settlements: Vec::new(),
+                    })
+                    .await
+                {
+                    Ok(_) => released += 1,
+                    Err(err) => tracing::warn!(%id, %err, "a held stake was not released"),
+                }
+            }
+        }
+        Ok(released)
+    }
+
+    async fn apply(&self, batch: Batch) -> Result<(), BetRejected> {
+        if batch.transfers.is_empty() {
+            return Ok(());
+        }
+        self.write(batch).await.map(|_| ()).map_err(rejected)
     }
 
     /// Settle a finished game once: pay out (or refund) its pool and its stakes from its escrow in
@@ -361,6 +624,22 @@ impl Ledger {
     }
 }
 
+/// A store refusal of a bet or stake, as the player hears it.
+fn rejected(err: StoreError) -> BetRejected {
+    match err {
+        StoreError::InsufficientPoints { .. } => BetRejected::InsufficientPoints,
+        err => BetRejected::Store(err.to_string()),
+    }
+}
+
+fn stake_kind(coaching: bool) -> TransferKind {
+    if coaching {
+        TransferKind::CoachingStake
+    } else {
+        TransferKind::Stake
+    }
+}
+
 fn user_balance(store: &dyn Store, user: UserId) -> Result<u64, StoreError> {
     let balance = store.balance(Account::User(user))?;
     assert!(balance >= 0, "user {user} has a negative balance");
@@ -401,9 +680,9 @@ fn settle_in(
     batch
         .settlements
         .push(record(game, SettlementPart::Pool, tax_bp, &pool, at_ms));
-    if tally.stakes_total() > 0 {
+    if tally.has_stakes() {
         let stakes = tally.stakes(players);
-        let settlement = settle::settle_stakes(&stakes, settle::StakeMode::Normal, outcome, tax_bp)
+        let settlement = settle::settle_stakes(&stakes, tally.stake_mode(), outcome, tax_bp)
             .map_err(SettleFailure::Math)?;
         batch.transfers.extend(payout_transfers(
             game,
@@ -453,9 +732,12 @@ fn records_in(
     let mut order: Vec<(GameId, WagerKind)> = Vec::new();
     let mut staked: BTreeMap<(GameId, WagerKind), (Side, u64)> = BTreeMap::new();
     for t in &transfers {
-        let kind = match t.kind {
-            TransferKind::Bet => WagerKind::Bet,
-            TransferKind::Stake => WagerKind::Stake,
+        let kind = match (t.kind, t.to) {
+            (TransferKind::Bet, _) => WagerKind::Bet,
+            // Stakes count once they are in a game's escrow (a hold is moved there at the start).
+            (TransferKind::Stake | TransferKind::CoachingStake, Account::Escrow(_)) => {
+                WagerKind::Stake
+            }
             _ => continue,
         };
         let (Some(game), Some(side)) = (t.game, t.side) else {
@@ -523,7 +805,7 @@ pub struct AuditReport {
     pub ok: bool,
     /// Every point ever granted (the sum of grant transfers).
     pub granted: u64,
-    /// The sum over users, escrows and the house: must equal `granted`.
+    /// The sum over users, escrows, holds and the house: must equal `granted`.
     pub held: i64,
     /// Minus the mint's balance: must equal `granted` too.
     pub minted: i64,
@@ -536,7 +818,7 @@ pub struct AuditReport {
     pub negative_accounts: Vec<String>,
     /// Settled games whose escrow is not empty (must be none).
     pub settled_escrows_not_empty: Vec<u64>,
-    /// Live or unsettled games' escrows holding points (informational).
+    /// Live or unsettled games' escrows, and tables' holds, holding points (informational).
     pub open_escrows_count: usize,
 }
 
@@ -571,6 +853,12 @@ pub fn audit(store: &dyn Store) -> Result<AuditReport, StoreError> {
             Account::Mint => report.minted = -entry.balance,
             Account::House => report.house += entry.balance,
             Account::User(_) => report.users_total += entry.balance,
+            Account::Hold(_) => {
+                report.escrow_total += entry.balance;
+                if entry.balance != 0 {
+                    report.open_escrows_count += 1;
+                }
+            }
             Account::Escrow(game) => {
                 report.escrow_total += entry.balance;
                 if entry.balance != 0 {
@@ -592,4 +880,211 @@ pub fn audit(store: &dyn Store) -> Result<AuditReport, StoreError> {
         && report.negative_accounts.is_empty()
         && report.settled_escrows_not_empty.is_empty();
     Ok(report)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::sqlite::SqliteStore;
+    use crate::store::NewGame;
+    use std::sync::Arc;
+
+    const GRANT: u64 = 1_000;
+
+    fn outcome(winner: Option<Color>, reason: EndReason) -> GameOutcome {
+        GameOutcome {
+            winner,
+            reason,
+            sgf: String::new(),
+            chinese: String::new(),
+            black_count_half_points: None,
+            white_count_half_points: None,
+        }
+    }
+
+    #[test]
+    fn results_map_to_money_outcomes() {
+        let black = Some(Color::Black);
+        assert_eq!(
+            outcome_of(&outcome(black, EndReason::Resignation)),
+            Outcome::Win(Side::Black)
+        );
+        assert_eq!(
+            outcome_of(&outcome(black, EndReason::Time)),
+            Outcome::Win(Side::Black)
+        );
+        // A forfeit won by Black is White's escape.
+        assert_eq!(
+            outcome_of(&outcome(black, EndReason::Forfeit)),
+            Outcome::Escape(Side::White)
+        );
+        assert_eq!(outcome_of(&outcome(None, EndReason::Score)), Outcome::Draw);
+        assert_eq!(outcome_of(&outcome(None, EndReason::Void)), Outcome::Void);
+    }
+
+    /// A store with a finished game between users 1 and 2 and two watchers 3 and 4 who bet.
+    async fn fixture() -> (tempfile::TempDir, Arc<SqliteStore>, Ledger, GameId) {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Arc::new(SqliteStore::open(dir.path()).unwrap());
+        let ledger = Ledger::new(StoreHandle::new(store.clone()), GRANT, 500);
+        for name in ["black", "white", "carol", "dave"] {
+            let user = store.create_user(name, "h", 0).unwrap();
+            assert_eq!(ledger.open_account(user).await.unwrap(), GRANT);
+            // Opening again never grants twice.
+            assert_eq!(ledger.open_account(user).await.unwrap(), GRANT);
+        }
+        let game = store
+            .create_game(&NewGame {
+                black: UserId(1),
+                white: UserId(2),
+                table: None,
+                settings_json: "{}".into(),
+                nigiri_seed: None,
+                started_at_ms: 0,
+            })
+            .unwrap();
+        let mut tally = Tally::default();
+        for (user, side, amount) in [(3, Side::Black, 100), (4, Side::White, 300)] {
+            ledger
+                .place_bet(game, &tally, UserId(user), side, amount)
+                .await
+                .unwrap();
+            tally.add_bet(UserId(user), side, amount);
+        }
+        (dir, store, ledger, game)
+    }
+
+    #[tokio::test]
+    async fn a_game_is_settled_once_however_often_it_is_asked() {
+        let (_dir, store, ledger, game) = fixture().await;
+        let players = [UserId(1), UserId(2)];
+        let win = Outcome::Win(Side::Black);
+        assert_eq!(
+            ledger.settle_game(game, players, win).await,
+            Ok(Applied::Applied)
+        );
+        for _ in 0..3 {
+            assert_eq!(
+                ledger.settle_game(game, players, win).await,
+                Ok(Applied::AlreadyApplied)
+            );
+        }
+        // Carol's 100 takes Dave's 300, taxed: 100 + floor(300 · 0.95).
+        assert_eq!(ledger.balance(UserId(3)).await.unwrap(), GRANT - 100 + 385);
+        assert_eq!(ledger.balance(UserId(4)).await.unwrap(), GRANT - 300);
+        assert_eq!(ledger.house().await.unwrap(), 15);
+        let report = audit(store.as_ref()).unwrap();
+        assert!(report.ok, "{report:?}");
+        assert_eq!(report.granted, 4 * GRANT);
+    }
+
+    #[tokio::test]
+    async fn bets_are_checked_before_anything_moves() {
+        let (_dir, _store, ledger, game) = fixture().await;
+        let tally = ledger.tally(game).await.unwrap().0;
+        let carol = UserId(3);
+        let refused = [
+            (Side::Black, 0, BetRejected::BadAmount { amount: 0 }),
+            (
+                Side::Black,
+                POINTS_MAX + 1,
+                BetRejected::BadAmount {
+                    amount: POINTS_MAX + 1,
+                },
+            ),
+            (
+                Side::White,
+                1,
+                BetRejected::SideChange { side: Side::Black },
+            ),
+            (Side::Black, GRANT, BetRejected::InsufficientPoints),
+        ];
+        for (side, amount, expected) in refused {
+            assert_eq!(
+                ledger.place_bet(game, &tally, carol, side, amount).await,
+                Err(expected)
+            );
+        }
+        assert_eq!(ledger.balance(carol).await.unwrap(), GRANT - 100);
+        assert_eq!(ledger.tally(game).await.unwrap().0, tally);
+    }
+
+    #[tokio::test]
+    async fn the_audit_notices_a_book_that_does_not_balance() {
+        let (_dir, store, ledger, game) = fixture().await;
+        // Settled but the escrow is not empty: a forged extra bet after settlement.
+        ledger
+            .settle_game(game, [UserId(1), UserId(2)], Outcome::Draw)
+            .await
+            .unwrap();
+        assert!(audit(store.as_ref()).unwrap().ok);
+        store
+            .apply_batch(&Batch {
+                transfers: vec![Transfer {
+                    id: "forged".into(),
+                    from: Account::User(UserId(3)),
+                    to: Account::Escrow(game),
+                    amount: 1,
+                    kind: TransferKind::Bet,
+                    game: Some(game),
+                    side: Some(Side::Black),
+                    at_ms: 0,
+                }],
+                settlements: Vec::new(),
+            })
+            .unwrap();
+        let report = audit(store.as_ref()).unwrap();
+        assert!(!report.ok);
+        assert_eq!(report.settled_escrows_not_empty, vec![game.0]);
+        // Points minted without a grant: held and minted both exceed what grants account for.
+        store
+            .apply_batch(&Batch {
+                transfers: vec![Transfer {
+                    id: "from-nowhere".into(),
+                    from: Account::Mint,
+                    to: Account::User(UserId(4)),
+                    amount: 7,
+                    kind: TransferKind::Payout,
+                    game: None,
+                    side: None,
+                    at_ms: 0,
+                }],
+                settlements: Vec::new(),
+            })
+            .unwrap();
+        let report = audit(store.as_ref()).unwrap();
+        assert_eq!(report.held, report.granted as i64 + 7);
+        assert!(!report.ok);
+    }
+
+    #[tokio::test]
+    async fn an_escrow_that_does_not_match_its_records_is_not_paid_out() {
+        let (_dir, store, ledger, game) = fixture().await;
+        // Points that reached the escrow without being a bet or a stake.
+        store
+            .apply_batch(&Batch {
+                transfers: vec![Transfer {
+                    id: "stray".into(),
+                    from: Account::User(UserId(4)),
+                    to: Account::Escrow(game),
+                    amount: 5,
+                    kind: TransferKind::Tax,
+                    game: None,
+                    side: None,
+                    at_ms: 0,
+                }],
+                settlements: Vec::new(),
+            })
+            .unwrap();
+        assert_eq!(
+            ledger
+                .settle_game(game, [UserId(1), UserId(2)], Outcome::Draw)
+                .await,
+            Err(SettleFailure::EscrowMismatch {
+                expected: 400,
+                found: 405
+            })
+        );
+        assert_eq!(ledger.balance(UserId(3)).await.unwrap(), GRANT - 100);
+    }
 }

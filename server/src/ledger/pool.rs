@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use tengen_protocol::{GameId, PoolInfo, UserId};
 
 use super::book::{Account, Transfer, TransferKind};
-use super::settle::{Bet, Stake, Stakes};
+use super::settle::{Bet, Stake, StakeMode, Stakes};
 use crate::side::Side;
 
 /// A game's bets and stakes.
@@ -20,6 +20,10 @@ pub struct Tally {
     side_totals: [u64; 2],
     /// Per side: the player who staked and their total stake.
     stakes: [Option<(UserId, u64)>; 2],
+    /// In paid coaching, the student's side (the coach is the other).
+    student: Option<Side>,
+    /// Stake transfers applied so far: the next one's number is this plus one.
+    stakes_count: usize,
 }
 
 impl Tally {
@@ -30,9 +34,13 @@ impl Tally {
             let (Account::User(user), Some(side)) = (t.from, t.side) else {
                 continue;
             };
+            if !matches!(t.to, Account::Escrow(_)) {
+                continue;
+            }
             match t.kind {
                 TransferKind::Bet => tally.add_bet(user, side, t.amount),
-                TransferKind::Stake => tally.add_stake(user, side, t.amount),
+                TransferKind::Stake => tally.add_stake(user, side, t.amount, false),
+                TransferKind::CoachingStake => tally.add_stake(user, side, t.amount, true),
                 _ => {}
             }
         }
@@ -52,11 +60,40 @@ impl Tally {
         });
     }
 
-    /// Record a stake that is in the book.
-    pub fn add_stake(&mut self, user: UserId, side: Side, amount: u64) {
+    /// Record a stake that is in the book; `coaching` when it is a student's paid-coaching stake.
+    pub fn add_stake(&mut self, user: UserId, side: Side, amount: u64, coaching: bool) {
         let entry = self.stakes[side.index()].get_or_insert((user, 0));
         assert_eq!(entry.0, user, "only the player of a side stakes on it");
         entry.1 += amount;
+        // Only transfers count: a zero stake has none, and numbering must match the book's.
+        if amount > 0 {
+            self.stakes_count += 1;
+        }
+        if coaching {
+            self.student = Some(side);
+        }
+    }
+
+    pub fn stakes_count(&self) -> usize {
+        self.stakes_count
+    }
+
+    /// Whether stakes were agreed for this game (a raise needs them).
+    pub fn has_stakes(&self) -> bool {
+        self.stakes.iter().any(Option::is_some)
+    }
+
+    /// The student's side in paid coaching.
+    pub fn student(&self) -> Option<Side> {
+        self.student
+    }
+
+    /// How the stakes settle: paid coaching when the student staked as such.
+    pub fn stake_mode(&self) -> StakeMode {
+        match self.student {
+            Some(student) => StakeMode::Coaching(student.other()),
+            None => StakeMode::Normal,
+        }
     }
 
     /// A bettor's side and total, if they bet.
@@ -139,15 +176,17 @@ mod tests {
             transfer(TransferKind::Bet, 4, Side::White, 5),
             transfer(TransferKind::Bet, 3, Side::Black, 7),
             transfer(TransferKind::Stake, 1, Side::Black, 100),
+            transfer(TransferKind::CoachingStake, 2, Side::White, 30),
         ]);
         assert_eq!(tally.bettor(UserId(3)), Some((Side::Black, 17)));
         assert_eq!(tally.bets_count(), 3);
         assert_eq!(tally.total(), 22);
-        assert_eq!(tally.stakes_total(), 100);
+        assert_eq!(tally.stakes_total(), 130);
+        assert_eq!(tally.stake_mode(), StakeMode::Coaching(Side::Black));
         let info = tally.info(GameId(1), true, 500, false);
         assert_eq!((info.black, info.white, info.bettors_count), (17, 5, 2));
-        assert_eq!((info.stake_black, info.stake_white), (100, 0));
-        let stakes = tally.stakes([UserId(1), UserId(2)]);
+        assert_eq!((info.stake_black, info.stake_white), (100, 30));
+        let stakes = Tally::default().stakes([UserId(1), UserId(2)]);
         assert_eq!((stakes.white.user, stakes.white.amount), (2, 0));
     }
 }

@@ -147,6 +147,13 @@ pub trait Store: Send + Sync + 'static {
     /// Transfers whose id is already in the book and records already present are skipped, so a retry
     /// is harmless; a transfer that would take any account but the mint below 0 refuses the batch.
     fn apply_batch(&self, batch: &Batch) -> Result<Applied, StoreError>;
+    /// Group commit: apply several independent batches with one durable commit. Each batch is still
+    /// all-or-nothing on its own (one refused batch leaves the others applied); the outer error means
+    /// the commit itself failed and none was applied.
+    fn apply_batches(
+        &self,
+        batches: &[Batch],
+    ) -> Result<Vec<Result<Applied, StoreError>>, StoreError>;
     /// An account's balance (0 for an account never used).
     fn balance(&self, account: Account) -> Result<i64, StoreError>;
     /// Every transfer of a game (bets, stakes, settlement), oldest first.
@@ -462,6 +469,44 @@ fn ledger_conformance(store: &dyn Store, alice: UserId, bob: UserId, finished: G
     assert!(store.unsettled_finished_games().unwrap().is_empty());
     assert_eq!(store.balance(escrow), Ok(0));
     assert_eq!(store.balance(Account::User(alice)), Ok(100));
+
+    // Group commit: each batch on its own, one refused without undoing its neighbours.
+    let mut small = transfer(
+        "gc:1",
+        Account::User(bob),
+        Account::House,
+        1,
+        TransferKind::Tax,
+    );
+    small.game = None;
+    let too_big = transfer(
+        "gc:2",
+        Account::User(bob),
+        Account::House,
+        1_000,
+        TransferKind::Tax,
+    );
+    let mut again = small.clone();
+    again.id = "gc:3".into();
+    let results = store
+        .apply_batches(&[
+            batch(vec![small.clone()]),
+            batch(vec![too_big]),
+            batch(vec![again, small]),
+        ])
+        .unwrap();
+    assert_eq!(
+        results,
+        vec![
+            Ok(Applied::Applied),
+            Err(StoreError::InsufficientPoints {
+                account: Account::User(bob)
+            }),
+            Ok(Applied::Applied),
+        ]
+    );
+    assert_eq!(store.balance(Account::User(bob)), Ok(98));
+    assert_eq!(store.balance(Account::House), Ok(2));
 
     // History newest first; balances for the audit.
     let history = store.account_transfers(Account::User(alice), 10).unwrap();

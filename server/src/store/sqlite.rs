@@ -337,8 +337,40 @@ fn check_batch(batch: &Batch) -> Result<(), StoreError> {
     Ok(())
 }
 
+/// Apply a batch's transfers and records inside an open transaction (or savepoint); the caller
+/// commits on success and rolls back on error.
+fn apply_in(tx: &Connection, batch: &Batch) -> Result<Applied, StoreError> {
+    let mut changed = false;
+    for transfer in &batch.transfers {
+        changed |= apply_transfer(tx, transfer)?;
+    }
+    for record in &batch.settlements {
+        let inserted = tx
+            .prepare_cached(
+                "INSERT OR IGNORE INTO ledger_settlements (game_id, part, tax_bp, summary, at_ms)
+                 VALUES (?1, ?2, ?3, ?4, ?5)",
+            )
+            .and_then(|mut stmt| {
+                stmt.execute(params![
+                    record.game.0 as i64,
+                    record.part.as_str(),
+                    record.tax_bp,
+                    record.summary_json,
+                    record.at_ms as i64
+                ])
+            })
+            .map_err(backend)?;
+        changed |= inserted > 0;
+    }
+    Ok(if changed {
+        Applied::Applied
+    } else {
+        Applied::AlreadyApplied
+    })
+}
+
 /// Apply one transfer inside the batch's transaction; false when its id was already in the book.
-fn apply_transfer(tx: &rusqlite::Transaction<'_>, t: &Transfer) -> Result<bool, StoreError> {
+fn apply_transfer(tx: &Connection, t: &Transfer) -> Result<bool, StoreError> {
     let inserted = tx
         .prepare_cached(
             "INSERT OR IGNORE INTO ledger_transfers
@@ -692,35 +724,36 @@ impl Store for SqliteStore {
         let tx = conn
             .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
             .map_err(backend)?;
-        let mut changed = false;
-        for transfer in &batch.transfers {
-            // An error drops `tx`, which rolls the whole batch back.
-            changed |= apply_transfer(&tx, transfer)?;
+        // An error drops `tx`, which rolls the whole batch back.
+        let applied = apply_in(&tx, batch)?;
+        tx.commit().map_err(backend)?;
+        Ok(applied)
+    }
+
+    fn apply_batches(
+        &self,
+        batches: &[Batch],
+    ) -> Result<Vec<Result<Applied, StoreError>>, StoreError> {
+        for batch in batches {
+            check_batch(batch)?;
         }
-        for record in &batch.settlements {
-            let inserted = tx
-                .prepare_cached(
-                    "INSERT OR IGNORE INTO ledger_settlements (game_id, part, tax_bp, summary, at_ms)
-                     VALUES (?1, ?2, ?3, ?4, ?5)",
-                )
-                .and_then(|mut stmt| {
-                    stmt.execute(params![
-                        record.game.0 as i64,
-                        record.part.as_str(),
-                        record.tax_bp,
-                        record.summary_json,
-                        record.at_ms as i64
-                    ])
-                })
-                .map_err(backend)?;
-            changed |= inserted > 0;
+        let mut conn = self.conn();
+        let mut tx = conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+            .map_err(backend)?;
+        let mut results = Vec::with_capacity(batches.len());
+        for batch in batches {
+            // A savepoint per batch: a refused batch rolls back alone, the rest commit together.
+            let savepoint = tx.savepoint().map_err(backend)?;
+            let result = apply_in(&savepoint, batch);
+            if result.is_ok() {
+                savepoint.commit().map_err(backend)?;
+            }
+            // Dropping an uncommitted savepoint rolls it back.
+            results.push(result);
         }
         tx.commit().map_err(backend)?;
-        Ok(if changed {
-            Applied::Applied
-        } else {
-            Applied::AlreadyApplied
-        })
+        Ok(results)
     }
 
     fn balance(&self, account: Account) -> Result<i64, StoreError> {
@@ -762,7 +795,10 @@ impl Store for SqliteStore {
             ))
             .map_err(backend)?;
         let rows = stmt
-            .query_map(params![account.key(), limit as i64], transfer_from_row)
+            .query_map(
+                params![account.key(), limit.min(i64::MAX as usize) as i64],
+                transfer_from_row,
+            )
             .map_err(backend)?;
         rows.collect::<Result<Vec<_>, _>>().map_err(backend)
     }

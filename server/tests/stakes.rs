@@ -1,0 +1,293 @@
+//! Player stakes (下棋者竞猜) over real WebSockets: the dialog (offer and OK, the other's OK, Agree or
+//! Disagree), escrow during a game or held for the next one, raising, the winner taking both stakes
+//! taxed, refunds for a draw and for a game never played (a player stands up, or the server
+//! restarts), and paid coaching. Each test ends with the admin audit finding the book balanced.
+
+mod common;
+
+use common::{settings_9x9, start_table_game, test_config, Client, TestServer};
+use serde_json::{json, Value};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+const GRANT: u64 = 1_000;
+const ADMIN_TOKEN: &str = "test-admin-token";
+
+async fn start_server(dir: &std::path::Path) -> TestServer {
+    let mut config = test_config(dir);
+    config.admin_token = Some(ADMIN_TOKEN.into());
+    TestServer::start_with(config).await
+}
+
+async fn balance(client: &mut Client) -> u64 {
+    client.ok(json!({"type": "balance"})).await["balance"]
+        .as_u64()
+        .unwrap()
+}
+
+fn offer(table: u64, left: u64, right: u64, terms: Value) -> Value {
+    json!({"type": "stake_offer", "table": table, "left": left, "right": right, "terms": terms})
+}
+
+fn answer(table: u64, agree: bool) -> Value {
+    json!({"type": "stake_answer", "table": table, "agree": agree})
+}
+
+fn normal() -> Value {
+    json!({"kind": "normal"})
+}
+
+/// Both players OK `left`/`right` and agree; returns the last `stake_updated` the offerer saw.
+async fn agree_stakes(
+    left: &mut Client,
+    right: &mut Client,
+    table: u64,
+    amounts: (u64, u64),
+    terms: Value,
+) -> Value {
+    left.ok(offer(table, amounts.0, amounts.1, terms.clone()))
+        .await;
+    right.ok(offer(table, amounts.0, amounts.1, terms)).await;
+    left.ok(answer(table, true)).await;
+    right.ok(answer(table, true)).await;
+    // The push for this agreement (earlier agreements' pushes may still be queued).
+    left.wait_for(|f| {
+        f["type"] == "stake_updated"
+            && f["stake"]["agreed"] == true
+            && f["stake"]["left"] == amounts.0
+            && f["stake"]["right"] == amounts.1
+    })
+    .await
+}
+
+async fn wait_settled(client: &mut Client, game: u64) {
+    client
+        .wait_for(|f| {
+            f["type"] == "pool" && f["pool"]["game"] == game && f["pool"]["settled"] == true
+        })
+        .await;
+}
+
+async fn assert_audit_clean(server: &TestServer) -> Value {
+    let mut stream = tokio::net::TcpStream::connect(server.addr).await.unwrap();
+    let request = format!(
+        "GET /api/admin/audit HTTP/1.1\r\nHost: {}\r\nAuthorization: Bearer {ADMIN_TOKEN}\r\nConnection: close\r\n\r\n",
+        server.addr
+    );
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut response = String::new();
+    stream.read_to_string(&mut response).await.unwrap();
+    assert!(response.starts_with("HTTP/1.1 200"), "{response}");
+    let body = response.split("\r\n\r\n").nth(1).unwrap();
+    let report: Value = serde_json::from_str(body).unwrap();
+    assert_eq!(report["ok"], true, "{report}");
+    report
+}
+
+/// Poll a balance that changes in the background (a refund after someone stood up).
+async fn wait_balance(client: &mut Client, expected: u64) {
+    for _ in 0..100 {
+        if balance(client).await == expected {
+            return;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    assert_eq!(balance(client).await, expected);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stakes_agreed_in_a_game_go_to_the_winner_taxed_and_can_be_raised() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = start_server(dir.path()).await;
+    let mut alice = server.player("alice").await;
+    let mut bob = server.player("bob").await;
+    let game = start_table_game(&mut alice, &mut bob, 1).await;
+    let mut carol = server.player("carol").await;
+    carol.ok(json!({"type": "join_table", "table": 1})).await;
+
+    // The dialog: over a balance, a watcher, agreeing before both OK'd.
+    alice
+        .err(offer(1, 200, 1_001, normal()), "insufficient_points")
+        .await;
+    carol.err(offer(1, 1, 1, normal()), "not_seated").await;
+    alice.ok(offer(1, 200, 100, normal())).await;
+    let seen = carol
+        .wait_for(|f| f["type"] == "stake_updated" && f["stake"]["ok_left"] == true)
+        .await;
+    assert_eq!(seen["stake"]["left"], 200);
+    assert_eq!(seen["stake"]["ok_right"], false);
+    assert_eq!(seen["tax_bp"], 500);
+    bob.err(answer(1, true), "stake_not_ready").await;
+    // Bob changes the amounts (only his OK now), then Alice accepts them, then Disagree and again.
+    bob.ok(offer(1, 200, 150, normal())).await;
+    alice.err(answer(1, true), "stake_not_ready").await;
+    alice.ok(offer(1, 200, 150, normal())).await;
+    alice.ok(answer(1, false)).await;
+    bob.err(answer(1, true), "stake_not_ready").await;
+    assert_eq!(
+        balance(&mut alice).await,
+        GRANT,
+        "nothing moves before both agree"
+    );
+    let agreed = agree_stakes(&mut alice, &mut bob, 1, (200, 100), normal()).await;
+    assert_eq!(agreed["stake"]["game"], game);
+    assert_eq!(balance(&mut alice).await, GRANT - 200);
+    assert_eq!(balance(&mut bob).await, GRANT - 100);
+
+    // Edits after agreement are refused; raising one's own stake is not.
+    alice
+        .err(offer(1, 300, 300, normal()), "stake_agreed")
+        .await;
+    bob.err(answer(1, true), "stake_agreed").await;
+    bob.ok(json!({"type": "stake_raise", "game": game, "amount": 50}))
+        .await;
+    bob.err(
+        json!({"type": "stake_raise", "game": game, "amount": 0}),
+        "bad_amount",
+    )
+    .await;
+    bob.err(
+        json!({"type": "stake_raise", "game": game, "amount": 5_000}),
+        "insufficient_points",
+    )
+    .await;
+    carol
+        .err(
+            json!({"type": "stake_raise", "game": game, "amount": 5}),
+            "not_your_game",
+        )
+        .await;
+    let pool = carol.ok(json!({"type": "pool", "game": game})).await["pool"].clone();
+    assert_eq!(
+        (pool["stake_black"].as_u64(), pool["stake_white"].as_u64()),
+        (Some(200), Some(150))
+    );
+
+    // Black resigns: White receives his stake back plus Black's, taxed 5%, rounded down.
+    alice.ok(json!({"type": "resign", "game": game})).await;
+    wait_settled(&mut bob, game).await;
+    let bob_gets = 150 + 200 * 95 / 100;
+    assert_eq!(balance(&mut bob).await, GRANT - 150 + bob_gets);
+    assert_eq!(balance(&mut alice).await, GRANT - 200);
+    let house = carol.ok(json!({"type": "house"})).await;
+    assert_eq!(house["balance"], 10);
+    let records = bob.ok(json!({"type": "my_bets"})).await["records"].clone();
+    assert_eq!(
+        records,
+        json!([{"game": game, "kind": "stake", "side": "white", "staked": 150, "returned": bob_gets,
+                "net": bob_gets - 150, "tax_bp": 500, "refund": null}])
+    );
+    // The stakes lapsed with their game.
+    carol
+        .wait_for(|f| f["type"] == "stake_updated" && f["stake"].is_null())
+        .await;
+    assert_audit_clean(&server).await;
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stakes_agreed_before_a_game_are_held_for_it_and_refunded_if_it_is_never_played() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = start_server(dir.path()).await;
+    let mut alice = server.player("alice").await;
+    let mut bob = server.player("bob").await;
+    alice
+        .ok(json!({"type": "sit", "table": 1, "seat": "left"}))
+        .await;
+    bob.ok(json!({"type": "sit", "table": 1, "seat": "right"}))
+        .await;
+
+    // Agreed before the game: held, then in the next game's escrow; a draw refunds both.
+    let agreed = agree_stakes(&mut alice, &mut bob, 1, (100, 100), normal()).await;
+    assert!(agreed["stake"]["game"].is_null());
+    assert_eq!(balance(&mut alice).await, GRANT - 100);
+    let mut no_komi = settings_9x9();
+    no_komi["komi_half_points"] = json!(0);
+    bob.ok(json!({"type": "propose_settings", "table": 1, "settings": no_komi}))
+        .await;
+    alice
+        .ok(json!({"type": "accept_settings", "table": 1, "settings": no_komi}))
+        .await;
+    let game = alice.wait_type("game_started").await["game"]
+        .as_u64()
+        .unwrap();
+    let moved = alice
+        .wait_for(|f| f["type"] == "stake_updated" && f["stake"]["game"] == game)
+        .await;
+    assert_eq!(moved["stake"]["agreed"], true);
+    let pool = alice.ok(json!({"type": "pool", "game": game})).await["pool"].clone();
+    assert_eq!(
+        (pool["stake_black"].as_u64(), pool["stake_white"].as_u64()),
+        (Some(100), Some(100))
+    );
+    for player in [&mut alice, &mut bob] {
+        player.ok(json!({"type": "pass", "game": game})).await;
+    }
+    for player in [&mut alice, &mut bob] {
+        player
+            .ok(json!({"type": "accept_score", "game": game}))
+            .await;
+    }
+    wait_settled(&mut alice, game).await;
+    assert_eq!(balance(&mut alice).await, GRANT);
+    assert_eq!(balance(&mut bob).await, GRANT);
+    let records = alice.ok(json!({"type": "my_bets"})).await["records"].clone();
+    assert_eq!(records[0]["refund"], "draw");
+
+    // Agreed for the next game, then a player stands up: the game is never played, both refunded.
+    agree_stakes(&mut alice, &mut bob, 1, (30, 70), normal()).await;
+    assert_eq!(balance(&mut bob).await, GRANT - 70);
+    bob.ok(json!({"type": "stand", "table": 1})).await;
+    wait_balance(&mut bob, GRANT).await;
+    wait_balance(&mut alice, GRANT).await;
+
+    // Agreed for the next game, then the server restarts (tables start empty): refunded at start.
+    bob.ok(json!({"type": "sit", "table": 1, "seat": "right"}))
+        .await;
+    agree_stakes(&mut alice, &mut bob, 1, (40, 60), normal()).await;
+    assert_eq!(balance(&mut alice).await, GRANT - 40);
+    let token = alice.token.clone().unwrap();
+    assert_audit_clean(&server).await;
+    server.stop().await;
+    let server = start_server(dir.path()).await;
+    let mut alice = server.client().await;
+    alice.hello().await;
+    alice.ok(json!({"type": "resume", "token": token})).await;
+    assert_eq!(balance(&mut alice).await, GRANT);
+    let report = assert_audit_clean(&server).await;
+    assert_eq!(report["open_escrows_count"], 0, "{report}");
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn paid_coaching_pays_the_coach_whatever_the_result() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = start_server(dir.path()).await;
+    let mut alice = server.player("alice").await;
+    let mut bob = server.player("bob").await;
+    let game = start_table_game(&mut alice, &mut bob, 1).await;
+    let coaching = json!({"kind": "coaching", "coach": "left"});
+    alice
+        .err(offer(1, 10, 100, coaching.clone()), "bad_amount")
+        .await;
+    agree_stakes(&mut alice, &mut bob, 1, (0, 100), coaching).await;
+    assert_eq!(balance(&mut bob).await, GRANT - 100);
+    // Only the student may raise; the coach's stake stays 0.
+    alice
+        .err(
+            json!({"type": "stake_raise", "game": game, "amount": 5}),
+            "bad_amount",
+        )
+        .await;
+    bob.ok(json!({"type": "stake_raise", "game": game, "amount": 20}))
+        .await;
+    // The coach (Black) resigns, but the lesson took place: the coach is paid, taxed.
+    alice.ok(json!({"type": "resign", "game": game})).await;
+    wait_settled(&mut alice, game).await;
+    assert_eq!(balance(&mut alice).await, GRANT + 120 * 95 / 100);
+    assert_eq!(balance(&mut bob).await, GRANT - 120);
+    let records = bob.ok(json!({"type": "my_bets"})).await["records"].clone();
+    assert_eq!(records[0]["staked"], 120);
+    assert_eq!(records[0]["net"], -120);
+    assert_audit_clean(&server).await;
+    server.stop().await;
+}
