@@ -291,3 +291,63 @@ async fn paid_coaching_pays_the_coach_whatever_the_result() {
     assert_audit_clean(&server).await;
     server.stop().await;
 }
+
+/// Escape and no-show come from the game's lifecycle, not from a move: an escaper's stake and the
+/// bets on them are lost as in any loss, and a game nobody starts is void and refunds everything.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_escape_settles_as_a_loss_and_a_no_show_refunds_everything() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = test_config(dir.path());
+    config.admin_token = Some(ADMIN_TOKEN.into());
+    config.game_timing.disconnect_grace_ms = 500;
+    config.game_timing.first_move_within_ms = 2_000;
+    let server = TestServer::start_with(config).await;
+
+    let mut alice = server.player("alice").await;
+    let mut bob = server.player("bob").await;
+    let game = start_table_game(&mut alice, &mut bob, 1).await;
+    agree_stakes(&mut alice, &mut bob, 1, (200, 100), normal()).await;
+    let mut carol = server.player("carol").await;
+    let mut dave = server.player("dave").await;
+    for (watcher, side) in [(&mut carol, "black"), (&mut dave, "white")] {
+        watcher.ok(json!({"type": "watch", "game": game})).await;
+        let bet = json!({"type": "bet", "game": game, "side": side, "amount": 100});
+        assert_eq!(watcher.ok(bet).await["type"], "bet_placed");
+    }
+    alice
+        .ok(json!({"type": "play", "game": game, "point": {"col": 4, "row": 4}}))
+        .await;
+    // Black closes the game and does not come back within the grace period: White wins by forfeit.
+    alice.close().await;
+    let ended = bob
+        .wait_for(|f| f["type"] == "game_event" && f["game"] == game && f["event"] == "ended")
+        .await;
+    assert_eq!(ended["outcome"]["sgf"], "W+F", "{ended}");
+    wait_settled(&mut dave, game).await;
+    // Stakes: Bob keeps his 100 and wins Alice's 200 less 5% tax; the pool pays Dave 100 + 95.
+    assert_eq!(balance(&mut bob).await, GRANT + 190);
+    assert_eq!(balance(&mut dave).await, GRANT + 95);
+    assert_eq!(balance(&mut carol).await, GRANT - 100);
+    let mut alice = server.player_login("alice").await;
+    assert_eq!(balance(&mut alice).await, GRANT - 200);
+    assert_eq!(carol.ok(json!({"type": "house"})).await["balance"], 10 + 5);
+
+    // A second table: stakes and a bet on a game whose first move never comes.
+    let mut erin = server.player("erin").await;
+    let mut frank = server.player("frank").await;
+    let void_game = start_table_game(&mut erin, &mut frank, 2).await;
+    agree_stakes(&mut erin, &mut frank, 2, (50, 50), normal()).await;
+    carol.ok(json!({"type": "watch", "game": void_game})).await;
+    let bet = json!({"type": "bet", "game": void_game, "side": "white", "amount": 10});
+    carol.ok(bet).await;
+    let ended = frank
+        .wait_for(|f| f["type"] == "game_event" && f["game"] == void_game && f["event"] == "ended")
+        .await;
+    assert_eq!(ended["outcome"]["sgf"], "Void", "{ended}");
+    wait_settled(&mut carol, void_game).await;
+    assert_eq!(balance(&mut erin).await, GRANT);
+    assert_eq!(balance(&mut frank).await, GRANT);
+    assert_eq!(balance(&mut carol).await, GRANT - 100);
+    assert_audit_clean(&server).await;
+    server.stop().await;
+}

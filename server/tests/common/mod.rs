@@ -87,6 +87,19 @@ impl TestServer {
         client
     }
 
+    /// A new connection logged in to an existing account made by [`TestServer::player`].
+    pub async fn player_login(&self, username: &str) -> Client {
+        let mut client = self.client().await;
+        client.hello().await;
+        let reply = client
+            .ok(json!({"type": "login", "username": username, "password": "password123"}))
+            .await;
+        assert_eq!(reply["type"], "session", "{reply}");
+        client.user = reply["user"].as_u64();
+        client.token = reply["token"].as_str().map(str::to_string);
+        client
+    }
+
     /// Stop the server and wait until it has finished.
     pub async fn stop(self) -> Option<tempfile::TempDir> {
         self.trigger.trigger();
