@@ -274,6 +274,36 @@ impl Report {
         );
         row(
             &mut out,
+            "server CPU (cores busy)",
+            &|x| {
+                x.results
+                    .server_cpu_per_s
+                    .map_or("-".into(), |c| format!("{c:.2}"))
+            },
+            r("server_cpu"),
+        );
+        row(
+            &mut out,
+            "server CPU us per delivered msg",
+            &|x| {
+                x.results
+                    .server_cpu_us_per_delivered
+                    .map_or("-".into(), |c| format!("{c:.1}"))
+            },
+            r("server_cpu_per_delivered"),
+        );
+        row(
+            &mut out,
+            "machine CPU pressure (some) %",
+            &|x| {
+                x.results
+                    .cpu_pressure_percent
+                    .map_or("-".into(), |p| format!("{p:.0}"))
+            },
+            None,
+        );
+        row(
+            &mut out,
             "errors",
             &|x| x.results.errors_count().to_string(),
             None,

@@ -36,6 +36,10 @@ const PLAYER_EVENTS_LEN: usize = 8;
 /// How long setup waits for one pairing step (a `challenged` or `game_started` push).
 const PAIRING_TIMEOUT: Duration = Duration::from_secs(20);
 
+/// Pause between setup and the window, so the last logins' and subscriptions' work (and the
+/// generator's own clean-up of setup) is over before anything is timed.
+const SETTLE: Duration = Duration::from_secs(2);
+
 /// How long the end of a run waits for drivers and clients to finish before leaving them.
 const WIND_DOWN_TIMEOUT: Duration = Duration::from_secs(15);
 
@@ -88,6 +92,15 @@ pub struct Results {
     pub errors: std::collections::BTreeMap<String, u64>,
     /// The server's RSS at the end of the window, with every connection open.
     pub server_rss_kib: Option<u64>,
+    /// CPU seconds the server used during the window (user plus system), and per second of window:
+    /// unlike latency, this hardly depends on what else the machine is doing.
+    pub server_cpu_s: Option<f64>,
+    pub server_cpu_per_s: Option<f64>,
+    /// Server CPU microseconds per delivered message.
+    pub server_cpu_us_per_delivered: Option<f64>,
+    /// Share of the window during which some task on the machine waited for a CPU (Linux PSI): the
+    /// generator, the server and anything else running. Latency figures mean little when it is high.
+    pub cpu_pressure_percent: Option<f64>,
 }
 
 impl Results {
@@ -441,9 +454,12 @@ pub async fn run(server: SocketAddr, options: Options) -> Results {
 
     // The window: moves spread evenly over the first interval so games do not move in lockstep.
     let interval = Duration::from_secs_f64(1.0 / options.move_rate_per_s.max(0.001));
+    tokio::time::sleep(SETTLE).await;
     let start = Instant::now() + Duration::from_millis(100);
     let end = start + options.duration;
     metrics.set_measuring(true);
+    let cpu_start_s = options.server_pid.and_then(crate::rss::cpu_s);
+    let pressure_start_us = crate::rss::cpu_pressure_us();
     let slots = ready.len();
     let mut drivers = JoinSet::new();
     for (n, setup) in ready.into_iter().enumerate() {
@@ -481,6 +497,9 @@ pub async fn run(server: SocketAddr, options: Options) -> Results {
     }
     metrics.set_measuring(false);
     let server_rss_kib = options.server_pid.and_then(crate::rss::rss_kib);
+    let cpu_end_s = options.server_pid.and_then(crate::rss::cpu_s);
+    let server_cpu_s = cpu_start_s.zip(cpu_end_s).map(|(start, end)| end - start);
+    let pressure_end_us = crate::rss::cpu_pressure_us();
     let window_s = start.elapsed().as_secs_f64();
     progress.finish_and_clear();
 
@@ -519,5 +538,13 @@ pub async fn run(server: SocketAddr, options: Options) -> Results {
         delivered_per_s: per_s(Metrics::count(&metrics.delivered_count)),
         errors: metrics.errors(),
         server_rss_kib,
+        server_cpu_s,
+        server_cpu_per_s: server_cpu_s.map(|cpu| cpu / window_s),
+        server_cpu_us_per_delivered: server_cpu_s
+            .filter(|_| Metrics::count(&metrics.delivered_count) > 0)
+            .map(|cpu| cpu * 1e6 / Metrics::count(&metrics.delivered_count) as f64),
+        cpu_pressure_percent: pressure_start_us
+            .zip(pressure_end_us)
+            .map(|(start, end)| (end - start) as f64 / 1e4 / window_s),
     }
 }
