@@ -367,13 +367,11 @@ impl ClientTask {
                 channel: ChatChannel::Kibitz { .. },
                 text,
                 ..
-            } => {
-                if measuring && self.role == Role::Watcher {
-                    let sent = text.strip_prefix('t').and_then(|n| n.parse::<u64>().ok());
-                    if let Some(nanos) = sent {
-                        let intended = self.metrics.instant(nanos);
-                        self.metrics.watcher_chat.record(at - intended);
-                    }
+            } if measuring && self.role == Role::Watcher => {
+                let sent = text.strip_prefix('t').and_then(|n| n.parse::<u64>().ok());
+                if let Some(nanos) = sent {
+                    let intended = self.metrics.instant(nanos);
+                    self.metrics.watcher_chat.record(at - intended);
                 }
             }
             ServerMsg::Challenged { .. } | ServerMsg::GameStarted { .. } => {
