@@ -264,6 +264,8 @@ async fn run(args: RunArgs) -> Result<bool, String> {
         run_tag: run_tag(),
         password: PASSWORD.into(),
         server_pid: None,
+        moves_max_9: scenario::MAX_MOVES_9,
+        moves_max_19: scenario::MAX_MOVES_19,
     };
     let pid = server_pid(target);
     eprintln!("tengen at {} (pid {pid:?})", target.server);

@@ -69,6 +69,10 @@ pub struct Options {
     pub password: String,
     /// The server's pid, to read its RSS at the end of the window (with every connection open).
     pub server_pid: Option<u32>,
+    /// Moves after which a game resigns and its players start another ([`MAX_MOVES_9`],
+    /// [`MAX_MOVES_19`] by default; a test lowers them to exercise restarts in a short window).
+    pub moves_max_9: usize,
+    pub moves_max_19: usize,
 }
 
 /// What a run measured.
@@ -331,6 +335,7 @@ fn wire_point(point: tengen_rules::Point) -> WirePoint {
 
 /// Play the slot's games on schedule until `end`: one move every `interval`, the first at `first`.
 async fn drive(
+    moves_max: usize,
     mut setup: SlotSetup,
     first: Instant,
     interval: Duration,
@@ -348,11 +353,6 @@ async fn drive(
     let mut local = new_local(setup.size);
     let mut seq: u64 = 0;
     let mut due = first;
-    let max_moves = if setup.size == 9 {
-        MAX_MOVES_9
-    } else {
-        MAX_MOVES_19
-    };
     while due < end {
         tokio::time::sleep_until(due).await;
         let color = local.to_move();
@@ -361,7 +361,7 @@ async fn drive(
             tengen_rules::Color::White => &setup.white,
         };
         let game = setup.slot.game();
-        let mv = if local.moves().len() >= max_moves {
+        let mv = if local.moves().len() >= moves_max {
             Move::Resign
         } else {
             random_move(&local, color, &mut rng)
@@ -473,7 +473,13 @@ pub async fn run(server: SocketAddr, options: Options) -> Results {
                 watcher.start_chat(start + spread, every, end).await;
             }
         }
+        let moves_max = if setup.size == 9 {
+            options.moves_max_9
+        } else {
+            options.moves_max_19
+        };
         drivers.spawn(drive(
+            moves_max,
             setup,
             start + offset,
             interval,
