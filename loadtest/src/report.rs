@@ -250,6 +250,12 @@ impl Report {
         );
         row(
             &mut out,
+            "chat lines after their game ended",
+            &|x| x.results.chats_after_end.to_string(),
+            None,
+        );
+        row(
+            &mut out,
             "bets/s",
             &|x| format!("{:.1}", x.results.bets_per_s),
             None,

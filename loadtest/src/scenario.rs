@@ -90,6 +90,8 @@ pub struct Results {
     pub watcher_event: LatencySummary,
     pub watcher_chat: LatencySummary,
     pub chats_per_s: f64,
+    /// Chat lines that reached their game just after it ended (not errors; see `Metrics`).
+    pub chats_after_end: u64,
     pub bets_per_s: f64,
     pub delivered: u64,
     pub delivered_per_s: f64,
@@ -377,6 +379,9 @@ async fn drive(
             ),
             Move::Pass | Move::Resign => (ClientMsg::Resign { game }, true),
         };
+        if resigning {
+            setup.slot.set_ending();
+        }
         setup.slot.set_intent(seq + 1, metrics.nanos(due));
         if mover.request_at(msg, due, Kind::Move).await.is_err() {
             // The error is counted by the client (or here, for a timeout); this slot stops playing.
@@ -539,6 +544,7 @@ pub async fn run(server: SocketAddr, options: Options) -> Results {
         watcher_event: metrics.watcher_event.summary(),
         watcher_chat: metrics.watcher_chat.summary(),
         chats_per_s: per_s(Metrics::count(&metrics.chats_count)),
+        chats_after_end: Metrics::count(&metrics.chats_after_end_count),
         bets_per_s: per_s(Metrics::count(&metrics.bets_count)),
         delivered: Metrics::count(&metrics.delivered_count),
         delivered_per_s: per_s(Metrics::count(&metrics.delivered_count)),
