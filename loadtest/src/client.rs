@@ -8,13 +8,13 @@
 
 use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
 use futures_util::{SinkExt, StreamExt};
 use tengen_protocol::{
-    ChatChannel, ClientMsg, Color, GameEvent, GameId, Request, RequestId, ServerMsg,
+    ChatChannel, ClientMsg, Color, ErrorCode, GameEvent, GameId, Request, RequestId, ServerMsg,
 };
 use tokio::net::{TcpSocket, TcpStream};
 use tokio::sync::{mpsc, oneshot, watch};
@@ -56,6 +56,9 @@ pub enum Kind {
 #[derive(Debug)]
 pub struct Slot {
     game: AtomicU64,
+    /// Set while the game is ending (its resignation sent, the next not yet started): watchers hold
+    /// their chat, which would only reach a game that is gone.
+    ending: AtomicBool,
     intents: Box<[AtomicU64]>,
 }
 
@@ -69,6 +72,7 @@ impl Slot {
     pub fn new() -> Slot {
         Slot {
             game: AtomicU64::new(0),
+            ending: AtomicBool::new(false),
             intents: (0..INTENT_RING_LEN).map(|_| AtomicU64::new(0)).collect(),
         }
     }
@@ -79,6 +83,16 @@ impl Slot {
             intent.store(0, Ordering::Relaxed);
         }
         self.game.store(game.0, Ordering::SeqCst);
+        self.ending.store(false, Ordering::SeqCst);
+    }
+
+    /// The game is about to end (the driver sends its resignation next).
+    pub fn set_ending(&self) {
+        self.ending.store(true, Ordering::SeqCst);
+    }
+
+    fn ending(&self) -> bool {
+        self.ending.load(Ordering::SeqCst)
     }
 
     pub fn game(&self) -> GameId {
@@ -130,6 +144,8 @@ enum Cmd {
 struct Pending {
     intended: Instant,
     kind: Kind,
+    /// The game a chat line was said in.
+    game: Option<GameId>,
     reply: Option<oneshot::Sender<ServerMsg>>,
 }
 
@@ -304,6 +320,9 @@ impl ClientTask {
             self.chat = None;
             return true;
         }
+        if self.slot.ending() {
+            return true;
+        }
         let game = self.slot.game();
         let text = format!("t{}", self.metrics.nanos(due));
         let msg = ClientMsg::Chat {
@@ -322,6 +341,13 @@ impl ClientTask {
     async fn send(&mut self, ws: &mut Ws, out: Outgoing) -> bool {
         let id = self.next_id;
         self.next_id += 1;
+        let game = match &out.msg {
+            ClientMsg::Chat {
+                channel: ChatChannel::Kibitz { game },
+                ..
+            } => Some(*game),
+            _ => None,
+        };
         let text = serde_json::to_string(&Request {
             id: Some(RequestId(id)),
             msg: out.msg,
@@ -332,6 +358,7 @@ impl ClientTask {
             Pending {
                 intended: out.intended,
                 kind: out.kind,
+                game,
                 reply: out.reply,
             },
         );
@@ -367,13 +394,11 @@ impl ClientTask {
                 channel: ChatChannel::Kibitz { .. },
                 text,
                 ..
-            } => {
-                if measuring && self.role == Role::Watcher {
-                    let sent = text.strip_prefix('t').and_then(|n| n.parse::<u64>().ok());
-                    if let Some(nanos) = sent {
-                        let intended = self.metrics.instant(nanos);
-                        self.metrics.watcher_chat.record(at - intended);
-                    }
+            } if measuring && self.role == Role::Watcher => {
+                let sent = text.strip_prefix('t').and_then(|n| n.parse::<u64>().ok());
+                if let Some(nanos) = sent {
+                    let intended = self.metrics.instant(nanos);
+                    self.metrics.watcher_chat.record(at - intended);
                 }
             }
             ServerMsg::Challenged { .. } | ServerMsg::GameStarted { .. } => {
@@ -398,6 +423,18 @@ impl ClientTask {
             return;
         };
         match &msg {
+            // A line said just before its game ended can reach the server just after: the game is
+            // gone, as it would be for a person typing at that moment. Counted apart, not as an error.
+            ServerMsg::Error {
+                code: ErrorCode::NoSuchGame,
+                ..
+            } if pending.kind == Kind::Chat
+                && (self.slot.ending() || pending.game != Some(self.slot.game())) =>
+            {
+                self.metrics
+                    .chats_after_end_count
+                    .fetch_add(1, Ordering::Relaxed);
+            }
             ServerMsg::Error { code, .. } => self.metrics.error(&code.to_string()),
             _ if measuring => match pending.kind {
                 Kind::Move => {

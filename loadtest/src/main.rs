@@ -17,6 +17,9 @@ use tengen_loadtest::{baseline, idle, rss};
 /// The longest the baseline server child lives, whatever happens to its parent.
 const BASELINE_LIFETIME_MAX_S: u64 = 3 * 60 * 60;
 
+/// Pause between the baseline's run and Tengen's, so the machine is quiet again.
+const BETWEEN_SIDES: Duration = Duration::from_secs(3);
+
 /// Password of every generated account (8..=128 characters, as the server requires).
 const PASSWORD: &str = "loadtest-password";
 
@@ -261,20 +264,13 @@ async fn run(args: RunArgs) -> Result<bool, String> {
         run_tag: run_tag(),
         password: PASSWORD.into(),
         server_pid: None,
+        moves_max_9: scenario::MAX_MOVES_9,
+        moves_max_19: scenario::MAX_MOVES_19,
     };
     let pid = server_pid(target);
     eprintln!("tengen at {} (pid {pid:?})", target.server);
-    let tengen_options = Options {
-        server_pid: pid,
-        ..options.clone()
-    };
-    let tengen = side(
-        "tengen",
-        target.server,
-        tengen_options,
-        Some(&args.audit_path),
-    )
-    .await;
+    // The baseline goes first: after a run the Tengen server still has work to do (every session that
+    // closed leaves the hall, which tells the others), and that must not land in the baseline's window.
     let baseline = if target.no_baseline {
         None
     } else {
@@ -286,8 +282,20 @@ async fn run(args: RunArgs) -> Result<bool, String> {
         };
         let side = side("baseline", child.addr, baseline_options, None).await;
         drop(child);
+        tokio::time::sleep(BETWEEN_SIDES).await;
         Some(side)
     };
+    let tengen_options = Options {
+        server_pid: pid,
+        ..options.clone()
+    };
+    let tengen = side(
+        "tengen",
+        target.server,
+        tengen_options,
+        Some(&args.audit_path),
+    )
+    .await;
     let report = Report::new((&options).into(), tengen, baseline);
     print!("{}", report.text());
     if let Some(path) = &target.json {

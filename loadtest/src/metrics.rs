@@ -78,6 +78,9 @@ pub struct Metrics {
     pub moves_count: AtomicU64,
     /// Chat lines acknowledged.
     pub chats_count: AtomicU64,
+    /// Chat lines that reached their game just after it ended (answered `no_such_game`): a race every
+    /// real client has too, so not an error.
+    pub chats_after_end_count: AtomicU64,
     /// Bets acknowledged (none until the protocol has bets).
     pub bets_count: AtomicU64,
     /// Frames received by all clients.
@@ -105,6 +108,7 @@ impl Metrics {
             watcher_chat: Latency::new(),
             moves_count: AtomicU64::new(0),
             chats_count: AtomicU64::new(0),
+            chats_after_end_count: AtomicU64::new(0),
             bets_count: AtomicU64::new(0),
             delivered_count: AtomicU64::new(0),
             games_restarted_count: AtomicU64::new(0),

@@ -250,6 +250,12 @@ impl Report {
         );
         row(
             &mut out,
+            "chat lines after their game ended",
+            &|x| x.results.chats_after_end.to_string(),
+            None,
+        );
+        row(
+            &mut out,
             "bets/s",
             &|x| format!("{:.1}", x.results.bets_per_s),
             None,
@@ -271,6 +277,36 @@ impl Report {
                     .map_or("-".into(), |kib| format!("{kib:.1}"))
             },
             r("rss_per_connection"),
+        );
+        row(
+            &mut out,
+            "server CPU (cores busy)",
+            &|x| {
+                x.results
+                    .server_cpu_per_s
+                    .map_or("-".into(), |c| format!("{c:.2}"))
+            },
+            r("server_cpu"),
+        );
+        row(
+            &mut out,
+            "server CPU us per delivered msg",
+            &|x| {
+                x.results
+                    .server_cpu_us_per_delivered
+                    .map_or("-".into(), |c| format!("{c:.1}"))
+            },
+            r("server_cpu_per_delivered"),
+        );
+        row(
+            &mut out,
+            "machine CPU pressure (some) %",
+            &|x| {
+                x.results
+                    .cpu_pressure_percent
+                    .map_or("-".into(), |p| format!("{p:.0}"))
+            },
+            None,
         );
         row(
             &mut out,

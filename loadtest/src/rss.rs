@@ -14,6 +14,31 @@ pub fn rss_kib(pid: u32) -> Option<u64> {
         .and_then(|kib| kib.parse().ok())
 }
 
+/// Clock ticks per second in `/proc/<pid>/stat` (USER_HZ): 100 on every Linux the generator runs on.
+const USER_HZ: f64 = 100.0;
+
+/// CPU time `pid` has used so far (user plus system), in seconds.
+pub fn cpu_s(pid: u32) -> Option<f64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name is in parentheses and may hold spaces; the fields after it are plain.
+    let after_name = stat.rsplit_once(')')?.1;
+    let fields: Vec<&str> = after_name.split_whitespace().collect();
+    // After the name: state is field 3 of the man page, utime 14 and stime 15.
+    let utime: f64 = fields.get(11)?.parse().ok()?;
+    let stime: f64 = fields.get(12)?.parse().ok()?;
+    Some((utime + stime) / USER_HZ)
+}
+
+/// Microseconds, since boot, during which some runnable task on this machine waited for a CPU
+/// (`/proc/pressure/cpu`, "some" line): how contended the machine was, whoever caused it.
+pub fn cpu_pressure_us() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/pressure/cpu").ok()?;
+    let some = text.lines().find(|line| line.starts_with("some"))?;
+    some.split_whitespace()
+        .find_map(|field| field.strip_prefix("total="))
+        .and_then(|total| total.parse().ok())
+}
+
 /// The pid of the process listening on TCP `port`, when this user can see it.
 pub fn pid_listening_on(port: u16) -> Option<u32> {
     let inode = ["/proc/net/tcp", "/proc/net/tcp6"]
@@ -65,5 +90,6 @@ mod tests {
         let port = listener.local_addr().unwrap().port();
         assert_eq!(pid_listening_on(port), Some(std::process::id()));
         assert!(rss_kib(std::process::id()).unwrap() > 0);
+        assert!(cpu_s(std::process::id()).unwrap() >= 0.0);
     }
 }

@@ -36,6 +36,10 @@ const PLAYER_EVENTS_LEN: usize = 8;
 /// How long setup waits for one pairing step (a `challenged` or `game_started` push).
 const PAIRING_TIMEOUT: Duration = Duration::from_secs(20);
 
+/// Pause between setup and the window, so the last logins' and subscriptions' work (and the
+/// generator's own clean-up of setup) is over before anything is timed.
+const SETTLE: Duration = Duration::from_secs(2);
+
 /// How long the end of a run waits for drivers and clients to finish before leaving them.
 const WIND_DOWN_TIMEOUT: Duration = Duration::from_secs(15);
 
@@ -65,6 +69,10 @@ pub struct Options {
     pub password: String,
     /// The server's pid, to read its RSS at the end of the window (with every connection open).
     pub server_pid: Option<u32>,
+    /// Moves after which a game resigns and its players start another ([`MAX_MOVES_9`],
+    /// [`MAX_MOVES_19`] by default; a test lowers them to exercise restarts in a short window).
+    pub moves_max_9: usize,
+    pub moves_max_19: usize,
 }
 
 /// What a run measured.
@@ -82,12 +90,23 @@ pub struct Results {
     pub watcher_event: LatencySummary,
     pub watcher_chat: LatencySummary,
     pub chats_per_s: f64,
+    /// Chat lines that reached their game just after it ended (not errors; see `Metrics`).
+    pub chats_after_end: u64,
     pub bets_per_s: f64,
     pub delivered: u64,
     pub delivered_per_s: f64,
     pub errors: std::collections::BTreeMap<String, u64>,
     /// The server's RSS at the end of the window, with every connection open.
     pub server_rss_kib: Option<u64>,
+    /// CPU seconds the server used during the window (user plus system), and per second of window:
+    /// unlike latency, this hardly depends on what else the machine is doing.
+    pub server_cpu_s: Option<f64>,
+    pub server_cpu_per_s: Option<f64>,
+    /// Server CPU microseconds per delivered message.
+    pub server_cpu_us_per_delivered: Option<f64>,
+    /// Share of the window during which some task on the machine waited for a CPU (Linux PSI): the
+    /// generator, the server and anything else running. Latency figures mean little when it is high.
+    pub cpu_pressure_percent: Option<f64>,
 }
 
 impl Results {
@@ -320,6 +339,7 @@ fn wire_point(point: tengen_rules::Point) -> WirePoint {
 
 /// Play the slot's games on schedule until `end`: one move every `interval`, the first at `first`.
 async fn drive(
+    moves_max: usize,
     mut setup: SlotSetup,
     first: Instant,
     interval: Duration,
@@ -337,11 +357,6 @@ async fn drive(
     let mut local = new_local(setup.size);
     let mut seq: u64 = 0;
     let mut due = first;
-    let max_moves = if setup.size == 9 {
-        MAX_MOVES_9
-    } else {
-        MAX_MOVES_19
-    };
     while due < end {
         tokio::time::sleep_until(due).await;
         let color = local.to_move();
@@ -350,7 +365,7 @@ async fn drive(
             tengen_rules::Color::White => &setup.white,
         };
         let game = setup.slot.game();
-        let mv = if local.moves().len() >= max_moves {
+        let mv = if local.moves().len() >= moves_max {
             Move::Resign
         } else {
             random_move(&local, color, &mut rng)
@@ -366,6 +381,9 @@ async fn drive(
             ),
             Move::Pass | Move::Resign => (ClientMsg::Resign { game }, true),
         };
+        if resigning {
+            setup.slot.set_ending();
+        }
         setup.slot.set_intent(seq + 1, metrics.nanos(due));
         if mover.request_at(msg, due, Kind::Move).await.is_err() {
             // The error is counted by the client (or here, for a timeout); this slot stops playing.
@@ -443,9 +461,12 @@ pub async fn run(server: SocketAddr, options: Options) -> Results {
 
     // The window: moves spread evenly over the first interval so games do not move in lockstep.
     let interval = Duration::from_secs_f64(1.0 / options.move_rate_per_s.max(0.001));
+    tokio::time::sleep(SETTLE).await;
     let start = Instant::now() + Duration::from_millis(100);
     let end = start + options.duration;
     metrics.set_measuring(true);
+    let cpu_start_s = options.server_pid.and_then(crate::rss::cpu_s);
+    let pressure_start_us = crate::rss::cpu_pressure_us();
     let slots = ready.len();
     let mut drivers = JoinSet::new();
     for (n, setup) in ready.into_iter().enumerate() {
@@ -459,7 +480,13 @@ pub async fn run(server: SocketAddr, options: Options) -> Results {
                 watcher.start_chat(start + spread, every, end).await;
             }
         }
+        let moves_max = if setup.size == 9 {
+            options.moves_max_9
+        } else {
+            options.moves_max_19
+        };
         drivers.spawn(drive(
+            moves_max,
             setup,
             start + offset,
             interval,
@@ -483,6 +510,9 @@ pub async fn run(server: SocketAddr, options: Options) -> Results {
     }
     metrics.set_measuring(false);
     let server_rss_kib = options.server_pid.and_then(crate::rss::rss_kib);
+    let cpu_end_s = options.server_pid.and_then(crate::rss::cpu_s);
+    let server_cpu_s = cpu_start_s.zip(cpu_end_s).map(|(start, end)| end - start);
+    let pressure_end_us = crate::rss::cpu_pressure_us();
     let window_s = start.elapsed().as_secs_f64();
     progress.finish_and_clear();
 
@@ -516,10 +546,19 @@ pub async fn run(server: SocketAddr, options: Options) -> Results {
         watcher_event: metrics.watcher_event.summary(),
         watcher_chat: metrics.watcher_chat.summary(),
         chats_per_s: per_s(Metrics::count(&metrics.chats_count)),
+        chats_after_end: Metrics::count(&metrics.chats_after_end_count),
         bets_per_s: per_s(Metrics::count(&metrics.bets_count)),
         delivered: Metrics::count(&metrics.delivered_count),
         delivered_per_s: per_s(Metrics::count(&metrics.delivered_count)),
         errors: metrics.errors(),
         server_rss_kib,
+        server_cpu_s,
+        server_cpu_per_s: server_cpu_s.map(|cpu| cpu / window_s),
+        server_cpu_us_per_delivered: server_cpu_s
+            .filter(|_| Metrics::count(&metrics.delivered_count) > 0)
+            .map(|cpu| cpu * 1e6 / Metrics::count(&metrics.delivered_count) as f64),
+        cpu_pressure_percent: pressure_start_us
+            .zip(pressure_end_us)
+            .map(|(start, end)| (end - start) as f64 / 1e4 / window_s),
     }
 }

@@ -1,6 +1,6 @@
 //! A small run of the whole generator against a real Tengen server on 127.0.0.1:0 (and then against the
 //! baseline): 20 games, half 9x9, three watchers each, for a few seconds. It asserts that everything
-//! worked (no errors, moves acknowledged, events and chat delivered), never a timing: timings belong to
+//! worked (no errors, moves acknowledged, games ended and restarted, events and chat delivered), never a timing: timings belong to
 //! PERFORMANCE.md runs on a quiet machine.
 
 use std::time::Duration;
@@ -31,6 +31,9 @@ fn options() -> Options {
         run_tag: "smoke".into(),
         password: "smoke-password".into(),
         server_pid: Some(std::process::id()),
+        // Short games, so that in a few seconds games end and their players start new ones.
+        moves_max_9: 6,
+        moves_max_19: scenario::MAX_MOVES_19,
     }
 }
 
@@ -39,6 +42,7 @@ fn assert_clean(results: &Results) {
     assert_eq!(results.games, GAMES);
     assert_eq!(results.connections, GAMES * (2 + WATCHERS));
     assert!(results.moves > 0, "{results:?}");
+    assert!(results.games_restarted > 0, "{results:?}");
     assert!(results.move_ack.count > 0, "{results:?}");
     assert!(results.move_opponent.count > 0, "{results:?}");
     assert!(results.watcher_event.count > 0, "{results:?}");

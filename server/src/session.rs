@@ -103,8 +103,8 @@ struct Session {
     room: Option<RoomId>,
     /// Tables this connection joined as a watcher; bounded by [`TABLES_PER_SESSION_MAX`].
     tables: BTreeSet<TableId>,
-    /// Forwarders of the games this connection follows; bounded by [`GAMES_PER_SESSION_MAX`].
-    games: HashMap<GameId, JoinHandle<()>>,
+    /// The games this connection follows; bounded by [`GAMES_PER_SESSION_MAX`].
+    games: HashMap<GameId, Followed>,
     /// Who is watching, for the forwarders' kibitz filter; changes on login and logout.
     viewer: watch::Sender<Option<UserId>>,
     out: mpsc::Sender<Frame>,
@@ -114,6 +114,14 @@ struct Session {
     pushes: Vec<Frame>,
     /// This connection's study board, if one is open.
     study: Option<Study>,
+}
+
+/// A game this connection follows: the task copying its frames here, and its handle, kept so that
+/// moves and kibitz in a followed game reach the actor without the shared registry's lock.
+#[derive(Debug)]
+struct Followed {
+    forwarder: JoinHandle<()>,
+    handle: game::GameHandle,
 }
 
 impl std::fmt::Debug for Session {
@@ -253,8 +261,8 @@ impl Session {
 
     /// Leave the room and tables, go offline, stop forwarders.
     async fn cleanup(&mut self) {
-        for (_, forwarder) in self.games.drain() {
-            forwarder.abort();
+        for (_, followed) in self.games.drain() {
+            followed.forwarder.abort();
         }
         let gone = HallCmd::SessionGone {
             user: self.player.as_ref().map(|p| p.user),
@@ -482,8 +490,8 @@ impl Session {
                 Ok(Answer::Ack)
             }
             ClientMsg::Unwatch { game } => match self.games.remove(&game) {
-                Some(forwarder) => {
-                    forwarder.abort();
+                Some(followed) => {
+                    followed.forwarder.abort();
                     Ok(Answer::Ack)
                 }
                 None => refuse(ErrorCode::NotThere, format!("you do not watch game {game}")),
@@ -897,7 +905,8 @@ impl Session {
 
     /// Follow a game: its full state now (before the request's `ack`), then every frame in order.
     async fn watch(&mut self, game: GameId) -> Result<(), Refusal> {
-        self.games.retain(|_, forwarder| !forwarder.is_finished());
+        self.games
+            .retain(|_, followed| !followed.forwarder.is_finished());
         if !self.games.contains_key(&game) && self.games.len() >= GAMES_PER_SESSION_MAX {
             return refuse(
                 ErrorCode::Busy,
@@ -909,15 +918,15 @@ impl Session {
         let subscription = game::subscribe(&handle, viewer).await?;
         self.pushes.push(subscription.snapshot.clone());
         let forwarder = game::forward(
-            handle,
+            handle.clone(),
             subscription,
             self.viewer.subscribe(),
             self.out.clone(),
             self.state.shutdown.clone(),
             self.state.tasks.clone(),
         );
-        if let Some(old) = self.games.insert(game, forwarder) {
-            old.abort();
+        if let Some(old) = self.games.insert(game, Followed { forwarder, handle }) {
+            old.forwarder.abort();
         }
         Ok(())
     }
@@ -957,9 +966,18 @@ impl Session {
         Ok(Answer::Ack)
     }
 
+    /// A game's handle: the one kept for a followed game (players follow theirs from its start), else
+    /// from the registry. A game that ended answers `no_such_game` either way: its inbox is closed.
+    fn game(&self, game: GameId) -> Result<game::GameHandle, Refusal> {
+        match self.games.get(&game) {
+            Some(followed) => Ok(followed.handle.clone()),
+            None => self.state.games.get(game),
+        }
+    }
+
     async fn game_move(&mut self, game: GameId, mv: PlayerMove) -> Result<Answer, Refusal> {
         let user = self.user()?;
-        let handle = self.state.games.get(game)?;
+        let handle = self.game(game)?;
         handle
             .ask(|reply| GameCmd::Move { user, mv, reply })
             .await?;
@@ -971,7 +989,7 @@ impl Session {
         let at_ms = unix_now_ms();
         match channel {
             ChatChannel::Kibitz { game } => {
-                let handle = self.state.games.get(game)?;
+                let handle = self.game(game)?;
                 handle
                     .ask(|reply| GameCmd::Kibitz {
                         from,
