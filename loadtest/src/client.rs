@@ -49,6 +49,8 @@ pub enum Kind {
     Setup,
     Move,
     Chat,
+    /// A watcher's bet of one point on their side.
+    Bet,
 }
 
 /// The game a slot of players and watchers is on, and the intended send times of its events, shared by
@@ -131,6 +133,13 @@ struct Outgoing {
 #[derive(Debug)]
 enum Cmd {
     Send(Outgoing),
+    /// Watchers: bet one point on `side` every `every`, from `first` until `end`.
+    Bet {
+        side: Color,
+        first: Instant,
+        every: Duration,
+        end: Instant,
+    },
     /// Watchers: send a kibitz line every `every`, from `first` until `end`.
     Chat {
         first: Instant,
@@ -197,6 +206,19 @@ impl ClientHandle {
     pub async fn start_chat(&self, first: Instant, every: Duration, end: Instant) {
         let _ = self.tx.send(Cmd::Chat { first, every, end }).await;
     }
+
+    /// Start the watcher's betting timer, always on `side` (changing sides is refused).
+    pub async fn start_bets(&self, side: Color, first: Instant, every: Duration, end: Instant) {
+        let _ = self
+            .tx
+            .send(Cmd::Bet {
+                side,
+                first,
+                every,
+                end,
+            })
+            .await;
+    }
 }
 
 /// The WebSocket type of a client.
@@ -250,6 +272,7 @@ pub fn spawn(
         next_id: 1,
         pending: HashMap::new(),
         chat: None,
+        bet: None,
     };
     let join = tokio::spawn(task.run(ws, rx, stop));
     (ClientHandle { tx, metrics }, join)
@@ -266,6 +289,8 @@ struct ClientTask {
     pending: HashMap<u64, Pending>,
     /// The chat timer and when it stops.
     chat: Option<(Interval, Instant)>,
+    /// The betting timer, when it stops, and the side this watcher backs.
+    bet: Option<(Interval, Instant, Color)>,
 }
 
 impl ClientTask {
@@ -288,6 +313,11 @@ impl ClientTask {
                         timer.set_missed_tick_behavior(MissedTickBehavior::Burst);
                         self.chat = Some((timer, end));
                     }
+                    Some(Cmd::Bet { side, first, every, end }) => {
+                        let mut timer = tokio::time::interval_at(first, every);
+                        timer.set_missed_tick_behavior(MissedTickBehavior::Burst);
+                        self.bet = Some((timer, end, side));
+                    }
                     // The driver is gone: nothing more will be asked, but keep reading until stopped.
                     None => {
                         stopped(&stop).await;
@@ -297,6 +327,11 @@ impl ClientTask {
                 },
                 due = tick(&mut self.chat) => {
                     if !self.chat_line(&mut ws, due).await {
+                        return;
+                    }
+                }
+                due = tick_bet(&mut self.bet) => {
+                    if !self.place_bet(&mut ws, due).await {
                         return;
                     }
                 }
@@ -338,6 +373,32 @@ impl ClientTask {
         self.send(ws, out).await
     }
 
+    /// Bet one point on this watcher's side, stamped with its intended time, unless the window closed.
+    async fn place_bet(&mut self, ws: &mut Ws, due: Instant) -> bool {
+        let Some(side) = self.bet.as_ref().map(|(_, _, side)| *side) else {
+            return true;
+        };
+        if self.bet.as_ref().is_some_and(|(_, end, _)| due >= *end) {
+            self.bet = None;
+            return true;
+        }
+        if self.slot.ending() {
+            return true;
+        }
+        let game = self.slot.game();
+        let out = Outgoing {
+            msg: ClientMsg::Bet {
+                game,
+                side,
+                amount: 1,
+            },
+            intended: due,
+            kind: Kind::Bet,
+            reply: None,
+        };
+        self.send(ws, out).await
+    }
+
     async fn send(&mut self, ws: &mut Ws, out: Outgoing) -> bool {
         let id = self.next_id;
         self.next_id += 1;
@@ -345,7 +406,8 @@ impl ClientTask {
             ClientMsg::Chat {
                 channel: ChatChannel::Kibitz { game },
                 ..
-            } => Some(*game),
+            }
+            | ClientMsg::Bet { game, .. } => Some(*game),
             _ => None,
         };
         let text = serde_json::to_string(&Request {
@@ -386,7 +448,8 @@ impl ClientTask {
             | ServerMsg::Session { id, .. }
             | ServerMsg::Ack { id }
             | ServerMsg::Error { id, .. }
-            | ServerMsg::ChallengeSent { id, .. } => self.reply(*id, msg, at, measuring),
+            | ServerMsg::ChallengeSent { id, .. }
+            | ServerMsg::BetPlaced { id, .. } => self.reply(*id, msg, at, measuring),
             ServerMsg::GameEvent {
                 game, seq, event, ..
             } => self.game_event(*game, *seq, event, at, measuring),
@@ -435,6 +498,15 @@ impl ClientTask {
                     .chats_after_end_count
                     .fetch_add(1, Ordering::Relaxed);
             }
+            // Likewise a bet sent as play ends: it is refused (`betting_closed`), never half placed.
+            ServerMsg::Error {
+                code: ErrorCode::BettingClosed | ErrorCode::NoSuchGame,
+                ..
+            } if pending.kind == Kind::Bet => {
+                self.metrics
+                    .bets_after_close_count
+                    .fetch_add(1, Ordering::Relaxed);
+            }
             ServerMsg::Error { code, .. } => self.metrics.error(&code.to_string()),
             _ if measuring => match pending.kind {
                 Kind::Move => {
@@ -443,6 +515,9 @@ impl ClientTask {
                 }
                 Kind::Chat => {
                     self.metrics.chats_count.fetch_add(1, Ordering::Relaxed);
+                }
+                Kind::Bet => {
+                    self.metrics.bets_count.fetch_add(1, Ordering::Relaxed);
                 }
                 Kind::Setup => {}
             },
@@ -482,6 +557,14 @@ impl ClientTask {
 async fn tick(chat: &mut Option<(Interval, Instant)>) -> Instant {
     match chat {
         Some((timer, _)) => timer.tick().await,
+        None => std::future::pending().await,
+    }
+}
+
+/// The betting timer's next tick, or never when the watcher does not bet.
+async fn tick_bet(bet: &mut Option<(Interval, Instant, Color)>) -> Instant {
+    match bet {
+        Some((timer, _, _)) => timer.tick().await,
         None => std::future::pending().await,
     }
 }

@@ -87,6 +87,9 @@ struct RunArgs {
     /// Kibitz lines per second per watcher.
     #[arg(long, default_value_t = 0.1)]
     chat_rate: f64,
+    /// One-point bets per second per watcher, into each game's spectator pool (Tengen only).
+    #[arg(long, default_value_t = 0.05)]
+    bet_rate: f64,
     /// The measurement window in seconds.
     #[arg(long, default_value_t = 30)]
     duration_s: u64,
@@ -94,8 +97,11 @@ struct RunArgs {
     #[arg(long, default_value_t = 32)]
     setup_concurrency: usize,
     /// The ledger audit endpoint asked after the run.
-    #[arg(long, default_value = "/api/ledger/audit")]
+    #[arg(long, default_value = "/api/admin/audit")]
     audit_path: String,
+    /// The server's admin token (its `--admin-token`), which the audit endpoint requires.
+    #[arg(long, env = "TENGEN_ADMIN_TOKEN", hide_env_values = true)]
+    admin_token: Option<String>,
 }
 
 #[derive(Debug, Clone, clap::Args)]
@@ -229,14 +235,17 @@ fn server_pid(target: &Target) -> Option<u32> {
         .or_else(|| rss::pid_listening_on(target.server.port()))
 }
 
-async fn side(name: &str, server: SocketAddr, options: Options, audit_path: Option<&str>) -> Side {
+/// The audit endpoint and the admin token for it.
+type Audit<'a> = Option<(&'a str, Option<&'a str>)>;
+
+async fn side(name: &str, server: SocketAddr, options: Options, audit: Audit<'_>) -> Side {
     let results: Results = scenario::run(server, options).await;
     let rss_kib = results.server_rss_kib;
     let rss_per_connection_kib = rss_kib
         .filter(|_| results.connections > 0)
         .map(|kib| kib as f64 / results.connections as f64);
-    let audit = match audit_path {
-        Some(path) => report::audit(server, path).await,
+    let audit = match audit {
+        Some((path, token)) => report::audit(server, path, token).await,
         None => "not applicable".into(),
     };
     Side {
@@ -257,6 +266,7 @@ async fn run(args: RunArgs) -> Result<bool, String> {
         small_percent: args.small_percent,
         move_rate_per_s: args.move_rate,
         chat_rate_per_s: args.chat_rate,
+        bet_rate_per_s: args.bet_rate,
         duration: Duration::from_secs(args.duration_s),
         setup_concurrency: args.setup_concurrency,
         source_ips: target.source_ips,
@@ -276,8 +286,10 @@ async fn run(args: RunArgs) -> Result<bool, String> {
     } else {
         let child = BaselineChild::start()?;
         eprintln!("baseline at {} (pid {})", child.addr, child.pid());
+        // The baseline has no spectator pool: the same fan-out, without bets.
         let baseline_options = Options {
             server_pid: Some(child.pid()),
+            bet_rate_per_s: 0.0,
             ..options.clone()
         };
         let side = side("baseline", child.addr, baseline_options, None).await;
@@ -293,7 +305,7 @@ async fn run(args: RunArgs) -> Result<bool, String> {
         "tengen",
         target.server,
         tengen_options,
-        Some(&args.audit_path),
+        Some((&args.audit_path, args.admin_token.as_deref())),
     )
     .await;
     let report = Report::new((&options).into(), tengen, baseline);

@@ -81,8 +81,11 @@ pub struct Metrics {
     /// Chat lines that reached their game just after it ended (answered `no_such_game`): a race every
     /// real client has too, so not an error.
     pub chats_after_end_count: AtomicU64,
-    /// Bets acknowledged (none until the protocol has bets).
+    /// Bets acknowledged (`bet_placed`).
     pub bets_count: AtomicU64,
+    /// Bets that reached a game whose play had just ended: refused as `betting_closed`, as for a
+    /// person clicking at that moment; counted apart, not as errors.
+    pub bets_after_close_count: AtomicU64,
     /// Frames received by all clients.
     pub delivered_count: AtomicU64,
     /// Games finished and started again during the window.
@@ -110,6 +113,7 @@ impl Metrics {
             chats_count: AtomicU64::new(0),
             chats_after_end_count: AtomicU64::new(0),
             bets_count: AtomicU64::new(0),
+            bets_after_close_count: AtomicU64::new(0),
             delivered_count: AtomicU64::new(0),
             games_restarted_count: AtomicU64::new(0),
             errors: Mutex::new(BTreeMap::new()),

@@ -322,7 +322,8 @@ impl Report {
         let _ = writeln!(out, "ledger audit: {}", self.tengen.audit);
         let _ = writeln!(
             out,
-            "bets: none placed (the protocol has no betting messages yet)"
+            "bets: {:.1}/s placed; {} refused because play had just ended (not errors)",
+            self.tengen.results.bets_per_s, self.tengen.results.bets_after_close
         );
         for target in &self.targets {
             let _ = writeln!(
@@ -376,12 +377,14 @@ impl IdleReport {
     }
 }
 
-/// Ask the server's ledger audit endpoint; the answer, or why there is none.
-pub async fn audit(server: SocketAddr, path: &str) -> String {
+/// Ask the server's ledger audit endpoint (with the admin token); its JSON verdict, or why there is none.
+pub async fn audit(server: SocketAddr, path: &str, token: Option<&str>) -> String {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let auth = token.map_or(String::new(), |t| format!("Authorization: Bearer {t}\r\n"));
     let get = async {
         let mut stream = tokio::net::TcpStream::connect(server).await?;
-        let request = format!("GET {path} HTTP/1.1\r\nHost: {server}\r\nConnection: close\r\n\r\n");
+        let request =
+            format!("GET {path} HTTP/1.1\r\nHost: {server}\r\n{auth}Connection: close\r\n\r\n");
         stream.write_all(request.as_bytes()).await?;
         let mut response = String::new();
         stream.read_to_string(&mut response).await?;
@@ -394,7 +397,7 @@ pub async fn audit(server: SocketAddr, path: &str) -> String {
                 let body = response.split("\r\n\r\n").nth(1).unwrap_or_default();
                 body.trim().to_string()
             } else {
-                format!("not available ({path} answered {status:?}: the server has no ledger audit endpoint yet)")
+                format!("not available ({path} answered {status:?}; start the server with --admin-token and pass the same --admin-token here)")
             }
         }
         Ok(Err(err)) => format!("not available ({err})"),

@@ -56,6 +56,8 @@ pub struct Options {
     pub move_rate_per_s: f64,
     /// Kibitz lines per second per watcher (0 for none).
     pub chat_rate_per_s: f64,
+    /// One-point bets per second per watcher (0 for none; the baseline has no pool).
+    pub bet_rate_per_s: f64,
     /// The measurement window.
     pub duration: Duration,
     /// Slots set up at once.
@@ -93,6 +95,8 @@ pub struct Results {
     /// Chat lines that reached their game just after it ended (not errors; see `Metrics`).
     pub chats_after_end: u64,
     pub bets_per_s: f64,
+    /// Bets refused because play had just ended (not errors).
+    pub bets_after_close: u64,
     pub delivered: u64,
     pub delivered_per_s: f64,
     pub errors: std::collections::BTreeMap<String, u64>,
@@ -480,6 +484,19 @@ pub async fn run(server: SocketAddr, options: Options) -> Results {
                 watcher.start_chat(start + spread, every, end).await;
             }
         }
+        if options.bet_rate_per_s > 0.0 {
+            let every = Duration::from_secs_f64(1.0 / options.bet_rate_per_s);
+            // A slot's watchers share one account (see `setup`), and one bettor keeps to one side.
+            let side = if n % 2 == 0 {
+                WireColor::Black
+            } else {
+                WireColor::White
+            };
+            for (w, watcher) in setup.watchers.iter().enumerate() {
+                let spread = every.mul_f64(w as f64 / options.watchers.max(1) as f64);
+                watcher.start_bets(side, start + spread, every, end).await;
+            }
+        }
         let moves_max = if setup.size == 9 {
             options.moves_max_9
         } else {
@@ -548,6 +565,7 @@ pub async fn run(server: SocketAddr, options: Options) -> Results {
         chats_per_s: per_s(Metrics::count(&metrics.chats_count)),
         chats_after_end: Metrics::count(&metrics.chats_after_end_count),
         bets_per_s: per_s(Metrics::count(&metrics.bets_count)),
+        bets_after_close: Metrics::count(&metrics.bets_after_close_count),
         delivered: Metrics::count(&metrics.delivered_count),
         delivered_per_s: per_s(Metrics::count(&metrics.delivered_count)),
         errors: metrics.errors(),

@@ -1,6 +1,7 @@
 //! A small run of the whole generator against a real Tengen server on 127.0.0.1:0 (and then against the
 //! baseline): 20 games, half 9x9, three watchers each, for a few seconds. It asserts that everything
-//! worked (no errors, moves acknowledged, games ended and restarted, events and chat delivered), never a timing: timings belong to
+//! worked (no errors, moves acknowledged, games ended and restarted, events, chat and bets delivered, the
+//! ledger audit clean afterwards), never a timing: timings belong to
 //! PERFORMANCE.md runs on a quiet machine.
 
 use std::time::Duration;
@@ -17,13 +18,17 @@ const WATCHERS: usize = 3;
 /// The measurement window: long enough for a few moves per game and a few chat lines per watcher.
 const WINDOW: Duration = Duration::from_secs(3);
 
-fn options() -> Options {
+/// The admin token the smoke server is started with, for its ledger audit.
+const ADMIN_TOKEN: &str = "smoke-admin";
+
+fn options(bet_rate_per_s: f64) -> Options {
     Options {
         games: GAMES,
         watchers: WATCHERS,
         small_percent: 50,
         move_rate_per_s: 4.0,
         chat_rate_per_s: 1.0,
+        bet_rate_per_s,
         duration: WINDOW,
         setup_concurrency: 8,
         source_ips: 2,
@@ -61,13 +66,20 @@ async fn a_small_run_against_tengen_and_the_baseline_has_no_errors() {
         lanes: 1,
     };
     config.connections_per_ip_max = GAMES * (2 + WATCHERS);
+    config.admin_token = Some(ADMIN_TOKEN.into());
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let (trigger, shutdown) = tengen_server::Shutdown::new();
     let server = tokio::spawn(tengen_server::run(config, listener, shutdown));
 
-    let results = scenario::run(addr, options()).await;
+    let results = scenario::run(addr, options(2.0)).await;
     assert_clean(&results);
+    assert!(results.bets_per_s > 0.0, "watchers bet: {results:?}");
+    // Every bet, every settlement of the games that ended: the book balances.
+    let audit = tengen_loadtest::report::audit(addr, "/api/admin/audit", Some(ADMIN_TOKEN)).await;
+    let verdict: serde_json::Value =
+        serde_json::from_str(&audit).unwrap_or_else(|_| panic!("{audit}"));
+    assert_eq!(verdict["ok"], true, "{verdict}");
     trigger.trigger();
     server.await.unwrap().unwrap();
 
@@ -75,7 +87,8 @@ async fn a_small_run_against_tengen_and_the_baseline_has_no_errors() {
     let addr = listener.local_addr().unwrap();
     let (stop_tx, stop) = tokio::sync::watch::channel(false);
     let baseline = tokio::spawn(tengen_loadtest::baseline::serve(listener, stop));
-    let results = scenario::run(addr, options()).await;
+    // The baseline has no spectator pool: the same run without bets.
+    let results = scenario::run(addr, options(0.0)).await;
     assert_clean(&results);
     stop_tx.send(true).unwrap();
     baseline.await.unwrap();
