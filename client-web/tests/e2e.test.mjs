@@ -199,6 +199,12 @@ test('two players play a 9x9 game in the browser while a third watches', { timeo
     await shot(carol, 'my-bets.png');
   }
 
+  // The language switch: Alice's screen turns Chinese and back.
+  await alice.click('[data-testid=lang-switch]');
+  await alice.waitForSelector('[data-testid=result]:has-text("结果")');
+  await alice.click('[data-testid=lang-switch]');
+  await alice.waitForSelector('[data-testid=result]:has-text("Result")');
+
   // The players never received the watchers' kibitz.
   assert.equal(await alice.locator('text=黑棋要小心').count(), 0);
 });

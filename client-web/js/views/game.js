@@ -117,13 +117,14 @@ export function mountGame(root, ctx, params) {
   }
 
   const clockNodes = { black: h('div', { class: 'clock' }), white: h('div', { class: 'clock' }) };
-  const timer = setInterval(() => {
+  function drawClocks() {
     const g = game();
     if (!g) return;
     const clocks = clocksNow(g);
     drawClock(clockNodes.black, g, 'black', clocks);
     drawClock(clockNodes.white, g, 'white', clocks);
-  }, CLOCK_REDRAW_MS);
+  }
+  const timer = setInterval(drawClocks, CLOCK_REDRAW_MS);
 
   function playerCard(g, color) {
     const p = g[color];
@@ -170,6 +171,7 @@ export function mountGame(root, ctx, params) {
       });
       playerCard(g, 'black');
       playerCard(g, 'white');
+      drawClocks();
       watchers.textContent = t('game.watchers', { count: g.watchersCount });
       info.textContent = settingsSummary(g.settings, t);
       fill(status,
