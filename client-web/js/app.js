@@ -46,6 +46,7 @@ const net = new Connection({
   },
 });
 
+const online = () => state.connection === 'online';
 const isMine = (msg) => state.me && (msg.black.user === state.me.user || msg.white.user === state.me.user);
 
 async function resubscribe() {
@@ -84,13 +85,15 @@ const actions = {
     location.hash = '#/';
     route(true);
   },
+  // Subscriptions are remembered in `following`; when the connection is not up yet (a page load, a
+  // reconnect in progress) `resubscribe` sends them once it is.
   joinRoom(room) {
     following.room = room;
-    send({ type: 'join_room', room }).catch(toast);
+    if (online()) send({ type: 'join_room', room }).catch(toast);
   },
   joinTable(table) {
     following.table = table;
-    send({ type: 'join_table', table }).catch(toast);
+    if (online()) send({ type: 'join_table', table }).catch(toast);
   },
   leaveTable(table) {
     const room = state.tables.get(table)?.room ?? following.room;
@@ -104,7 +107,7 @@ const actions = {
   acceptSettings: (table, settings) => send({ type: 'accept_settings', table, settings }).catch(toast),
   watch(game) {
     following.games.add(game);
-    if (!state.games.has(game)) send({ type: 'watch', game }).catch(toast);
+    if (online() && !state.games.has(game)) send({ type: 'watch', game }).catch(toast);
   },
   unwatch(game) {
     following.games.delete(game);

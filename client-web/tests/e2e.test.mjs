@@ -139,6 +139,11 @@ test('two players play a 9x9 game in the browser while a third watches', { timeo
   await bob.evaluate(() => { window.oldSocket = window.tengen.net.socket; window.tengen.net.socket.close(); });
   await bob.waitForFunction(() => window.tengen.net.socket !== window.oldSocket && window.tengen.state.connection === 'online');
   await bob.waitForSelector('[data-testid=connection]:has-text("Connected")');
+  // And a reload: the token in localStorage resumes the session and the game comes back.
+  await bob.reload();
+  await bob.waitForSelector('[data-testid=me]:has-text("bob")');
+  await waitStone(bob, { col: 4, row: 4 }, 'white');
+  await bob.waitForSelector('[data-testid=player-white]:has-text("Captures: 1")');
 
   // Black plays elsewhere (a stone deep in White's side that will be marked dead), with the keyboard: the
   // first arrow key puts the cursor on the centre (E5), three more move it to H5, Enter plays.
