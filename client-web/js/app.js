@@ -126,6 +126,12 @@ const actions = {
     const placed = await send({ type: 'bet', game, side, amount });
     toast({ text: t('pool.placed', { amount: placed.amount, side: t(`color.${placed.side}`), balance: placed.balance }) });
   },
+  stakeOffer: (table, left, right, terms) => send({ type: 'stake_offer', table, left, right, terms }),
+  stakeAnswer: (table, agree) => send({ type: 'stake_answer', table, agree }),
+  async stakeRaise(game, amount) {
+    await send({ type: 'stake_raise', game, amount });
+    toast({ text: t('stake.raised', { amount }) });
+  },
   myBets() {
     // Settlements change the balance without a push; ask for it afresh beside the records.
     send({ type: 'balance' }).catch(() => {});

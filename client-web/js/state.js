@@ -20,6 +20,7 @@ export function createState() {
     balance: null, // fortune points, when the server keeps them
     taxBp: null,
     pools: new Map(), // game id → the wire's pool object
+    stakes: new Map(), // table id → {stake: the wire's StakeInfo or null, taxBp}
     notices: [], // transient messages for the user
   };
 }
@@ -207,6 +208,9 @@ export function applyMessage(state, msg) {
       break;
     case 'bet_placed':
       state.balance = msg.balance;
+      break;
+    case 'stake_updated':
+      state.stakes.set(msg.table, { stake: msg.stake, taxBp: msg.tax_bp });
       break;
     case 'pool':
       state.pools.set(msg.pool.game, msg.pool);

@@ -64,6 +64,24 @@ test('two players play a 9x9 game in the browser while a third watches', { timeo
   await bob.waitForSelector('[data-testid=seat-left]:has-text("alice")');
   await bob.click('[data-testid=sit-right]');
 
+  // Stakes, when the server keeps fortune points: Alice offers 50 a side and presses OK, Bob presses OK on
+  // the same amounts, both agree, and the points go into escrow for the game about to start.
+  const stakesOnServer = await alice.evaluate(() => window.tengen.state.balance != null);
+  if (stakesOnServer) {
+    await alice.waitForSelector('[data-testid=stake]:visible');
+    await alice.fill('[data-testid=stake] input[name=stake-left]', '50');
+    await alice.fill('[data-testid=stake] input[name=stake-right]', '50');
+    await alice.click('[data-testid=stake-ok]');
+    await bob.waitForSelector('[data-testid=stake-status]:has-text("50")');
+    await bob.click('[data-testid=stake-ok]');
+    await alice.waitForSelector('[data-testid=stake-agree]:visible');
+    await alice.click('[data-testid=stake-agree]');
+    await bob.waitForSelector('[data-testid=stake-agree]:visible');
+    await bob.click('[data-testid=stake-agree]');
+    await alice.waitForSelector('[data-testid=stake-status] .ok');
+    await shot(alice, 'stakes.png');
+  }
+
   // White proposes 9x9; Black sees the proposal and confirms; the game starts for both.
   await bob.selectOption('[data-testid=settings-form] select[name=size]', '9');
   await bob.click('[data-testid=propose]');

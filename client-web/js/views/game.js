@@ -8,6 +8,7 @@ import { channelKey } from '../state.js';
 import { createBoard } from '../board.js';
 import { createChat } from './chat.js';
 import { createPoolPanel } from './pool.js';
+import { createStakePanel } from './stake.js';
 import { settingsSummary } from './settings.js';
 import { areaCount, halfPointsText } from '../score.js';
 import { tick, displayMs, inOvertime } from '../clock.js';
@@ -32,6 +33,12 @@ export function mountGame(root, ctx, params) {
   const announcer = h('div', { class: 'sr-only', 'aria-live': 'assertive' });
   const chatBox = h('div', {});
   const pool = createPoolPanel({ t, onBet: (side, amount) => run(actions.bet(gameId, side, amount)) });
+  const stake = createStakePanel({
+    t,
+    onOffer: (left, right, terms) => run(actions.stakeOffer(game().table, left, right, terms)),
+    onAnswer: (agree) => run(actions.stakeAnswer(game().table, agree)),
+    onRaise: (amount) => run(actions.stakeRaise(gameId, amount)),
+  });
   let chat = null;
   let chatKey = null;
 
@@ -44,7 +51,7 @@ export function mountGame(root, ctx, params) {
     h('div', { class: 'board-column' }, boardBox),
     h('aside', { class: 'game-side' },
       h('div', { class: 'row spread' }, h('a', { href: '#/', class: 'small' }, `← ${t('game.back')}`), watchers),
-      players.black, players.white, status, message, controls, scoring, result, info, pool.element, chatBox, announcer)));
+      players.black, players.white, status, message, controls, scoring, result, info, stake.element, pool.element, chatBox, announcer)));
 
   actions.watch(gameId);
   actions.askPool(gameId);
@@ -201,6 +208,12 @@ export function mountGame(root, ctx, params) {
           h('a', { href: `/api/games/${gameId}/sgf`, download: `tengen-${gameId}.sgf` }, t('game.downloadSgf')));
       } else fill(result);
       pool.update({ pool: state.pools.get(gameId) ?? null, canBet: !!state.me && !mine, balance: state.balance });
+      const stakeNow = g.table != null ? state.stakes.get(g.table) : null;
+      // Stakes belong to seats (with nigiri, Black may sit on the right).
+      const tableNow = state.tables.get(g.table);
+      const seat = !mine ? null : tableNow?.left?.user === state.me.user ? 'left' : tableNow?.right?.user === state.me.user ? 'right' : null;
+      stake.update({ stake: stakeNow?.stake ?? null, taxBp: stakeNow?.taxBp ?? state.taxBp, mySeat: seat, game: g.phase === 'playing' ? gameId : null,
+        balance: state.balance, visible: state.balance != null && g.table != null && g.phase !== 'over' && !!(seat || stakeNow?.stake) });
       syncChat(g);
     },
     unmount() {
