@@ -37,16 +37,24 @@ const net = new Connection({
   },
   onStatus: (status) => {
     state.connection = status;
+    if (status !== 'online') ready = false;
     renderHeader();
   },
   onReady: async ({ session }) => {
     if (session) applyMessage(state, session);
     await resubscribe();
+    ready = true;
+    for (const wake of readyWaiters.splice(0)) wake();
     route();
   },
 });
 
 const online = () => state.connection === 'online';
+// Set once a (re)connection has said hello, resumed and re-subscribed; logging in waits for it, so the
+// hall is known when it lands the user in a room.
+let ready = false;
+const readyWaiters = [];
+const untilReady = () => (ready ? Promise.resolve() : new Promise((wake) => readyWaiters.push(wake)));
 const isMine = (msg) => state.me && (msg.black.user === state.me.user || msg.white.user === state.me.user);
 
 async function resubscribe() {
@@ -67,10 +75,12 @@ const send = (msg) => net.request(msg);
 const actions = {
   errorText,
   async login(username, password) {
+    await untilReady();
     applyMessage(state, await net.authenticate({ type: 'login', username, password }));
     afterLogin();
   },
   async register(username, password) {
+    await untilReady();
     applyMessage(state, await net.authenticate({ type: 'register', username, password }));
     afterLogin();
   },

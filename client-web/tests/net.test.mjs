@@ -36,6 +36,13 @@ function memoryStorage(initial = {}) {
 }
 
 const tick = (ms = 5) => new Promise((r) => setTimeout(r, ms));
+/** Wait until `cond()` holds (the suite runs beside a browser, so fixed sleeps would be flaky). */
+async function until(cond, timeoutMs = 5000) {
+  for (let waited = 0; !cond(); waited += 10) {
+    if (waited > timeoutMs) throw new Error('timed out waiting');
+    await tick(10);
+  }
+}
 
 test('hello, resume with the stored token, a seq gap triggers watch, a drop reconnects', async () => {
   FakeSocket.all = [];
@@ -49,7 +56,7 @@ test('hello, resume with the stored token, a seq gap triggers watch, a drop reco
     WebSocketImpl: FakeSocket,
   });
   conn.connect();
-  await tick(20);
+  await until(() => ready.length === 1);
   const socket = FakeSocket.all[0];
   assert.deepEqual(socket.sent.map((m) => m.type), ['hello', 'resume']);
   assert.equal(socket.sent[1].token, 'abc');
@@ -61,14 +68,14 @@ test('hello, resume with the stored token, a seq gap triggers watch, a drop reco
   socket.reply({ type: 'game_event', game: 9, seq: 4, event: 'passed', color: 'black' });
   socket.reply({ type: 'game_event', game: 9, seq: 4, event: 'passed', color: 'black' });
   socket.reply({ type: 'game_event', game: 9, seq: 6, event: 'passed', color: 'black' });
-  await tick(20);
+  await until(() => socket.sent.at(-1).type === 'watch');
   assert.deepEqual(received.filter((m) => m.type.startsWith('game_')).map((m) => `${m.type}:${m.seq ?? m.state.seq}`), ['game_state:3', 'game_event:4']);
   assert.deepEqual(socket.sent.at(-1), { type: 'watch', game: 9, id: socket.sent.at(-1).id });
 
   // The socket drops: pending work fails, and a new socket says hello again after the backoff.
   socket.close();
-  // The first retry comes after about half a second; allow a busy machine some slack.
-  for (let waited = 0; ready.length < 2 && waited < 5000; waited += 50) await tick(50);
+  // The first retry comes after about half a second.
+  await until(() => ready.length === 2);
   assert.equal(FakeSocket.all.length, 2);
   assert.equal(FakeSocket.all[1].sent[0].type, 'hello');
   assert.equal(ready.length, 2);
@@ -92,7 +99,7 @@ test('an unknown token is forgotten', async () => {
   const ready = [];
   const conn = new Connection({ url: 'ws://test/ws', storage, onMessage: () => {}, onReady: (i) => ready.push(i), WebSocketImpl: RefusingSocket });
   conn.connect();
-  await tick(20);
+  await until(() => ready.length === 1);
   assert.equal(storage.getItem('tengen.token'), null);
   assert.equal(ready[0].session, null);
   conn.close();
