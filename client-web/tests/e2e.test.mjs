@@ -201,6 +201,11 @@ test('two players play a 9x9 game in the browser while a third watches', { timeo
     assert.match(await page.textContent('[data-testid=result-sgf]'), /^[BW]\+\d+(\.5)?$|^0$/);
     assert.match(await page.textContent('[data-testid=result-chinese]'), /[黑白]胜|和棋/);
   }
+  if (poolOnServer) {
+    // Every screen that settles a bet shows what went in, what came back, the net and the tax rate.
+    await carol.waitForSelector('[data-testid=settlement]:has-text("100")');
+    await alice.waitForSelector('[data-testid=settlement]:has-text("50")');
+  }
   await shot(carol, 'result.png');
 
   // A phone-sized screen: one column, the board as wide as the screen.

@@ -7,7 +7,7 @@ import { h, fill } from '../dom.js';
 import { channelKey } from '../state.js';
 import { createBoard } from '../board.js';
 import { createChat } from './chat.js';
-import { createPoolPanel } from './pool.js';
+import { createPoolPanel, taxPercent } from './pool.js';
 import { createStakePanel } from './stake.js';
 import { settingsSummary } from './settings.js';
 import { areaCount, halfPointsText } from '../score.js';
@@ -41,6 +41,8 @@ export function mountGame(root, ctx, params) {
   });
   let chat = null;
   let chatKey = null;
+  const settlementBox = h('div', { class: 'settlement', 'data-testid': 'settlement' });
+  let settlementAsked = false;
 
   const board = createBoard(boardBox, {
     onPoint: (point) => clicked(point),
@@ -160,6 +162,25 @@ export function mountGame(root, ctx, params) {
     chat?.update(state.chats.get(key));
   }
 
+  /** My bets and stakes on this game once it is settled: staked, returned, net, tax rate (SPEC §3). */
+  async function showSettlement() {
+    // Settlement follows the end of the game closely but not in the same instant: look a few times.
+    for (let attempt = 0; attempt < 6; attempt++) {
+      let records;
+      try {
+        records = (await actions.myBets()).filter((r) => r.game === gameId);
+      } catch {
+        return;
+      }
+      if (records.length === 0) return;
+      fill(settlementBox, records.map((r) => h('p', { class: 'small' },
+        h('b', {}, t(`bets.kind.${r.kind}`)), ' ', r.side ? t(`color.${r.side}`) : '', ': ',
+        t('bets.line', { staked: r.staked, returned: r.returned ?? '…', net: r.net == null ? '…' : r.net > 0 ? `+${r.net}` : r.net, rate: taxPercent(r.tax_bp) }))));
+      if (records.every((r) => r.returned != null)) return;
+      await new Promise((wake) => setTimeout(wake, 1000));
+    }
+  }
+
   return {
     update() {
       const g = game();
@@ -205,7 +226,12 @@ export function mountGame(root, ctx, params) {
           h('h3', {}, t('game.result')),
           h('p', { class: 'result-line' }, h('b', { 'data-testid': 'result-sgf' }, o.sgf), ' · ', h('b', { 'data-testid': 'result-chinese', lang: 'zh' }, o.chinese), ' ', h('span', { class: 'muted' }, t(`game.reason.${o.reason}`))),
           o.black_count_half_points != null ? h('p', { class: 'small' }, t('game.count', { black: halfPointsText(o.black_count_half_points), white: halfPointsText(o.white_count_half_points) })) : null,
+          settlementBox,
           h('a', { href: `/api/games/${gameId}/sgf`, download: `tengen-${gameId}.sgf` }, t('game.downloadSgf')));
+        if (!settlementAsked && state.me && state.balance != null) {
+          settlementAsked = true;
+          showSettlement();
+        }
       } else fill(result);
       pool.update({ pool: state.pools.get(gameId) ?? null, canBet: !!state.me && !mine, balance: state.balance });
       const stakeNow = g.table != null ? state.stakes.get(g.table) : null;
