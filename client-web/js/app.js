@@ -129,6 +129,9 @@ const actions = {
   resign: (game) => send({ type: 'resign', game }),
   toggleDead: (game, point) => send({ type: 'toggle_dead', game, point }),
   acceptScore: (game) => send({ type: 'accept_score', game }),
+  resumePlay: (game) => send({ type: 'resume_play', game }),
+  undo: (game) => send({ type: 'undo', game }),
+  answerUndo: (game, yes) => send({ type: yes ? 'accept_undo' : 'decline_undo', game }),
   // The pool and bets (the ledger's messages): a server without them answers unknown_type, and the pool
   // panel simply stays hidden.
   askPool: (game) => send({ type: 'pool', game }).catch(() => {}),

@@ -28,6 +28,8 @@ export function mountGame(root, ctx, params) {
   const controls = h('div', { class: 'controls' });
   const scoring = h('div', { class: 'scoring', 'data-testid': 'scoring' });
   const result = h('div', { class: 'result', 'data-testid': 'result' });
+  const undoBox = h('div', { class: 'undo-box', 'data-testid': 'undo-box' });
+  const awayBox = h('p', { class: 'away', role: 'status', 'data-testid': 'away' });
   const info = h('p', { class: 'muted small settings-line' });
   const watchers = h('p', { class: 'watchers', 'data-testid': 'watchers' });
   const announcer = h('div', { class: 'sr-only', 'aria-live': 'assertive' });
@@ -53,7 +55,7 @@ export function mountGame(root, ctx, params) {
     h('div', { class: 'board-column' }, boardBox),
     h('aside', { class: 'game-side' },
       h('div', { class: 'row spread' }, h('a', { href: '#/', class: 'small' }, `← ${t('game.back')}`), watchers),
-      players.black, players.white, status, message, controls, scoring, result, info, stake.element, pool.element, chatBox, announcer)));
+      players.black, players.white, status, awayBox, message, controls, undoBox, scoring, result, info, stake.element, pool.element, chatBox, announcer)));
 
   actions.watch(gameId);
   actions.askPool(gameId);
@@ -129,6 +131,10 @@ export function mountGame(root, ctx, params) {
   function drawClocks() {
     const g = game();
     if (!g) return;
+    // A player who left loses by forfeit when the countdown ends, unless they come back.
+    const now = Date.now();
+    awayBox.textContent = g.phase === 'over' ? '' : Object.entries(g.away ?? {})
+      .map(([color, atMs]) => t('game.away', { color: t(`color.${color}`), time: formatClock(atMs - now) })).join(' · ');
     const clocks = clocksNow(g);
     drawClock(clockNodes.black, g, 'black', clocks);
     drawClock(clockNodes.white, g, 'white', clocks);
@@ -208,17 +214,30 @@ export function mountGame(root, ctx, params) {
         g.lastMove ? ` · ${t('game.lastMove', { point: pointName(g.lastMove.point, g.settings.size) })}` : '',
         g.lastPass ? ` · ${t('game.passed', { color: t(`color.${g.lastPass}`) })}` : '',
         ' · ', mine ? t('game.youAre', { color: t(`color.${mine}`) }) : t('game.watching'));
+      const opponent = mine === 'black' ? 'white' : 'black';
       fill(controls, mine && g.phase === 'playing' ? [
         h('button', { 'data-testid': 'pass', onclick: () => run(actions.pass(gameId)) }, t('game.pass')),
+        h('button', { 'data-testid': 'undo', disabled: g.undoRequestedBy === mine, onclick: () => run(actions.undo(gameId)) }, t('game.undo')),
         h('button', { class: 'danger', 'data-testid': 'resign', onclick: () => { if (confirm(t('game.confirmResign'))) run(actions.resign(gameId)); } }, t('game.resign')),
       ] : null);
+      // An undo request (悔棋) waits for the opponent's consent.
+      fill(undoBox, g.phase === 'playing' && g.undoRequestedBy ? (
+        mine && g.undoRequestedBy === opponent ? [
+          h('p', {}, t('game.undoAsked', { color: t(`color.${opponent}`) })),
+          h('div', { class: 'row' },
+            h('button', { class: 'primary', 'data-testid': 'undo-accept', onclick: () => run(actions.answerUndo(gameId, true)) }, t('game.undoAccept')),
+            h('button', { 'data-testid': 'undo-decline', onclick: () => run(actions.answerUndo(gameId, false)) }, t('game.undoDecline'))),
+        ] : h('p', { class: 'muted' }, t(g.undoRequestedBy === mine ? 'game.undoWaiting' : 'game.undoAsked', { color: t(`color.${g.undoRequestedBy}`) }))
+      ) : null);
       if (scoringNow) {
         const iAccepted = mine === 'black' ? g.acceptedBlack : mine === 'white' ? g.acceptedWhite : false;
         fill(scoring,
           h('p', { class: 'small' }, t('game.scoringHelp')),
           h('p', { class: 'live-count', 'data-testid': 'live-count' }, t('game.count', { black: halfPointsText(counted.blackHalf), white: halfPointsText(counted.whiteHalf) })),
           h('p', { class: 'small muted' }, [g.acceptedBlack && t('game.accepted', { color: t('color.black') }), g.acceptedWhite && t('game.accepted', { color: t('color.white') })].filter(Boolean).join(' · ')),
-          mine ? h('button', { class: 'primary', 'data-testid': 'accept-score', disabled: iAccepted, onclick: () => run(actions.acceptScore(gameId)) }, t('game.accept')) : null);
+          mine ? h('div', { class: 'row' },
+            h('button', { class: 'primary', 'data-testid': 'accept-score', disabled: iAccepted, onclick: () => run(actions.acceptScore(gameId)) }, t('game.accept')),
+            h('button', { 'data-testid': 'resume-play', onclick: () => run(actions.resumePlay(gameId)) }, t('game.resumePlay'))) : null);
       } else fill(scoring);
       if (g.phase === 'over' && g.outcome) {
         const o = g.outcome;
