@@ -1,7 +1,9 @@
 // The browser scenario, in real Chromium against the real `tengen` binary: two players register, sit at a
-// table, agree settings (White proposes, Black confirms), play a short 9x9 game with a capture and a refused
-// ko recapture (the error is shown), pass twice, mark a dead chain, accept; a third user watches from the
-// hall's live games and sees every move and the result. Screenshots go to client-web/test-output/.
+// table, agree stakes (when the server keeps fortune points) and settings (White proposes, Black confirms),
+// play a short 9x9 game with a capture and a refused ko recapture (the error is shown), survive a dropped
+// socket and a page reload, play a move with the keyboard, pass twice, mark a dead chain, accept; a third
+// user watches from the hall's live games, bets in the pool (when there is one), sees every move and the
+// result. A second scenario covers a challenge and a resignation. Screenshots go to client-web/test-output/.
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';

@@ -1,7 +1,8 @@
 // The game screen: the board, both players with captures and ticking clocks (periods left, last seconds
-// announced), pass and resign, the scoring phase (click a chain to toggle it dead, territory shaded, live
-// counts, accept), the result in both notations, the players' chat or the watchers' kibitz, the watcher
-// count, and the pool panel when the wire carries pool data.
+// announced), pass, undo and resign, the scoring phase (click a chain to toggle it dead, territory shaded,
+// live counts, accept or dispute), the result in both notations with my settled bets, the players' chat or
+// the watchers' kibitz, the watcher count, away countdowns, and the stake and pool panels when the server
+// keeps fortune points.
 
 import { h, fill } from '../dom.js';
 import { channelKey } from '../state.js';
