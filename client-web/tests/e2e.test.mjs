@@ -250,8 +250,23 @@ test('a challenge from the players list, accepted, then a resignation', { timeou
   await dan.waitForURL(/#\/game\/\d+/);
   await erin.waitForURL(/#\/game\/\d+/);
   await erin.waitForSelector('svg.goban');
-  // Whoever drew White resigns at once.
   const erinColor = (await erin.textContent('[data-testid=game-status]')).includes('You play White') ? 'white' : 'black';
+
+  // Undo (悔棋), when the server takes it: Black plays, asks to take it back, White allows, the stone goes.
+  const undoOnServer = await dan.evaluate(() => window.tengen.net.request({ type: 'undo', game: 0 })
+    .then(() => true, (err) => err.code !== 'unknown_type'));
+  if (undoOnServer) {
+    const [black, white] = erinColor === 'black' ? [erin, dan] : [dan, erin];
+    await clickPoint(black, 9, { col: 2, row: 2 });
+    await waitStone(white, { col: 2, row: 2 }, 'black');
+    await black.click('[data-testid=undo]');
+    await white.waitForSelector('[data-testid=undo-accept]');
+    await shot(white, 'undo.png');
+    await white.click('[data-testid=undo-accept]');
+    for (const page of [black, white]) await waitStone(page, { col: 2, row: 2 }, null);
+  }
+
+  // Whoever drew White resigns.
   erin.once('dialog', (dialog) => dialog.accept());
   await erin.click('[data-testid=resign]');
   for (const page of [dan, erin]) {
