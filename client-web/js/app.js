@@ -37,15 +37,24 @@ const net = new Connection({
   },
   onStatus: (status) => {
     state.connection = status;
+    if (status !== 'online') ready = false;
     renderHeader();
   },
   onReady: async ({ session }) => {
     if (session) applyMessage(state, session);
     await resubscribe();
+    ready = true;
+    for (const wake of readyWaiters.splice(0)) wake();
     route();
   },
 });
 
+const online = () => state.connection === 'online';
+// Set once a (re)connection has said hello, resumed and re-subscribed; logging in waits for it, so the
+// hall is known when it lands the user in a room.
+let ready = false;
+const readyWaiters = [];
+const untilReady = () => (ready ? Promise.resolve() : new Promise((wake) => readyWaiters.push(wake)));
 const isMine = (msg) => state.me && (msg.black.user === state.me.user || msg.white.user === state.me.user);
 
 async function resubscribe() {
@@ -66,10 +75,12 @@ const send = (msg) => net.request(msg);
 const actions = {
   errorText,
   async login(username, password) {
+    await untilReady();
     applyMessage(state, await net.authenticate({ type: 'login', username, password }));
     afterLogin();
   },
   async register(username, password) {
+    await untilReady();
     applyMessage(state, await net.authenticate({ type: 'register', username, password }));
     afterLogin();
   },
@@ -84,13 +95,15 @@ const actions = {
     location.hash = '#/';
     route(true);
   },
+  // Subscriptions are remembered in `following`; when the connection is not up yet (a page load, a
+  // reconnect in progress) `resubscribe` sends them once it is.
   joinRoom(room) {
     following.room = room;
-    send({ type: 'join_room', room }).catch(toast);
+    if (online()) send({ type: 'join_room', room }).catch(toast);
   },
   joinTable(table) {
     following.table = table;
-    send({ type: 'join_table', table }).catch(toast);
+    if (online()) send({ type: 'join_table', table }).catch(toast);
   },
   leaveTable(table) {
     const room = state.tables.get(table)?.room ?? following.room;
@@ -104,7 +117,7 @@ const actions = {
   acceptSettings: (table, settings) => send({ type: 'accept_settings', table, settings }).catch(toast),
   watch(game) {
     following.games.add(game);
-    if (!state.games.has(game)) send({ type: 'watch', game }).catch(toast);
+    if (online() && !state.games.has(game)) send({ type: 'watch', game }).catch(toast);
   },
   unwatch(game) {
     following.games.delete(game);
@@ -116,12 +129,21 @@ const actions = {
   resign: (game) => send({ type: 'resign', game }),
   toggleDead: (game, point) => send({ type: 'toggle_dead', game, point }),
   acceptScore: (game) => send({ type: 'accept_score', game }),
+  resumePlay: (game) => send({ type: 'resume_play', game }),
+  undo: (game) => send({ type: 'undo', game }),
+  answerUndo: (game, yes) => send({ type: yes ? 'accept_undo' : 'decline_undo', game }),
   // The pool and bets (the ledger's messages): a server without them answers unknown_type, and the pool
   // panel simply stays hidden.
   askPool: (game) => send({ type: 'pool', game }).catch(() => {}),
   async bet(game, side, amount) {
     const placed = await send({ type: 'bet', game, side, amount });
     toast({ text: t('pool.placed', { amount: placed.amount, side: t(`color.${placed.side}`), balance: placed.balance }) });
+  },
+  stakeOffer: (table, left, right, terms) => send({ type: 'stake_offer', table, left, right, terms }),
+  stakeAnswer: (table, agree) => send({ type: 'stake_answer', table, agree }),
+  async stakeRaise(game, amount) {
+    await send({ type: 'stake_raise', game, amount });
+    toast({ text: t('stake.raised', { amount }) });
   },
   myBets() {
     // Settlements change the balance without a push; ask for it afresh beside the records.

@@ -43,7 +43,7 @@ function defs(svg, uid) {
 
 export function createBoard(container, { onPoint = () => {}, describe = null } = {}) {
   const uid = ++instances;
-  const svg = el('svg', { viewBox: `0 0 ${VIEW} ${VIEW}`, class: 'goban', role: 'grid', tabindex: 0 });
+  const svg = el('svg', { viewBox: `0 0 ${VIEW} ${VIEW}`, class: 'goban', role: 'application', tabindex: 0 });
   container.appendChild(svg);
   defs(svg, uid);
   const base = el('g', {}, svg);

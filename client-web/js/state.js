@@ -20,6 +20,7 @@ export function createState() {
     balance: null, // fortune points, when the server keeps them
     taxBp: null,
     pools: new Map(), // game id → the wire's pool object
+    stakes: new Map(), // table id → {stake: the wire's StakeInfo or null, taxBp}
     notices: [], // transient messages for the user
   };
 }
@@ -55,9 +56,19 @@ export function gameFromState(s) {
     lastPass: null,
     // Clocks: the server's `ClockView` when the wire carries it; until then a local display from the
     // settings, counted down on the side to move (see clock.js).
-    clocks: s.clock ?? { black: initialSide(s.settings.clock), white: initialSide(s.settings.clock) },
+    clocks: s.clocks ?? { black: initialSide(s.settings.clock), white: initialSide(s.settings.clock) },
     clockAtMs: Date.now(),
+    // Fields of the game lifecycle (undo, escape countdowns); absent on servers that do not send them.
+    undoRequestedBy: s.undo_requested_by ?? null,
+    away: awayFrom(s.away ?? [], Date.now()),
   };
+}
+
+/** Players away from the game: color → the local time at which they forfeit. */
+function awayFrom(list, nowMs) {
+  const away = {};
+  for (const a of list) away[a.color] = nowMs + a.forfeit_in_ms;
+  return away;
 }
 
 function setPoint(board, point, char) {
@@ -108,13 +119,42 @@ export function applyGameEvent(game, msg, nowMs = Date.now()) {
       game.phase = 'over';
       game.outcome = msg.outcome;
       break;
-    case 'clock':
-      // Clock updates from the server, when the wire carries them, replace the local display.
-      game.clocks = msg.clock;
+    case 'undo_requested':
+      game.undoRequestedBy = msg.color;
       break;
+    case 'undo_declined':
+      game.undoRequestedBy = null;
+      break;
+    case 'undo_accepted':
+      game.undoRequestedBy = null;
+      game.board = msg.board.slice();
+      game.movesCount = msg.moves_count;
+      game.toMove = msg.to_move;
+      game.lastMove = null;
+      game.lastPass = null;
+      break;
+    case 'play_resumed':
+      game.phase = 'playing';
+      game.toMove = msg.to_move;
+      game.dead = [];
+      game.acceptedBlack = game.acceptedWhite = false;
+      break;
+    case 'player_left':
+      game.away = { ...game.away, [msg.color]: nowMs + msg.forfeit_in_ms };
+      break;
+    case 'player_returned': {
+      const { [msg.color]: _gone, ...rest } = game.away;
+      game.away = rest;
+      break;
+    }
     default:
-      // Events this client does not know yet (undo, disconnects…) change nothing it shows.
+      // Events this client does not know yet change nothing it shows.
       break;
+  }
+  // The server's clocks, when the wire carries them, replace the local count.
+  if (msg.clocks) {
+    game.clocks = msg.clocks;
+    game.clockAtMs = nowMs;
   }
 }
 
@@ -207,6 +247,9 @@ export function applyMessage(state, msg) {
       break;
     case 'bet_placed':
       state.balance = msg.balance;
+      break;
+    case 'stake_updated':
+      state.stakes.set(msg.table, { stake: msg.stake, taxBp: msg.tax_bp });
       break;
     case 'pool':
       state.pools.set(msg.pool.game, msg.pool);

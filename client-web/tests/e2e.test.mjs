@@ -1,7 +1,9 @@
 // The browser scenario, in real Chromium against the real `tengen` binary: two players register, sit at a
-// table, agree settings (White proposes, Black confirms), play a short 9x9 game with a capture and a refused
-// ko recapture (the error is shown), pass twice, mark a dead chain, accept; a third user watches from the
-// hall's live games and sees every move and the result. Screenshots go to client-web/test-output/.
+// table, agree stakes (when the server keeps fortune points) and settings (White proposes, Black confirms),
+// play a short 9x9 game with a capture and a refused ko recapture (the error is shown), survive a dropped
+// socket and a page reload, play a move with the keyboard, pass twice, mark a dead chain, accept; a third
+// user watches from the hall's live games, bets in the pool (when there is one), sees every move and the
+// result. A second scenario covers a challenge and a resignation. Screenshots go to client-web/test-output/.
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -63,6 +65,24 @@ test('two players play a 9x9 game in the browser while a third watches', { timeo
   await bob.click('[data-testid=table-1]');
   await bob.waitForSelector('[data-testid=seat-left]:has-text("alice")');
   await bob.click('[data-testid=sit-right]');
+
+  // Stakes, when the server keeps fortune points: Alice offers 50 a side and presses OK, Bob presses OK on
+  // the same amounts, both agree, and the points go into escrow for the game about to start.
+  const stakesOnServer = await alice.evaluate(() => window.tengen.state.balance != null);
+  if (stakesOnServer) {
+    await alice.waitForSelector('[data-testid=stake]:visible');
+    await alice.fill('[data-testid=stake] input[name=stake-left]', '50');
+    await alice.fill('[data-testid=stake] input[name=stake-right]', '50');
+    await alice.click('[data-testid=stake-ok]');
+    await bob.waitForSelector('[data-testid=stake-status]:has-text("50")');
+    await bob.click('[data-testid=stake-ok]');
+    await alice.waitForSelector('[data-testid=stake-agree]:visible');
+    await alice.click('[data-testid=stake-agree]');
+    await bob.waitForSelector('[data-testid=stake-agree]:visible');
+    await bob.click('[data-testid=stake-agree]');
+    await alice.waitForSelector('[data-testid=stake-status] .ok');
+    await shot(alice, 'stakes.png');
+  }
 
   // White proposes 9x9; Black sees the proposal and confirms; the game starts for both.
   await bob.selectOption('[data-testid=settings-form] select[name=size]', '9');
@@ -139,6 +159,11 @@ test('two players play a 9x9 game in the browser while a third watches', { timeo
   await bob.evaluate(() => { window.oldSocket = window.tengen.net.socket; window.tengen.net.socket.close(); });
   await bob.waitForFunction(() => window.tengen.net.socket !== window.oldSocket && window.tengen.state.connection === 'online');
   await bob.waitForSelector('[data-testid=connection]:has-text("Connected")');
+  // And a reload: the token in localStorage resumes the session and the game comes back.
+  await bob.reload();
+  await bob.waitForSelector('[data-testid=me]:has-text("bob")');
+  await waitStone(bob, { col: 4, row: 4 }, 'white');
+  await bob.waitForSelector('[data-testid=player-white]:has-text("Captures: 1")');
 
   // Black plays elsewhere (a stone deep in White's side that will be marked dead), with the keyboard: the
   // first arrow key puts the cursor on the centre (E5), three more move it to H5, Enter plays.
@@ -178,6 +203,11 @@ test('two players play a 9x9 game in the browser while a third watches', { timeo
     assert.match(await page.textContent('[data-testid=result-sgf]'), /^[BW]\+\d+(\.5)?$|^0$/);
     assert.match(await page.textContent('[data-testid=result-chinese]'), /[黑白]胜|和棋/);
   }
+  if (poolOnServer) {
+    // Every screen that settles a bet shows what went in, what came back, the net and the tax rate.
+    await carol.waitForSelector('[data-testid=settlement]:has-text("100")');
+    await alice.waitForSelector('[data-testid=settlement]:has-text("50")');
+  }
   await shot(carol, 'result.png');
 
   // A phone-sized screen: one column, the board as wide as the screen.
@@ -199,6 +229,12 @@ test('two players play a 9x9 game in the browser while a third watches', { timeo
     await shot(carol, 'my-bets.png');
   }
 
+  // The language switch: Alice's screen turns Chinese and back.
+  await alice.click('[data-testid=lang-switch]');
+  await alice.waitForSelector('[data-testid=result]:has-text("结果")');
+  await alice.click('[data-testid=lang-switch]');
+  await alice.waitForSelector('[data-testid=result]:has-text("Result")');
+
   // The players never received the watchers' kibitz.
   assert.equal(await alice.locator('text=黑棋要小心').count(), 0);
 });
@@ -214,8 +250,23 @@ test('a challenge from the players list, accepted, then a resignation', { timeou
   await dan.waitForURL(/#\/game\/\d+/);
   await erin.waitForURL(/#\/game\/\d+/);
   await erin.waitForSelector('svg.goban');
-  // Whoever drew White resigns at once.
   const erinColor = (await erin.textContent('[data-testid=game-status]')).includes('You play White') ? 'white' : 'black';
+
+  // Undo (悔棋), when the server takes it: Black plays, asks to take it back, White allows, the stone goes.
+  const undoOnServer = await dan.evaluate(() => window.tengen.net.request({ type: 'undo', game: 0 })
+    .then(() => true, (err) => err.code !== 'unknown_type'));
+  if (undoOnServer) {
+    const [black, white] = erinColor === 'black' ? [erin, dan] : [dan, erin];
+    await clickPoint(black, 9, { col: 2, row: 2 });
+    await waitStone(white, { col: 2, row: 2 }, 'black');
+    await black.click('[data-testid=undo]');
+    await white.waitForSelector('[data-testid=undo-accept]');
+    await shot(white, 'undo.png');
+    await white.click('[data-testid=undo-accept]');
+    for (const page of [black, white]) await waitStone(page, { col: 2, row: 2 }, null);
+  }
+
+  // Whoever drew White resigns.
   erin.once('dialog', (dialog) => dialog.accept());
   await erin.click('[data-testid=resign]');
   for (const page of [dan, erin]) {

@@ -89,3 +89,25 @@ test('reconnect backoff grows, is capped, and jitters', () => {
   assert.equal(backoffMs(20, () => 0.5), 15000);
   assert.ok(backoffMs(0, () => 0) < backoffMs(0, () => 1));
 });
+
+test('lifecycle events: server clocks, undo, play resumed after a dispute, a player away', () => {
+  const side = (ms) => ({ main_left_ms: ms, periods_left: 3, period_left_ms: 30000, moves_left_in_block: 0, block_left_ms: 0, running: false });
+  const game = gameFromState({ ...state9, clocks: { black: side(500000), white: side(400000) }, away: [{ color: 'white', forfeit_in_ms: 60000 }] });
+  assert.equal(game.clocks.white.main_left_ms, 400000);
+  assert.ok(game.away.white > Date.now());
+  applyGameEvent(game, { seq: 3, event: 'played', color: 'black', point: { col: 0, row: 0 }, captured: [], clocks: { black: side(490000), white: side(400000) } }, 1000);
+  assert.equal(game.clocks.black.main_left_ms, 490000);
+  assert.equal(game.clockAtMs, 1000);
+  applyGameEvent(game, { seq: 4, event: 'undo_requested', color: 'black' }, 1000);
+  assert.equal(game.undoRequestedBy, 'black');
+  applyGameEvent(game, { seq: 5, event: 'undo_accepted', color: 'black', by: 'white', moves_count: 2, to_move: 'black', board: state9.board }, 1000);
+  assert.equal(game.undoRequestedBy, null);
+  assert.equal(game.board[0], '.........');
+  assert.equal(game.toMove, 'black');
+  applyGameEvent(game, { seq: 6, event: 'player_returned', color: 'white' }, 1000);
+  assert.deepEqual(game.away, {});
+  applyGameEvent(game, { seq: 7, event: 'scoring_started', dead: [] }, 1000);
+  applyGameEvent(game, { seq: 8, event: 'play_resumed', by: 'black', to_move: 'white' }, 1000);
+  assert.equal(game.phase, 'playing');
+  assert.equal(game.toMove, 'white');
+});

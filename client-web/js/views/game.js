@@ -1,13 +1,15 @@
 // The game screen: the board, both players with captures and ticking clocks (periods left, last seconds
-// announced), pass and resign, the scoring phase (click a chain to toggle it dead, territory shaded, live
-// counts, accept), the result in both notations, the players' chat or the watchers' kibitz, the watcher
-// count, and the pool panel when the wire carries pool data.
+// announced), pass, undo and resign, the scoring phase (click a chain to toggle it dead, territory shaded,
+// live counts, accept or dispute), the result in both notations with my settled bets, the players' chat or
+// the watchers' kibitz, the watcher count, away countdowns, and the stake and pool panels when the server
+// keeps fortune points.
 
 import { h, fill } from '../dom.js';
 import { channelKey } from '../state.js';
 import { createBoard } from '../board.js';
 import { createChat } from './chat.js';
-import { createPoolPanel } from './pool.js';
+import { createPoolPanel, taxPercent } from './pool.js';
+import { createStakePanel } from './stake.js';
 import { settingsSummary } from './settings.js';
 import { areaCount, halfPointsText } from '../score.js';
 import { tick, displayMs, inOvertime } from '../clock.js';
@@ -27,13 +29,23 @@ export function mountGame(root, ctx, params) {
   const controls = h('div', { class: 'controls' });
   const scoring = h('div', { class: 'scoring', 'data-testid': 'scoring' });
   const result = h('div', { class: 'result', 'data-testid': 'result' });
+  const undoBox = h('div', { class: 'undo-box', 'data-testid': 'undo-box' });
+  const awayBox = h('p', { class: 'away', role: 'status', 'data-testid': 'away' });
   const info = h('p', { class: 'muted small settings-line' });
   const watchers = h('p', { class: 'watchers', 'data-testid': 'watchers' });
   const announcer = h('div', { class: 'sr-only', 'aria-live': 'assertive' });
   const chatBox = h('div', {});
   const pool = createPoolPanel({ t, onBet: (side, amount) => run(actions.bet(gameId, side, amount)) });
+  const stake = createStakePanel({
+    t,
+    onOffer: (left, right, terms) => run(actions.stakeOffer(game().table, left, right, terms)),
+    onAnswer: (agree) => run(actions.stakeAnswer(game().table, agree)),
+    onRaise: (amount) => run(actions.stakeRaise(gameId, amount)),
+  });
   let chat = null;
   let chatKey = null;
+  const settlementBox = h('div', { class: 'settlement', 'data-testid': 'settlement' });
+  let settlementAsked = false;
 
   const board = createBoard(boardBox, {
     onPoint: (point) => clicked(point),
@@ -44,7 +56,7 @@ export function mountGame(root, ctx, params) {
     h('div', { class: 'board-column' }, boardBox),
     h('aside', { class: 'game-side' },
       h('div', { class: 'row spread' }, h('a', { href: '#/', class: 'small' }, `← ${t('game.back')}`), watchers),
-      players.black, players.white, status, message, controls, scoring, result, info, pool.element, chatBox, announcer)));
+      players.black, players.white, status, awayBox, message, controls, undoBox, scoring, result, info, stake.element, pool.element, chatBox, announcer)));
 
   actions.watch(gameId);
   actions.askPool(gameId);
@@ -117,13 +129,18 @@ export function mountGame(root, ctx, params) {
   }
 
   const clockNodes = { black: h('div', { class: 'clock' }), white: h('div', { class: 'clock' }) };
-  const timer = setInterval(() => {
+  function drawClocks() {
     const g = game();
     if (!g) return;
+    // A player who left loses by forfeit when the countdown ends, unless they come back.
+    const now = Date.now();
+    awayBox.textContent = g.phase === 'over' ? '' : Object.entries(g.away ?? {})
+      .map(([color, atMs]) => t('game.away', { color: t(`color.${color}`), time: formatClock(atMs - now) })).join(' · ');
     const clocks = clocksNow(g);
     drawClock(clockNodes.black, g, 'black', clocks);
     drawClock(clockNodes.white, g, 'white', clocks);
-  }, CLOCK_REDRAW_MS);
+  }
+  const timer = setInterval(drawClocks, CLOCK_REDRAW_MS);
 
   function playerCard(g, color) {
     const p = g[color];
@@ -152,6 +169,25 @@ export function mountGame(root, ctx, params) {
     chat?.update(state.chats.get(key));
   }
 
+  /** My bets and stakes on this game once it is settled: staked, returned, net, tax rate (SPEC §3). */
+  async function showSettlement() {
+    // Settlement follows the end of the game closely but not in the same instant: look a few times.
+    for (let attempt = 0; attempt < 6; attempt++) {
+      let records;
+      try {
+        records = (await actions.myBets()).filter((r) => r.game === gameId);
+      } catch {
+        return;
+      }
+      if (records.length === 0) return;
+      fill(settlementBox, records.map((r) => h('p', { class: 'small' },
+        h('b', {}, t(`bets.kind.${r.kind}`)), ' ', r.side ? t(`color.${r.side}`) : '', ': ',
+        t('bets.line', { staked: r.staked, returned: r.returned ?? '…', net: r.net == null ? '…' : r.net > 0 ? `+${r.net}` : r.net, rate: taxPercent(r.tax_bp) }))));
+      if (records.every((r) => r.returned != null)) return;
+      await new Promise((wake) => setTimeout(wake, 1000));
+    }
+  }
+
   return {
     update() {
       const g = game();
@@ -170,6 +206,7 @@ export function mountGame(root, ctx, params) {
       });
       playerCard(g, 'black');
       playerCard(g, 'white');
+      drawClocks();
       watchers.textContent = t('game.watchers', { count: g.watchersCount });
       info.textContent = settingsSummary(g.settings, t);
       fill(status,
@@ -178,17 +215,30 @@ export function mountGame(root, ctx, params) {
         g.lastMove ? ` · ${t('game.lastMove', { point: pointName(g.lastMove.point, g.settings.size) })}` : '',
         g.lastPass ? ` · ${t('game.passed', { color: t(`color.${g.lastPass}`) })}` : '',
         ' · ', mine ? t('game.youAre', { color: t(`color.${mine}`) }) : t('game.watching'));
+      const opponent = mine === 'black' ? 'white' : 'black';
       fill(controls, mine && g.phase === 'playing' ? [
         h('button', { 'data-testid': 'pass', onclick: () => run(actions.pass(gameId)) }, t('game.pass')),
+        h('button', { 'data-testid': 'undo', disabled: g.undoRequestedBy === mine, onclick: () => run(actions.undo(gameId)) }, t('game.undo')),
         h('button', { class: 'danger', 'data-testid': 'resign', onclick: () => { if (confirm(t('game.confirmResign'))) run(actions.resign(gameId)); } }, t('game.resign')),
       ] : null);
+      // An undo request (悔棋) waits for the opponent's consent.
+      fill(undoBox, g.phase === 'playing' && g.undoRequestedBy ? (
+        mine && g.undoRequestedBy === opponent ? [
+          h('p', {}, t('game.undoAsked', { color: t(`color.${opponent}`) })),
+          h('div', { class: 'row' },
+            h('button', { class: 'primary', 'data-testid': 'undo-accept', onclick: () => run(actions.answerUndo(gameId, true)) }, t('game.undoAccept')),
+            h('button', { 'data-testid': 'undo-decline', onclick: () => run(actions.answerUndo(gameId, false)) }, t('game.undoDecline'))),
+        ] : h('p', { class: 'muted' }, t(g.undoRequestedBy === mine ? 'game.undoWaiting' : 'game.undoAsked', { color: t(`color.${g.undoRequestedBy}`) }))
+      ) : null);
       if (scoringNow) {
         const iAccepted = mine === 'black' ? g.acceptedBlack : mine === 'white' ? g.acceptedWhite : false;
         fill(scoring,
           h('p', { class: 'small' }, t('game.scoringHelp')),
           h('p', { class: 'live-count', 'data-testid': 'live-count' }, t('game.count', { black: halfPointsText(counted.blackHalf), white: halfPointsText(counted.whiteHalf) })),
           h('p', { class: 'small muted' }, [g.acceptedBlack && t('game.accepted', { color: t('color.black') }), g.acceptedWhite && t('game.accepted', { color: t('color.white') })].filter(Boolean).join(' · ')),
-          mine ? h('button', { class: 'primary', 'data-testid': 'accept-score', disabled: iAccepted, onclick: () => run(actions.acceptScore(gameId)) }, t('game.accept')) : null);
+          mine ? h('div', { class: 'row' },
+            h('button', { class: 'primary', 'data-testid': 'accept-score', disabled: iAccepted, onclick: () => run(actions.acceptScore(gameId)) }, t('game.accept')),
+            h('button', { 'data-testid': 'resume-play', onclick: () => run(actions.resumePlay(gameId)) }, t('game.resumePlay'))) : null);
       } else fill(scoring);
       if (g.phase === 'over' && g.outcome) {
         const o = g.outcome;
@@ -196,9 +246,20 @@ export function mountGame(root, ctx, params) {
           h('h3', {}, t('game.result')),
           h('p', { class: 'result-line' }, h('b', { 'data-testid': 'result-sgf' }, o.sgf), ' · ', h('b', { 'data-testid': 'result-chinese', lang: 'zh' }, o.chinese), ' ', h('span', { class: 'muted' }, t(`game.reason.${o.reason}`))),
           o.black_count_half_points != null ? h('p', { class: 'small' }, t('game.count', { black: halfPointsText(o.black_count_half_points), white: halfPointsText(o.white_count_half_points) })) : null,
+          settlementBox,
           h('a', { href: `/api/games/${gameId}/sgf`, download: `tengen-${gameId}.sgf` }, t('game.downloadSgf')));
+        if (!settlementAsked && state.me && state.balance != null) {
+          settlementAsked = true;
+          showSettlement();
+        }
       } else fill(result);
       pool.update({ pool: state.pools.get(gameId) ?? null, canBet: !!state.me && !mine, balance: state.balance });
+      const stakeNow = g.table != null ? state.stakes.get(g.table) : null;
+      // Stakes belong to seats (with nigiri, Black may sit on the right).
+      const tableNow = state.tables.get(g.table);
+      const seat = !mine ? null : tableNow?.left?.user === state.me.user ? 'left' : tableNow?.right?.user === state.me.user ? 'right' : null;
+      stake.update({ stake: stakeNow?.stake ?? null, taxBp: stakeNow?.taxBp ?? state.taxBp, mySeat: seat, game: g.phase === 'playing' ? gameId : null,
+        balance: state.balance, visible: state.balance != null && g.table != null && g.phase !== 'over' && !!(seat || stakeNow?.stake) });
       syncChat(g);
     },
     unmount() {

@@ -5,6 +5,7 @@ import { h, fill } from '../dom.js';
 import { channelKey } from '../state.js';
 import { createChat } from './chat.js';
 import { createSettingsForm, settingsSummary } from './settings.js';
+import { createStakePanel } from './stake.js';
 
 export function mountTable(root, ctx, params) {
   const { t, actions, state } = ctx;
@@ -15,10 +16,19 @@ export function mountTable(root, ctx, params) {
   const back = h('button', { onclick: () => actions.leaveTable(tableId) }, t('table.leave'));
   const chat = createChat({ t, title: t('table.chat'), testId: 'table-chat', onSend: (text) => actions.chat({ kind: 'table', table: tableId }, text) });
   let form = null;
+  const stakeError = h('p', { class: 'form-error', role: 'alert' });
+  const guard = (promise) => { stakeError.textContent = ''; promise.catch((err) => { stakeError.textContent = actions.errorText(err); }); };
+  const stake = createStakePanel({
+    t,
+    onOffer: (left, right, terms) => guard(actions.stakeOffer(tableId, left, right, terms)),
+    onAnswer: (agree) => guard(actions.stakeAnswer(tableId, agree)),
+    onRaise: () => {},
+  });
+  stake.element.appendChild(stakeError);
   root.appendChild(h('div', { class: 'table-view' },
     h('main', { class: 'panel' }, h('div', { class: 'row spread' }, title, back), seats,
       h('h3', {}, t('table.settings')), h('p', { class: 'muted small' }, t('table.proposalBy')), settingsBox),
-    h('aside', {}, chat.element)));
+    h('aside', { class: 'side-stack' }, stake.element, chat.element)));
   actions.joinTable(tableId);
 
   let lastKey = '';
@@ -61,6 +71,10 @@ export function mountTable(root, ctx, params) {
         }
       }
       chat.update(state.chats.get(channelKey({ kind: 'table', table: tableId })));
+      // Stakes exist where the server keeps fortune points (it sends a balance on login).
+      const stakeNow = state.stakes.get(tableId);
+      stake.update({ stake: stakeNow?.stake ?? null, taxBp: stakeNow?.taxBp ?? state.taxBp, mySeat, game: null, balance: state.balance,
+        visible: state.balance != null && !!(mySeat || stakeNow?.stake) && !!(table.left && table.right) });
     },
     unmount() {},
   };
