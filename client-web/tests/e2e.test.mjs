@@ -242,6 +242,23 @@ test('two players play a 9x9 game in the browser while a third watches', { timeo
 test('a challenge from the players list, accepted, then a resignation', { timeout: 60000 }, async () => {
   const dan = await newUser('dan');
   const erin = await newUser('erin');
+  // A computer player comes online, registering as `tengen bot --register` does: the hall lists it
+  // first and offers to play it.
+  const botSocket = await dan.evaluateHandle((url) => new Promise((resolve, reject) => {
+    const ws = new WebSocket(`${url.replace(/^http/, 'ws')}/ws`);
+    ws.onopen = () => {
+      ws.send(JSON.stringify({ type: 'hello', id: 1, version: 1 }));
+      ws.send(JSON.stringify({ type: 'register', id: 2, username: 'gnugo', password: 'bot password', computer: true }));
+      ws.send(JSON.stringify({ type: 'enter_hall', id: 3 }));
+    };
+    ws.onmessage = (m) => { if (JSON.parse(m.data).id === 3) resolve(ws); };
+    ws.onerror = reject;
+  }), server.url);
+  const offer = await dan.waitForSelector('[data-testid=challenge-gnugo]');
+  assert.equal(await offer.textContent(), 'Play the computer');
+  assert.match(await dan.textContent('[data-testid=players] li:first-child'), /gnugo/);
+  await botSocket.evaluate((ws) => ws.close());
+  await botSocket.dispose();
   // Dan challenges Erin from the players online; the dialog offers 9x9 with nigiri.
   await dan.click('[data-testid=players] li:has-text("erin") button');
   await dan.click('.modal button.primary');

@@ -49,10 +49,14 @@ export function mountHall(root, ctx, params) {
           h('span', { class: 'stone-icon black' }), `${g.black.username} (${g.black.rank}) `,
           h('span', { class: 'stone-icon white' }), `${g.white.username} (${g.white.rank})`,
           h('span', { class: 'muted small' }, ` ${g.size}×${g.size} · ${t('hall.moves', { count: g.moves_count })} · ${t('hall.watchers', { count: g.watchers_count })}`)))));
-      fill(players, state.hall.players.map((p) => h('li', {},
-        h('span', {}, `${p.username} `, h('span', { class: 'rank' }, p.rank)),
+      // Computer players (engines connected with `tengen bot`) come first, offered as "play the computer".
+      const listed = [...state.hall.players].sort((a, b) => Number(Boolean(b.computer)) - Number(Boolean(a.computer)));
+      fill(players, listed.map((p) => h('li', {},
+        h('span', {}, `${p.username} `, h('span', { class: 'rank' }, p.rank),
+          p.computer ? h('span', { class: 'badge muted small' }, ` ${t('hall.computer')}`) : null),
         state.me && p.user !== state.me.user
-          ? h('button', { class: 'small', onclick: () => actions.openChallenge(p) }, t('hall.challenge'))
+          ? h('button', { class: 'small', 'data-testid': `challenge-${p.username}`, onclick: () => actions.openChallenge(p) },
+            t(p.computer ? 'hall.playComputer' : 'hall.challenge'))
           : state.me?.user === p.user ? h('span', { class: 'muted small' }, t('hall.you')) : null)));
       if (roomId && state.room?.room === roomId) {
         roomTitle.textContent = `${state.room.name} — ${t('room.tables')}`;
