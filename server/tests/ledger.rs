@@ -5,14 +5,12 @@
 
 mod common;
 
+use common::money::{
+    assert_audit_clean, balance, http_get, start_server, wait_settled, GRANT, TAX_BP,
+};
+
 use common::{settings_9x9, start_table_game, test_config, Client, TestServer};
 use serde_json::{json, Value};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-
-/// The starting grant and tax rate of the default configuration.
-const GRANT: u64 = 1_000;
-const TAX_BP: u64 = 500;
-const ADMIN_TOKEN: &str = "test-admin-token";
 
 /// What a winning bettor receives, SPEC §3, computed here independently of the server's math:
 /// `((T / W) · s − s) · (1 − tax) + s`, rounded down.
@@ -22,65 +20,14 @@ fn winner_receives(pool_total: u64, winners_total: u64, bet: u64) -> u64 {
     bet + (gain_num / (u128::from(winners_total) * 10_000)) as u64
 }
 
-async fn start_server(dir: &std::path::Path) -> TestServer {
-    let mut config = test_config(dir);
-    config.admin_token = Some(ADMIN_TOKEN.into());
-    TestServer::start_with(config).await
-}
-
 async fn bet(client: &mut Client, game: u64, side: &str, amount: u64) -> Value {
     client
         .request(json!({"type": "bet", "game": game, "side": side, "amount": amount}))
         .await
 }
 
-async fn balance(client: &mut Client) -> u64 {
-    let reply = client.ok(json!({"type": "balance"})).await;
-    assert_eq!(reply["tax_bp"], TAX_BP);
-    reply["balance"].as_u64().unwrap()
-}
-
 async fn watch(client: &mut Client, game: u64) {
     client.ok(json!({"type": "watch", "game": game})).await;
-}
-
-/// Wait until `client`, who follows `game`, hears that it was settled.
-async fn wait_settled(client: &mut Client, game: u64) -> Value {
-    client
-        .wait_for(|f| {
-            f["type"] == "pool" && f["pool"]["game"] == game && f["pool"]["settled"] == true
-        })
-        .await
-}
-
-/// `GET path` with an optional bearer token; the status code and the body.
-async fn http_get(server: &TestServer, path: &str, token: Option<&str>) -> (u16, String) {
-    let mut stream = tokio::net::TcpStream::connect(server.addr).await.unwrap();
-    let auth = token.map_or(String::new(), |t| format!("Authorization: Bearer {t}\r\n"));
-    let request = format!(
-        "GET {path} HTTP/1.1\r\nHost: {}\r\n{auth}Connection: close\r\n\r\n",
-        server.addr
-    );
-    stream.write_all(request.as_bytes()).await.unwrap();
-    let mut response = String::new();
-    stream.read_to_string(&mut response).await.unwrap();
-    let status = response[9..12].parse().unwrap();
-    let body = response
-        .split("\r\n\r\n")
-        .nth(1)
-        .unwrap_or_default()
-        .to_string();
-    (status, body)
-}
-
-/// The admin audit must find the book balanced.
-async fn assert_audit_clean(server: &TestServer) -> Value {
-    let (status, body) = http_get(server, "/api/admin/audit", Some(ADMIN_TOKEN)).await;
-    let report: Value = serde_json::from_str(&body).unwrap_or_else(|_| panic!("{body}"));
-    assert_eq!(status, 200, "{report}");
-    assert_eq!(report["ok"], true, "{report}");
-    assert_eq!(report["held"], report["granted"], "{report}");
-    report
 }
 
 /// `tengen audit --data DIR`: its JSON report; the exit status must match its verdict.

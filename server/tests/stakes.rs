@@ -5,24 +5,10 @@
 
 mod common;
 
+use common::money::{assert_audit_clean, balance, start_server, wait_settled, ADMIN_TOKEN, GRANT};
+
 use common::{settings_9x9, start_table_game, test_config, Client, TestServer};
 use serde_json::{json, Value};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-
-const GRANT: u64 = 1_000;
-const ADMIN_TOKEN: &str = "test-admin-token";
-
-async fn start_server(dir: &std::path::Path) -> TestServer {
-    let mut config = test_config(dir);
-    config.admin_token = Some(ADMIN_TOKEN.into());
-    TestServer::start_with(config).await
-}
-
-async fn balance(client: &mut Client) -> u64 {
-    client.ok(json!({"type": "balance"})).await["balance"]
-        .as_u64()
-        .unwrap()
-}
 
 fn offer(table: u64, left: u64, right: u64, terms: Value) -> Value {
     json!({"type": "stake_offer", "table": table, "left": left, "right": right, "terms": terms})
@@ -57,30 +43,6 @@ async fn agree_stakes(
             && f["stake"]["right"] == amounts.1
     })
     .await
-}
-
-async fn wait_settled(client: &mut Client, game: u64) {
-    client
-        .wait_for(|f| {
-            f["type"] == "pool" && f["pool"]["game"] == game && f["pool"]["settled"] == true
-        })
-        .await;
-}
-
-async fn assert_audit_clean(server: &TestServer) -> Value {
-    let mut stream = tokio::net::TcpStream::connect(server.addr).await.unwrap();
-    let request = format!(
-        "GET /api/admin/audit HTTP/1.1\r\nHost: {}\r\nAuthorization: Bearer {ADMIN_TOKEN}\r\nConnection: close\r\n\r\n",
-        server.addr
-    );
-    stream.write_all(request.as_bytes()).await.unwrap();
-    let mut response = String::new();
-    stream.read_to_string(&mut response).await.unwrap();
-    assert!(response.starts_with("HTTP/1.1 200"), "{response}");
-    let body = response.split("\r\n\r\n").nth(1).unwrap();
-    let report: Value = serde_json::from_str(body).unwrap();
-    assert_eq!(report["ok"], true, "{report}");
-    report
 }
 
 /// Poll a balance that changes in the background (a refund after someone stood up).

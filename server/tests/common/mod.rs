@@ -3,6 +3,8 @@
 
 #![allow(dead_code)]
 
+pub mod money;
+
 use std::collections::VecDeque;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};

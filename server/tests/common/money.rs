@@ -1,0 +1,64 @@
+//! Helpers for the fortune-point tests (`ledger.rs`, `stakes.rs`): a server with the admin audit on,
+//! balances, waiting for a game's settlement, and the audit itself over HTTP.
+
+use super::{test_config, Client, TestServer};
+use serde_json::{json, Value};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+/// The starting grant and tax rate of the default configuration.
+pub const GRANT: u64 = 1_000;
+pub const TAX_BP: u64 = 500;
+pub const ADMIN_TOKEN: &str = "test-admin-token";
+
+/// A server in `dir` whose admin routes (the audit) answer to [`ADMIN_TOKEN`].
+pub async fn start_server(dir: &std::path::Path) -> TestServer {
+    let mut config = test_config(dir);
+    config.admin_token = Some(ADMIN_TOKEN.into());
+    TestServer::start_with(config).await
+}
+
+/// The client's balance; the reply always states the tax rate.
+pub async fn balance(client: &mut Client) -> u64 {
+    let reply = client.ok(json!({"type": "balance"})).await;
+    assert_eq!(reply["tax_bp"], TAX_BP);
+    reply["balance"].as_u64().unwrap()
+}
+
+/// Wait until `client`, who follows `game`, hears that it was settled.
+pub async fn wait_settled(client: &mut Client, game: u64) -> Value {
+    client
+        .wait_for(|f| {
+            f["type"] == "pool" && f["pool"]["game"] == game && f["pool"]["settled"] == true
+        })
+        .await
+}
+
+/// `GET path` with an optional bearer token; the status code and the body.
+pub async fn http_get(server: &TestServer, path: &str, token: Option<&str>) -> (u16, String) {
+    let mut stream = tokio::net::TcpStream::connect(server.addr).await.unwrap();
+    let auth = token.map_or(String::new(), |t| format!("Authorization: Bearer {t}\r\n"));
+    let request = format!(
+        "GET {path} HTTP/1.1\r\nHost: {}\r\n{auth}Connection: close\r\n\r\n",
+        server.addr
+    );
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut response = String::new();
+    stream.read_to_string(&mut response).await.unwrap();
+    let status = response[9..12].parse().unwrap();
+    let body = response
+        .split("\r\n\r\n")
+        .nth(1)
+        .unwrap_or_default()
+        .to_string();
+    (status, body)
+}
+
+/// The admin audit must find the book balanced: every point granted is held somewhere.
+pub async fn assert_audit_clean(server: &TestServer) -> Value {
+    let (status, body) = http_get(server, "/api/admin/audit", Some(ADMIN_TOKEN)).await;
+    let report: Value = serde_json::from_str(&body).unwrap_or_else(|_| panic!("{body}"));
+    assert_eq!(status, 200, "{report}");
+    assert_eq!(report["ok"], true, "{report}");
+    assert_eq!(report["held"], report["granted"], "{report}");
+    report
+}
