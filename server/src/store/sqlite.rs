@@ -210,6 +210,31 @@ fn event_outcome(result: rusqlite::Result<()>, row: &PendingAppend) -> Result<()
     }
 }
 
+/// The games matching `condition` (a fixed SQL condition, never user input), oldest first, each with
+/// its event log: live games to restore, or finished games still to settle.
+fn games_with_events(conn: &Connection, condition: &str) -> Result<Vec<LiveGameRow>, StoreError> {
+    let games = {
+        let mut stmt = conn
+            .prepare(&format!(
+                "SELECT id, black, white, table_id, settings, nigiri_seed, started_at_ms
+                 FROM games WHERE {condition} ORDER BY id"
+            ))
+            .map_err(backend)?;
+        let rows = stmt.query_map([], new_game_from_row).map_err(backend)?;
+        rows.collect::<Result<Vec<_>, _>>().map_err(backend)?
+    };
+    games
+        .into_iter()
+        .map(|(id, game)| {
+            Ok(LiveGameRow {
+                id,
+                game,
+                events: events_of(conn, id)?,
+            })
+        })
+        .collect()
+}
+
 fn user_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<UserRow> {
     Ok(UserRow {
         id: UserId(row.get::<_, i64>(0)? as u64),
@@ -624,27 +649,7 @@ impl Store for SqliteStore {
     }
 
     fn live_games(&self) -> Result<Vec<LiveGameRow>, StoreError> {
-        let conn = self.conn();
-        let games = {
-            let mut stmt = conn
-                .prepare(
-                    "SELECT id, black, white, table_id, settings, nigiri_seed, started_at_ms
-                     FROM games WHERE ended_at_ms IS NULL ORDER BY id",
-                )
-                .map_err(backend)?;
-            let rows = stmt.query_map([], new_game_from_row).map_err(backend)?;
-            rows.collect::<Result<Vec<_>, _>>().map_err(backend)?
-        };
-        games
-            .into_iter()
-            .map(|(id, game)| {
-                Ok(LiveGameRow {
-                    id,
-                    game,
-                    events: events_of(&conn, id)?,
-                })
-            })
-            .collect()
+        games_with_events(&self.conn(), "ended_at_ms IS NULL")
     }
 
     fn rate_game(
@@ -867,28 +872,10 @@ impl Store for SqliteStore {
     }
 
     fn unsettled_finished_games(&self) -> Result<Vec<LiveGameRow>, StoreError> {
-        let conn = self.conn();
-        let games = {
-            let mut stmt = conn
-                .prepare(
-                    "SELECT id, black, white, table_id, settings, nigiri_seed, started_at_ms
-                     FROM games WHERE ended_at_ms IS NOT NULL
-                     AND id NOT IN (SELECT game_id FROM ledger_settlements) ORDER BY id",
-                )
-                .map_err(backend)?;
-            let rows = stmt.query_map([], new_game_from_row).map_err(backend)?;
-            rows.collect::<Result<Vec<_>, _>>().map_err(backend)?
-        };
-        games
-            .into_iter()
-            .map(|(id, game)| {
-                Ok(LiveGameRow {
-                    id,
-                    game,
-                    events: events_of(&conn, id)?,
-                })
-            })
-            .collect()
+        games_with_events(
+            &self.conn(),
+            "ended_at_ms IS NOT NULL AND id NOT IN (SELECT game_id FROM ledger_settlements)",
+        )
     }
 }
 
