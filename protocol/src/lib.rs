@@ -467,6 +467,18 @@ pub enum WagerKind {
     Stake,
 }
 
+/// One transfer into or out of your account.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HistoryEntry {
+    /// `grant`, `bet`, `stake`, `coaching_stake`, `payout` or `refund`.
+    pub kind: String,
+    /// Points in (positive) or out (negative).
+    pub amount: i64,
+    /// The game a bet, stake or settlement belongs to.
+    pub game: Option<GameId>,
+    pub at_ms: u64,
+}
+
 /// One of your bets or stakes on one game, with its result once settled.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct WagerRecord {
@@ -662,6 +674,9 @@ pub enum ClientMsg {
     Balance,
     /// Your bets and stakes, newest first, each with what came back.
     MyBets,
+    /// Your account's history: every transfer in or out (grant, bets, stakes, payouts, refunds),
+    /// newest first.
+    History,
     /// What the house has collected in tax and breakage.
     House,
     /// A seated player sets both stakes (each at most that player's balance) and presses OK; the other
@@ -733,6 +748,7 @@ impl ClientMsg {
         "pool",
         "balance",
         "my_bets",
+        "history",
         "house",
         "stake_offer",
         "stake_answer",
@@ -988,6 +1004,12 @@ pub enum ServerMsg {
         id: Option<RequestId>,
         records: Vec<WagerRecord>,
     },
+    /// Reply to `history`.
+    History {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<RequestId>,
+        entries: Vec<HistoryEntry>,
+    },
     /// Reply to `house`: the house's takings so far.
     House {
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -1226,6 +1248,7 @@ impl ServerMsg {
         "pool",
         "balance",
         "my_bets",
+        "history",
         "house",
         "stake_updated",
     ];

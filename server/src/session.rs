@@ -672,6 +672,16 @@ impl Session {
                     .map_err(internal)?;
                 Ok(Answer::Msg(Box::new(ServerMsg::MyBets { id, records })))
             }
+            ClientMsg::History => {
+                let user = self.user()?;
+                let entries = self
+                    .state
+                    .ledger
+                    .history(user, WAGER_RECORDS_MAX)
+                    .await
+                    .map_err(internal)?;
+                Ok(Answer::Msg(Box::new(ServerMsg::History { id, entries })))
+            }
             ClientMsg::House => {
                 let balance = self.state.ledger.house().await.map_err(internal)?;
                 Ok(Answer::Msg(Box::new(ServerMsg::House {

@@ -124,6 +124,28 @@ async fn three_watchers_bet_and_the_pool_pays_by_the_formula() {
         json!([{"game": game, "kind": "bet", "side": "white", "staked": 300, "returned": dave_gets,
                 "net": dave_gets - 300, "tax_bp": TAX_BP, "refund": null}])
     );
+    // The account's history: the grant, the bet out, the payout in, newest first.
+    let history = dave.ok(json!({"type": "history"})).await["entries"].clone();
+    let moves: Vec<(String, i64)> = history
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            (
+                e["kind"].as_str().unwrap().to_string(),
+                e["amount"].as_i64().unwrap(),
+            )
+        })
+        .collect();
+    let paid = i64::try_from(dave_gets).unwrap();
+    assert_eq!(
+        moves,
+        [
+            ("payout".to_string(), paid),
+            ("bet".to_string(), -300),
+            ("grant".to_string(), 1000)
+        ]
+    );
     let records = carol.ok(json!({"type": "my_bets"})).await["records"].clone();
     assert_eq!(records[0]["staked"], 120);
     assert_eq!(records[0]["returned"], 0);

@@ -612,6 +612,36 @@ impl Ledger {
     }
 
     /// `user`'s bets and stakes, newest first, at most `limit`, each with what came back.
+    /// The transfers into or out of `user`'s account, newest first, at most `limit`, signed from
+    /// the user's side.
+    pub async fn history(
+        &self,
+        user: UserId,
+        limit: usize,
+    ) -> Result<Vec<tengen_protocol::HistoryEntry>, StoreError> {
+        let account = Account::User(user);
+        let transfers = self
+            .store
+            .call(move |store| store.account_transfers(account, limit))
+            .await?;
+        Ok(transfers
+            .into_iter()
+            .map(|transfer| {
+                let amount = i64::try_from(transfer.amount).unwrap_or(i64::MAX);
+                tengen_protocol::HistoryEntry {
+                    kind: transfer.kind.as_str().to_string(),
+                    amount: if transfer.to == account {
+                        amount
+                    } else {
+                        -amount
+                    },
+                    game: transfer.game,
+                    at_ms: transfer.at_ms,
+                }
+            })
+            .collect())
+    }
+
     pub async fn records(
         &self,
         user: UserId,
