@@ -1,6 +1,6 @@
-// The application shell: routes (#/, #/room/1, #/table/3, #/game/12) to views, turns view actions into
-// requests through `net`, feeds every server message into `state`, re-renders the current view, and
-// re-subscribes after a reconnect. The only module that knows all the others.
+// The application shell: routes (#/, #/room/1, #/table/3, #/game/12, #/bets, #/games, #/replay/12,
+// #/study) to views, turns view actions into requests through `net`, feeds every server message into
+// `state`, re-renders the current view, and re-subscribes after a reconnect. The only module that knows all the others.
 
 import { Connection } from './net.js';
 import { createState, applyMessage } from './state.js';

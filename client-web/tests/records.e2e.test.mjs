@@ -1,5 +1,5 @@
 // Browser scenarios for the study board, automatch and records, in real Chromium against the real
-// `tengen` binary: a study board plays, refuses an occupied point, steps back and counts; two players
+// `tengen` binary: a study board plays, refuses an occupied point, steps back, counts and loads an SGF; two players
 // automatch into a 9x9 game, one resigns, and "My games" replays it step by step with the SGF link.
 
 import { test, before, after } from 'node:test';
@@ -57,6 +57,12 @@ test('the study board plays, refuses, steps back and counts', { timeout: 30000 }
   await waitStone(page, { col: 6, row: 6 }, 'white');
   await page.click('[data-testid=study-count]');
   await page.waitForSelector('[data-testid=study-count-result]:has-text("Count: Black")');
+  // Loading a record starts at its first position; forward plays its first move.
+  await page.setInputFiles('[data-testid=study-file]', { name: 'game.sgf', mimeType: 'application/x-go-sgf', buffer: Buffer.from('(;FF[4]GM[1]SZ[13]KM[7.5];B[dd];W[jj])') });
+  await page.waitForSelector('[data-testid=study-status]:has-text("Move 0")');
+  await waitStone(page, { col: 2, row: 2 }, null);
+  await page.click('[data-testid=study-forward]');
+  await waitStone(page, { col: 3, row: 3 }, 'black');
 });
 
 test('automatch starts a game; after a resignation My games replays it', { timeout: 45000 }, async () => {
