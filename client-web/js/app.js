@@ -1,6 +1,6 @@
-// The application shell: routes (#/, #/room/1, #/table/3, #/game/12) to views, turns view actions into
-// requests through `net`, feeds every server message into `state`, re-renders the current view, and
-// re-subscribes after a reconnect. The only module that knows all the others.
+// The application shell: routes (#/, #/room/1, #/table/3, #/game/12, #/bets, #/games, #/replay/12,
+// #/study) to views, turns view actions into requests through `net`, feeds every server message into
+// `state`, re-renders the current view, and re-subscribes after a reconnect. The only module that knows all the others.
 
 import { Connection } from './net.js';
 import { createState, applyMessage } from './state.js';
@@ -11,6 +11,9 @@ import { mountHall } from './views/hall.js';
 import { mountTable } from './views/table.js';
 import { mountGame } from './views/game.js';
 import { mountMyBets } from './views/mybets.js';
+import { mountGames } from './views/games.js';
+import { mountReplay } from './views/replay.js';
+import { mountStudy } from './views/study.js';
 import { openChallengeDialog, openChallengedDialog } from './views/dialogs.js';
 
 const LANG_KEY = 'tengen.lang';
@@ -22,6 +25,8 @@ let view = null;
 let viewKey = '';
 // What the current screen follows, so a reconnect can ask for it again.
 const following = { room: null, table: null, games: new Set() };
+// Whether this user waits in the automatch queue; a game of theirs starting ends the wait.
+let automatchSearching = false;
 
 const wsUrl = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/ws`;
 const net = new Connection({
@@ -30,6 +35,7 @@ const net = new Connection({
   onMessage: (msg) => {
     applyMessage(state, msg);
     if (msg.type === 'game_started') following.games.add(msg.game);
+    if (msg.type === 'game_started' && isMine(msg)) automatchSearching = false;
     // A game starting at the table I look at, or one I play anywhere, opens at once.
     if (msg.type === 'game_started' && (following.table === msg.table || isMine(msg))) location.hash = `#/game/${msg.game}`;
     if (msg.type === 'challenged') answerChallenges();
@@ -91,6 +97,7 @@ const actions = {
   async logout() {
     await net.logout().catch(() => {});
     state.me = null;
+    automatchSearching = false;
     guest = false;
     location.hash = '#/';
     route(true);
@@ -150,6 +157,18 @@ const actions = {
     send({ type: 'balance' }).catch(() => {});
     return send({ type: 'my_bets' }).then((reply) => reply.records);
   },
+  // Records: a user's games and one game's SGF.
+  // These views ask on mount, which may come before the connection is up; they wait for it.
+  listGames: (username) => untilReady().then(() => send({ type: 'list_games', username })).then((reply) => reply.games),
+  getRecord: (game) => untilReady().then(() => send({ type: 'get_record', game })).then((reply) => reply.sgf),
+  // The study board: every request but the count answers with the board as it now stands.
+  study: (msg) => untilReady().then(() => send(msg)).then((reply) => reply.study),
+  studyCount: () => send({ type: 'study_count' }),
+  automatchSearching: () => automatchSearching,
+  automatch: (request) => send({ type: 'automatch', ...request }).then(() => { automatchSearching = true; }, toast),
+  cancelAutomatch: () => send({ type: 'cancel_automatch' }).then(() => toast({ text: t('automatch.cancelled') }), (err) => {
+    if (err.code !== 'not_there') toast(err);
+  }).finally(() => { automatchSearching = false; }),
   chat: (channel, text) => send({ type: 'chat', channel, text }).catch(toast),
   openChallenge(player) {
     openChallengeDialog({ t, player, onSend: (settings) => send({ type: 'challenge', user: player.user, settings })
@@ -194,6 +213,8 @@ function renderHeader() {
     h('span', { class: 'spacer' }),
     state.me && state.balance != null ? h('a', { class: 'balance', href: '#/bets', 'data-testid': 'balance' }, t('balance.short', { balance: state.balance })) : null,
     state.me ? h('a', { class: 'me', href: '#/bets', 'data-testid': 'me' }, state.me.username) : null,
+    state.me ? h('a', { class: 'small', href: '#/games', 'data-testid': 'nav-games' }, t('nav.games')) : null,
+    h('a', { class: 'small', href: '#/study', 'data-testid': 'nav-study' }, t('nav.study')),
     state.me ? h('button', { class: 'small', onclick: () => actions.logout() }, t('auth.logout')) : null,
     h('button', { class: 'small', 'data-testid': 'lang-switch', 'aria-label': t('lang.label'), onclick: switchLanguage }, t('lang.switch')));
 }
@@ -213,12 +234,15 @@ function parseHash() {
   if (parts[0] === 'table' && id) return { name: 'table', params: { table: id } };
   if (parts[0] === 'game' && id) return { name: 'game', params: { game: id } };
   if (parts[0] === 'bets') return { name: 'bets', params: {} };
+  if (parts[0] === 'study') return { name: 'study', params: {} };
+  if (parts[0] === 'games') return { name: 'games', params: {} };
+  if (parts[0] === 'replay' && id) return { name: 'replay', params: { game: id } };
   return { name: 'hall', params: {} };
 }
 
 function route(force = false) {
   let { name, params } = parseHash();
-  if (!state.me && !guest && name !== 'game') name = 'login';
+  if (!state.me && !guest && !['game', 'replay', 'study'].includes(name)) name = 'login';
   const key = `${name}:${JSON.stringify(params)}:${lang}`;
   renderHeader();
   if (!force && key === viewKey) return render();
@@ -227,7 +251,7 @@ function route(force = false) {
   if (name !== 'table') following.table = name === 'game' ? following.table : null;
   main.replaceChildren();
   const ctx = { state, t, actions, lang };
-  const mount = { login: mountLogin, hall: mountHall, table: mountTable, game: mountGame, bets: mountMyBets }[name];
+  const mount = { login: mountLogin, hall: mountHall, table: mountTable, game: mountGame, bets: mountMyBets, games: mountGames, replay: mountReplay, study: mountStudy }[name];
   view = mount(main, ctx, params);
   render();
 }

@@ -1,9 +1,10 @@
 // The hall: rooms, the chosen room's tables (seated players with ranks, a game's watchers), live games
-// with watcher counts, players online (with a challenge button), and the room chat.
+// with watcher counts, players online (with a challenge button), the automatch panel, and the room chat.
 
 import { h, fill } from '../dom.js';
 import { channelKey } from '../state.js';
 import { createChat } from './chat.js';
+import { createAutomatchPanel } from './automatch.js';
 
 const playerLabel = (p) => (p ? `${p.username} (${p.rank})` : null);
 
@@ -15,11 +16,13 @@ export function mountHall(root, ctx, params) {
   const games = h('ul', { class: 'game-list', 'data-testid': 'live-games' });
   const players = h('ul', { class: 'player-list', 'data-testid': 'players' });
   const roomTitle = h('h2', {});
+  const automatch = state.me ? createAutomatchPanel({ t, actions }) : null;
   const chat = roomId ? createChat({ t, title: t('room.chat'), testId: 'room-chat', onSend: (text) => actions.chat({ kind: 'room', room: roomId }, text) }) : null;
 
   root.appendChild(h('div', { class: 'hall' },
     h('aside', { class: 'hall-side' },
       h('section', { class: 'panel' }, h('h3', {}, t('hall.rooms')), rooms),
+      automatch?.element,
       h('section', { class: 'panel' }, h('h3', {}, t('hall.games')), games)),
     h('main', { class: 'hall-main' }, h('section', { class: 'panel' }, roomTitle, tables)),
     h('aside', { class: 'hall-side' },
@@ -65,6 +68,7 @@ export function mountHall(root, ctx, params) {
         roomTitle.textContent = t('room.tables');
         fill(tables, h('p', { class: 'muted' }, t('hall.pickRoom')));
       }
+      automatch?.update();
       chat?.update(state.chats.get(channelKey({ kind: 'room', room: roomId })));
     },
     unmount() {},
