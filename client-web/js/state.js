@@ -20,6 +20,7 @@ export function createState() {
     balance: null, // fortune points, when the server keeps them
     taxBp: null,
     pools: new Map(), // game id → the wire's pool object
+    myBets: new Map(), // game id → {side, total}: my bet in that game's pool, from `bet_placed`
     stakes: new Map(), // table id → {stake: the wire's StakeInfo or null, taxBp}
     notices: [], // transient messages for the user
   };
@@ -247,6 +248,7 @@ export function applyMessage(state, msg) {
       break;
     case 'bet_placed':
       state.balance = msg.balance;
+      state.myBets.set(msg.game, { side: msg.side, total: msg.total });
       break;
     case 'stake_updated':
       state.stakes.set(msg.table, { stake: msg.stake, taxBp: msg.tax_bp });

@@ -117,6 +117,8 @@ test('two players play a 9x9 game in the browser while a third watches', { timeo
     await carol.fill('[data-testid=pool] input[name=bet-amount]', '100');
     await carol.click('[data-testid=bet-black]');
     await carol.waitForSelector('[data-testid=pool-total]:has-text("100")');
+    // Her own bet, with what it would return at the current odds (alone in the pool: her stake).
+    assert.match(await carol.textContent('[data-testid=my-bet]'), /100/);
     await alice.waitForSelector('[data-testid=pool-total]:has-text("100")');
     assert.equal(await alice.locator('[data-testid=bet-black]:visible').count(), 0, 'players cannot bet');
     await carol.waitForSelector('[data-testid=balance]:has-text("900")');

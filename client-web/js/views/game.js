@@ -253,7 +253,9 @@ export function mountGame(root, ctx, params) {
           showSettlement();
         }
       } else fill(result);
-      pool.update({ pool: state.pools.get(gameId) ?? null, canBet: !!state.me && !mine, balance: state.balance });
+      pool.update({
+        pool: state.pools.get(gameId) ?? null, canBet: !!state.me && !mine, balance: state.balance, myBet: state.myBets.get(gameId),
+      });
       const stakeNow = g.table != null ? state.stakes.get(g.table) : null;
       // Stakes belong to seats (with nigiri, Black may sit on the right).
       const tableNow = state.tables.get(g.table);

@@ -1,13 +1,29 @@
 // The watchers' pool panel (旁观者竞猜): total, each side's amount and share, the number of bettors, the
 // players' stakes, the tax rate, whether betting is open, and a bet form for watchers. Props in, events
 // out: `update({pool, canBet, balance})` with the wire's `pool` object ({game, open, total, black, white,
-// bettors_count, stake_black, stake_white, tax_bp, settled}); `onBet(side, amount)` reports a bet.
+// bettors_count, stake_black, stake_white, tax_bp, settled}) and my bet ({side, total}, if any), shown with
+// what it would return at the current odds; `onBet(side, amount)` reports a bet.
 // Hidden until the server has sent a pool for the game.
 
 import { h, fill } from '../dom.js';
 
 /** Basis points as a percentage people read: 500 → "5". */
 export const taxPercent = (bp) => String(bp / 100);
+
+/**
+ * What a bet of `stake` on `side` returns if that side wins, at the pool as it stands (SPEC §3):
+ * `((T / W) · s − s) · (1 − tax) + s`, rounded down, with T the whole pool and W the total on `side`
+ * (the bet included). Integer arithmetic (BigInt) so it agrees with the server to the point. Only an
+ * estimate while betting is open: later bets change T and W, and a pool with one bettor is refunded.
+ */
+export function wouldReturn(pool, side, stake) {
+  const total = BigInt(pool.total);
+  const winners = BigInt(pool[side]);
+  const s = BigInt(stake);
+  if (winners === 0n || s === 0n) return Number(s);
+  const gain = ((total - winners) * s * BigInt(10000 - pool.tax_bp)) / (winners * 10000n);
+  return Number(s + gain);
+}
 
 export function createPoolPanel({ t, onBet }) {
   const body = h('div', {});
@@ -18,7 +34,7 @@ export function createPoolPanel({ t, onBet }) {
   const element = h('section', { class: 'pool panel', 'data-testid': 'pool', hidden: true }, h('h3', {}, t('pool.title')), body, form);
   return {
     element,
-    update({ pool, canBet, balance }) {
+    update({ pool, canBet, balance, myBet }) {
       element.hidden = !pool;
       if (!pool) return;
       const share = (side) => (pool.total ? Math.round((100 * pool[side]) / pool.total) : 50);
@@ -28,6 +44,9 @@ export function createPoolPanel({ t, onBet }) {
         h('div', { class: 'pool-bar', 'aria-hidden': 'true' }, h('span', { class: 'black', style: `width:${share('black')}%` }), h('span', { class: 'white', style: `width:${share('white')}%` })),
         h('p', { class: 'small', 'data-testid': 'pool-sides' }, `${t('color.black')} ${pool.black} · ${t('color.white')} ${pool.white}`),
         pool.stake_black || pool.stake_white ? h('p', { class: 'small muted' }, t('pool.stakes', { black: pool.stake_black, white: pool.stake_white })) : null,
+        myBet ? h('p', { class: 'small', 'data-testid': 'my-bet' }, t('pool.myBet', {
+          amount: myBet.total, side: t(`color.${myBet.side}`), returns: wouldReturn(pool, myBet.side, myBet.total),
+        })) : null,
         canBet && balance != null ? h('p', { class: 'small muted' }, t('pool.balance', { balance })) : null);
       form.hidden = !(pool.open && canBet);
     },
