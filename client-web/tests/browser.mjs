@@ -35,3 +35,21 @@ export async function waitStone(page, point, color, timeout = 10000) {
   if (color) await page.waitForSelector(selector, { timeout });
   else await page.waitForSelector(`svg.goban circle.stone[data-point="${point.col},${point.row}"]`, { state: 'detached', timeout });
 }
+
+/**
+ * A new browser context on `url` that registers `name` with `password` and lands in the hall's first room;
+ * resolves with its page. Page errors are printed with the user's name.
+ */
+export async function registerInNewContext(browser, url, name, password, { lang = 'en-US', viewport = { width: 1280, height: 860 } } = {}) {
+  const context = await browser.newContext({ viewport, locale: lang });
+  const page = await context.newPage();
+  page.on('pageerror', (err) => console.error(`[${name}] page error:`, err.message));
+  await page.goto(url);
+  await page.fill('input[name=username]', name);
+  await page.fill('input[name=password]', password);
+  await page.click('[data-testid=register]');
+  await page.waitForSelector(`[data-testid=me]:has-text("${name}")`);
+  // Registration lands in the first room.
+  await page.waitForSelector('[data-testid=table-1]');
+  return page;
+}

@@ -11,7 +11,7 @@ import { mkdirSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startTengen } from './server.mjs';
-import { launchChromium, clickPoint, waitStone, stoneAt } from './browser.mjs';
+import { launchChromium, clickPoint, waitStone, stoneAt, registerInNewContext } from './browser.mjs';
 
 const OUT = join(dirname(fileURLToPath(import.meta.url)), '..', 'test-output');
 const DOCS = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'docs');
@@ -30,19 +30,7 @@ after(async () => {
   await server?.stop();
 });
 
-async function newUser(name, { lang = 'en-US', viewport = { width: 1280, height: 860 } } = {}) {
-  const context = await browser.newContext({ viewport, locale: lang });
-  const page = await context.newPage();
-  page.on('pageerror', (err) => console.error(`[${name}] page error:`, err.message));
-  await page.goto(server.url);
-  await page.fill('input[name=username]', name);
-  await page.fill('input[name=password]', PASSWORD);
-  await page.click('[data-testid=register]');
-  await page.waitForSelector(`[data-testid=me]:has-text("${name}")`);
-  // Registration lands in the first room.
-  await page.waitForSelector('[data-testid=table-1]');
-  return page;
-}
+const newUser = (name, options) => registerInNewContext(browser, server.url, name, PASSWORD, options);
 
 const shot = (page, name) => page.screenshot({ path: join(OUT, name) });
 

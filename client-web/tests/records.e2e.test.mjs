@@ -5,7 +5,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTengen } from './server.mjs';
-import { launchChromium, clickPoint, waitStone } from './browser.mjs';
+import { launchChromium, clickPoint, waitStone, registerInNewContext } from './browser.mjs';
 
 const PASSWORD = 'correct horse battery';
 let server;
@@ -21,18 +21,7 @@ after(async () => {
   await server?.stop();
 });
 
-async function newUser(name) {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 860 }, locale: 'en-US' });
-  const page = await context.newPage();
-  page.on('pageerror', (err) => console.error(`[${name}] page error:`, err.message));
-  await page.goto(server.url);
-  await page.fill('input[name=username]', name);
-  await page.fill('input[name=password]', PASSWORD);
-  await page.click('[data-testid=register]');
-  await page.waitForSelector(`[data-testid=me]:has-text("${name}")`);
-  await page.waitForSelector('[data-testid=table-1]');
-  return page;
-}
+const newUser = (name) => registerInNewContext(browser, server.url, name, PASSWORD);
 
 test('the study board plays, refuses, steps back and counts', { timeout: 30000 }, async () => {
   const page = await newUser('stella');
