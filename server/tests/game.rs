@@ -5,14 +5,8 @@
 
 mod common;
 
-use common::{agree_and_start, point, start_table_game, Client, TestServer};
+use common::{agree_and_start, http_get, play, point, start_table_game, Client, TestServer};
 use serde_json::{json, Value};
-
-async fn play(client: &mut Client, game: u64, col: u8, row: u8) {
-    client
-        .ok(json!({"type": "play", "game": game, "point": point(col, row)}))
-        .await;
-}
 
 /// Every `game_event` of `game` the client received, reading until the `ended` event.
 async fn events_until_end(client: &mut Client, game: u64) -> Vec<Value> {
@@ -31,16 +25,6 @@ async fn events_until_end(client: &mut Client, game: u64) -> Vec<Value> {
 
 fn is_kibitz(frame: &Value) -> bool {
     frame["type"] == "chat" && frame["channel"]["kind"] == "kibitz"
-}
-
-async fn http_get(addr: std::net::SocketAddr, path: &str) -> String {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
-    let request = format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
-    stream.write_all(request.as_bytes()).await.unwrap();
-    let mut response = String::new();
-    stream.read_to_string(&mut response).await.unwrap();
-    response
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -241,7 +225,7 @@ async fn a_whole_game_reaches_a_result_and_watchers_see_every_event() {
     alice
         .err(json!({"type": "pass", "game": game}), "no_such_game")
         .await;
-    let response = http_get(server.addr, &format!("/api/games/{game}/sgf")).await;
+    let response = http_get(server.addr, &format!("/api/games/{game}/sgf"), None).await;
     assert!(response.starts_with("HTTP/1.1 200"), "{response}");
     assert!(response.contains("FF[4]"), "{response}");
     assert!(response.contains(&format!("RE[{}]", outcome["sgf"].as_str().unwrap())));

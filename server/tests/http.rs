@@ -3,19 +3,10 @@
 
 mod common;
 
-use common::TestServer;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use common::{http_get, TestServer};
 
 async fn get(server: &TestServer, path: &str) -> String {
-    let mut stream = tokio::net::TcpStream::connect(server.addr).await.unwrap();
-    let request = format!(
-        "GET {path} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\r\n",
-        server.addr
-    );
-    stream.write_all(request.as_bytes()).await.unwrap();
-    let mut response = String::new();
-    stream.read_to_string(&mut response).await.unwrap();
-    response
+    http_get(server.addr, path, None).await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

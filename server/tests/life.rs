@@ -6,24 +6,8 @@
 
 mod common;
 
-use common::{point, start_table_game, test_config, Client, TestServer};
+use common::{http_get, play, point, start_table_game, test_config, Client, TestServer};
 use serde_json::{json, Value};
-
-async fn play(client: &mut Client, game: u64, col: u8, row: u8) {
-    client
-        .ok(json!({"type": "play", "game": game, "point": point(col, row)}))
-        .await;
-}
-
-async fn http_get(addr: std::net::SocketAddr, path: &str) -> String {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
-    let request = format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
-    stream.write_all(request.as_bytes()).await.unwrap();
-    let mut response = String::new();
-    stream.read_to_string(&mut response).await.unwrap();
-    response
-}
 
 /// The event with `seq`, as the watcher saw it.
 async fn event(watcher: &mut Client, game: u64, seq: u64) -> Value {
@@ -155,10 +139,10 @@ async fn undo_needs_consent_and_a_dispute_is_settled_by_play() {
         !sgf.contains("B[ii]"),
         "the taken-back move is not in the record: {sgf}"
     );
-    let response = http_get(server.addr, &format!("/api/games/{game}.sgf")).await;
+    let response = http_get(server.addr, &format!("/api/games/{game}.sgf"), None).await;
     assert!(response.starts_with("HTTP/1.1 200"), "{response}");
     assert!(response.ends_with(sgf), "{response}");
-    let missing = http_get(server.addr, "/api/games/999.sgf").await;
+    let missing = http_get(server.addr, "/api/games/999.sgf", None).await;
     assert!(missing.starts_with("HTTP/1.1 404"), "{missing}");
 
     // Both players' lists show the game with its result.
@@ -174,7 +158,7 @@ async fn undo_needs_consent_and_a_dispute_is_settled_by_play() {
             "no_such_user",
         )
         .await;
-    let response = http_get(server.addr, "/api/users/alice/games").await;
+    let response = http_get(server.addr, "/api/users/alice/games", None).await;
     assert!(response.starts_with("HTTP/1.1 200"), "{response}");
     assert!(response.contains(&format!("\"game\":{game}")), "{response}");
     server.stop().await;

@@ -304,3 +304,23 @@ pub async fn agree_and_start(black: &mut Client, white: &mut Client, table: u64)
 pub fn point(col: u8, row: u8) -> Value {
     json!({"col": col, "row": row})
 }
+
+/// A player's move at (`col`, `row`) that must be accepted.
+pub async fn play(client: &mut Client, game: u64, col: u8, row: u8) {
+    client
+        .ok(json!({"type": "play", "game": game, "point": point(col, row)}))
+        .await;
+}
+
+/// `GET path` on the server over a plain socket, with an optional bearer token; the whole response
+/// (status line, headers and body).
+pub async fn http_get(addr: SocketAddr, path: &str, token: Option<&str>) -> String {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut stream = TcpStream::connect(addr).await.unwrap();
+    let auth = token.map_or(String::new(), |t| format!("Authorization: Bearer {t}\r\n"));
+    let request = format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\n{auth}Connection: close\r\n\r\n");
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut response = String::new();
+    stream.read_to_string(&mut response).await.unwrap();
+    response
+}

@@ -3,7 +3,6 @@
 
 use super::{test_config, Client, TestServer};
 use serde_json::{json, Value};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 /// The starting grant and tax rate of the default configuration.
 pub const GRANT: u64 = 1_000;
@@ -35,15 +34,7 @@ pub async fn wait_settled(client: &mut Client, game: u64) -> Value {
 
 /// `GET path` with an optional bearer token; the status code and the body.
 pub async fn http_get(server: &TestServer, path: &str, token: Option<&str>) -> (u16, String) {
-    let mut stream = tokio::net::TcpStream::connect(server.addr).await.unwrap();
-    let auth = token.map_or(String::new(), |t| format!("Authorization: Bearer {t}\r\n"));
-    let request = format!(
-        "GET {path} HTTP/1.1\r\nHost: {}\r\n{auth}Connection: close\r\n\r\n",
-        server.addr
-    );
-    stream.write_all(request.as_bytes()).await.unwrap();
-    let mut response = String::new();
-    stream.read_to_string(&mut response).await.unwrap();
+    let response = super::http_get(server.addr, path, token).await;
     let status = response[9..12].parse().unwrap();
     let body = response
         .split("\r\n\r\n")
