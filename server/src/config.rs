@@ -86,6 +86,28 @@ pub const WS_WRITE_BUFFER_MAX_BYTES: usize = 1024 * 1024;
 /// game forwarders then fall behind their broadcast and are resynced rather than growing memory.
 pub const OUTBOUND_QUEUE_LEN: usize = 256;
 
+/// How often a node renews its heartbeat, sweeps unanswered requests and looks for games and a hall
+/// without a living owner. A second keeps takeovers within a few seconds at one small Redis call
+/// per node per second.
+pub const CLUSTER_TICK_MS: u64 = 1_000;
+
+/// How long a node's heartbeat lives without renewal: three ticks, so one slow tick (a Redis hiccup,
+/// a GC-like pause) never hands a healthy node's games away, and a dead node's games move within
+/// about three seconds.
+pub const LEASE_TTL_MS: u64 = 3 * CLUSTER_TICK_MS;
+
+/// How long a node waits for another node's answer before telling the user `busy`. Longer than a
+/// takeover, so a request caught by one is answered rather than dropped.
+pub const CLUSTER_REQUEST_TIMEOUT_MS: u64 = 5_000;
+
+/// Messages of one mirrored game waiting for its stand-in actor. A stand-in this far behind has
+/// lost the thread: it is resynced from a snapshot rather than queued further.
+pub const MIRROR_QUEUE_LEN: usize = 1_024;
+
+/// How long a game's owner keeps the presence of players connected to another node without hearing
+/// from that node again. Stand-ins refresh it every tick, so this only expires for a dead node.
+pub const PRESENCE_HOLD_MS: u64 = LEASE_TTL_MS + CLUSTER_TICK_MS;
+
 /// Watcher counts of tables (and user counts of rooms) are pushed at most this often. Pushing every
 /// join would cost O(n²) frames when n people open a popular table at once; once a second, each table
 /// or room costs one update.
@@ -209,6 +231,10 @@ pub struct Config {
     pub fault_stop_before_settlement: bool,
     /// Grace periods and limits of live games.
     pub game_timing: GameTiming,
+    /// Scale-out: the Redis that holds the store and that the nodes share (`--redis`).
+    pub redis_url: Option<String>,
+    /// Start on a Redis whose settings could lose acknowledged ledger writes (`--redis-allow-unsafe`).
+    pub redis_allow_unsafe: bool,
 }
 
 /// How long a player away from a live game keeps it before losing by forfeit (escape, 逃跑). A minute
@@ -254,6 +280,8 @@ impl Config {
             allowed_origins: Vec::new(),
             session_ttl_ms: SESSION_TTL_MS,
             game_timing: GameTiming::default(),
+            redis_url: None,
+            redis_allow_unsafe: false,
             grant_points: GRANT_POINTS_DEFAULT,
             tax_bp: TAX_BP_DEFAULT,
             admin_token: None,

@@ -27,6 +27,7 @@
 pub mod auth;
 pub mod bot;
 pub mod clock;
+pub mod cluster;
 pub mod config;
 pub mod game;
 pub mod gtp;
@@ -65,7 +66,7 @@ pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
 /// A request refused for an expected reason: a stable [`ErrorCode`] (itself the enum of expected
 /// failures every client switches on) and a sentence for people.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Refusal {
     pub code: ErrorCode,
     pub message: String,
@@ -128,6 +129,24 @@ impl Shutdown {
 
     pub fn is_triggered(&self) -> bool {
         *self.rx.borrow()
+    }
+
+    /// A signal that fires with this one or on its own trigger: one part of the server (a game whose
+    /// lease moved to another node) can be stopped while the rest runs on.
+    pub fn child(&self) -> (ShutdownTrigger, Shutdown) {
+        let (trigger, child) = Shutdown::new();
+        let parent = self.clone();
+        let watcher = child.clone();
+        let link = ShutdownTrigger {
+            tx: trigger.tx.clone(),
+        };
+        tokio::spawn(async move {
+            tokio::select! {
+                _ = parent.wait() => link.trigger(),
+                _ = watcher.wait() => {}
+            }
+        });
+        (trigger, child)
     }
 }
 
@@ -234,15 +253,7 @@ pub async fn run(
     let tasks = TaskGuard { _alive: alive_tx };
     let games = Games::new();
     let ledger = Ledger::new(store.clone(), config.grant_points, config.tax_bp);
-    let hall = hall::spawn(
-        &config,
-        store.clone(),
-        ledger.clone(),
-        games.clone(),
-        shutdown.clone(),
-        tasks.clone(),
-    );
-    let ctx = game::GameContext {
+    let game_context = |hall: &HallHandle| game::GameContext {
         store: store.clone(),
         ledger: ledger.clone(),
         fault_stop_before_settlement: config.fault_stop_before_settlement,
@@ -251,12 +262,42 @@ pub async fn run(
         tasks: tasks.clone(),
         timing: config.game_timing,
     };
-    // Games whose end was logged but not finished are finished (and settled) as they are restored;
-    // games finished but never settled (a crash right after the end) are settled next.
-    game::restore_live_games(ctx, &games).await?;
-    ledger.settle_unsettled().await?;
-    // Tables start empty, so stakes held for a next game that was never started go back.
-    ledger.release_all_holds().await?;
+    let hall = match config.redis_url.clone() {
+        // One of several nodes: the cluster routes to the hall wherever it runs, and takes over
+        // (restores) live games and the hall whose owners are gone, this node's predecessor's too.
+        Some(redis_url) => {
+            let (hall, router_inbox) = HallHandle::channels();
+            let joining = cluster::Joining {
+                redis_url,
+                config: config.clone(),
+                games: games.clone(),
+                hall: hall.clone(),
+                router_inbox,
+                ctx: game_context(&hall),
+            };
+            cluster::Cluster::join(joining).await?;
+            ledger.settle_unsettled().await?;
+            hall
+        }
+        None => {
+            let hall = hall::spawn(
+                &config,
+                store.clone(),
+                ledger.clone(),
+                games.clone(),
+                shutdown.clone(),
+                tasks.clone(),
+            );
+            // Games whose end was logged but not finished are finished (and settled) as they are
+            // restored; games finished but never settled (a crash right after the end) are
+            // settled next.
+            game::restore_live_games(game_context(&hall), &games).await?;
+            ledger.settle_unsettled().await?;
+            // Tables start empty, so stakes held for a next game that was never started go back.
+            ledger.release_all_holds().await?;
+            hall
+        }
+    };
     tokio::spawn(purge_sessions(
         store.clone(),
         shutdown.clone(),

@@ -501,7 +501,7 @@ impl Session {
             ClientMsg::Resign { game } => self.game_move(game, PlayerMove::Resign).await,
             ClientMsg::ToggleDead { game, point } => {
                 let user = self.user()?;
-                let handle = self.state.games.get(game)?;
+                let handle = self.state.games.get(game).await?;
                 handle
                     .ask(|reply| GameCmd::ToggleDead { user, point, reply })
                     .await?;
@@ -532,7 +532,8 @@ impl Session {
                 let user = self.user()?;
                 self.state
                     .games
-                    .get(game)?
+                    .get(game)
+                    .await?
                     .ask(|reply| GameCmd::ResumePlay { user, reply })
                     .await?;
                 Ok(Answer::Ack)
@@ -541,7 +542,8 @@ impl Session {
                 let user = self.user()?;
                 self.state
                     .games
-                    .get(game)?
+                    .get(game)
+                    .await?
                     .ask(|reply| GameCmd::Undo { user, reply })
                     .await?;
                 Ok(Answer::Ack)
@@ -604,7 +606,7 @@ impl Session {
             }
             ClientMsg::AcceptScore { game } => {
                 let user = self.user()?;
-                let handle = self.state.games.get(game)?;
+                let handle = self.state.games.get(game).await?;
                 handle
                     .ask(|reply| GameCmd::AcceptScore { user, reply })
                     .await?;
@@ -642,7 +644,7 @@ impl Session {
             }
             ClientMsg::StakeRaise { game, amount } => {
                 let user = self.user()?;
-                let handle = self.state.games.get(game)?;
+                let handle = self.state.games.get(game).await?;
                 handle
                     .ask(|reply| GameCmd::StakeRaise {
                         user,
@@ -703,7 +705,7 @@ impl Session {
         amount: u64,
     ) -> Result<Answer, Refusal> {
         let user = self.user()?;
-        let asked = match self.state.games.get(game) {
+        let asked = match self.state.games.get(game).await {
             Ok(handle) => {
                 handle
                     .ask(|reply| GameCmd::Bet {
@@ -750,7 +752,7 @@ impl Session {
 
     /// A live game's pool from its actor; a finished game's from the book.
     async fn pool(&mut self, id: Option<RequestId>, game: GameId) -> Result<Answer, Refusal> {
-        let pool = match self.state.games.get(game) {
+        let pool = match self.state.games.get(game).await {
             Ok(handle) => handle.ask(|reply| GameCmd::Pool { reply }).await?,
             Err(refusal) => {
                 if !self.finished(game).await? {
@@ -813,7 +815,7 @@ impl Session {
             self.join_room(room).await?;
         }
         // A player coming back gets their games' whole state at once (before this reply).
-        for game in self.state.games.of_player(session.player.user) {
+        for game in self.state.games.of_player(session.player.user).await {
             // A game that ends meanwhile is simply missed.
             let _ = self.watch(game).await;
         }
@@ -923,7 +925,7 @@ impl Session {
                 format!("follow at most {GAMES_PER_SESSION_MAX} games at once"),
             );
         }
-        let handle = self.state.games.get(game)?;
+        let handle = self.state.games.get(game).await?;
         let viewer = self.player.as_ref().map(|p| p.user);
         let subscription = game::subscribe(&handle, viewer).await?;
         self.pushes.push(subscription.snapshot.clone());
@@ -966,7 +968,8 @@ impl Session {
         let user = self.user()?;
         self.state
             .games
-            .get(game)?
+            .get(game)
+                    .await?
             .ask(|reply| GameCmd::AnswerUndo {
                 user,
                 accept,
@@ -978,16 +981,16 @@ impl Session {
 
     /// A game's handle: the one kept for a followed game (players follow theirs from its start), else
     /// from the registry. A game that ended answers `no_such_game` either way: its inbox is closed.
-    fn game(&self, game: GameId) -> Result<game::GameHandle, Refusal> {
+    async fn game(&self, game: GameId) -> Result<game::GameHandle, Refusal> {
         match self.games.get(&game) {
             Some(followed) => Ok(followed.handle.clone()),
-            None => self.state.games.get(game),
+            None => self.state.games.get(game).await,
         }
     }
 
     async fn game_move(&mut self, game: GameId, mv: PlayerMove) -> Result<Answer, Refusal> {
         let user = self.user()?;
-        let handle = self.game(game)?;
+        let handle = self.game(game).await?;
         handle
             .ask(|reply| GameCmd::Move { user, mv, reply })
             .await?;
@@ -999,7 +1002,7 @@ impl Session {
         let at_ms = unix_now_ms();
         match channel {
             ChatChannel::Kibitz { game } => {
-                let handle = self.game(game)?;
+                let handle = self.game(game).await?;
                 handle
                     .ask(|reply| GameCmd::Kibitz {
                         from,

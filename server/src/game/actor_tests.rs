@@ -128,7 +128,7 @@ async fn harness(clock: ClockSettings, timing: GameTiming) -> Harness {
     };
     let summary = games.start(start, &ctx).await.unwrap();
     let t0 = Instant::now();
-    let handle = games.get(summary.game).unwrap();
+    let handle = games.get(summary.game).await.unwrap();
     let frames = subscribe(&handle, None).await.unwrap().frames;
     Harness {
         store,
@@ -155,7 +155,7 @@ impl Harness {
     }
 
     async fn send(&self, user: UserId, mv: PlayerMove) -> Result<(), Refusal> {
-        let handle = self.games.get(self.game)?;
+        let handle = self.games.get(self.game).await?;
         handle.ask(|reply| GameCmd::Move { user, mv, reply }).await
     }
 
@@ -415,7 +415,7 @@ async fn a_game_without_a_first_move_is_void() {
         timing(LONG_MS, 30_000, LONG_MS),
     )
     .await;
-    let handle = h.games.get(h.game).unwrap();
+    let handle = h.games.get(h.game).await.unwrap();
     let state: Value =
         serde_json::from_str(subscribe(&handle, None).await.unwrap().snapshot.as_str()).unwrap();
     assert_eq!(state["state"]["first_move_in_ms"], 30_000);
@@ -440,7 +440,7 @@ async fn a_player_who_does_not_return_within_the_grace_period_loses_by_forfeit()
     let (black, white) = (h.black, h.white);
     h.play(black, 4, 4).await;
     h.event().await;
-    let handle = h.games.get(h.game).unwrap();
+    let handle = h.games.get(h.game).await.unwrap();
     // Both players follow the game; White's connection drops at 1 000 and comes back at 60 999.
     let black_sub = subscribe(&handle, Some(black)).await.unwrap();
     let white_sub = subscribe(&handle, Some(white)).await.unwrap();
@@ -501,7 +501,7 @@ async fn a_restart_charges_nobody_for_the_downtime() {
     let (ctx, trigger, _alive) = context(&h.store, &games, timing(LONG_MS, LONG_MS, LONG_MS));
     restore_live_games(ctx.clone(), &games).await.unwrap();
     let restored_at = Instant::now();
-    let handle = games.get(h.game).unwrap();
+    let handle = games.get(h.game).await.unwrap();
     let subscription = subscribe(&handle, None).await.unwrap();
     let state: Value = serde_json::from_str(subscription.snapshot.as_str()).unwrap();
     let clocks = &state["state"]["clocks"];

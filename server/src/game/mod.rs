@@ -11,17 +11,18 @@ pub mod wire;
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use tengen_protocol::{GameId, GameSettings, GameSummary, PlayerInfo, Point, TableId, UserId};
 use tokio::sync::{broadcast, mpsc, oneshot, watch, Notify};
 use tokio::task::JoinHandle;
 
+use crate::cluster::Cluster;
 use crate::config::{GameTiming, GAME_INBOX_LEN, LIVE_GAMES_MAX, SUBSCRIBE_WAIT_MS};
 use crate::hall::{HallCmd, HallHandle};
 use crate::ledger::Ledger;
-use crate::store::{NewGame, StoreHandle};
+use crate::store::{LiveGameRow, NewGame, StoreHandle};
 use crate::{unix_now_ms, BoxError, Frame, Refusal, Shutdown, TaskGuard};
 use tengen_protocol::ErrorCode;
 
@@ -94,7 +95,7 @@ impl Drop for PresenceGuard {
 }
 
 /// A player's move as the actor receives it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum PlayerMove {
     Play(Point),
     Pass,
@@ -181,7 +182,7 @@ pub enum GameCmd {
 }
 
 /// What an accepted bet did.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct BetReceipt {
     /// The bettor's whole bet on that side, this one included.
     pub total: u64,
@@ -223,15 +224,32 @@ pub struct GameHandle {
 }
 
 impl GameHandle {
-    /// Ask the game something; a full inbox answers `busy` at once rather than waiting.
-    pub async fn ask<T>(&self, make: impl FnOnce(Reply<T>) -> GameCmd) -> Result<T, Refusal> {
-        let (tx, rx) = oneshot::channel();
-        self.inbox.try_send(make(tx)).map_err(|err| match err {
+    /// A handle on `inbox`, for an actor or a stand-in for one (the cluster's mirror of a game owned
+    /// by another node).
+    pub fn new(inbox: mpsc::Sender<GameCmd>) -> GameHandle {
+        GameHandle { inbox }
+    }
+
+    /// Queue a command without waiting: `busy` when the inbox is full. Forwarded commands use it so
+    /// that they reach the actor in the order they arrived.
+    pub fn try_send(&self, cmd: GameCmd) -> Result<(), Refusal> {
+        self.inbox.try_send(cmd).map_err(|err| match err {
             mpsc::error::TrySendError::Full(_) => Refusal::busy(),
             mpsc::error::TrySendError::Closed(_) => {
                 Refusal::new(ErrorCode::NoSuchGame, "the game has ended")
             }
-        })?;
+        })
+    }
+
+    /// The actor (or stand-in) behind this handle has stopped.
+    pub fn is_closed(&self) -> bool {
+        self.inbox.is_closed()
+    }
+
+    /// Ask the game something; a full inbox answers `busy` at once rather than waiting.
+    pub async fn ask<T>(&self, make: impl FnOnce(Reply<T>) -> GameCmd) -> Result<T, Refusal> {
+        let (tx, rx) = oneshot::channel();
+        self.try_send(make(tx))?;
         rx.await
             .map_err(|_| Refusal::new(ErrorCode::NoSuchGame, "the game has ended"))?
     }
@@ -240,11 +258,13 @@ impl GameHandle {
 /// A live game's handle and its two players (Black, White).
 type LiveEntry = (GameHandle, [UserId; 2]);
 
-/// The registry of live games on this node.
+/// The registry of live games on this node, and (scaled out) the way to games on other nodes.
 #[derive(Debug, Clone, Default)]
 pub struct Games {
     /// Bounded by [`LIVE_GAMES_MAX`]: `start` refuses beyond it. Each entry keeps its two players.
     live: Arc<Mutex<HashMap<GameId, LiveEntry>>>,
+    /// Set once at start when the server runs as one of several nodes.
+    cluster: Arc<OnceLock<Cluster>>,
 }
 
 /// Everything needed to start a game.
@@ -266,20 +286,62 @@ impl Games {
         self.live.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    pub fn get(&self, game: GameId) -> Result<GameHandle, Refusal> {
-        self.lock()
-            .get(&game)
-            .map(|(handle, _)| handle.clone())
-            .ok_or_else(|| Refusal::new(ErrorCode::NoSuchGame, format!("no live game {game}")))
+    /// Join a cluster of nodes: games this node does not run are reached through `cluster`.
+    pub fn join(&self, cluster: Cluster) {
+        let _ = self.cluster.set(cluster);
     }
 
-    /// The live games `user` plays in (for a player who reconnects).
-    pub fn of_player(&self, user: UserId) -> Vec<GameId> {
-        self.lock()
+    /// The cluster this node belongs to, if it runs as one of several.
+    pub fn cluster(&self) -> Option<&Cluster> {
+        self.cluster.get()
+    }
+
+    /// A game's handle: its actor's on this node, else (scaled out) a stand-in that forwards to the
+    /// node that owns it.
+    pub async fn get(&self, game: GameId) -> Result<GameHandle, Refusal> {
+        if let Some(handle) = self.get_local(game) {
+            return Ok(handle);
+        }
+        match self.cluster.get() {
+            Some(cluster) => cluster.remote_game(game).await,
+            None => Err(Refusal::new(
+                ErrorCode::NoSuchGame,
+                format!("no live game {game}"),
+            )),
+        }
+    }
+
+    /// The handle of a game whose actor runs on this node.
+    pub fn get_local(&self, game: GameId) -> Option<GameHandle> {
+        self.lock().get(&game).map(|(handle, _)| handle.clone())
+    }
+
+    /// The two players of a game whose actor runs on this node.
+    pub fn players_of(&self, game: GameId) -> Option<[UserId; 2]> {
+        self.lock().get(&game).map(|(_, players)| *players)
+    }
+
+    /// The live games on this node.
+    pub fn local_ids(&self) -> Vec<GameId> {
+        self.lock().keys().copied().collect()
+    }
+
+    /// The live games `user` plays in (for a player who reconnects), on any node.
+    pub async fn of_player(&self, user: UserId) -> Vec<GameId> {
+        let mut games: Vec<GameId> = self
+            .lock()
             .iter()
             .filter(|(_, (_, players))| players.contains(&user))
             .map(|(id, _)| *id)
-            .collect()
+            .collect();
+        if let Some(cluster) = self.cluster.get() {
+            for game in cluster.games_of_player(user).await {
+                if !games.contains(&game) {
+                    games.push(game);
+                }
+            }
+        }
+        games
     }
 
     fn remove(&self, game: GameId) {
@@ -310,7 +372,12 @@ impl Games {
             .call(move |store| store.create_game(&new_game))
             .await
             .map_err(|err| Refusal::new(ErrorCode::Internal, err.to_string()))?;
-        let actor = actor::GameActor::new(id, start, engine, ctx.clone(), new_game_started_at_ms)?;
+        let players = [start.black.user, start.white.user];
+        let ctx = match self.cluster.get() {
+            Some(cluster) => cluster.claim_new_game(id, players, ctx).await?,
+            None => ctx.clone(),
+        };
+        let actor = actor::GameActor::new(id, start, engine, ctx, new_game_started_at_ms)?;
         let summary = actor.summary();
         self.spawn(actor);
         Ok(summary)
@@ -319,14 +386,41 @@ impl Games {
     fn spawn(&self, actor: actor::GameActor) {
         let (tx, rx) = mpsc::channel(GAME_INBOX_LEN);
         let players = actor.players();
-        self.lock()
-            .insert(actor.id(), (GameHandle { inbox: tx }, players));
+        let handle = GameHandle { inbox: tx };
+        self.lock().insert(actor.id(), (handle.clone(), players));
         let games = self.clone();
+        let cluster = self.cluster.get().cloned();
         tokio::spawn(async move {
             let id = actor.id();
+            let relay = match &cluster {
+                Some(cluster) => cluster.relay_game(id, &handle).await,
+                None => None,
+            };
             actor.run(rx).await;
             games.remove(id);
+            if let Some(cluster) = cluster {
+                cluster.game_stopped(id, players, relay).await;
+            }
         });
+    }
+
+    /// Take over a live game whose owner died: replay its log into a new actor here. `Ok(false)`
+    /// when the log shows it had already ended (it is finished and settled now instead).
+    pub async fn restore(&self, row: LiveGameRow, ctx: &GameContext) -> Result<bool, BoxError> {
+        let id = row.id;
+        match actor::GameActor::restore(row, ctx.clone()).await? {
+            Some(actor) => {
+                let summary = actor.summary();
+                self.spawn(actor);
+                ctx.hall.send(HallCmd::GameRestored { summary }).await;
+                tracing::info!(game = %id, "restored a live game");
+                Ok(true)
+            }
+            None => {
+                tracing::info!(game = %id, "finished a game that had ended before it was restored");
+                Ok(false)
+            }
+        }
     }
 }
 
@@ -334,18 +428,10 @@ impl Games {
 /// no game. A game whose log already ends with its result is finished instead.
 pub async fn restore_live_games(ctx: GameContext, games: &Games) -> Result<(), BoxError> {
     let live = ctx.store.call(|store| store.live_games()).await?;
-    let hall = &ctx.hall;
     for row in live {
         let id = row.id;
-        match actor::GameActor::restore(row, ctx.clone()).await {
-            Ok(Some(actor)) => {
-                let summary = actor.summary();
-                games.spawn(actor);
-                hall.send(HallCmd::GameRestored { summary }).await;
-                tracing::info!(game = %id, "restored a live game");
-            }
-            Ok(None) => tracing::info!(game = %id, "finished a game that ended before the restart"),
-            Err(err) => tracing::error!(game = %id, %err, "could not restore a live game"),
+        if let Err(err) = games.restore(row, &ctx).await {
+            tracing::error!(game = %id, %err, "could not restore a live game");
         }
     }
     Ok(())
@@ -356,7 +442,7 @@ pub const GAME_LIST_LEN_MAX: usize = 100;
 
 /// A game's SGF: from its actor while live (the record so far), else the stored record.
 pub async fn record(games: &Games, store: &StoreHandle, game: GameId) -> Result<String, Refusal> {
-    if let Ok(handle) = games.get(game) {
+    if let Ok(handle) = games.get(game).await {
         if let Ok(sgf) = handle.ask(|reply| GameCmd::Record { reply }).await {
             return Ok(sgf);
         }

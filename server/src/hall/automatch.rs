@@ -21,7 +21,7 @@ pub const RANK_RANGE_MAX: u8 = 38;
 const EVEN_KOMI_HALF_POINTS: i32 = 15;
 
 /// One player waiting.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Seeker {
     pub player: PlayerInfo,
     pub size: u8,

@@ -29,7 +29,7 @@ use crate::{Frame, Refusal, Shutdown, TaskGuard};
 use table::Table;
 
 /// Who receives a hall push: anyone matching any of the fields.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Audience {
     /// Sessions that entered the hall (`enter_hall`).
     pub hall: bool,
@@ -194,6 +194,26 @@ pub struct HallHandle {
 }
 
 impl HallHandle {
+    /// A handle and the inbox it feeds, with a fresh broadcast for the pushes.
+    pub fn channels() -> (HallHandle, mpsc::Receiver<HallCmd>) {
+        let (inbox, inbox_rx) = mpsc::channel(HALL_INBOX_LEN);
+        let (events, _) = broadcast::channel(HALL_EVENT_QUEUE_LEN);
+        (HallHandle { inbox, events }, inbox_rx)
+    }
+
+    /// A handle with another inbox and the same pushes (the cluster's router in front of a hall).
+    pub fn with_inbox(&self, inbox: mpsc::Sender<HallCmd>) -> HallHandle {
+        HallHandle {
+            inbox,
+            events: self.events.clone(),
+        }
+    }
+
+    /// Where this node's hall pushes go out to its sessions (the cluster feeds other nodes' in).
+    pub fn events(&self) -> &broadcast::Sender<HallEvent> {
+        &self.events
+    }
+
     /// Receive hall pushes from now on.
     pub fn subscribe(&self) -> broadcast::Receiver<HallEvent> {
         self.events.subscribe()
@@ -277,12 +297,43 @@ pub fn spawn(
     shutdown: Shutdown,
     tasks: TaskGuard,
 ) -> HallHandle {
-    let (inbox_tx, inbox_rx) = mpsc::channel(HALL_INBOX_LEN);
-    let (events, _) = broadcast::channel(HALL_EVENT_QUEUE_LEN);
-    let handle = HallHandle {
-        inbox: inbox_tx,
-        events: events.clone(),
+    let (handle, inbox_rx) = HallHandle::channels();
+    let actor = HallActor {
+        handle: handle.clone(),
+        store,
+        ledger,
+        games,
     };
+    spawn_actor(config, actor, inbox_rx, shutdown, tasks);
+    handle
+}
+
+/// What a hall actor is built from: the handle its games report to (this node's, which may route
+/// to another node's hall) and the services it uses.
+#[derive(Debug)]
+pub struct HallActor {
+    pub handle: HallHandle,
+    pub store: StoreHandle,
+    pub ledger: Ledger,
+    pub games: Games,
+}
+
+/// Start a hall actor reading `inbox`, pushing on `actor.handle`'s broadcast. The cluster layer
+/// calls this when its node takes the hall over.
+pub fn spawn_actor(
+    config: &Config,
+    actor: HallActor,
+    inbox_rx: mpsc::Receiver<HallCmd>,
+    shutdown: Shutdown,
+    tasks: TaskGuard,
+) {
+    let HallActor {
+        handle,
+        store,
+        ledger,
+        games,
+    } = actor;
+    let events = handle.events.clone();
     let mut rooms = BTreeMap::new();
     let mut tables = BTreeMap::new();
     for (index, name) in config.rooms.iter().enumerate() {
@@ -328,7 +379,6 @@ pub fn spawn(
         events,
     };
     tokio::spawn(hall.run(inbox_rx, shutdown, tasks));
-    handle
 }
 
 fn refuse<T>(code: ErrorCode, message: impl Into<String>) -> Result<T, Refusal> {
@@ -821,7 +871,7 @@ impl Hall {
         self.next_stake += 1;
         let moved = match game {
             Some(game) => {
-                let handle = self.games.get(game)?;
+                let handle = self.games.get(game).await?;
                 handle
                     .ask(|reply| GameCmd::Stakes {
                         entries,
@@ -868,7 +918,7 @@ impl Hall {
         let entries = agreement.entries.to_vec();
         let student = student.map(|index| entries[index].0);
         let hold = Some((id, agreement.key.clone()));
-        let moved = match self.games.get(game) {
+        let moved = match self.games.get(game).await {
             Ok(handle) => {
                 handle
                     .ask(|reply| GameCmd::Stakes {

@@ -1,0 +1,268 @@
+//! The hall across nodes. One node owns the hall (a lease like a game's) and runs the one hall
+//! actor; every node's [`HallHandle`](crate::hall::HallHandle) inbox is read by [`route`], which
+//! hands each command to the local actor or forwards it to the owner. The owner's pushes go out on
+//! the hall channel and every other node puts them on its own broadcast, where sessions filter them
+//! as on one node. When the hall's owner dies, another node claims it and starts a fresh hall:
+//! tables start empty (their stake holds are returned), games in play go on, and every node
+//! announces its logged-in users again so the online list is whole.
+
+use std::collections::HashMap;
+
+use tengen_protocol::{ErrorCode, UserId};
+use tokio::sync::mpsc;
+
+use super::messages::{self, HallRequest, HallWire, NodeId, Request};
+use super::{lock, Cluster};
+use crate::config::HALL_INBOX_LEN;
+use crate::hall::{self, HallActor, HallCmd};
+use crate::{BoxError, Refusal};
+
+/// Read this node's hall inbox until shutdown, routing every command.
+pub(super) async fn route(cluster: Cluster, mut inbox: mpsc::Receiver<HallCmd>) {
+    let _tasks = cluster.inner.tasks.clone();
+    loop {
+        let cmd = tokio::select! {
+            _ = cluster.inner.shutdown.wait() => break,
+            cmd = inbox.recv() => cmd,
+        };
+        let Some(cmd) = cmd else { break };
+        track_local(&cluster, &cmd);
+        deliver(&cluster, cmd).await;
+    }
+}
+
+/// Remember this node's logged-in sessions, to announce them to a new hall.
+fn track_local(cluster: &Cluster, cmd: &HallCmd) {
+    let mut online = lock(&cluster.inner.local_online);
+    match cmd {
+        HallCmd::Online { player } => online.entry(player.user).or_default().push(player.clone()),
+        HallCmd::SessionGone {
+            user: Some(user), ..
+        } => {
+            if let Some(sessions) = online.get_mut(user) {
+                sessions.pop();
+                if sessions.is_empty() {
+                    online.remove(user);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Hand a command to the hall, wherever it runs.
+async fn deliver(cluster: &Cluster, cmd: HallCmd) {
+    let local = lock(&cluster.inner.hall_actor)
+        .as_ref()
+        .map(|running| running.inbox.clone());
+    if let Some(local) = local {
+        // An error means the hall stopped (shutdown or a lost lease); the command has nobody to go to.
+        let _ = local.send(cmd).await;
+        return;
+    }
+    let owner = *lock(&cluster.inner.hall_owner);
+    let (request, done) = messages::hall_request(cmd);
+    match owner {
+        Some(owner) => {
+            let body = Request::Hall { request };
+            cluster.send_request(owner, body, done).await;
+        }
+        None => {
+            if let Some(done) = done {
+                done(Err(Refusal::new(
+                    ErrorCode::Busy,
+                    "the hall is moving to another node; try again",
+                )));
+            }
+        }
+    }
+}
+
+/// Serve a hall request from another node, in arrival order.
+pub(super) async fn serve(cluster: &Cluster, from: NodeId, id: u64, request: HallRequest) {
+    let local = lock(&cluster.inner.hall_actor)
+        .as_ref()
+        .map(|running| running.inbox.clone());
+    let Some(local) = local else {
+        let refusal = Refusal::new(ErrorCode::Busy, "the hall is moving to another node; try again");
+        cluster.reply(from, id, Err(refusal)).await;
+        return;
+    };
+    track_remote(cluster, from, &request);
+    let (cmd, answer) = messages::hall_cmd(request);
+    if local.send(cmd).await.is_err() {
+        cluster.reply(from, id, Err(Refusal::busy())).await;
+        return;
+    }
+    if let Some(answer) = answer {
+        cluster.reply_later(from, id, answer);
+    }
+}
+
+/// Remember which users are online through which node, so that a node's death takes them offline.
+fn track_remote(cluster: &Cluster, from: NodeId, request: &HallRequest) {
+    let mut remote = lock(&cluster.inner.remote_online);
+    match request {
+        HallRequest::Online { player } => {
+            *remote.entry(from).or_default().entry(player.user).or_default() += 1;
+        }
+        HallRequest::SessionGone {
+            user: Some(user), ..
+        } => {
+            if let Some(users) = remote.get_mut(&from) {
+                if let Some(count) = users.get_mut(user) {
+                    *count -= 1;
+                    if *count == 0 {
+                        users.remove(user);
+                    }
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The hall actor this node runs while it owns the hall.
+pub(super) struct RunningHall {
+    pub inbox: mpsc::Sender<HallCmd>,
+    pub claim: super::lease::Owner,
+    pub stop: crate::ShutdownTrigger,
+}
+
+/// Each tick: keep or lose the hall, claim it when its owner is gone, follow a change of owner, and
+/// take offline the users of nodes that died.
+pub(super) async fn watch_hall(cluster: &Cluster) -> Result<(), BoxError> {
+    let leases = &cluster.inner.leases;
+    let running = lock(&cluster.inner.hall_actor)
+        .as_ref()
+        .map(|running| running.claim);
+    let mut owner = leases.hall_owner().await?;
+    if let Some(claim) = running {
+        if owner != Some(claim) {
+            tracing::warn!("lost the hall's lease; stopping the hall here");
+            if let Some(running) = lock(&cluster.inner.hall_actor).take() {
+                running.stop.trigger();
+            }
+        }
+    } else {
+        let owner_alive = match owner {
+            Some(owner) => leases.is_alive(owner.node).await?,
+            None => false,
+        };
+        if !owner_alive {
+            if let Some(claim) = leases.take_over_hall().await? {
+                start_hall(cluster, claim).await;
+                owner = Some(claim);
+            }
+        }
+    }
+    let owner_node = owner.map(|owner| owner.node);
+    let changed = {
+        let mut known = lock(&cluster.inner.hall_owner);
+        let changed = *known != owner_node;
+        *known = owner_node;
+        changed
+    };
+    if changed && owner_node.is_some() {
+        announce_online(cluster).await;
+    }
+    forget_dead_nodes(cluster).await?;
+    Ok(())
+}
+
+/// Start the hall actor here, with a relay of its pushes to the other nodes.
+async fn start_hall(cluster: &Cluster, claim: super::lease::Owner) {
+    tracing::info!(node = %cluster.inner.node, "this node runs the hall");
+    let inner = &cluster.inner;
+    let (inbox, inbox_rx) = mpsc::channel(HALL_INBOX_LEN);
+    let (stop, shutdown) = inner.shutdown.child();
+    let actor = HallActor {
+        handle: inner.hall.clone(),
+        store: inner.ctx.store.clone(),
+        ledger: inner.ctx.ledger.clone(),
+        games: inner.games.clone(),
+    };
+    hall::spawn_actor(
+        &inner.config,
+        actor,
+        inbox_rx,
+        shutdown.clone(),
+        inner.tasks.clone(),
+    );
+    *lock(&inner.hall_actor) = Some(RunningHall { inbox, claim, stop });
+    tokio::spawn(relay_hall(cluster.clone(), shutdown));
+    // A fresh hall has empty tables: stakes held for a next game at a table are returned.
+    if let Err(err) = inner.ctx.ledger.release_all_holds().await {
+        tracing::warn!(%err, "could not return the stake holds of the old hall");
+    }
+}
+
+/// Publish the local hall's pushes on the hall channel until this node stops running the hall.
+async fn relay_hall(cluster: Cluster, shutdown: crate::Shutdown) {
+    let _tasks = cluster.inner.tasks.clone();
+    let mut events = cluster.inner.hall.subscribe();
+    loop {
+        let event = tokio::select! {
+            _ = shutdown.wait() => return,
+            event = events.recv() => event,
+        };
+        let event = match event {
+            Ok(event) => event,
+            Err(tokio::sync::broadcast::error::RecvError::Lagged(skipped)) => {
+                tracing::warn!(skipped, "the hall relay fell behind; pushes were dropped");
+                continue;
+            }
+            Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
+        };
+        let wire = HallWire {
+            from: cluster.inner.node,
+            audience: event.audience,
+            text: event.text.as_str().to_string(),
+            started_game: event.started_game,
+        };
+        match serde_json::to_string(&wire) {
+            Ok(payload) => {
+                if let Err(err) = cluster.publish(super::HALL_CHANNEL.into(), payload).await {
+                    tracing::warn!(%err, "could not relay a hall push");
+                }
+            }
+            Err(err) => tracing::error!(%err, "could not encode a hall push"),
+        }
+    }
+}
+
+/// Tell a new hall owner about every session logged in here.
+async fn announce_online(cluster: &Cluster) {
+    let players: Vec<_> = lock(&cluster.inner.local_online)
+        .values()
+        .flatten()
+        .cloned()
+        .collect();
+    for player in players {
+        deliver(cluster, HallCmd::Online { player }).await;
+    }
+}
+
+/// On the hall's owner: users online only through a dead node go offline.
+async fn forget_dead_nodes(cluster: &Cluster) -> Result<(), BoxError> {
+    let nodes: Vec<NodeId> = lock(&cluster.inner.remote_online).keys().copied().collect();
+    for node in nodes {
+        if cluster.inner.leases.is_alive(node).await? {
+            continue;
+        }
+        let users: HashMap<UserId, u32> = lock(&cluster.inner.remote_online)
+            .remove(&node)
+            .unwrap_or_default();
+        for (user, sessions) in users {
+            for _ in 0..sessions {
+                let gone = HallCmd::SessionGone {
+                    user: Some(user),
+                    room: None,
+                    tables: Vec::new(),
+                };
+                deliver(cluster, gone).await;
+            }
+        }
+    }
+    Ok(())
+}

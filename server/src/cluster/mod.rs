@@ -1,0 +1,752 @@
+//! Several `tengen` nodes sharing one Redis: the bus between them and who runs what. Each live game
+//! is run by one node, its owner (a fenced lease, see `lease`); the hall too. A session on any node
+//! reaches a game or the hall through the same handles as on one node: for a game owned elsewhere,
+//! `remote_game` runs a stand-in actor that forwards commands to the owner and mirrors the game's
+//! frames from its pub/sub channel; for the hall, `hall_router` sends commands to the hall's owner
+//! and the owner's pushes come back on the hall channel. Requests and replies travel on each node's
+//! own channel (one channel per node, per game and for the hall; no pattern subscriptions). A ticker
+//! keeps this node's heartbeat alive and takes over the games and the hall of nodes whose heartbeat
+//! expired, replaying each game's log with fair clocks (the downtime belongs to no one).
+//!
+//! What the commands mean stays with `game` and `hall`; the durable state is the store's (on Redis
+//! when scaled out), so a node holds nothing another node cannot rebuild.
+
+mod hall_router;
+pub mod lease;
+pub mod messages;
+mod remote_game;
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use futures_util::StreamExt;
+use redis::aio::{ConnectionManager, PubSubSink};
+use redis::AsyncCommands;
+use tengen_protocol::{ErrorCode, GameId, UserId};
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+
+use crate::config::{
+    Config, CLUSTER_REQUEST_TIMEOUT_MS, CLUSTER_TICK_MS, LEASE_TTL_MS, MIRROR_QUEUE_LEN,
+    PRESENCE_HOLD_MS,
+};
+use crate::game::{self, GameContext, GameHandle, Games, PresenceGuard};
+use crate::hall::{HallCmd, HallEvent, HallHandle};
+use crate::{BoxError, Frame, Refusal, Shutdown, ShutdownTrigger, TaskGuard};
+use lease::{Leases, Owner};
+use messages::{
+    Completer, GameRequest, GameWire, HallWire, NodeMsg, NodeId, Request, Response,
+};
+
+/// The channel a node receives requests and replies on.
+fn node_channel(node: NodeId) -> String {
+    format!("tengen:node:{node}")
+}
+
+/// The channel a game's frames go out on.
+fn game_channel(game: GameId) -> String {
+    format!("tengen:game:{}", game.0)
+}
+
+/// The channel of the hall's pushes.
+const HALL_CHANNEL: &str = "tengen:hall";
+
+/// This node's membership of the cluster. Cloning is cheap.
+#[derive(Clone)]
+pub struct Cluster {
+    inner: Arc<Inner>,
+}
+
+impl std::fmt::Debug for Cluster {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Cluster({})", self.inner.node)
+    }
+}
+
+/// A game this node runs: its claim, and the trigger that stops its actor if the claim is lost.
+struct Owned {
+    owner: Owner,
+    abandon: ShutdownTrigger,
+    /// Set when the lease was lost: the actor stops without ending the game.
+    abandoned: bool,
+}
+
+/// Presence this node holds in one of its games for players connected to another node.
+struct Held {
+    guards: Vec<(UserId, PresenceGuard)>,
+    refreshed: Instant,
+}
+
+struct Inner {
+    node: NodeId,
+    client: redis::Client,
+    conn: ConnectionManager,
+    leases: Leases,
+    config: Config,
+    games: Games,
+    /// This node's hall handle: sessions and games send to it, `hall_router` routes.
+    hall: HallHandle,
+    ctx: GameContext,
+    /// The pub/sub connection's sending half, while connected.
+    sink: tokio::sync::Mutex<Option<PubSubSink>>,
+    /// Requests waiting for a reply, with their deadline. Bounded by the sweep in each tick, which
+    /// fails every request older than [`CLUSTER_REQUEST_TIMEOUT_MS`].
+    pending: Mutex<HashMap<u64, (Instant, Completer)>>,
+    next_request: AtomicU64,
+    /// Games mirrored here (one per stand-in actor), by the queue their channel's messages go to.
+    mirrors: Mutex<HashMap<GameId, mpsc::Sender<GameWire>>>,
+    /// Stand-in actors for games owned elsewhere.
+    remotes: Mutex<HashMap<GameId, GameHandle>>,
+    owned: Mutex<HashMap<GameId, Owned>>,
+    held: Mutex<HashMap<(NodeId, GameId), Held>>,
+    /// The hall actor while this node owns the hall.
+    hall_actor: Mutex<Option<hall_router::RunningHall>>,
+    /// The hall's owner as last seen, for routing.
+    hall_owner: Mutex<Option<NodeId>>,
+    /// This node's logged-in sessions (one `PlayerInfo` each), announced again to a new hall.
+    local_online: Mutex<HashMap<UserId, Vec<tengen_protocol::PlayerInfo>>>,
+    /// On the hall's owner: sessions online through each other node, by user.
+    remote_online: Mutex<HashMap<NodeId, HashMap<UserId, u32>>>,
+    shutdown: Shutdown,
+    tasks: TaskGuard,
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+fn redis_refusal(err: redis::RedisError) -> Refusal {
+    tracing::warn!(%err, "redis request failed");
+    Refusal::busy()
+}
+
+/// Everything a node needs to join a cluster.
+#[derive(Debug)]
+pub struct Joining {
+    pub redis_url: String,
+    pub config: Config,
+    pub games: Games,
+    /// The node's hall handle, whose inbox the router reads (`router_inbox`).
+    pub hall: HallHandle,
+    pub router_inbox: mpsc::Receiver<HallCmd>,
+    pub ctx: GameContext,
+}
+
+impl Cluster {
+    /// Connect to Redis, start the bus, the hall router and the ticker, and take over what needs an
+    /// owner (the first tick runs before this returns, so a lone node restarting resumes its games
+    /// once the old heartbeat has expired).
+    pub async fn join(joining: Joining) -> Result<Cluster, BoxError> {
+        let client = redis::Client::open(joining.redis_url.as_str())?;
+        let conn = client.get_connection_manager().await?;
+        let node = NodeId(rand::random());
+        let ctx = joining.ctx;
+        let cluster = Cluster {
+            inner: Arc::new(Inner {
+                node,
+                client,
+                leases: Leases::new(conn.clone(), node),
+                conn,
+                config: joining.config,
+                games: joining.games.clone(),
+                hall: joining.hall,
+                shutdown: ctx.shutdown.clone(),
+                tasks: ctx.tasks.clone(),
+                ctx,
+                sink: tokio::sync::Mutex::new(None),
+                pending: Mutex::new(HashMap::new()),
+                next_request: AtomicU64::new(1),
+                mirrors: Mutex::new(HashMap::new()),
+                remotes: Mutex::new(HashMap::new()),
+                owned: Mutex::new(HashMap::new()),
+                held: Mutex::new(HashMap::new()),
+                hall_actor: Mutex::new(None),
+                hall_owner: Mutex::new(None),
+                local_online: Mutex::new(HashMap::new()),
+                remote_online: Mutex::new(HashMap::new()),
+            }),
+        };
+        joining.games.join(cluster.clone());
+        cluster.inner.leases.beat(LEASE_TTL_MS).await?;
+        let (connected_tx, connected_rx) = tokio::sync::oneshot::channel();
+        tokio::spawn(cluster.clone().listen(connected_tx));
+        // Requests may only go out once replies can come back.
+        let _ = connected_rx.await;
+        tokio::spawn(hall_router::route(cluster.clone(), joining.router_inbox));
+        cluster.register_stored_games().await?;
+        cluster.tick().await;
+        tokio::spawn(cluster.clone().tick_forever());
+        tracing::info!(node = %node, "joined the cluster");
+        Ok(cluster)
+    }
+
+    pub fn node(&self) -> NodeId {
+        self.inner.node
+    }
+
+    /// Every game the store holds as live goes into the live set, so that one left without an
+    /// owner (all nodes stopped, or a crash between its start and its claim) is taken over.
+    async fn register_stored_games(&self) -> Result<(), BoxError> {
+        let live = self.inner.ctx.store.call(|store| store.live_games()).await?;
+        for row in live {
+            self.inner
+                .leases
+                .add_live(row.id, [row.game.black, row.game.white])
+                .await?;
+        }
+        Ok(())
+    }
+
+    // ---- requests between nodes ----
+
+    async fn publish(&self, channel: String, payload: String) -> redis::RedisResult<i64> {
+        let mut conn = self.inner.conn.clone();
+        conn.publish(channel, payload).await
+    }
+
+    /// Send a request to `to`. With a completer, it is answered by the reply, or by `busy` when the
+    /// node is gone or does not answer within [`CLUSTER_REQUEST_TIMEOUT_MS`].
+    pub(crate) async fn send_request(&self, to: NodeId, body: Request, done: Option<Completer>) {
+        let id = match done {
+            Some(done) => {
+                let id = self.inner.next_request.fetch_add(1, Ordering::Relaxed);
+                let deadline = Instant::now() + Duration::from_millis(CLUSTER_REQUEST_TIMEOUT_MS);
+                lock(&self.inner.pending).insert(id, (deadline, done));
+                id
+            }
+            None => 0,
+        };
+        let msg = NodeMsg::Request {
+            from: self.inner.node,
+            id,
+            body,
+        };
+        let payload = match serde_json::to_string(&msg) {
+            Ok(payload) => payload,
+            Err(err) => {
+                self.complete(id, Err(Refusal::new(ErrorCode::Internal, err.to_string())));
+                return;
+            }
+        };
+        match self.publish(node_channel(to), payload).await {
+            Ok(0) => self.complete(
+                id,
+                Err(Refusal::new(
+                    ErrorCode::Busy,
+                    "that part of the server is moving to another node; try again",
+                )),
+            ),
+            Ok(_) => {}
+            Err(err) => self.complete(id, Err(redis_refusal(err))),
+        }
+    }
+
+    /// Ask `to` and wait for the answer.
+    pub(crate) async fn ask(&self, to: NodeId, body: Request) -> Result<Response, Refusal> {
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        let done: Completer = Box::new(move |result| {
+            let _ = tx.send(result);
+        });
+        self.send_request(to, body, Some(done)).await;
+        rx.await.map_err(|_| Refusal::busy())?
+    }
+
+    fn complete(&self, id: u64, result: Result<Response, Refusal>) {
+        if id == 0 {
+            return;
+        }
+        if let Some((_, done)) = lock(&self.inner.pending).remove(&id) {
+            done(result);
+        }
+    }
+
+    async fn reply(&self, to: NodeId, id: u64, result: Result<Response, Refusal>) {
+        if id == 0 {
+            return;
+        }
+        let msg = NodeMsg::Reply { id, result };
+        match serde_json::to_string(&msg) {
+            Ok(payload) => {
+                if let Err(err) = self.publish(node_channel(to), payload).await {
+                    tracing::warn!(%err, "could not send a reply to another node");
+                }
+            }
+            Err(err) => tracing::error!(%err, "could not encode a reply"),
+        }
+    }
+
+    // ---- the pub/sub listener ----
+
+    /// Receive this node's channel, the hall channel and every mirrored game's channel, reconnecting
+    /// (and resyncing every mirror) when the connection drops.
+    async fn listen(self, connected: tokio::sync::oneshot::Sender<()>) {
+        let _tasks = self.inner.tasks.clone();
+        let mut connected = Some(connected);
+        loop {
+            match self.connect_pubsub().await {
+                Ok(mut stream) => {
+                    if let Some(connected) = connected.take() {
+                        let _ = connected.send(());
+                    }
+                    loop {
+                        let msg = tokio::select! {
+                            _ = self.inner.shutdown.wait() => return,
+                            msg = stream.next() => msg,
+                        };
+                        let Some(msg) = msg else { break };
+                        self.dispatch(msg.get_channel_name(), msg.get_payload_bytes())
+                            .await;
+                    }
+                    *self.inner.sink.lock().await = None;
+                    tracing::warn!("lost the pub/sub connection to redis; reconnecting");
+                }
+                Err(err) => tracing::warn!(%err, "could not open a pub/sub connection to redis"),
+            }
+            tokio::select! {
+                _ = self.inner.shutdown.wait() => return,
+                _ = tokio::time::sleep(Duration::from_millis(CLUSTER_TICK_MS)) => {}
+            }
+        }
+    }
+
+    async fn connect_pubsub(&self) -> redis::RedisResult<redis::aio::PubSubStream> {
+        let (mut sink, stream) = self.inner.client.get_async_pubsub().await?.split();
+        sink.subscribe(node_channel(self.inner.node)).await?;
+        sink.subscribe(HALL_CHANNEL).await?;
+        let mirrored: Vec<(GameId, mpsc::Sender<GameWire>)> = lock(&self.inner.mirrors)
+            .iter()
+            .map(|(game, tx)| (*game, tx.clone()))
+            .collect();
+        for (game, tx) in mirrored {
+            sink.subscribe(game_channel(game)).await?;
+            // Frames may have been missed while disconnected.
+            let _ = tx.try_send(GameWire::Resync);
+        }
+        *self.inner.sink.lock().await = Some(sink);
+        Ok(stream)
+    }
+
+    async fn dispatch(&self, channel: &str, payload: &[u8]) {
+        if channel == HALL_CHANNEL {
+            match serde_json::from_slice::<HallWire>(payload) {
+                Ok(wire) if wire.from != self.inner.node => {
+                    let _ = self.inner.hall.events().send(HallEvent {
+                        audience: wire.audience,
+                        text: Frame::from(wire.text),
+                        started_game: wire.started_game,
+                    });
+                }
+                Ok(_) => {}
+                Err(err) => tracing::warn!(%err, "a malformed hall push"),
+            }
+        } else if let Some(game) = channel
+            .strip_prefix("tengen:game:")
+            .and_then(|id| id.parse().ok())
+            .map(GameId)
+        {
+            self.dispatch_game_wire(game, payload);
+        } else {
+            match serde_json::from_slice::<NodeMsg>(payload) {
+                Ok(NodeMsg::Reply { id, result }) => self.complete(id, result),
+                Ok(NodeMsg::Request { from, id, body }) => self.serve(from, id, body).await,
+                Err(err) => tracing::warn!(%err, "a malformed message from another node"),
+            }
+        }
+    }
+
+    fn dispatch_game_wire(&self, game: GameId, payload: &[u8]) {
+        let Some(tx) = lock(&self.inner.mirrors).get(&game).cloned() else {
+            return;
+        };
+        let wire = match serde_json::from_slice::<GameWire>(payload) {
+            Ok(wire) => wire,
+            Err(err) => {
+                tracing::warn!(%err, "a malformed game frame");
+                GameWire::Resync
+            }
+        };
+        if let Err(mpsc::error::TrySendError::Full(_)) = tx.try_send(wire) {
+            // The stand-in fell behind: a frame is lost, so it must start again from a snapshot.
+            tokio::spawn(async move {
+                let _ = tx.send(GameWire::Resync).await;
+            });
+        }
+    }
+
+    /// Serve a request from another node (or from this one, through a stand-in made before this
+    /// node took the game over). Commands are queued to the actor here, in arrival order; only the
+    /// wait for the answer is spawned.
+    async fn serve(&self, from: NodeId, id: u64, body: Request) {
+        let refused = |code, message: &str| Err(Refusal::new(code, message));
+        match body {
+            Request::Game { game, request } => {
+                let Some(handle) = self.inner.games.get_local(game) else {
+                    let result = refused(ErrorCode::NoSuchGame, "that game is not live here");
+                    self.reply(from, id, result).await;
+                    return;
+                };
+                match request {
+                    GameRequest::Snapshot => {
+                        let this = self.clone();
+                        tokio::spawn(async move {
+                            let result = this.snapshot(game, &handle).await;
+                            this.reply(from, id, result).await;
+                        });
+                    }
+                    GameRequest::Presence { players } => {
+                        let this = self.clone();
+                        tokio::spawn(async move { this.hold_presence(from, game, &handle, players).await });
+                    }
+                    request => match messages::game_cmd(request) {
+                        Some((cmd, answer)) => match handle.try_send(cmd) {
+                            Ok(()) => self.reply_later(from, id, answer),
+                            Err(refusal) => self.reply(from, id, Err(refusal)).await,
+                        },
+                        None => {
+                            let result = refused(ErrorCode::Internal, "not a game command");
+                            self.reply(from, id, result).await;
+                        }
+                    },
+                }
+            }
+            Request::Hall { request } => hall_router::serve(self, from, id, request).await,
+        }
+    }
+
+    fn reply_later(&self, from: NodeId, id: u64, answer: messages::Answer) {
+        let this = self.clone();
+        tokio::spawn(async move {
+            let result = answer.await;
+            this.reply(from, id, result).await;
+        });
+    }
+
+    async fn snapshot(&self, game: GameId, handle: &GameHandle) -> Result<Response, Refusal> {
+        let players = self
+            .inner
+            .games
+            .players_of(game)
+            .ok_or_else(|| Refusal::new(ErrorCode::NoSuchGame, "the game has ended"))?;
+        let subscription = game::subscribe(handle, None).await?;
+        Ok(Response::Snapshot {
+            text: subscription.snapshot.as_str().to_string(),
+            seq: subscription.seq,
+            players,
+        })
+    }
+
+    /// Hold the presence of `players` in `game` for node `from` (their connections are there), and
+    /// let go of the others it held for that node.
+    async fn hold_presence(
+        &self,
+        from: NodeId,
+        game: GameId,
+        handle: &GameHandle,
+        players: Vec<UserId>,
+    ) {
+        let key = (from, game);
+        let mut kept = lock(&self.inner.held)
+            .remove(&key)
+            .map(|held| held.guards)
+            .unwrap_or_default();
+        kept.retain(|(user, _)| players.contains(user));
+        for user in players {
+            if kept.iter().any(|(held, _)| *held == user) {
+                continue;
+            }
+            if let Ok(subscription) = game::subscribe(handle, Some(user)).await {
+                if let Some(guard) = subscription.presence {
+                    kept.push((user, guard));
+                }
+            }
+        }
+        if !kept.is_empty() {
+            let held = Held {
+                guards: kept,
+                refreshed: Instant::now(),
+            };
+            lock(&self.inner.held).insert(key, held);
+        }
+    }
+
+    // ---- games this node owns ----
+
+    /// Record a new game as this node's; the context its actor runs with (stopped if the claim is
+    /// lost).
+    pub async fn claim_new_game(
+        &self,
+        game: GameId,
+        players: [UserId; 2],
+        ctx: &GameContext,
+    ) -> Result<GameContext, Refusal> {
+        self.inner
+            .leases
+            .claim_new_game(game, players)
+            .await
+            .map_err(redis_refusal)
+            .and_then(|owner| {
+                owner.ok_or_else(|| {
+                    Refusal::new(ErrorCode::Internal, "a new game already has an owner")
+                })
+            })
+            .map(|owner| self.own(game, owner, ctx))
+    }
+
+    fn own(&self, game: GameId, owner: Owner, ctx: &GameContext) -> GameContext {
+        let (abandon, shutdown) = ctx.shutdown.child();
+        lock(&self.inner.owned).insert(
+            game,
+            Owned {
+                owner,
+                abandon,
+                abandoned: false,
+            },
+        );
+        GameContext {
+            shutdown,
+            ..ctx.clone()
+        }
+    }
+
+    /// Forget a game this node no longer runs (its actor has stopped, or never started).
+    fn disown(&self, game: GameId) -> Option<Owned> {
+        let owned = lock(&self.inner.owned).remove(&game)?;
+        // Ends the task linking the game's stop signal to the server's.
+        owned.abandon.trigger();
+        Some(owned)
+    }
+
+    /// Copy a local game's frames to its channel, for the nodes that mirror it.
+    pub async fn relay_game(&self, game: GameId, handle: &GameHandle) -> Option<JoinHandle<()>> {
+        let mut subscription = match game::subscribe(handle, None).await {
+            Ok(subscription) => subscription,
+            Err(err) => {
+                tracing::error!(game = %game, %err, "could not relay a game to other nodes");
+                return None;
+            }
+        };
+        let this = self.clone();
+        Some(tokio::spawn(async move {
+            let channel = game_channel(game);
+            loop {
+                let wire = match subscription.frames.recv().await {
+                    Ok(frame) => GameWire::Frame {
+                        seq: frame.seq,
+                        hidden_from: frame.hidden_from,
+                        text: frame.text.as_str().to_string(),
+                    },
+                    Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => GameWire::Resync,
+                    Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
+                };
+                if let Ok(payload) = serde_json::to_string(&wire) {
+                    if let Err(err) = this.publish(channel.clone(), payload).await {
+                        tracing::warn!(game = %game, %err, "could not relay a game frame");
+                    }
+                }
+            }
+        }))
+    }
+
+    /// A local game's actor stopped. If the game ended, its lease and live entries go and mirrors
+    /// hear it closed; if the lease was lost, the new owner carries on and nothing is said.
+    pub async fn game_stopped(
+        &self,
+        game: GameId,
+        players: [UserId; 2],
+        relay: Option<JoinHandle<()>>,
+    ) {
+        if let Some(relay) = relay {
+            let _ = relay.await;
+        }
+        let Some(owned) = self.disown(game) else {
+            return;
+        };
+        if owned.abandoned || self.inner.shutdown.is_triggered() {
+            return;
+        }
+        if let Ok(payload) = serde_json::to_string(&GameWire::Closed) {
+            let _ = self.publish(game_channel(game), payload).await;
+        }
+        if let Err(err) = self.inner.leases.end_game(game, owned.owner, &players).await {
+            tracing::warn!(game = %game, %err, "could not release an ended game's lease");
+        }
+    }
+
+    // ---- games owned elsewhere ----
+
+    /// A stand-in for a game owned by another node (made on first use).
+    pub async fn remote_game(&self, game: GameId) -> Result<GameHandle, Refusal> {
+        if let Some(handle) = lock(&self.inner.remotes).get(&game).cloned() {
+            if !handle.is_closed() {
+                return Ok(handle);
+            }
+        }
+        let owner = self
+            .inner
+            .leases
+            .game_owner(game)
+            .await
+            .map_err(redis_refusal)?
+            .ok_or_else(|| Refusal::new(ErrorCode::NoSuchGame, format!("no live game {game}")))?;
+        let mut remotes = lock(&self.inner.remotes);
+        if let Some(handle) = remotes.get(&game).filter(|handle| !handle.is_closed()) {
+            return Ok(handle.clone());
+        }
+        let handle = remote_game::spawn(self.clone(), game, owner.node);
+        remotes.insert(game, handle.clone());
+        Ok(handle)
+    }
+
+    /// The live games `user` plays, on any node.
+    pub async fn games_of_player(&self, user: UserId) -> Vec<GameId> {
+        match self.inner.leases.games_of_player(user).await {
+            Ok(games) => games,
+            Err(err) => {
+                tracing::warn!(%err, "could not read a player's live games");
+                Vec::new()
+            }
+        }
+    }
+
+    /// Start receiving a game's channel; its messages arrive on the returned queue.
+    async fn mirror(&self, game: GameId) -> Result<mpsc::Receiver<GameWire>, Refusal> {
+        let (tx, rx) = mpsc::channel(MIRROR_QUEUE_LEN);
+        lock(&self.inner.mirrors).insert(game, tx);
+        let mut sink = self.inner.sink.lock().await;
+        let sink = sink.as_mut().ok_or_else(Refusal::busy)?;
+        sink.subscribe(game_channel(game))
+            .await
+            .map_err(redis_refusal)?;
+        Ok(rx)
+    }
+
+    /// A stand-in stopped: stop receiving its game's channel.
+    async fn forget_remote(&self, game: GameId) {
+        lock(&self.inner.mirrors).remove(&game);
+        lock(&self.inner.remotes).remove(&game);
+        if let Some(sink) = self.inner.sink.lock().await.as_mut() {
+            let _ = sink.unsubscribe(game_channel(game)).await;
+        }
+    }
+
+    // ---- the ticker: heartbeat, timeouts, takeovers ----
+
+    async fn tick_forever(self) {
+        let _tasks = self.inner.tasks.clone();
+        let mut ticks = tokio::time::interval(Duration::from_millis(CLUSTER_TICK_MS));
+        loop {
+            tokio::select! {
+                _ = self.inner.shutdown.wait() => break,
+                _ = ticks.tick() => self.tick().await,
+            }
+        }
+        // A clean stop: the others need not wait for the heartbeat to expire.
+        let _ = self.inner.leases.stop_beating().await;
+    }
+
+    async fn tick(&self) {
+        if let Err(err) = self.inner.leases.beat(LEASE_TTL_MS).await {
+            tracing::warn!(%err, "could not renew this node's heartbeat");
+        }
+        self.sweep_pending();
+        self.drop_stale_holds();
+        if let Err(err) = self.check_owned().await {
+            tracing::warn!(%err, "could not check this node's leases");
+        }
+        // The hall first: a game taken over tells the hall, which must have an owner by then.
+        if let Err(err) = hall_router::watch_hall(self).await {
+            tracing::warn!(%err, "could not look after the hall's lease");
+        }
+        if let Err(err) = self.take_over_games().await {
+            tracing::warn!(%err, "could not look for games to take over");
+        }
+    }
+
+    fn sweep_pending(&self) {
+        let now = Instant::now();
+        let expired: Vec<Completer> = {
+            let mut pending = lock(&self.inner.pending);
+            let ids: Vec<u64> = pending
+                .iter()
+                .filter(|(_, (deadline, _))| *deadline <= now)
+                .map(|(id, _)| *id)
+                .collect();
+            ids.iter()
+                .filter_map(|id| pending.remove(id).map(|(_, done)| done))
+                .collect()
+        };
+        for done in expired {
+            done(Err(Refusal::new(
+                ErrorCode::Busy,
+                "another node did not answer in time; try again",
+            )));
+        }
+    }
+
+    /// Presence held for a node that stopped refreshing it (it died) is let go.
+    fn drop_stale_holds(&self) {
+        let limit = Duration::from_millis(PRESENCE_HOLD_MS);
+        lock(&self.inner.held).retain(|_, held| held.refreshed.elapsed() < limit);
+    }
+
+    /// Stop the actor of every game whose lease now names another node.
+    async fn check_owned(&self) -> redis::RedisResult<()> {
+        let claims: Vec<(GameId, Owner)> = lock(&self.inner.owned)
+            .iter()
+            .filter(|(_, owned)| !owned.abandoned)
+            .map(|(game, owned)| (*game, owned.owner))
+            .collect();
+        for (game, claim) in claims {
+            if self.inner.leases.game_owner(game).await? != Some(claim) {
+                tracing::warn!(game = %game, "lost a game's lease; stopping its actor here");
+                if let Some(owned) = lock(&self.inner.owned).get_mut(&game) {
+                    owned.abandoned = true;
+                    owned.abandon.trigger();
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Claim every live game whose owner is dead (or that has none), and run it here.
+    async fn take_over_games(&self) -> Result<(), BoxError> {
+        let mut won = Vec::new();
+        for game in self.inner.leases.live_games().await? {
+            if self.inner.games.get_local(game).is_some() {
+                continue;
+            }
+            if let Some(owner) = self.inner.leases.take_over_game(game).await? {
+                won.push((game, owner));
+            }
+        }
+        if won.is_empty() {
+            return Ok(());
+        }
+        let rows = self.inner.ctx.store.call(|store| store.live_games()).await?;
+        for (game, owner) in won {
+            let Some(row) = rows.iter().find(|row| row.id == game).cloned() else {
+                // Finished in the store: its owner died after the end and before releasing it. Its
+                // players' lists are cleaned when next read (`games_of_player`).
+                self.inner.leases.end_game(game, owner, &[]).await?;
+                continue;
+            };
+            let players = [row.game.black, row.game.white];
+            let ctx = self.own(game, owner, &self.inner.ctx);
+            tracing::info!(game = %game, node = %self.inner.node, "taking over a game");
+            match self.inner.games.restore(row, &ctx).await {
+                Ok(true) => {}
+                Ok(false) => {
+                    self.disown(game);
+                    self.inner.leases.end_game(game, owner, &players).await?;
+                }
+                Err(err) => {
+                    tracing::error!(game = %game, %err, "could not take over a game");
+                    self.disown(game);
+                }
+            }
+        }
+        Ok(())
+    }
+}

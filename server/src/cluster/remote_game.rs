@@ -1,0 +1,244 @@
+//! The stand-in for a game owned by another node. Sessions on this node get a [`GameHandle`] whose
+//! inbox this task reads, exactly as if the actor ran here: commands are forwarded to the owner in
+//! the order they arrive and answered when its reply comes back; subscriptions are served from a
+//! local broadcast fed by the game's pub/sub channel (one Redis subscription per game per node,
+//! however many watch it here), checked by `seq` so a lost frame means a fresh snapshot, never a
+//! silent gap. The players' connections here are reported to the owner, which holds their presence.
+//! The owner is looked up again every tick, so after a takeover commands go to the new owner.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use tengen_protocol::{ErrorCode, GameId, UserId};
+use tokio::sync::{broadcast, mpsc};
+
+use super::messages::{self, GameRequest, GameWire, NodeId, Request, Response};
+use super::Cluster;
+use crate::config::{CLUSTER_TICK_MS, GAME_EVENT_QUEUE_LEN, GAME_INBOX_LEN};
+use crate::game::{GameCmd, GameFrame, GameHandle, Presence, PresenceGuard, Subscription};
+use crate::{Frame, Refusal};
+
+/// Start a stand-in for `game`, owned by `owner`.
+pub(super) fn spawn(cluster: Cluster, game: GameId, owner: NodeId) -> GameHandle {
+    let (tx, rx) = mpsc::channel(GAME_INBOX_LEN);
+    let (frames, _) = broadcast::channel(GAME_EVENT_QUEUE_LEN);
+    let stand_in = RemoteGame {
+        cluster,
+        game,
+        owner,
+        frames,
+        presence: Arc::new(Presence::default()),
+        players: None,
+        wires: None,
+        last_seq: 0,
+        reported: Vec::new(),
+        idle_ticks: 0,
+    };
+    tokio::spawn(stand_in.run(rx));
+    GameHandle::new(tx)
+}
+
+/// Ticks without subscribers or commands before a stand-in stops (and its channel is dropped).
+const IDLE_TICKS_MAX: u32 = 3;
+
+struct RemoteGame {
+    cluster: Cluster,
+    game: GameId,
+    owner: NodeId,
+    /// The local broadcast subscribers read, like an actor's.
+    frames: broadcast::Sender<GameFrame>,
+    /// Connections of the players here, reported to the owner.
+    presence: Arc<Presence>,
+    /// Black and White, known from the first snapshot.
+    players: Option<[UserId; 2]>,
+    /// The game channel's messages, once mirroring.
+    wires: Option<mpsc::Receiver<GameWire>>,
+    /// The last event broadcast here.
+    last_seq: u64,
+    /// The players last reported present.
+    reported: Vec<UserId>,
+    idle_ticks: u32,
+}
+
+impl RemoteGame {
+    async fn run(mut self, mut inbox: mpsc::Receiver<GameCmd>) {
+        let _tasks = self.cluster.inner.tasks.clone();
+        let shutdown = self.cluster.inner.shutdown.clone();
+        let presence = Arc::clone(&self.presence);
+        let mut ticks = tokio::time::interval(Duration::from_millis(CLUSTER_TICK_MS));
+        loop {
+            tokio::select! {
+                _ = shutdown.wait() => break,
+                cmd = inbox.recv() => match cmd {
+                    Some(cmd) => {
+                        self.idle_ticks = 0;
+                        self.command(cmd).await;
+                    }
+                    None => break,
+                },
+                wire = next_wire(&mut self.wires) => {
+                    if !self.on_wire(wire).await {
+                        break;
+                    }
+                }
+                _ = presence.changed.notified() => self.report_presence(false).await,
+                _ = ticks.tick() => {
+                    if !self.on_tick().await {
+                        break;
+                    }
+                }
+            }
+        }
+        self.cluster.forget_remote(self.game).await;
+    }
+
+    async fn command(&mut self, cmd: GameCmd) {
+        match messages::game_request(cmd) {
+            Ok((request, done)) => {
+                let body = Request::Game {
+                    game: self.game,
+                    request,
+                };
+                self.cluster.send_request(self.owner, body, Some(done)).await;
+            }
+            Err(GameCmd::Subscribe { viewer, reply }) => {
+                let _ = reply.send(self.subscribe(viewer).await);
+            }
+            Err(_) => {}
+        }
+    }
+
+    async fn snapshot(&self) -> Result<(Frame, u64, [UserId; 2]), Refusal> {
+        let body = Request::Game {
+            game: self.game,
+            request: GameRequest::Snapshot,
+        };
+        match self.cluster.ask(self.owner, body).await? {
+            Response::Snapshot { text, seq, players } => Ok((Frame::from(text), seq, players)),
+            _ => Err(Refusal::new(ErrorCode::Internal, "a node sent no snapshot")),
+        }
+    }
+
+    async fn subscribe(&mut self, viewer: Option<UserId>) -> Result<Subscription, Refusal> {
+        let first = self.wires.is_none();
+        if first {
+            // Subscribe to the channel before taking the snapshot, so no frame falls between them.
+            self.wires = Some(self.cluster.mirror(self.game).await?);
+        }
+        let (snapshot, seq, players) = self.snapshot().await?;
+        self.players = Some(players);
+        if first || self.frames.receiver_count() == 0 {
+            self.last_seq = seq;
+        }
+        let presence = viewer
+            .and_then(|user| players.iter().position(|player| *player == user))
+            .map(|index| PresenceGuard::new(Arc::clone(&self.presence), index));
+        Ok(Subscription {
+            snapshot,
+            seq,
+            frames: self.frames.subscribe(),
+            presence,
+        })
+    }
+
+    /// Pass one message of the game's channel on; `false` when the game is over.
+    async fn on_wire(&mut self, wire: Option<GameWire>) -> bool {
+        match wire {
+            Some(GameWire::Frame {
+                seq,
+                hidden_from,
+                text,
+            }) => {
+                if let Some(seq) = seq {
+                    if seq <= self.last_seq {
+                        return true;
+                    }
+                    if seq > self.last_seq + 1 {
+                        self.resync().await;
+                        if seq <= self.last_seq {
+                            return true;
+                        }
+                    }
+                    self.last_seq = seq;
+                }
+                let _ = self.frames.send(GameFrame {
+                    seq,
+                    text: Frame::from(text),
+                    hidden_from,
+                });
+                true
+            }
+            Some(GameWire::Resync) => {
+                self.resync().await;
+                true
+            }
+            Some(GameWire::Closed) | None => false,
+        }
+    }
+
+    /// Frames were lost: every subscriber here gets the whole state again.
+    async fn resync(&mut self) {
+        match self.snapshot().await {
+            Ok((snapshot, seq, _)) => {
+                self.last_seq = seq;
+                let _ = self.frames.send(GameFrame {
+                    seq: None,
+                    text: snapshot,
+                    hidden_from: [None, None],
+                });
+            }
+            Err(err) => tracing::warn!(game = %self.game, %err, "could not resync a mirrored game"),
+        }
+    }
+
+    /// Tell the owner which players follow the game from here; `force` repeats it (the owner lets
+    /// presence go when it stops hearing it).
+    async fn report_presence(&mut self, force: bool) {
+        let Some(players) = self.players else { return };
+        let present: Vec<UserId> = players
+            .iter()
+            .enumerate()
+            .filter(|(index, _)| {
+                self.presence.counts[*index].load(std::sync::atomic::Ordering::SeqCst) > 0
+            })
+            .map(|(_, user)| *user)
+            .collect();
+        let changed = present != self.reported;
+        if !changed && !(force && !present.is_empty()) {
+            return;
+        }
+        self.reported = present.clone();
+        let body = Request::Game {
+            game: self.game,
+            request: GameRequest::Presence { players: present },
+        };
+        self.cluster.send_request(self.owner, body, None).await;
+    }
+
+    /// Follow a takeover, refresh presence, and stop when nobody here uses the game any more.
+    async fn on_tick(&mut self) -> bool {
+        match self.cluster.inner.leases.game_owner(self.game).await {
+            Ok(Some(owner)) if owner.node != self.owner => {
+                tracing::info!(game = %self.game, node = %owner.node, "a mirrored game has a new owner");
+                self.owner = owner.node;
+                self.reported.clear();
+            }
+            Ok(None) => return false,
+            Ok(Some(_)) => {}
+            Err(err) => tracing::warn!(%err, "could not look up a game's owner"),
+        }
+        self.report_presence(true).await;
+        if self.frames.receiver_count() == 0 {
+            self.idle_ticks += 1;
+        }
+        self.idle_ticks < IDLE_TICKS_MAX
+    }
+}
+
+/// The next message of the game's channel, or never while not mirroring.
+async fn next_wire(wires: &mut Option<mpsc::Receiver<GameWire>>) -> Option<GameWire> {
+    match wires {
+        Some(wires) => wires.recv().await,
+        None => std::future::pending().await,
+    }
+}
