@@ -64,7 +64,9 @@ impl Viewers {
     /// A panicking holder cannot leave the book half-changed (every change is one statement), so a
     /// poisoned lock is still good.
     fn book(&self) -> MutexGuard<'_, Book> {
-        self.book.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.book
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     /// How many people watch: what `watchers_count` says everywhere (game state, hall lists).
@@ -78,7 +80,8 @@ impl Viewers {
         // Copy under the lock, sort outside it: joins and leaves never wait for a sort.
         let (mut watchers, anonymous_watchers_count) = {
             let book = self.book();
-            let users: Vec<PlayerInfo> = book.users.values().map(|(info, _)| info.clone()).collect();
+            let users: Vec<PlayerInfo> =
+                book.users.values().map(|(info, _)| info.clone()).collect();
             (users, book.anonymous)
         };
         let watchers_count = watchers.len() as u32 + anonymous_watchers_count;
@@ -221,7 +224,10 @@ mod tests {
         let guards: Vec<_> = (0..5)
             .map(|n| {
                 let name = format!("w{n}");
-                ViewerGuard::new(Arc::clone(&viewers), Some(info(10 + n, &name, 1500 + n as i32)))
+                ViewerGuard::new(
+                    Arc::clone(&viewers),
+                    Some(info(10 + n, &name, 1500 + n as i32)),
+                )
             })
             .collect();
         let list = viewers.list(2);
