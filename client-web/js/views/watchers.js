@@ -21,7 +21,8 @@ export function watchersSummary({ count = 0, anonymous = 0, watchers = [] }, sho
 
 export function createWatchersPanel({ t }) {
   const list = h('ul', { class: 'watcher-list' });
-  const element = h('section', { class: 'watchers-panel', 'data-testid': 'watchers-list', 'aria-label': t('game.watchersList') }, list);
+  const element = h('section', { class: 'watchers-panel', 'data-testid': 'watchers-list', 'aria-label': t('game.watchersList') },
+    h('span', { class: 'watchers-label muted small', 'aria-hidden': 'true' }, t('game.watchersList')), list);
 
   const chip = (p) => h('li', { class: 'watcher', 'data-testid': `watcher-${p.username}` },
     p.username, ' ', h('span', { class: 'rank' }, p.rank),
