@@ -528,7 +528,10 @@ async fn a_restart_charges_nobody_for_the_downtime() {
     }
     // Pushes that are not events (this subscription joining the watchers) may be waiting.
     while let Ok(frame) = frames.try_recv() {
-        assert!(frame.seq.is_none(), "no event before the deadline: {frame:?}");
+        assert!(
+            frame.seq.is_none(),
+            "no event before the deadline: {frame:?}"
+        );
     }
     tokio::time::advance(Duration::from_millis(1)).await;
     let end: Value = loop {
