@@ -53,6 +53,8 @@ export function gameFromState(s) {
     acceptedWhite: s.accepted_white,
     outcome: s.outcome,
     watchersCount: s.watchers_count,
+    // Who watches: the named watchers (strongest first) and the guests; older servers send neither.
+    watching: watchingFrom(s),
     lastMove: null,
     lastPass: null,
     // Clocks: the server's `ClockView` when the wire carries it; until then a local display from the
@@ -63,6 +65,11 @@ export function gameFromState(s) {
     undoRequestedBy: s.undo_requested_by ?? null,
     away: awayFrom(s.away ?? [], Date.now()),
   };
+}
+
+/** The watchers part of a `game_state` or a `watchers` push (the same fields in both). */
+export function watchingFrom(msg) {
+  return { count: msg.watchers_count ?? 0, anonymous: msg.anonymous_watchers_count ?? 0, watchers: msg.watchers ?? [] };
 }
 
 /** Players away from the game: color → the local time at which they forfeit. */
@@ -234,6 +241,15 @@ export function applyMessage(state, msg) {
     case 'game_event': {
       const game = state.games.get(msg.game);
       if (game) applyGameEvent(game, msg);
+      break;
+    }
+    case 'watchers': {
+      // Not a game event (no seq): the latest push simply replaces the list.
+      const game = state.games.get(msg.game);
+      if (game) {
+        game.watching = watchingFrom(msg);
+        game.watchersCount = msg.watchers_count;
+      }
       break;
     }
     case 'challenged':

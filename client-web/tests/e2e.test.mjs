@@ -2,8 +2,8 @@
 // table, agree stakes (when the server keeps fortune points) and settings (White proposes, Black confirms),
 // play a short 9x9 game with a capture and a refused ko recapture (the error is shown), survive a dropped
 // socket and a page reload, play a move with the keyboard, pass twice, mark a dead chain, accept; a third
-// user watches from the hall's live games, bets in the pool (when there is one), sees every move and the
-// result. A second scenario covers a challenge and a resignation. Screenshots go to client-web/test-output/.
+// user watches from the hall's live games (and appears, live, in the players' watcher list), bets in the
+// pool (when there is one), sees every move and the result. A second scenario covers a challenge and a resignation. Screenshots go to client-web/test-output/.
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -93,7 +93,15 @@ test('two players play a 9x9 game in the browser while a third watches', { timeo
   await shot(carol, 'hall.png');
   await carol.click(`[data-testid=game-link-${gameId}]`);
   await carol.waitForSelector('svg.goban');
-  await carol.waitForSelector('[data-testid=watchers]:has-text("3")');
+  // The watchers are people, not the players: Carol is the one watcher, and she is named, with her rank,
+  // on her own screen (in Chinese) and, pushed live, on the players'.
+  await carol.waitForSelector('[data-testid=watchers]:has-text("1 人观战")');
+  await carol.waitForSelector('[data-testid=watchers-list] [data-testid=watcher-carol]');
+  for (const page of [alice, bob]) {
+    await page.waitForSelector('[data-testid=watchers-list] [data-testid=watcher-carol]');
+    assert.equal(await page.textContent('[data-testid=watchers]'), '1 watching');
+    assert.match(await page.textContent('[data-testid=watcher-carol]'), /carol\s*\S+/);
+  }
 
   // The watchers' pool, when the server keeps fortune points: Carol bets on Black, and everyone following
   // the game sees the pool grow. (A server without the ledger answers unknown_type and the panel stays
@@ -132,7 +140,11 @@ test('two players play a 9x9 game in the browser while a third watches', { timeo
   for (const [color, point] of moves) {
     await clickPoint(players[color], 9, point);
     for (const page of [alice, bob, carol]) await waitStone(page, point, color);
-    if (moves.indexOf(moves.find(([, p]) => p === point)) === 5) await shot(alice, 'game.png');
+    if (moves.indexOf(moves.find(([, p]) => p === point)) === 5) {
+      // From the top (the chat input scrolled the page), so the shot shows who watches.
+      await alice.evaluate(() => window.scrollTo(0, 0));
+      await shot(alice, 'game.png');
+    }
   }
   // The capture: Black's ko stone is gone everywhere, and White's capture count shows it.
   for (const page of [alice, bob, carol]) await waitStone(page, { col: 5, row: 4 }, null);

@@ -78,6 +78,9 @@ impl Room {
                 accepted_white: false,
                 outcome: None,
                 watchers_count: self.frames.receiver_count() as u32,
+                // The baseline keeps no watcher list: its subscribers are all alike.
+                anonymous_watchers_count: 0,
+                watchers: Vec::new(),
                 clocks: None,
                 server_time_ms: None,
                 undo_requested_by: None,

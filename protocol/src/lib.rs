@@ -234,8 +234,10 @@ pub struct GameSummary {
     pub black: PlayerInfo,
     pub white: PlayerInfo,
     pub size: u8,
-    /// Moves and viewers when the game was listed (or restored); `watch` gives the live figures.
+    /// Moves when the game was listed (or restored); `watch` gives the live figures.
     pub moves_count: u32,
+    /// People watching (players excluded, a user on several connections once, each anonymous
+    /// connection once) when this summary was sent: exact in a `hall` snapshot.
     pub watchers_count: u32,
 }
 
@@ -384,8 +386,16 @@ pub struct GameState {
     pub accepted_black: bool,
     pub accepted_white: bool,
     pub outcome: Option<GameOutcome>,
-    /// Connections following the game, the players' own included.
+    /// People watching: logged-in users once each, however many connections they follow it on, plus
+    /// anonymous connections; never the game's players.
     pub watchers_count: u32,
+    /// Of those, the anonymous connections.
+    #[serde(default)]
+    pub anonymous_watchers_count: u32,
+    /// The logged-in watchers, strongest first; at most the server's listing bound (100), so it may
+    /// name fewer than `watchers_count - anonymous_watchers_count`.
+    #[serde(default)]
+    pub watchers: Vec<PlayerInfo>,
     /// Both clocks at `server_time_ms`; absent for games without a clock.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub clocks: Option<Clocks>,
@@ -936,6 +946,15 @@ pub enum ServerMsg {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         server_time_ms: Option<u64>,
     },
+    /// Who watches a live game, with the same fields as in `game_state`; pushed to everyone following
+    /// it when the set of watchers changes, at most about once a second. Not a game event: it has no
+    /// `seq` and is not in the game's record.
+    Watchers {
+        game: GameId,
+        watchers_count: u32,
+        anonymous_watchers_count: u32,
+        watchers: Vec<PlayerInfo>,
+    },
     /// Reply to `get_record`: the game's SGF so far (live) or in full (finished).
     GameRecord {
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -1239,6 +1258,7 @@ impl ServerMsg {
         "challenge_declined",
         "game_state",
         "game_event",
+        "watchers",
         "game_record",
         "game_list",
         "study",

@@ -108,10 +108,16 @@ pub const MIRROR_QUEUE_LEN: usize = 1_024;
 /// from that node again. Stand-ins refresh it every tick, so this only expires for a dead node.
 pub const PRESENCE_HOLD_MS: u64 = LEASE_TTL_MS + CLUSTER_TICK_MS;
 
-/// Watcher counts of tables (and user counts of rooms) are pushed at most this often. Pushing every
-/// join would cost O(n²) frames when n people open a popular table at once; once a second, each table
-/// or room costs one update.
+/// Watcher counts of tables (and user counts of rooms), and each game's `watchers` list, are pushed at
+/// most this often. Pushing every join would cost O(n²) frames when n people open a popular table or
+/// game at once; once a second, each table, room or game costs one update. (A game pushes the first
+/// change after a quiet second at once, and the changes after it at the end of that second.)
 pub const WATCHER_COUNT_PUSH_MS: u64 = 1_000;
+
+/// Watchers a game's `watchers` list names (the strongest first); the counts stay exact beyond it. A
+/// side panel shows a few dozen names at most, and the list is pushed to every subscriber on each
+/// change: 100 names is about 10 KB a push, which bounds what a popular game costs its followers.
+pub const WATCHERS_LISTED_MAX: usize = 100;
 
 /// Tables per room. Classic halls number their tables; a fixed count keeps the room list bounded.
 pub const TABLES_PER_ROOM: u32 = 20;

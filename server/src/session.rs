@@ -105,8 +105,9 @@ struct Session {
     tables: BTreeSet<TableId>,
     /// The games this connection follows; bounded by [`GAMES_PER_SESSION_MAX`].
     games: HashMap<GameId, Followed>,
-    /// Who is watching, for the forwarders' kibitz filter; changes on login and logout.
-    viewer: watch::Sender<Option<UserId>>,
+    /// Who is watching, for the forwarders' kibitz filter and the games' watcher lists; changes on
+    /// login and logout.
+    viewer: watch::Sender<Option<PlayerInfo>>,
     out: mpsc::Sender<Frame>,
     limit: RateLimit,
     strikes: u32,
@@ -809,7 +810,7 @@ impl Session {
             .await?;
         self.player = Some(session.player.clone());
         self.token = Some(session.token.clone());
-        self.viewer.send_replace(Some(session.player.user));
+        self.viewer.send_replace(Some(session.player.clone()));
         // Entered a room while anonymous: enter it again as this user, so the room lists them.
         if let Some(room) = self.room {
             self.join_room(room).await?;
@@ -926,8 +927,7 @@ impl Session {
             );
         }
         let handle = self.state.games.get(game).await?;
-        let viewer = self.player.as_ref().map(|p| p.user);
-        let subscription = game::subscribe(&handle, viewer).await?;
+        let subscription = game::subscribe(&handle, self.player.clone()).await?;
         self.pushes.push(subscription.snapshot.clone());
         let forwarder = game::forward(
             handle.clone(),

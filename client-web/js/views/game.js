@@ -1,8 +1,8 @@
 // The game screen: the board, both players with captures and ticking clocks (periods left, last seconds
 // announced), pass, undo and resign, the scoring phase (click a chain to toggle it dead, territory shaded,
 // live counts, accept or dispute), the result in both notations with my settled bets, the players' chat or
-// the watchers' kibitz, the watcher count, away countdowns, and the stake and pool panels when the server
-// keeps fortune points.
+// the watchers' kibitz, the watcher count and list, away countdowns, and the stake and pool panels when
+// the server keeps fortune points.
 
 import { h, fill } from '../dom.js';
 import { channelKey } from '../state.js';
@@ -10,6 +10,7 @@ import { createBoard } from '../board.js';
 import { createChat } from './chat.js';
 import { createPoolPanel, taxPercent } from './pool.js';
 import { createStakePanel } from './stake.js';
+import { createWatchersPanel } from './watchers.js';
 import { settingsSummary } from './settings.js';
 import { areaCount, halfPointsText } from '../score.js';
 import { tick, displayMs, inOvertime } from '../clock.js';
@@ -33,6 +34,7 @@ export function mountGame(root, ctx, params) {
   const awayBox = h('p', { class: 'away', role: 'status', 'data-testid': 'away' });
   const info = h('p', { class: 'muted small settings-line' });
   const watchers = h('p', { class: 'watchers', 'data-testid': 'watchers' });
+  const watchersPanel = createWatchersPanel({ t });
   const announcer = h('div', { class: 'sr-only', 'aria-live': 'assertive' });
   const chatBox = h('div', {});
   const pool = createPoolPanel({ t, onBet: (side, amount) => run(actions.bet(gameId, side, amount)) });
@@ -56,6 +58,7 @@ export function mountGame(root, ctx, params) {
     h('div', { class: 'board-column' }, boardBox),
     h('aside', { class: 'game-side' },
       h('div', { class: 'row spread' }, h('a', { href: '#/', class: 'small' }, `← ${t('game.back')}`), watchers),
+      watchersPanel.element,
       players.black, players.white, status, awayBox, message, controls, undoBox, scoring, result, info, stake.element, pool.element, chatBox, announcer)));
 
   actions.watch(gameId);
@@ -208,6 +211,7 @@ export function mountGame(root, ctx, params) {
       playerCard(g, 'white');
       drawClocks();
       watchers.textContent = t('game.watchers', { count: g.watchersCount });
+      watchersPanel.update(g.watching);
       info.textContent = settingsSummary(g.settings, t);
       fill(status,
         h('span', { class: `phase phase-${g.phase}` }, t(`game.phase.${g.phase}`)), ' · ',

@@ -143,10 +143,13 @@ pub enum GameRequest {
     Pool,
     /// The game's state now, for a node that starts mirroring it.
     Snapshot,
-    /// The players of the game that have at least one connection following it on the asking node:
-    /// the owner holds their presence for that node, so a player on another node is not "away".
+    /// Who follows the game on the asking node: the players with at least one connection there
+    /// (the owner holds their presence, so a player on another node is not "away"), and the
+    /// watchers (the owner counts them in its list for that node).
     Presence {
-        players: Vec<UserId>,
+        players: Vec<PlayerInfo>,
+        watchers: Vec<PlayerInfo>,
+        anonymous: u32,
     },
 }
 
@@ -308,7 +311,8 @@ fn frame_response(frame: Frame) -> Response {
     }
 }
 
-/// A local game command split for forwarding. `Err` gives back a `Subscribe`, which is served locally.
+/// A local game command split for forwarding. `Err` gives back a `Subscribe` (served locally) or a
+/// `Mirror` (which only a game's owner answers).
 pub fn game_request(cmd: GameCmd) -> Result<(GameRequest, Completer), GameCmd> {
     Ok(match cmd {
         GameCmd::Move { user, mv, reply } => {
@@ -382,7 +386,7 @@ pub fn game_request(cmd: GameCmd) -> Result<(GameRequest, Completer), GameCmd> {
                 _ => None,
             }),
         ),
-        subscribe @ GameCmd::Subscribe { .. } => return Err(subscribe),
+        local @ (GameCmd::Subscribe { .. } | GameCmd::Mirror { .. }) => return Err(local),
     })
 }
 

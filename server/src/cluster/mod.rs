@@ -32,7 +32,7 @@ use crate::config::{
     Config, CLUSTER_REQUEST_TIMEOUT_MS, CLUSTER_TICK_MS, LEASE_TTL_MS, MIRROR_QUEUE_LEN,
     PRESENCE_HOLD_MS,
 };
-use crate::game::{self, GameContext, GameHandle, Games, PresenceGuard};
+use crate::game::{self, GameCmd, GameContext, GameHandle, Games, PresenceGuard, ViewerGuard};
 use crate::hall::{HallCmd, HallEvent, HallHandle};
 use crate::{BoxError, Frame, Refusal, Shutdown, ShutdownTrigger, TaskGuard};
 use lease::{Leases, Owner};
@@ -73,9 +73,12 @@ struct Owned {
     abandoned: bool,
 }
 
-/// Presence this node holds in one of its games for players connected to another node.
+/// What this node holds in one of its games for the people following it from another node: the
+/// players' presence and the watchers' places in the list.
 struct Held {
-    guards: Vec<(UserId, PresenceGuard)>,
+    players: Vec<(UserId, PresenceGuard)>,
+    watchers: HashMap<UserId, ViewerGuard>,
+    anonymous: Vec<ViewerGuard>,
     refreshed: Instant,
 }
 
@@ -120,6 +123,13 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 fn redis_refusal(err: redis::RedisError) -> Refusal {
     tracing::warn!(%err, "redis request failed");
     Refusal::busy()
+}
+
+/// Who follows a game from another node, as that node reports it.
+struct Followers {
+    players: Vec<tengen_protocol::PlayerInfo>,
+    watchers: Vec<tengen_protocol::PlayerInfo>,
+    anonymous: u32,
 }
 
 /// Everything a node needs to join a cluster.
@@ -391,13 +401,24 @@ impl Cluster {
                     GameRequest::Snapshot => {
                         let this = self.clone();
                         tokio::spawn(async move {
-                            let result = this.snapshot(game, &handle).await;
+                            let result = this.snapshot(&handle).await;
                             this.reply(from, id, result).await;
                         });
                     }
-                    GameRequest::Presence { players } => {
+                    GameRequest::Presence {
+                        players,
+                        watchers,
+                        anonymous,
+                    } => {
                         let this = self.clone();
-                        tokio::spawn(async move { this.hold_presence(from, game, &handle, players).await });
+                        let followers = Followers {
+                            players,
+                            watchers,
+                            anonymous,
+                        };
+                        tokio::spawn(async move {
+                            this.hold_followers(from, game, &handle, followers).await
+                        });
                     }
                     request => match messages::game_cmd(request) {
                         Some((cmd, answer)) => match handle.try_send(cmd) {
@@ -423,50 +444,57 @@ impl Cluster {
         });
     }
 
-    async fn snapshot(&self, game: GameId, handle: &GameHandle) -> Result<Response, Refusal> {
-        let players = self
-            .inner
-            .games
-            .players_of(game)
-            .ok_or_else(|| Refusal::new(ErrorCode::NoSuchGame, "the game has ended"))?;
-        let subscription = game::subscribe(handle, None).await?;
+    async fn snapshot(&self, handle: &GameHandle) -> Result<Response, Refusal> {
+        let mirror = handle.ask(|reply| GameCmd::Mirror { reply }).await?;
         Ok(Response::Snapshot {
-            text: subscription.snapshot.as_str().to_string(),
-            seq: subscription.seq,
-            players,
+            text: mirror.snapshot.as_str().to_string(),
+            seq: mirror.seq,
+            players: mirror.players,
         })
     }
 
-    /// Hold the presence of `players` in `game` for node `from` (their connections are there), and
-    /// let go of the others it held for that node.
-    async fn hold_presence(
+    /// Hold, in `game`, the presence of the players and the places of the watchers that follow it
+    /// from node `from`, and let go of what it held for that node before and no longer follows.
+    async fn hold_followers(
         &self,
         from: NodeId,
         game: GameId,
         handle: &GameHandle,
-        players: Vec<UserId>,
+        followers: Followers,
     ) {
         let key = (from, game);
-        let mut kept = lock(&self.inner.held)
-            .remove(&key)
-            .map(|held| held.guards)
-            .unwrap_or_default();
-        kept.retain(|(user, _)| players.contains(user));
-        for user in players {
-            if kept.iter().any(|(held, _)| *held == user) {
+        let mut held = lock(&self.inner.held).remove(&key).unwrap_or(Held {
+            players: Vec::new(),
+            watchers: HashMap::new(),
+            anonymous: Vec::new(),
+            refreshed: Instant::now(),
+        });
+        held.refreshed = Instant::now();
+        held.players
+            .retain(|(user, _)| followers.players.iter().any(|p| p.user == *user));
+        for player in followers.players {
+            if held.players.iter().any(|(user, _)| *user == player.user) {
                 continue;
             }
-            if let Ok(subscription) = game::subscribe(handle, Some(user)).await {
+            let user = player.user;
+            if let Ok(subscription) = game::subscribe(handle, Some(player)).await {
                 if let Some(guard) = subscription.presence {
-                    kept.push((user, guard));
+                    held.players.push((user, guard));
                 }
             }
         }
-        if !kept.is_empty() {
-            let held = Held {
-                guards: kept,
-                refreshed: Instant::now(),
-            };
+        held.watchers
+            .retain(|user, _| followers.watchers.iter().any(|w| w.user == *user));
+        for watcher in followers.watchers {
+            held.watchers
+                .entry(watcher.user)
+                .or_insert_with(|| ViewerGuard::new(handle.viewers(), Some(watcher)));
+        }
+        held.anonymous.truncate(followers.anonymous as usize);
+        while held.anonymous.len() < followers.anonymous as usize {
+            held.anonymous.push(ViewerGuard::new(handle.viewers(), None));
+        }
+        if !held.players.is_empty() || !held.watchers.is_empty() || !held.anonymous.is_empty() {
             lock(&self.inner.held).insert(key, held);
         }
     }
@@ -519,19 +547,23 @@ impl Cluster {
     }
 
     /// Copy a local game's frames to its channel, for the nodes that mirror it.
-    pub async fn relay_game(&self, game: GameId, handle: &GameHandle) -> Option<JoinHandle<()>> {
-        let mut subscription = match game::subscribe(handle, None).await {
-            Ok(subscription) => subscription,
-            Err(err) => {
-                tracing::error!(game = %game, %err, "could not relay a game to other nodes");
-                return None;
-            }
-        };
+    pub fn relay_game(
+        &self,
+        game: GameId,
+        mirror: tokio::sync::oneshot::Receiver<Result<game::Mirror, Refusal>>,
+    ) -> JoinHandle<()> {
         let this = self.clone();
-        Some(tokio::spawn(async move {
+        tokio::spawn(async move {
+            let mut mirror = match mirror.await {
+                Ok(Ok(mirror)) => mirror,
+                _ => {
+                    tracing::error!(game = %game, "could not relay a game to other nodes");
+                    return;
+                }
+            };
             let channel = game_channel(game);
             loop {
-                let wire = match subscription.frames.recv().await {
+                let wire = match mirror.frames.recv().await {
                     Ok(frame) => GameWire::Frame {
                         seq: frame.seq,
                         hidden_from: frame.hidden_from,
@@ -546,7 +578,7 @@ impl Cluster {
                     }
                 }
             }
-        }))
+        })
     }
 
     /// A local game's actor stopped. If the game ended, its lease and live entries go and mirrors
@@ -590,11 +622,18 @@ impl Cluster {
             .await
             .map_err(redis_refusal)?
             .ok_or_else(|| Refusal::new(ErrorCode::NoSuchGame, format!("no live game {game}")))?;
+        let body = Request::Game {
+            game,
+            request: GameRequest::Snapshot,
+        };
+        let Response::Snapshot { players, .. } = self.ask(owner.node, body).await? else {
+            return Err(Refusal::new(ErrorCode::Internal, "a node sent no snapshot"));
+        };
         let mut remotes = lock(&self.inner.remotes);
         if let Some(handle) = remotes.get(&game).filter(|handle| !handle.is_closed()) {
             return Ok(handle.clone());
         }
-        let handle = remote_game::spawn(self.clone(), game, owner.node);
+        let handle = remote_game::spawn(self.clone(), game, owner.node, players);
         remotes.insert(game, handle.clone());
         Ok(handle)
     }

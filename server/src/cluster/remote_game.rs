@@ -9,33 +9,53 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use tengen_protocol::{ErrorCode, GameId, UserId};
+use std::sync::atomic::Ordering;
+
+use tengen_protocol::{ErrorCode, GameId, PlayerInfo, UserId};
 use tokio::sync::{broadcast, mpsc};
 
 use super::messages::{self, GameRequest, GameWire, NodeId, Request, Response};
 use super::Cluster;
 use crate::config::{CLUSTER_TICK_MS, GAME_EVENT_QUEUE_LEN, GAME_INBOX_LEN};
-use crate::game::{GameCmd, GameFrame, GameHandle, Presence, PresenceGuard, Subscription};
+use crate::game::{
+    GameCmd, GameFrame, GameHandle, Presence, PresenceGuard, Subscription, ViewerGuard, Viewers,
+};
 use crate::{Frame, Refusal};
 
 /// Start a stand-in for `game`, owned by `owner`.
-pub(super) fn spawn(cluster: Cluster, game: GameId, owner: NodeId) -> GameHandle {
+pub(super) fn spawn(
+    cluster: Cluster,
+    game: GameId,
+    owner: NodeId,
+    players: [UserId; 2],
+) -> GameHandle {
     let (tx, rx) = mpsc::channel(GAME_INBOX_LEN);
     let (frames, _) = broadcast::channel(GAME_EVENT_QUEUE_LEN);
+    let viewers = Arc::new(Viewers::new(players));
     let stand_in = RemoteGame {
         cluster,
         game,
         owner,
         frames,
         presence: Arc::new(Presence::default()),
-        players: None,
+        viewers: Arc::clone(&viewers),
+        players,
+        player_infos: [None, None],
         wires: None,
         last_seq: 0,
-        reported: Vec::new(),
+        reported: None,
         idle_ticks: 0,
     };
     tokio::spawn(stand_in.run(rx));
-    GameHandle::new(tx)
+    GameHandle::new(tx, viewers)
+}
+
+/// Who follows the game here, as last reported to the owner.
+#[derive(Debug, PartialEq)]
+struct Reported {
+    players: Vec<UserId>,
+    watchers: Vec<UserId>,
+    anonymous: u32,
 }
 
 /// Ticks without subscribers or commands before a stand-in stops (and its channel is dropped).
@@ -49,14 +69,18 @@ struct RemoteGame {
     frames: broadcast::Sender<GameFrame>,
     /// Connections of the players here, reported to the owner.
     presence: Arc<Presence>,
-    /// Black and White, known from the first snapshot.
-    players: Option<[UserId; 2]>,
+    /// Watchers here, reported to the owner (whose registry makes the list everyone sees).
+    viewers: Arc<Viewers>,
+    /// Black and White.
+    players: [UserId; 2],
+    /// The players' listings, from their subscriptions here, for the report.
+    player_infos: [Option<PlayerInfo>; 2],
     /// The game channel's messages, once mirroring.
     wires: Option<mpsc::Receiver<GameWire>>,
     /// The last event broadcast here.
     last_seq: u64,
-    /// The players last reported present.
-    reported: Vec<UserId>,
+    /// What the owner was last told.
+    reported: Option<Reported>,
     idle_ticks: u32,
 }
 
@@ -81,7 +105,7 @@ impl RemoteGame {
                         break;
                     }
                 }
-                _ = presence.changed.notified() => self.report_presence(false).await,
+                _ = presence.changed.notified() => self.report_followers(false).await,
                 _ = ticks.tick() => {
                     if !self.on_tick().await {
                         break;
@@ -104,40 +128,51 @@ impl RemoteGame {
             Err(GameCmd::Subscribe { viewer, reply }) => {
                 let _ = reply.send(self.subscribe(viewer).await);
             }
+            // Only a game's owner mirrors it to other nodes.
+            Err(GameCmd::Mirror { reply }) => {
+                let _ = reply.send(Err(Refusal::new(
+                    ErrorCode::NoSuchGame,
+                    "that game is not run here",
+                )));
+            }
             Err(_) => {}
         }
     }
 
-    async fn snapshot(&self) -> Result<(Frame, u64, [UserId; 2]), Refusal> {
+    async fn snapshot(&self) -> Result<(Frame, u64), Refusal> {
         let body = Request::Game {
             game: self.game,
             request: GameRequest::Snapshot,
         };
         match self.cluster.ask(self.owner, body).await? {
-            Response::Snapshot { text, seq, players } => Ok((Frame::from(text), seq, players)),
+            Response::Snapshot { text, seq, .. } => Ok((Frame::from(text), seq)),
             _ => Err(Refusal::new(ErrorCode::Internal, "a node sent no snapshot")),
         }
     }
 
-    async fn subscribe(&mut self, viewer: Option<UserId>) -> Result<Subscription, Refusal> {
+    async fn subscribe(&mut self, viewer: Option<PlayerInfo>) -> Result<Subscription, Refusal> {
         let first = self.wires.is_none();
         if first {
             // Subscribe to the channel before taking the snapshot, so no frame falls between them.
             self.wires = Some(self.cluster.mirror(self.game).await?);
         }
-        let (snapshot, seq, players) = self.snapshot().await?;
-        self.players = Some(players);
+        let (snapshot, seq) = self.snapshot().await?;
         if first || self.frames.receiver_count() == 0 {
             self.last_seq = seq;
         }
-        let presence = viewer
-            .and_then(|user| players.iter().position(|player| *player == user))
-            .map(|index| PresenceGuard::new(Arc::clone(&self.presence), index));
+        let seat = viewer
+            .as_ref()
+            .and_then(|info| self.players.iter().position(|player| *player == info.user));
+        if let Some(index) = seat {
+            self.player_infos[index] = viewer.clone();
+        }
+        let presence = seat.map(|index| PresenceGuard::new(Arc::clone(&self.presence), index));
         Ok(Subscription {
             snapshot,
             seq,
             frames: self.frames.subscribe(),
             presence,
+            viewer: ViewerGuard::new(Arc::clone(&self.viewers), viewer),
         })
     }
 
@@ -179,7 +214,7 @@ impl RemoteGame {
     /// Frames were lost: every subscriber here gets the whole state again.
     async fn resync(&mut self) {
         match self.snapshot().await {
-            Ok((snapshot, seq, _)) => {
+            Ok((snapshot, seq)) => {
                 self.last_seq = seq;
                 let _ = self.frames.send(GameFrame {
                     seq: None,
@@ -191,26 +226,32 @@ impl RemoteGame {
         }
     }
 
-    /// Tell the owner which players follow the game from here; `force` repeats it (the owner lets
-    /// presence go when it stops hearing it).
-    async fn report_presence(&mut self, force: bool) {
-        let Some(players) = self.players else { return };
-        let present: Vec<UserId> = players
-            .iter()
-            .enumerate()
-            .filter(|(index, _)| {
-                self.presence.counts[*index].load(std::sync::atomic::Ordering::SeqCst) > 0
-            })
-            .map(|(_, user)| *user)
+    /// Tell the owner who follows the game from here when it changed; `force` repeats it (the
+    /// owner lets go of what it holds for a node when it stops hearing from it).
+    async fn report_followers(&mut self, force: bool) {
+        let present: Vec<PlayerInfo> = (0..2)
+            .filter(|&index| self.presence.counts[index].load(Ordering::SeqCst) > 0)
+            .filter_map(|index| self.player_infos[index].clone())
             .collect();
-        let changed = present != self.reported;
-        if !changed && !(force && !present.is_empty()) {
+        let list = self.viewers.list(usize::MAX);
+        let now = Reported {
+            players: present.iter().map(|info| info.user).collect(),
+            watchers: list.watchers.iter().map(|info| info.user).collect(),
+            anonymous: list.anonymous_watchers_count,
+        };
+        let nobody = now.players.is_empty() && now.watchers.is_empty() && now.anonymous == 0;
+        let changed = self.reported.as_ref() != Some(&now);
+        if !changed && !(force && !nobody) {
             return;
         }
-        self.reported = present.clone();
+        self.reported = Some(now);
         let body = Request::Game {
             game: self.game,
-            request: GameRequest::Presence { players: present },
+            request: GameRequest::Presence {
+                players: present,
+                watchers: list.watchers,
+                anonymous: list.anonymous_watchers_count,
+            },
         };
         self.cluster.send_request(self.owner, body, None).await;
     }
@@ -221,13 +262,13 @@ impl RemoteGame {
             Ok(Some(owner)) if owner.node != self.owner => {
                 tracing::info!(game = %self.game, node = %owner.node, "a mirrored game has a new owner");
                 self.owner = owner.node;
-                self.reported.clear();
+                self.reported = None;
             }
             Ok(None) => return false,
             Ok(Some(_)) => {}
             Err(err) => tracing::warn!(%err, "could not look up a game's owner"),
         }
-        self.report_presence(true).await;
+        self.report_followers(true).await;
         if self.frames.receiver_count() == 0 {
             self.idle_ticks += 1;
         }

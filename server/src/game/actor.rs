@@ -1,6 +1,7 @@
 //! One live game as a tokio actor: it owns the `tengen_rules::Game`, the players' [`Clock`], the
 //! scoring phase (dead-stone marking and both players' acceptance), undo requests, the players'
-//! presence, the per-game `seq`, and the broadcast its subscribers read. Every accepted change becomes
+//! presence, who watches (pushing the list, coalesced), the per-game `seq`, and the broadcast its
+//! subscribers read. Every accepted change becomes
 //! a `GameEvent` that is appended to the store, with the game-time instant it happened (`at_ms`),
 //! *before* it is acknowledged or broadcast; the same events replay the game, clocks included, after
 //! a restart.
@@ -58,11 +59,13 @@ use super::wire::{
     points_to_wire, side_of,
 };
 use super::{
-    BetReceipt, GameCmd, GameContext, GameFrame, PlayerMove, Presence, PresenceGuard, StartGame,
-    Subscription,
+    BetReceipt, GameCmd, GameContext, GameFrame, Mirror, PlayerMove, Presence, PresenceGuard, StartGame,
+    Subscription, ViewerGuard, Viewers, WatcherList,
 };
 use crate::clock::{self, Clock, ClockError, ClockView, Expiry, SideView};
-use crate::config::{GAME_EVENT_QUEUE_LEN, WATCHERS_PER_GAME_MAX};
+use crate::config::{
+    GAME_EVENT_QUEUE_LEN, WATCHERS_LISTED_MAX, WATCHERS_PER_GAME_MAX, WATCHER_COUNT_PUSH_MS,
+};
 use crate::hall::{chat, HallCmd};
 use crate::ledger::{self, pool::Tally};
 use crate::side::Side;
@@ -139,6 +142,13 @@ pub(super) struct GameActor {
     seen: [bool; 2],
     /// Since when (game time) each player has been away, announced with `player_left`.
     away_since_ms: [Option<u64>; 2],
+    /// Who watches, counted by the subscriptions' guards (and any a cluster layer holds).
+    viewers: Arc<Viewers>,
+    /// The watchers as last pushed, so a join undone within the interval pushes nothing.
+    watchers_pushed: WatcherList,
+    /// When the last `watchers` push went out, and when the next is due (`None`: nothing changed).
+    watchers_pushed_at: Option<Instant>,
+    watchers_push_due: Option<Instant>,
 }
 
 impl std::fmt::Debug for GameActor {
@@ -174,6 +184,7 @@ impl GameActor {
             }
             None => None,
         };
+        let viewers = Arc::new(Viewers::new([start.black.user, start.white.user]));
         Ok(GameActor {
             id,
             table: start.table,
@@ -198,6 +209,10 @@ impl GameActor {
             presence: Arc::new(Presence::default()),
             seen: [false, false],
             away_since_ms: [None, None],
+            viewers,
+            watchers_pushed: WatcherList::default(),
+            watchers_pushed_at: None,
+            watchers_push_due: None,
         })
     }
 
@@ -352,6 +367,10 @@ impl GameActor {
         [self.black.user, self.white.user]
     }
 
+    pub(super) fn viewers(&self) -> Arc<Viewers> {
+        Arc::clone(&self.viewers)
+    }
+
     pub(super) fn summary(&self) -> GameSummary {
         GameSummary {
             game: self.id,
@@ -360,7 +379,7 @@ impl GameActor {
             white: self.white.clone(),
             size: self.settings.size,
             moves_count: self.game.moves().len() as u32,
-            watchers_count: self.frames.receiver_count() as u32,
+            watchers_count: self.viewers.count(),
         }
     }
 
@@ -378,6 +397,7 @@ impl GameActor {
         let _tasks = self.ctx.tasks.clone();
         let shutdown = self.ctx.shutdown.clone();
         let presence = Arc::clone(&self.presence);
+        let viewers = Arc::clone(&self.viewers);
         // A restored game looks at presence once at the start: nobody is connected yet.
         let mut first = Some(self.presence_changed().await);
         loop {
@@ -385,12 +405,8 @@ impl GameActor {
                 Some(step) => step,
                 None => {
                     let wake = self.next_deadline_ms().map(|at_ms| self.instant_of(at_ms));
-                    let timer = async move {
-                        match wake {
-                            Some(wake) => tokio::time::sleep_until(wake).await,
-                            None => std::future::pending().await,
-                        }
-                    };
+                    let timer = sleep_until_some(wake);
+                    let push_timer = sleep_until_some(self.watchers_push_due);
                     tokio::select! {
                         _ = shutdown.wait() => return,
                         cmd = inbox.recv() => match cmd {
@@ -398,6 +414,8 @@ impl GameActor {
                             None => return,
                         },
                         _ = presence.changed.notified() => self.presence_changed().await,
+                        _ = viewers.changed.notified() => Ok(self.watchers_changed()),
+                        _ = push_timer => Ok(self.push_watchers()),
                         _ = timer => self.on_deadline().await,
                     }
                 }
@@ -457,6 +475,10 @@ impl GameActor {
             }
             GameCmd::Subscribe { viewer, reply } => {
                 let _ = reply.send(self.subscribe(viewer));
+                Ok(Flow::Continue)
+            }
+            GameCmd::Mirror { reply } => {
+                let _ = reply.send(Ok(self.mirror()));
                 Ok(Flow::Continue)
             }
             GameCmd::Kibitz {
@@ -713,6 +735,50 @@ impl GameActor {
             }
         }
         Ok(Flow::Continue)
+    }
+
+    /// Someone began or stopped watching: push the list now if the last push is an interval old,
+    /// else when it is ([`WATCHER_COUNT_PUSH_MS`]), so a crowd arriving costs one push a second.
+    fn watchers_changed(&mut self) -> Flow {
+        if self.watchers_push_due.is_none() {
+            let interval = Duration::from_millis(WATCHER_COUNT_PUSH_MS);
+            let now = Instant::now();
+            let due = self
+                .watchers_pushed_at
+                .map_or(now, |at| (at + interval).max(now));
+            self.watchers_push_due = Some(due);
+        }
+        Flow::Continue
+    }
+
+    /// Tell everyone following the game who watches it, unless that is what they were last told.
+    ///
+    /// Not a game event: the list is about the audience, not the game, so it has no `seq` and never
+    /// enters the durable event log (a replay after a restart must not resurrect watchers who are
+    /// gone, and hundreds of joins must not grow the record). Nothing is lost by that: every
+    /// snapshot (`game_state`, including a resync after falling behind) carries the list as it is.
+    fn push_watchers(&mut self) -> Flow {
+        self.watchers_push_due = None;
+        let list = self.viewers.list(WATCHERS_LISTED_MAX);
+        if list == self.watchers_pushed {
+            return Flow::Continue;
+        }
+        self.watchers_pushed_at = Some(Instant::now());
+        let frame = ServerMsg::Watchers {
+            game: self.id,
+            watchers_count: list.watchers_count,
+            anonymous_watchers_count: list.anonymous_watchers_count,
+            watchers: list.watchers.clone(),
+        }
+        .to_json();
+        // No subscribers is fine: the next one's snapshot has the list.
+        let _ = self.frames.send(GameFrame {
+            seq: None,
+            text: frame.into(),
+            hidden_from: [None, None],
+        });
+        self.watchers_pushed = list;
+        Flow::Continue
     }
 
     /// What a client shows as an away player's countdown: the grace left, or their own time if that
@@ -1104,7 +1170,22 @@ impl GameActor {
         GameRecord::from_game(&self.game, &info).to_sgf()
     }
 
-    fn subscribe(&self, viewer: Option<UserId>) -> Result<Subscription, Refusal> {
+    /// The state and the frames after it for another node, which counts its own watchers.
+    fn mirror(&self) -> Mirror {
+        let snapshot = ServerMsg::GameState {
+            state: Box::new(self.state()),
+        }
+        .to_json();
+        Mirror {
+            snapshot: Frame::from(snapshot),
+            seq: self.seq,
+            players: self.players(),
+            frames: self.frames.subscribe(),
+        }
+    }
+
+    fn subscribe(&self, viewer: Option<PlayerInfo>) -> Result<Subscription, Refusal> {
+        // Receivers, not people: each costs this node a forwarder whoever holds it.
         if self.frames.receiver_count() >= WATCHERS_PER_GAME_MAX {
             return Err(Refusal::new(
                 ErrorCode::TooManyWatchers,
@@ -1112,18 +1193,22 @@ impl GameActor {
             ));
         }
         let frames = self.frames.subscribe();
+        let presence = viewer
+            .as_ref()
+            .and_then(|info| self.color_of(info.user).ok())
+            .map(|color| PresenceGuard::new(Arc::clone(&self.presence), color.index()));
+        // Counted in before the snapshot is taken, so a new watcher finds themselves in the list.
+        let viewer = ViewerGuard::new(Arc::clone(&self.viewers), viewer);
         let snapshot = ServerMsg::GameState {
             state: Box::new(self.state()),
         }
         .to_json();
-        let presence = viewer
-            .and_then(|user| self.color_of(user).ok())
-            .map(|color| PresenceGuard::new(Arc::clone(&self.presence), color.index()));
         Ok(Subscription {
             snapshot: Frame::from(snapshot),
             seq: self.seq,
             frames,
             presence,
+            viewer,
         })
     }
 
@@ -1148,6 +1233,7 @@ impl GameActor {
             })
             .collect();
         let live = self.outcome.is_none();
+        let watching = self.viewers.list(WATCHERS_LISTED_MAX);
         GameState {
             game: self.id,
             seq: self.seq,
@@ -1170,7 +1256,9 @@ impl GameActor {
             accepted_black: scoring.accepted[0],
             accepted_white: scoring.accepted[1],
             outcome: self.outcome.clone(),
-            watchers_count: self.frames.receiver_count() as u32,
+            watchers_count: watching.watchers_count,
+            anonymous_watchers_count: watching.anonymous_watchers_count,
+            watchers: watching.watchers,
             clocks: self.clock_view(now_ms).map(|view| clocks_to_wire(&view)),
             server_time_ms: Some(unix_now_ms()),
             undo_requested_by: self.undo_request.map(color_to_wire),
@@ -1320,6 +1408,15 @@ impl GameActor {
             hidden_from: [Some(self.black.user), Some(self.white.user)],
         });
         Ok(())
+    }
+}
+
+/// Sleep until `wake`, or for ever when there is nothing to wake for (a `select!` branch that never
+/// fires).
+async fn sleep_until_some(wake: Option<Instant>) {
+    match wake {
+        Some(wake) => tokio::time::sleep_until(wake).await,
+        None => std::future::pending().await,
     }
 }
 

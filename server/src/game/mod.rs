@@ -1,13 +1,17 @@
 //! Live games: the registry of running game actors ([`Games`]), the commands a session sends one
 //! ([`GameCmd`], through a bounded inbox; a full inbox answers `busy`), starting a game and restoring
 //! live games from the store after a restart, and the per-subscriber forwarder that turns a game's
-//! broadcast into frames for one socket (resyncing a subscriber that fell behind). The game itself,
-//! its rules, scoring phase and event log, is in `actor`.
+//! broadcast into frames for one socket (resyncing a subscriber that fell behind, and counting it in
+//! again under a new name after a login or logout). The game itself, its rules, scoring phase and
+//! event log, is in `actor`; who watches it, in `viewers`.
 
 mod actor;
 #[cfg(test)]
 mod actor_tests;
+pub mod viewers;
 pub mod wire;
+
+pub use viewers::{ViewerGuard, Viewers, WatcherList};
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -60,6 +64,18 @@ pub struct Subscription {
     pub frames: broadcast::Receiver<GameFrame>,
     /// For a player's own subscription: while it lives, the player counts as present at the game.
     pub presence: Option<PresenceGuard>,
+    /// While it lives, the subscriber counts as a watcher (a player's is accepted and not counted).
+    pub viewer: ViewerGuard,
+}
+
+/// What another node starts a mirror of a game from.
+#[derive(Debug)]
+pub struct Mirror {
+    pub snapshot: Frame,
+    pub seq: u64,
+    /// Black and White.
+    pub players: [UserId; 2],
+    pub frames: broadcast::Receiver<GameFrame>,
 }
 
 /// How many connections each player (Black, White) has following their game, shared between the
@@ -140,9 +156,15 @@ pub enum GameCmd {
         reply: Reply<String>,
     },
     Subscribe {
-        /// The subscribing session's user, so a player's connections count as presence.
-        viewer: Option<UserId>,
+        /// The subscribing session's user (`None`: anonymous): a player's connections count as
+        /// presence, anyone else's as watching.
+        viewer: Option<PlayerInfo>,
         reply: Reply<Subscription>,
+    },
+    /// For the cluster: the state and the frames after it, counting nobody in as a watcher (the
+    /// relay to other nodes, and their snapshots; they count their own watchers).
+    Mirror {
+        reply: Reply<Mirror>,
     },
     Kibitz {
         from: PlayerInfo,
@@ -212,7 +234,10 @@ impl GameCmd {
                 let _ = reply.send(Err(closed));
             }
             // Read-only requests: their senders hear "the game has ended" when the actor stops.
-            GameCmd::Record { .. } | GameCmd::Subscribe { .. } | GameCmd::Pool { .. } => {}
+            GameCmd::Record { .. }
+            | GameCmd::Subscribe { .. }
+            | GameCmd::Mirror { .. }
+            | GameCmd::Pool { .. } => {}
         }
     }
 }
@@ -221,13 +246,21 @@ impl GameCmd {
 #[derive(Debug, Clone)]
 pub struct GameHandle {
     inbox: mpsc::Sender<GameCmd>,
+    /// Who watches the game; shared with the actor, which pushes the list when it changes.
+    viewers: Arc<Viewers>,
 }
 
 impl GameHandle {
-    /// A handle on `inbox`, for an actor or a stand-in for one (the cluster's mirror of a game owned
-    /// by another node).
-    pub fn new(inbox: mpsc::Sender<GameCmd>) -> GameHandle {
-        GameHandle { inbox }
+    /// A handle on `inbox` and a watcher registry, for an actor or a stand-in for one (the
+    /// cluster's mirror of a game owned by another node).
+    pub fn new(inbox: mpsc::Sender<GameCmd>, viewers: Arc<Viewers>) -> GameHandle {
+        GameHandle { inbox, viewers }
+    }
+
+    /// The game's watcher registry: hold a [`ViewerGuard::new`] on it to count someone in as a
+    /// watcher without a local subscription (a session on another node following this game).
+    pub fn viewers(&self) -> Arc<Viewers> {
+        Arc::clone(&self.viewers)
     }
 
     /// Queue a command without waiting: `busy` when the inbox is full. Forwarded commands use it so
@@ -326,6 +359,14 @@ impl Games {
         self.lock().keys().copied().collect()
     }
 
+    /// How many people watch a live game here now (`None` once it has ended or when it runs on
+    /// another node), for the hall's listing.
+    pub fn watchers_count(&self, game: GameId) -> Option<u32> {
+        self.lock()
+            .get(&game)
+            .map(|(handle, _)| handle.viewers.count())
+    }
+
     /// The live games `user` plays in (for a player who reconnects), on any node.
     pub async fn of_player(&self, user: UserId) -> Vec<GameId> {
         let mut games: Vec<GameId> = self
@@ -386,16 +427,21 @@ impl Games {
     fn spawn(&self, actor: actor::GameActor) {
         let (tx, rx) = mpsc::channel(GAME_INBOX_LEN);
         let players = actor.players();
-        let handle = GameHandle { inbox: tx };
+        let handle = GameHandle {
+            inbox: tx,
+            viewers: actor.viewers(),
+        };
         self.lock().insert(actor.id(), (handle.clone(), players));
         let games = self.clone();
         let cluster = self.cluster.get().cloned();
+        // Scaled out, the relay to other nodes asks first, so it misses none of the game's frames.
+        let relay = cluster.as_ref().map(|cluster| {
+            let (reply, mirror) = oneshot::channel();
+            let _ = handle.try_send(GameCmd::Mirror { reply });
+            cluster.relay_game(actor.id(), mirror)
+        });
         tokio::spawn(async move {
             let id = actor.id();
-            let relay = match &cluster {
-                Some(cluster) => cluster.relay_game(id, &handle).await,
-                None => None,
-            };
             actor.run(rx).await;
             games.remove(id);
             if let Some(cluster) = cluster {
@@ -492,7 +538,7 @@ pub async fn list_games(
 /// subscribes at once, and turning them away `busy` would leave them without the game.
 pub async fn subscribe(
     handle: &GameHandle,
-    viewer: Option<UserId>,
+    viewer: Option<PlayerInfo>,
 ) -> Result<Subscription, Refusal> {
     let (tx, rx) = oneshot::channel();
     let wait = Duration::from_millis(SUBSCRIBE_WAIT_MS);
@@ -508,11 +554,12 @@ pub async fn subscribe(
 
 /// Copy a game's frames to one socket's outbound queue, in order, skipping frames hidden from `viewer`
 /// and events already in the snapshot. A subscriber that falls behind the broadcast (Lagged) is sent a
-/// fresh snapshot instead of stalling the game or anyone else.
+/// fresh snapshot instead of stalling the game or anyone else. When the session logs in or out, the
+/// subscriber is counted in again as who it now is.
 pub fn forward(
     handle: GameHandle,
     mut subscription: Subscription,
-    viewer: watch::Receiver<Option<UserId>>,
+    mut viewer: watch::Receiver<Option<PlayerInfo>>,
     out: mpsc::Sender<Frame>,
     shutdown: Shutdown,
     tasks: TaskGuard,
@@ -523,10 +570,21 @@ pub fn forward(
             let frame = tokio::select! {
                 _ = shutdown.wait() => break,
                 frame = subscription.frames.recv() => frame,
+                changed = viewer.changed() => {
+                    // The sender lives as long as the session: gone, nobody reads this socket.
+                    if changed.is_err() {
+                        break;
+                    }
+                    let now = viewer.borrow_and_update().clone();
+                    // The new guard first, so a user who stays logged in is never counted out.
+                    let registry = Arc::clone(subscription.viewer.viewers());
+                    subscription.viewer = ViewerGuard::new(registry, now);
+                    continue;
+                }
             };
             match frame {
                 Ok(frame) => {
-                    let viewer = *viewer.borrow();
+                    let viewer = viewer.borrow().as_ref().map(|p| p.user);
                     if viewer.is_some() && frame.hidden_from.contains(&viewer) {
                         continue;
                     }
@@ -539,7 +597,7 @@ pub fn forward(
                 }
                 Err(broadcast::error::RecvError::Lagged(skipped)) => {
                     tracing::debug!(skipped, "a subscriber fell behind; resyncing");
-                    let viewer = *viewer.borrow();
+                    let viewer = viewer.borrow().clone();
                     let Ok(fresh) = subscribe(&handle, viewer).await else {
                         break;
                     };
@@ -573,12 +631,24 @@ mod tests {
         const CAPACITY: usize = 4;
         let (frames, _) = broadcast::channel(CAPACITY);
         let (inbox_tx, mut inbox_rx) = mpsc::channel(GAME_INBOX_LEN);
-        let handle = GameHandle { inbox: inbox_tx };
+        let viewers = Arc::new(Viewers::new([UserId(1), UserId(2)]));
+        let handle = GameHandle {
+            inbox: inbox_tx,
+            viewers: Arc::clone(&viewers),
+        };
+        let carol = PlayerInfo {
+            user: UserId(7),
+            username: "carol".into(),
+            rank: "3k".into(),
+            rating: 1700,
+            computer: false,
+        };
         let subscription = Subscription {
             snapshot: Frame::from("snapshot-0".to_string()),
             seq: 0,
             frames: frames.subscribe(),
             presence: None,
+            viewer: ViewerGuard::new(Arc::clone(&viewers), Some(carol.clone())),
         };
         // Overflow the channel before the forwarder reads anything.
         for seq in 1..=10 {
@@ -588,18 +658,20 @@ mod tests {
         }
         // A stand-in actor answers the resubscription with its state at seq 10.
         let actor_frames = frames.clone();
+        let actor_viewers = Arc::clone(&viewers);
         tokio::spawn(async move {
-            while let Some(GameCmd::Subscribe { reply, .. }) = inbox_rx.recv().await {
+            while let Some(GameCmd::Subscribe { reply, viewer }) = inbox_rx.recv().await {
                 let _ = reply.send(Ok(Subscription {
                     snapshot: Frame::from("snapshot-10".to_string()),
                     seq: 10,
                     frames: actor_frames.subscribe(),
                     presence: None,
+                    viewer: ViewerGuard::new(Arc::clone(&actor_viewers), viewer),
                 }));
             }
         });
         let (out_tx, mut out_rx) = mpsc::channel(OUTBOUND_LEN_FOR_TEST);
-        let (_viewer_tx, viewer_rx) = watch::channel(Some(UserId(7)));
+        let (viewer_tx, viewer_rx) = watch::channel(Some(carol));
         let (trigger, shutdown) = Shutdown::new();
         let (alive, _alive_rx) = mpsc::channel(1);
         let tasks = TaskGuard { _alive: alive };
@@ -613,15 +685,40 @@ mod tests {
             .send(frame(Some(11), "event-11", [None, None]))
             .unwrap();
         assert_eq!(out_rx.recv().await.unwrap().as_str(), "event-11");
+        // Resynced, Carol is still one watcher, counted once.
+        assert_eq!(viewers.list(10).watchers[0].username, "carol");
+        assert_eq!(viewers.count(), 1);
+
+        // She logs out: the same connection watches on as a guest.
+        viewer_tx.send_replace(None);
+        frames
+            .send(frame(None, "kibitz", [Some(UserId(7)), None]))
+            .unwrap();
+        assert_eq!(out_rx.recv().await.unwrap().as_str(), "kibitz");
+        // The forwarder takes the logout in its own time (its select picks among ready branches).
+        for _ in 0..1_000 {
+            if viewers.list(10).anonymous_watchers_count == 1 {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(1)).await;
+        }
+        assert_eq!(viewers.list(10).anonymous_watchers_count, 1);
+        assert_eq!(viewers.count(), 1);
+
+        // The forwarder ends with the shutdown, and its subscription counts out.
         trigger.trigger();
         forwarder.await.unwrap();
+        assert_eq!(viewers.count(), 0);
     }
 
     /// A game whose inbox is full answers a move `busy` at once instead of making the session wait.
     #[tokio::test]
     async fn a_full_inbox_answers_busy() {
         let (inbox, rx) = mpsc::channel(1);
-        let handle = GameHandle { inbox };
+        let handle = GameHandle {
+            inbox,
+            viewers: Arc::new(Viewers::new([UserId(1), UserId(2)])),
+        };
         let (reply, _) = oneshot::channel();
         handle
             .inbox

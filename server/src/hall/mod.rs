@@ -589,11 +589,22 @@ impl Hall {
         }
     }
 
+    /// A live game's listing with its watchers counted now, from the game's own registry, so a hall
+    /// snapshot agrees with what the game's followers are told. (Count changes are not pushed to the
+    /// whole hall: that would be one frame per game per second to every hall session.)
+    fn listing(&self, game: &GameSummary) -> GameSummary {
+        let mut listing = game.clone();
+        if let Some(count) = self.games.watchers_count(game.game) {
+            listing.watchers_count = count;
+        }
+        listing
+    }
+
     fn hall_frame(&self) -> Frame {
         ServerMsg::Hall {
             rooms: self.rooms.values().map(Self::room_info).collect(),
             players: self.online.values().map(|(p, _)| p.clone()).collect(),
-            games: self.live.values().cloned().collect(),
+            games: self.live.values().map(|game| self.listing(game)).collect(),
         }
         .to_json()
         .into()
