@@ -1,0 +1,281 @@
+//! Several nodes on one Redis: players connected to different nodes play a whole game, watchers on
+//! both nodes see every event in order, bets placed through both nodes settle exactly; and when the
+//! node that owns the game (and the hall) is killed, the other node takes the game over from its log
+//! with fair clocks and the game is played to its end there.
+
+mod common;
+
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use common::money::{assert_audit_clean, balance, wait_settled, ADMIN_TOKEN, GRANT, TAX_BP};
+use common::redis::RedisServer;
+use common::{play, point, start_table_game, test_config, Client, TestServer};
+use serde_json::{json, Value};
+
+/// A node of the cluster, in this process, sharing `redis`.
+async fn node(redis: &RedisServer, dir: &std::path::Path) -> TestServer {
+    let mut config = test_config(dir);
+    config.redis_url = Some(redis.url());
+    config.admin_token = Some(ADMIN_TOKEN.into());
+    TestServer::start_with(config).await
+}
+
+async fn watch(client: &mut Client, game: u64) {
+    client.ok(json!({"type": "watch", "game": game})).await;
+}
+
+async fn bet(client: &mut Client, game: u64, side: &str, amount: u64) {
+    let placed = client
+        .request(json!({"type": "bet", "game": game, "side": side, "amount": amount}))
+        .await;
+    assert_eq!(placed["type"], "bet_placed", "{placed}");
+}
+
+/// Every event of `game` the client receives until the game's end, in arrival order.
+async fn events_until_end(client: &mut Client, game: u64) -> Vec<Value> {
+    let mut events = Vec::new();
+    loop {
+        let event = client
+            .wait_for(|f| f["type"] == "game_event" && f["game"] == game)
+            .await;
+        let ended = event["event"] == "ended";
+        events.push(event);
+        if ended {
+            return events;
+        }
+    }
+}
+
+/// The pool's payout to one winning bet (SPEC: the winners share the losers' side less the tax).
+fn winner_receives(pool_total: u64, winners_total: u64, bet: u64) -> u64 {
+    let gain_num =
+        u128::from(pool_total - winners_total) * u128::from(bet) * u128::from(10_000 - TAX_BP);
+    bet + (gain_num / (u128::from(winners_total) * 10_000)) as u64
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn players_and_watchers_on_two_nodes_share_one_game_and_its_pool() {
+    let redis = RedisServer::start();
+    let dirs = [tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap()];
+    // The first node takes the hall; the game starts there, so everything on `b` is forwarded.
+    let a = node(&redis, dirs[0].path()).await;
+    let b = node(&redis, dirs[1].path()).await;
+
+    let mut alice = a.player("alice").await;
+    let mut bob = b.player("bob").await;
+    // Accounts are shared: bob logs in on the other node too.
+    b.player_login("alice").await.close().await;
+    let mut carol = a.player("carol").await;
+    let mut dave = b.player("dave").await;
+    let mut erin = b.client().await;
+    erin.hello().await;
+
+    let game = start_table_game(&mut alice, &mut bob, 1).await;
+    for watcher in [&mut carol, &mut dave, &mut erin] {
+        watch(watcher, game).await;
+    }
+    // Both nodes' watchers are in the list everyone sees (the anonymous one counted, not named).
+    let listed = alice
+        .wait_for(|f| f["type"] == "watchers" && f["watchers_count"] == 3)
+        .await;
+    let mut names: Vec<&str> = listed["watchers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w["username"].as_str().unwrap())
+        .collect();
+    names.sort_unstable();
+    assert_eq!(names, ["carol", "dave"], "{listed}");
+
+    // Bets through both nodes.
+    bet(&mut carol, game, "black", 100).await;
+    bet(&mut dave, game, "white", 300).await;
+    let pool = erin
+        .wait_for(|f| f["type"] == "pool" && f["pool"]["total"] == 400)
+        .await;
+    assert_eq!(pool["pool"]["bettors_count"], 2);
+
+    // A short game with a capture and a refused ko recapture, moves sent to both nodes.
+    for (client, col, row) in [
+        (&mut alice, 3, 4), // 1
+        (&mut bob, 4, 4),   // 2
+        (&mut alice, 4, 3), // 3
+        (&mut bob, 5, 3),   // 4
+        (&mut alice, 4, 5), // 5
+        (&mut bob, 5, 5),   // 6
+        (&mut alice, 0, 0), // 7
+        (&mut bob, 6, 4),   // 8
+        (&mut alice, 5, 4), // 9: captures (4, 4)
+    ] {
+        play(client, game, col, row).await;
+    }
+    bob.err(
+        json!({"type": "play", "game": game, "point": point(4, 4)}),
+        "ko",
+    )
+    .await;
+    bob.ok(json!({"type": "resign", "game": game})).await; // 10, then the end
+
+    // Every watcher, on either node, saw every event in order, with no gap.
+    for watcher in [&mut carol, &mut dave, &mut erin] {
+        let events = events_until_end(watcher, game).await;
+        let seqs: Vec<u64> = events.iter().map(|e| e["seq"].as_u64().unwrap()).collect();
+        assert_eq!(seqs, (1..=seqs.len() as u64).collect::<Vec<u64>>());
+        assert_eq!(events[8]["captured"], json!([point(4, 4)]));
+        assert_eq!(events.last().unwrap()["outcome"]["sgf"], "B+R");
+    }
+
+    // Black won: carol's bet takes dave's, less the tax; the book balances on both nodes.
+    wait_settled(&mut carol, game).await;
+    wait_settled(&mut dave, game).await;
+    let carol_gets = winner_receives(400, 100, 100);
+    assert_eq!(balance(&mut carol).await, GRANT - 100 + carol_gets);
+    assert_eq!(balance(&mut dave).await, GRANT - 300);
+    assert_eq!(balance(&mut alice).await, GRANT);
+    for node in [&a, &b] {
+        let report = assert_audit_clean(node).await;
+        assert_eq!(report["house"], 400 - carol_gets);
+    }
+    // The record is there through either node.
+    let sgf = common::http_get(b.addr, &format!("/api/games/{game}.sgf"), None).await;
+    assert!(sgf.contains("RE[B+R]"), "{sgf}");
+    b.stop().await;
+    a.stop().await;
+}
+
+/// A `tengen serve` process on `redis`, listening on a free port.
+struct NodeProcess {
+    child: Child,
+    url: String,
+}
+
+impl NodeProcess {
+    fn start(redis: &RedisServer, dir: &std::path::Path) -> NodeProcess {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let child = Command::new(env!("CARGO_BIN_EXE_tengen"))
+            .args(["serve", "--listen", &format!("127.0.0.1:{port}")])
+            .args(["--redis", &redis.url(), "--data"])
+            .arg(dir)
+            .args(["--argon2-memory-kib", "1024", "--argon2-passes", "1"])
+            .env("RUST_LOG", "warn")
+            .stdout(Stdio::null())
+            .spawn()
+            .unwrap();
+        NodeProcess {
+            child,
+            url: format!("ws://127.0.0.1:{port}/ws"),
+        }
+    }
+
+    /// Connect once the node answers.
+    async fn client(&self) -> Client {
+        for _ in 0..100 {
+            if let Ok((ws, _)) = tokio_tungstenite::connect_async(&self.url).await {
+                drop(ws);
+                return Client::connect(&self.url).await;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        panic!("node at {} never answered", self.url);
+    }
+
+    fn kill(&mut self) {
+        self.child.kill().unwrap();
+        self.child.wait().unwrap();
+    }
+}
+
+impl Drop for NodeProcess {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+async fn register(client: &mut Client, username: &str) {
+    client.hello().await;
+    let reply = client
+        .ok(json!({"type": "register", "username": username, "password": "password123"}))
+        .await;
+    assert_eq!(reply["type"], "session", "{reply}");
+}
+
+/// The mover's main time left, from a fresh `game_state`.
+async fn black_main_left_ms(client: &mut Client, game: u64) -> u64 {
+    client.ok(json!({"type": "unwatch", "game": game})).await;
+    client.ok(json!({"type": "watch", "game": game})).await;
+    let state = client
+        .wait_for(|f| f["type"] == "game_state" && f["state"]["game"] == game)
+        .await;
+    state["state"]["clocks"]["black"]["main_left_ms"]
+        .as_u64()
+        .unwrap_or_else(|| panic!("{state}"))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn when_the_owner_node_dies_the_other_takes_the_game_over_with_fair_clocks() {
+    let redis = RedisServer::start();
+    let dirs = [tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap()];
+    let mut owner = NodeProcess::start(&redis, dirs[0].path());
+    // The first node is up (and owns the hall) before the second starts.
+    let mut first = owner.client().await;
+    register(&mut first, "zed").await;
+    let other = NodeProcess::start(&redis, dirs[1].path());
+
+    // Everybody is on the other node; the game is owned by the first (which owns the hall).
+    let mut alice = other.client().await;
+    register(&mut alice, "alice").await;
+    let mut bob = other.client().await;
+    register(&mut bob, "bob").await;
+    let mut carol = other.client().await;
+    register(&mut carol, "carol").await;
+    let game = start_table_game(&mut alice, &mut bob, 1).await;
+    watch(&mut carol, game).await;
+    play(&mut alice, game, 2, 2).await; // 1
+    play(&mut bob, game, 6, 6).await; // 2: Black's clock runs from here
+    let before_ms = black_main_left_ms(&mut carol, game).await;
+
+    owner.kill();
+    // Black does not lose the time the game had no owner: the takeover replays the log and game
+    // time goes on from the last recorded instant.
+    let mut moved = None;
+    for _ in 0..100 {
+        let reply = alice
+            .request(json!({"type": "play", "game": game, "point": point(2, 6)}))
+            .await;
+        if reply["type"] == "ack" {
+            moved = Some(reply);
+            break;
+        }
+        assert_eq!(reply["code"], "busy", "{reply}");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    assert!(moved.is_some(), "the game was never taken over");
+    // (The takeover may log the players away and back before it.)
+    carol
+        .wait_for(|f| {
+            f["type"] == "game_event" && f["event"] == "played" && f["point"] == point(2, 6)
+        })
+        .await;
+    play(&mut bob, game, 6, 2).await; // 4
+    let after_ms = black_main_left_ms(&mut carol, game).await;
+    assert!(
+        after_ms + 2_000 >= before_ms,
+        "black lost {} ms to the takeover",
+        before_ms - after_ms
+    );
+
+    // The game goes on to its end on the surviving node; the watcher saw every event in order.
+    alice.ok(json!({"type": "resign", "game": game})).await;
+    let events = events_until_end(&mut carol, game).await;
+    assert_eq!(events.last().unwrap()["outcome"]["sgf"], "W+R");
+    let sgf_url = format!("/api/games/{game}.sgf");
+    let addr: std::net::SocketAddr = other.url[5..other.url.len() - 3].parse().unwrap();
+    let sgf = common::http_get(addr, &sgf_url, None).await;
+    assert!(sgf.contains("RE[W+R]"), "{sgf}");
+}
