@@ -184,8 +184,16 @@ impl Default for Argon2Params {
 /// What the server is told at start; everything else is a constant above.
 #[derive(Debug, Clone)]
 pub struct Config {
-    /// The data directory: the SQLite database lives here.
+    /// The data directory: the SQLite database lives here (unused when `redis_url` is set).
     pub data_dir: PathBuf,
+    /// Keep all durable state in the Redis at this URL (`redis://[user:password@]host:port/[db]`)
+    /// instead of the SQLite file in `data_dir`: what lets several nodes share one hall. That Redis
+    /// must fsync every write and never evict keys, or the store refuses to open.
+    pub redis_url: Option<String>,
+    /// Open the Redis store even when that Redis could lose acknowledged writes (`appendfsync` not
+    /// `always`, eviction allowed, or CONFIG disabled so it cannot be checked); a warning is logged
+    /// instead. For experiments only: a crash could then lose moves and fortune points.
+    pub redis_allow_unsafe: bool,
     /// Names of the hall's rooms, in order; room ids are 1, 2, ...
     pub rooms: Vec<String>,
     pub argon2: Argon2Params,
@@ -246,6 +254,8 @@ impl Config {
     pub fn new(data_dir: PathBuf) -> Config {
         Config {
             data_dir,
+            redis_url: None,
+            redis_allow_unsafe: false,
             rooms: DEFAULT_ROOMS.iter().map(|name| name.to_string()).collect(),
             argon2: Argon2Params::default(),
             connections_per_ip_max: CONNECTIONS_PER_IP_MAX,

@@ -104,7 +104,9 @@ impl Connections {
 
     fn idle(&self) -> std::sync::MutexGuard<'_, Vec<IdleConnection>> {
         // The list holds whole connections only; a panic elsewhere cannot leave it half-changed.
-        self.idle.lock().unwrap_or_else(|poison| poison.into_inner())
+        self.idle
+            .lock()
+            .unwrap_or_else(|poison| poison.into_inner())
     }
 
     /// A fresh connection with the command timeouts set.

@@ -167,11 +167,19 @@ mod tests {
             );
         }
         assert!(matches!(
-            settlement_from_json(GameId(1), "pool", r#"{"tax_bp":"x","summary":"","at_ms":"1"}"#),
+            settlement_from_json(
+                GameId(1),
+                "pool",
+                r#"{"tax_bp":"x","summary":"","at_ms":"1"}"#
+            ),
             Err(StoreError::Backend(_))
         ));
         assert!(matches!(
-            settlement_from_json(GameId(1), "half", r#"{"tax_bp":"1","summary":"","at_ms":"1"}"#),
+            settlement_from_json(
+                GameId(1),
+                "half",
+                r#"{"tax_bp":"1","summary":"","at_ms":"1"}"#
+            ),
             Err(StoreError::Backend(_))
         ));
         for reply in [

@@ -834,9 +834,8 @@ impl Store for RedisStore {
 
     fn granted_total(&self) -> Result<u64, StoreError> {
         self.read(|conn| {
-            let total: Option<String> = ::redis::cmd("GET")
-                .arg(keys::LEDGER_GRANTED)
-                .query(conn)?;
+            let total: Option<String> =
+                ::redis::cmd("GET").arg(keys::LEDGER_GRANTED).query(conn)?;
             Ok(total
                 .map(|text| parse_number("granted total", &text))
                 .transpose()?
@@ -908,7 +907,10 @@ mod tests {
         crate::store::conformance(&store);
         // Every applied transfer is in the audit stream, and only those: two grants, the bet, its
         // refund and two of the group commit's three.
-        let mut conn = Client::open(server.url()).unwrap().get_connection().unwrap();
+        let mut conn = Client::open(server.url())
+            .unwrap()
+            .get_connection()
+            .unwrap();
         let audited: usize = ::redis::cmd("XLEN")
             .arg(keys::LEDGER_AUDIT)
             .query(&mut conn)
@@ -922,9 +924,16 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let server = RedisProcess::start(
             dir.path(),
-            &["--appendfsync", "everysec", "--maxmemory-policy", "allkeys-lru"],
+            &[
+                "--appendfsync",
+                "everysec",
+                "--maxmemory-policy",
+                "allkeys-lru",
+            ],
         );
-        let refusal = RedisStore::open(&server.url(), false).unwrap_err().to_string();
+        let refusal = RedisStore::open(&server.url(), false)
+            .unwrap_err()
+            .to_string();
         assert!(refusal.contains("appendfsync is \"everysec\""), "{refusal}");
         assert!(refusal.contains("maxmemory-policy"), "{refusal}");
         assert!(!refusal.contains("appendonly is"), "{refusal}");
@@ -936,7 +945,9 @@ mod tests {
     fn open_refuses_a_redis_whose_config_command_is_disabled() {
         let dir = tempfile::tempdir().unwrap();
         let server = RedisProcess::start(dir.path(), &["--rename-command", "CONFIG", ""]);
-        let refusal = RedisStore::open(&server.url(), false).unwrap_err().to_string();
+        let refusal = RedisStore::open(&server.url(), false)
+            .unwrap_err()
+            .to_string();
         assert!(refusal.contains("CONFIG is probably disabled"), "{refusal}");
         RedisStore::open(&server.url(), true).unwrap();
     }
@@ -995,10 +1006,19 @@ mod tests {
             .unwrap();
         let client = Client::open(server.url()).unwrap();
         let mut conn = client.get_connection().unwrap();
-        ::redis::cmd("FUNCTION").arg("FLUSH").exec(&mut conn).unwrap();
+        ::redis::cmd("FUNCTION")
+            .arg("FLUSH")
+            .exec(&mut conn)
+            .unwrap();
         store.append_event(game, 1, "first").unwrap();
-        ::redis::cmd("FUNCTION").arg("FLUSH").exec(&mut conn).unwrap();
-        assert_eq!(store.apply_batches(&[Batch::default()]).unwrap(), vec![Ok(Applied::AlreadyApplied)]);
+        ::redis::cmd("FUNCTION")
+            .arg("FLUSH")
+            .exec(&mut conn)
+            .unwrap();
+        assert_eq!(
+            store.apply_batches(&[Batch::default()]).unwrap(),
+            vec![Ok(Applied::AlreadyApplied)]
+        );
         assert_eq!(store.game_events(game).unwrap(), vec![(1, "first".into())]);
     }
 
@@ -1011,23 +1031,58 @@ mod tests {
         let mut conn = client.get_connection().unwrap();
         let junk = |key: &str, fields: &[(&str, &str)]| {
             let mut conn = client.get_connection().unwrap();
-            ::redis::cmd("HSET").arg(key).arg(fields).exec(&mut conn).unwrap();
+            ::redis::cmd("HSET")
+                .arg(key)
+                .arg(fields)
+                .exec(&mut conn)
+                .unwrap();
         };
         junk(&keys::game(GameId(7)), &[("black", "x"), ("white", "2")]);
-        ::redis::cmd("ZADD").arg(keys::LIVE_GAMES).arg(7).arg(7).exec(&mut conn).unwrap();
+        ::redis::cmd("ZADD")
+            .arg(keys::LIVE_GAMES)
+            .arg(7)
+            .arg(7)
+            .exec(&mut conn)
+            .unwrap();
         assert!(matches!(store.live_games(), Err(StoreError::Backend(_))));
         junk(&keys::game_events(GameId(8)), &[("one", "{}")]);
-        assert!(matches!(store.game_events(GameId(8)), Err(StoreError::Backend(_))));
+        assert!(matches!(
+            store.game_events(GameId(8)),
+            Err(StoreError::Backend(_))
+        ));
         junk(keys::LEDGER_BALANCES, &[("user:1", "lots")]);
-        assert!(matches!(store.balance(Account::User(UserId(1))), Err(StoreError::Backend(_))));
-        assert!(matches!(store.account_balances(), Err(StoreError::Backend(_))));
+        assert!(matches!(
+            store.balance(Account::User(UserId(1))),
+            Err(StoreError::Backend(_))
+        ));
+        assert!(matches!(
+            store.account_balances(),
+            Err(StoreError::Backend(_))
+        ));
         junk(keys::GLICKO, &[("3", "1500 350")]);
-        junk(&keys::user(UserId(3)), &[("username", "dora"), ("password_hash", "h")]);
-        assert!(matches!(store.user_by_id(UserId(3)), Err(StoreError::Backend(_))));
-        ::redis::cmd("SET").arg(keys::LEDGER_GRANTED).arg("many").exec(&mut conn).unwrap();
+        junk(
+            &keys::user(UserId(3)),
+            &[("username", "dora"), ("password_hash", "h")],
+        );
+        assert!(matches!(
+            store.user_by_id(UserId(3)),
+            Err(StoreError::Backend(_))
+        ));
+        ::redis::cmd("SET")
+            .arg(keys::LEDGER_GRANTED)
+            .arg("many")
+            .exec(&mut conn)
+            .unwrap();
         assert!(matches!(store.granted_total(), Err(StoreError::Backend(_))));
         // A key of the wrong type: Redis refuses the command, which is a backend error too.
-        ::redis::cmd("SET").arg(keys::game_events(GameId(9))).arg("x").exec(&mut conn).unwrap();
-        assert!(matches!(store.game_events(GameId(9)), Err(StoreError::Backend(_))));
+        ::redis::cmd("SET")
+            .arg(keys::game_events(GameId(9)))
+            .arg("x")
+            .exec(&mut conn)
+            .unwrap();
+        assert!(matches!(
+            store.game_events(GameId(9)),
+            Err(StoreError::Backend(_))
+        ));
     }
 }
