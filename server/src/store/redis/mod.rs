@@ -223,6 +223,24 @@ fn ids_in(conn: &mut Connection, key: &str) -> Result<Vec<u64>, Failure> {
         .collect::<Result<_, _>>()?)
 }
 
+/// The first `limit` members of a list (`LRANGE`) or of a sorted set from the top (`ZREVRANGE`).
+fn first_members(
+    conn: &mut Connection,
+    range_command: &str,
+    key: &str,
+    limit: usize,
+) -> RedisResult<Vec<String>> {
+    // A range ending at -1 would mean "to the end", so no members is its own case.
+    let Some(last) = limit.checked_sub(1) else {
+        return Ok(Vec::new());
+    };
+    ::redis::cmd(range_command)
+        .arg(key)
+        .arg(0)
+        .arg(isize::try_from(last).unwrap_or(isize::MAX))
+        .query(conn)
+}
+
 /// Each game's record and event log, read together; `None` for a game without a record.
 type GameWithEvents = (GameId, Option<HashMap<String, String>>, Vec<(u64, String)>);
 
@@ -661,16 +679,8 @@ impl Store for RedisStore {
     }
 
     fn games_of_user(&self, user: UserId, limit: usize) -> Result<Vec<GameListRow>, StoreError> {
-        if limit == 0 {
-            return Ok(Vec::new());
-        }
         self.read(|conn| {
-            let last = isize::try_from(limit - 1).unwrap_or(isize::MAX);
-            let ids: Vec<String> = ::redis::cmd("ZREVRANGE")
-                .arg(keys::user_games(user))
-                .arg(0)
-                .arg(last)
-                .query(conn)?;
+            let ids = first_members(conn, "ZREVRANGE", &keys::user_games(user), limit)?;
             let ids: Vec<GameId> = ids
                 .iter()
                 .map(|id| parse_number("game id", id).map(GameId))
@@ -784,16 +794,8 @@ impl Store for RedisStore {
         account: Account,
         limit: usize,
     ) -> Result<Vec<Transfer>, StoreError> {
-        if limit == 0 {
-            return Ok(Vec::new());
-        }
         self.read(|conn| {
-            let last = isize::try_from(limit - 1).unwrap_or(isize::MAX);
-            let ids: Vec<String> = ::redis::cmd("LRANGE")
-                .arg(keys::ledger_account(account))
-                .arg(0)
-                .arg(last)
-                .query(conn)?;
+            let ids = first_members(conn, "LRANGE", &keys::ledger_account(account), limit)?;
             transfers_by_id(conn, &ids)
         })
     }
@@ -900,6 +902,18 @@ mod tests {
         (dir, server)
     }
 
+    /// A game between users 1 and 2, away from any table.
+    fn untimed_game(started_at_ms: u64) -> NewGame {
+        NewGame {
+            black: UserId(1),
+            white: UserId(2),
+            table: None,
+            settings_json: "{}".into(),
+            nigiri_seed: None,
+            started_at_ms,
+        }
+    }
+
     #[test]
     fn redis_passes_the_conformance_suite() {
         let (_dir, server) = durable_redis();
@@ -916,6 +930,69 @@ mod tests {
             .query(&mut conn)
             .unwrap();
         assert_eq!(audited, 6);
+    }
+
+    /// Many threads spend from one account at once, each batch through its own pooled
+    /// connection: the function checks and writes atomically, so exactly the points there were are
+    /// spent, never more, and each game's events all land.
+    #[test]
+    fn concurrent_batches_never_overspend_and_concurrent_appends_all_land() {
+        const THREADS: u64 = 8;
+        const SPENDS_PER_THREAD: u64 = 20;
+        const GRANTED: u64 = 100;
+        let (_dir, server) = durable_redis();
+        let store = std::sync::Arc::new(RedisStore::open(&server.url(), false).unwrap());
+        let spender = Account::User(store.create_user("erin", "h", 1).unwrap());
+        let transfer = |id: String, from: Account, to: Account, amount: u64| Batch {
+            transfers: vec![Transfer {
+                id,
+                from,
+                to,
+                amount,
+                kind: crate::ledger::book::TransferKind::Tax,
+                game: None,
+                side: None,
+                at_ms: 1,
+            }],
+            settlements: Vec::new(),
+        };
+        store
+            .apply_batch(&transfer("grant".into(), Account::Mint, spender, GRANTED))
+            .unwrap();
+        let threads: Vec<_> = (0..THREADS)
+            .map(|thread| {
+                let store = std::sync::Arc::clone(&store);
+                let game = store.create_game(&untimed_game(thread)).unwrap();
+                std::thread::spawn(move || {
+                    let mut spent = 0;
+                    for spend in 1..=SPENDS_PER_THREAD {
+                        let id = format!("spend:{thread}:{spend}");
+                        match store.apply_batch(&transfer(id, spender, Account::House, 1)) {
+                            Ok(Applied::Applied) => spent += 1,
+                            Err(StoreError::InsufficientPoints { .. }) => {}
+                            other => panic!("{other:?}"),
+                        }
+                        store.append_event(game, spend, "{}").unwrap();
+                    }
+                    (game, spent)
+                })
+            })
+            .collect();
+        let mut spent_total = 0;
+        for thread in threads {
+            let (game, spent) = thread.join().unwrap();
+            spent_total += spent;
+            let seqs: Vec<u64> = store
+                .game_events(game)
+                .unwrap()
+                .into_iter()
+                .map(|(seq, _)| seq)
+                .collect();
+            assert_eq!(seqs, (1..=SPENDS_PER_THREAD).collect::<Vec<_>>());
+        }
+        assert_eq!(spent_total, GRANTED);
+        assert_eq!(store.balance(spender), Ok(0));
+        assert_eq!(store.balance(Account::House), Ok(GRANTED as i64));
     }
 
     /// Redis 7.0 has no WAITAOF, so only `appendfsync always` makes an acknowledged write durable.
@@ -994,16 +1071,7 @@ mod tests {
     fn lost_functions_are_loaded_again() {
         let (_dir, server) = durable_redis();
         let store = RedisStore::open(&server.url(), false).unwrap();
-        let game = store
-            .create_game(&NewGame {
-                black: UserId(1),
-                white: UserId(2),
-                table: None,
-                settings_json: "{}".into(),
-                nigiri_seed: None,
-                started_at_ms: 1,
-            })
-            .unwrap();
+        let game = store.create_game(&untimed_game(1)).unwrap();
         let client = Client::open(server.url()).unwrap();
         let mut conn = client.get_connection().unwrap();
         ::redis::cmd("FUNCTION")
