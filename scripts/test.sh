@@ -5,14 +5,16 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # Debian packages the tests use, installed only when missing: GNU Go (the bot bridge's opponent),
-# Node.js and npm (the browser client's tests), Chromium (playwright-core never downloads a browser),
-# and a CJK font so the Chinese screens render in screenshots.
+# Redis (the Redis store's tests start their own redis-server), Node.js and npm (the browser
+# client's tests), Chromium (playwright-core never downloads a browser), and a CJK font so the
+# Chinese screens render in screenshots.
 apt_updated=false
 apt_install() {
   if [ "$apt_updated" = false ]; then apt-get update; apt_updated=true; fi
   apt-get install -y "$@"
 }
 if [ ! -x /usr/games/gnugo ]; then apt_install gnugo; fi
+if [ ! -x /usr/bin/redis-server ]; then apt_install redis-server; fi
 if ! command -v node >/dev/null || ! command -v npm >/dev/null; then apt_install nodejs npm; fi
 if [ ! -x /usr/bin/chromium ]; then apt_install chromium; fi
 if ! fc-list :lang=zh 2>/dev/null | grep -q .; then apt_install fonts-wqy-microhei; fi

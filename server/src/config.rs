@@ -212,8 +212,16 @@ impl Default for Argon2Params {
 /// What the server is told at start; everything else is a constant above.
 #[derive(Debug, Clone)]
 pub struct Config {
-    /// The data directory: the SQLite database lives here.
+    /// The data directory: the SQLite database lives here (unused when `redis_url` is set).
     pub data_dir: PathBuf,
+    /// Keep all durable state in the Redis at this URL (`redis://[user:password@]host:port/[db]`)
+    /// instead of the SQLite file in `data_dir`: what lets several nodes share one hall. That Redis
+    /// must fsync every write and never evict keys, or the store refuses to open.
+    pub redis_url: Option<String>,
+    /// Open the Redis store even when that Redis could lose acknowledged writes (`appendfsync` not
+    /// `always`, eviction allowed, or CONFIG disabled so it cannot be checked); a warning is logged
+    /// instead. For experiments only: a crash could then lose moves and fortune points.
+    pub redis_allow_unsafe: bool,
     /// Names of the hall's rooms, in order; room ids are 1, 2, ...
     pub rooms: Vec<String>,
     pub argon2: Argon2Params,
@@ -237,10 +245,6 @@ pub struct Config {
     pub fault_stop_before_settlement: bool,
     /// Grace periods and limits of live games.
     pub game_timing: GameTiming,
-    /// Scale-out: the Redis that holds the store and that the nodes share (`--redis`).
-    pub redis_url: Option<String>,
-    /// Start on a Redis whose settings could lose acknowledged ledger writes (`--redis-allow-unsafe`).
-    pub redis_allow_unsafe: bool,
 }
 
 /// How long a player away from a live game keeps it before losing by forfeit (escape, 逃跑). A minute
@@ -278,6 +282,8 @@ impl Config {
     pub fn new(data_dir: PathBuf) -> Config {
         Config {
             data_dir,
+            redis_url: None,
+            redis_allow_unsafe: false,
             rooms: DEFAULT_ROOMS.iter().map(|name| name.to_string()).collect(),
             argon2: Argon2Params::default(),
             connections_per_ip_max: CONNECTIONS_PER_IP_MAX,
@@ -286,8 +292,6 @@ impl Config {
             allowed_origins: Vec::new(),
             session_ttl_ms: SESSION_TTL_MS,
             game_timing: GameTiming::default(),
-            redis_url: None,
-            redis_allow_unsafe: false,
             grant_points: GRANT_POINTS_DEFAULT,
             tax_bp: TAX_BP_DEFAULT,
             admin_token: None,

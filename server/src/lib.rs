@@ -12,7 +12,7 @@
 //! - `game`: one actor per live game over `tengen-rules`: moves, scoring phase, event log, watchers.
 //! - `rating`: Glicko-2 updates after rated games, kyu/dan ranks, the suggested handicap.
 //! - `store`: the durable `Store` trait (games, accounts and the ledger's batch-shaped API) and its
-//!   SQLite backend.
+//!   two backends: SQLite (embedded, the default) and Redis (`Config::redis_url`).
 //! - `study`: study boards and local play: one connection's private board with variations, SGF
 //!   loading and the area count, checked by the same engine.
 //! - `gtp`: a GTP version 2 referee over `tengen-rules`, for driving the engine from any Go tool.
@@ -54,8 +54,9 @@ use crate::config::{Config, SESSION_PURGE_INTERVAL_MS, SHUTDOWN_GRACE_MS};
 use crate::game::Games;
 use crate::hall::HallHandle;
 use crate::ledger::Ledger;
+use crate::store::redis::RedisStore;
 use crate::store::sqlite::SqliteStore;
-use crate::store::StoreHandle;
+use crate::store::{Store, StoreHandle};
 
 /// One serialized text frame. It is reference-counted bytes, so a game event or hall push is
 /// serialized once and the same buffer goes to every socket that receives it.
@@ -239,15 +240,25 @@ async fn purge_sessions(store: StoreHandle, shutdown: Shutdown, _tasks: TaskGuar
     }
 }
 
+/// The store `config` names: the Redis at `redis_url` when there is one, else the SQLite file in
+/// the data directory. It blocks (connecting, checking, creating files), so async code calls it on
+/// the blocking pool.
+pub fn open_store(config: &Config) -> Result<Arc<dyn Store>, BoxError> {
+    Ok(match &config.redis_url {
+        Some(url) => Arc::new(RedisStore::open(url, config.redis_allow_unsafe)?),
+        None => Arc::new(SqliteStore::open(&config.data_dir)?),
+    })
+}
+
 /// Serve on `listener` until `shutdown` fires, then close every session and stop every actor.
 pub async fn run(
     config: Config,
     listener: TcpListener,
     shutdown: Shutdown,
 ) -> Result<(), BoxError> {
-    let data_dir = config.data_dir.clone();
-    let sqlite = tokio::task::spawn_blocking(move || SqliteStore::open(&data_dir)).await??;
-    let store = StoreHandle::new(Arc::new(sqlite));
+    let opening = config.clone();
+    let store = tokio::task::spawn_blocking(move || open_store(&opening)).await??;
+    let store = StoreHandle::new(store);
     let auth = Auth::new(store.clone(), config.argon2, config.session_ttl_ms).await?;
     let (alive_tx, mut alive_rx) = mpsc::channel::<()>(1);
     let tasks = TaskGuard { _alive: alive_tx };

@@ -20,6 +20,8 @@ struct ServeArgs {
     /// Data directory (the SQLite database lives here).
     #[arg(long, env = "TENGEN_DATA", default_value = config::DEFAULT_DATA_DIR)]
     data: PathBuf,
+    #[command(flatten)]
+    redis: RedisArgs,
     /// Room names, comma-separated (default: the built-in rooms).
     #[arg(long, env = "TENGEN_ROOMS", value_delimiter = ',')]
     rooms: Vec<String>,
@@ -54,6 +56,25 @@ struct ServeArgs {
     argon2_passes: u32,
 }
 
+/// Where the store lives when it is not the SQLite file in the data directory.
+#[derive(Debug, Clone, clap::Args)]
+struct RedisArgs {
+    /// Keep all state in this Redis (redis://host:port/) instead of SQLite; it must have
+    /// appendonly yes, appendfsync always and maxmemory-policy noeviction.
+    #[arg(long = "redis", env = "TENGEN_REDIS", hide_env_values = true)]
+    url: Option<String>,
+    /// Use that Redis even if it could lose acknowledged writes (experiments only).
+    #[arg(long = "redis-allow-unsafe", env = "TENGEN_REDIS_ALLOW_UNSAFE")]
+    allow_unsafe: bool,
+}
+
+impl RedisArgs {
+    fn apply(&self, config: &mut Config) {
+        config.redis_url = self.url.clone().filter(|url| !url.is_empty());
+        config.redis_allow_unsafe = self.allow_unsafe;
+    }
+}
+
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Run the server (the default with no subcommand).
@@ -69,6 +90,8 @@ enum Command {
         /// Data directory (the SQLite database lives here).
         #[arg(long, env = "TENGEN_DATA", default_value = config::DEFAULT_DATA_DIR)]
         data: PathBuf,
+        #[command(flatten)]
+        redis: RedisArgs,
     },
     /// Play a GTP engine (e.g. GNU Go) on a Tengen server as an ordinary account.
     Bot(BotArgs),
@@ -110,7 +133,7 @@ fn main() -> std::process::ExitCode {
     match command {
         Command::Serve(args) => serve(args),
         Command::Bot(args) => bot(args),
-        Command::Audit { data } => match tengen_server::ledger::audit_data_dir(&data) {
+        Command::Audit { data, redis } => match audit(data, &redis) {
             Ok(report) => {
                 println!(
                     "{}",
@@ -154,6 +177,7 @@ impl ServeArgs {
 
     fn config(&self) -> Config {
         let mut config = Config::new(self.data.clone());
+        self.redis.apply(&mut config);
         if !self.rooms.is_empty() {
             config.rooms = self.rooms.clone();
         }
@@ -168,6 +192,17 @@ impl ServeArgs {
         config.argon2.passes = self.argon2_passes;
         config
     }
+}
+
+/// Audit the book in the store the flags name (the SQLite file in `data`, or a Redis).
+fn audit(
+    data: PathBuf,
+    redis: &RedisArgs,
+) -> Result<tengen_server::ledger::AuditReport, tengen_server::BoxError> {
+    let mut config = Config::new(data);
+    redis.apply(&mut config);
+    let store = tengen_server::open_store(&config)?;
+    Ok(tengen_server::ledger::audit(store.as_ref())?)
 }
 
 fn serve(args: ServeArgs) -> std::process::ExitCode {

@@ -852,12 +852,6 @@ pub struct AuditReport {
     pub open_escrows_count: usize,
 }
 
-/// Audit the book in a data directory (the `tengen audit` subcommand), opening the store directly.
-pub fn audit_data_dir(data_dir: &std::path::Path) -> Result<AuditReport, StoreError> {
-    let store = crate::store::sqlite::SqliteStore::open(data_dir)?;
-    audit(&store)
-}
-
 /// Check the book: conservation (everything held = everything granted = minus the mint), no
 /// negative balance but the mint's, and every settled game's escrow empty.
 pub fn audit(store: &dyn Store) -> Result<AuditReport, StoreError> {

@@ -1,12 +1,13 @@
 //! Durable state behind one trait, [`Store`]: accounts, session tokens (as digests), games with their
 //! settings, each live game's event log, and finished games' results and SGF. The trait is synchronous
-//! and backend-neutral (SQLite now, Redis when scaled out); [`StoreHandle`] is how async code calls it,
+//! and backend-neutral (SQLite embedded, Redis when scaled out); [`StoreHandle`] is how async code calls it,
 //! always on tokio's blocking pool so no store call ever blocks the async runtime. What the events mean
 //! is the game actor's business; the store keeps bytes in order. The fortune-point ledger is stored
 //! here too, batch-shaped: [`Store::apply_batch`] applies a [`Batch`] of transfers all-or-nothing and
 //! idempotently (by transfer id), refusing any that would take an account other than the mint below
 //! 0; what the transfers mean is `ledger`'s business.
 
+pub mod redis;
 pub mod sqlite;
 
 use std::sync::Arc;

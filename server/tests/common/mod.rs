@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 pub mod money;
+pub mod redis;
 
 use std::collections::VecDeque;
 use std::net::SocketAddr;

@@ -1,0 +1,92 @@
+//! Every Redis key the store uses, in one place. Each key carries a hash tag (`{...}`) chosen so
+//! that whatever must change atomically shares one slot: a user's record and game list (`{u:ID}`),
+//! a game's record and event log (`{g:ID}`), a session (`{s:DIGEST}`), the username index and user
+//! id counter (`{users}`), the game id counter and game indexes (`{games}`), the ratings (`{ratings}`)
+//! and the whole fortune-point ledger (`{ledger}`). Steps that span tags (create a user, then claim
+//! the name) are ordered so a crash between them leaves only an unreachable leftover.
+//!
+//! The ledger's key names are built by the Lua library too (`functions.lua`); the two must agree.
+
+use tengen_protocol::{GameId, UserId};
+
+use crate::ledger::book::Account;
+
+/// The counter that assigns user ids (INCR).
+pub const USER_IDS: &str = "{users}:next_id";
+/// Lowercased username to user id: the uniqueness of usernames without regard to ASCII case.
+pub const USERS_BY_NAME: &str = "{users}:by_name";
+
+/// A user's hash: `username`, `password_hash`, `computer` (0 or 1), `created_at_ms`.
+pub fn user(user: UserId) -> String {
+    format!("{{u:{user}}}")
+}
+
+/// The games a user played, as a sorted set scored by game id (so newest first is a reverse range).
+pub fn user_games(user: UserId) -> String {
+    format!("{{u:{user}}}:games")
+}
+
+/// A session's hash: `user` and `expires_at_ms`.
+pub fn session(token_digest: &str) -> String {
+    format!("{{s:{token_digest}}}")
+}
+
+/// Every session's digest scored by its expiry, so purging finds the expired ones without a scan.
+pub const SESSIONS_BY_EXPIRY: &str = "{sessions}:by_expiry";
+
+/// The counter that assigns game ids (INCR).
+pub const GAME_IDS: &str = "{games}:next_id";
+/// Games started and not finished, scored by id. A hint kept beside each game's own hash (which
+/// is the truth): a game found finished here is moved to [`UNSETTLED_GAMES`] when read.
+pub const LIVE_GAMES: &str = "{games}:live";
+/// Finished games not yet known to be settled, scored by id; settled ones are dropped when read.
+pub const UNSETTLED_GAMES: &str = "{games}:unsettled";
+
+/// A game's hash: `black`, `white`, `table`, `settings`, `nigiri_seed`, `started_at_ms`, and once
+/// finished `ended_at_ms`, `result`, `sgf`.
+pub fn game(game: GameId) -> String {
+    format!("{{g:{game}}}")
+}
+
+/// A game's event log: a hash from `seq` to the event's JSON (so a duplicate seq is refused by
+/// HSETNX, as SQLite's primary key refuses it).
+pub fn game_events(game: GameId) -> String {
+    format!("{{g:{game}}}:events")
+}
+
+/// User id to Glicko-2 state (`rating deviation volatility games`), under one tag with
+/// [`RATED_GAMES`] so rating a game is one WATCH/MULTI on one slot.
+pub const GLICKO: &str = "{ratings}:glicko";
+/// The games already rated, so a game never moves ratings twice.
+pub const RATED_GAMES: &str = "{ratings}:rated";
+
+/// The ledger's hash tag, the key prefix every ledger key shares and the one key the batch function
+/// is called with.
+pub const LEDGER: &str = "{ledger}";
+/// Account key (`Account::key`) to balance.
+pub const LEDGER_BALANCES: &str = "{ledger}:balances";
+/// Transfer id to the transfer's JSON (every field a string).
+pub const LEDGER_TRANSFERS: &str = "{ledger}:transfers";
+/// The sum of every grant ever applied.
+pub const LEDGER_GRANTED: &str = "{ledger}:granted";
+/// Settled game ids, scored by id.
+pub const LEDGER_SETTLED: &str = "{ledger}:settled";
+/// The append-only stream of every applied transfer, for auditors. Only `functions.lua` writes it;
+/// the store reads it only in tests.
+#[cfg(test)]
+pub const LEDGER_AUDIT: &str = "{ledger}:audit";
+
+/// A game's transfer ids, oldest first.
+pub fn ledger_game(game: GameId) -> String {
+    format!("{LEDGER}:game:{game}")
+}
+
+/// An account's transfer ids, newest first.
+pub fn ledger_account(account: Account) -> String {
+    format!("{LEDGER}:account:{}", account.key())
+}
+
+/// A game's settlement records: part (`pool`, `stakes`) to the record's JSON.
+pub fn ledger_settlements(game: GameId) -> String {
+    format!("{LEDGER}:settlements:{game}")
+}

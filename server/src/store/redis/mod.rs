@@ -1,0 +1,1156 @@
+//! The Redis [`Store`] backend, for running Tengen on more than one node: the same behaviour as the
+//! embedded SQLite store (one conformance suite decides), kept in Redis under keys whose hash tags
+//! put whatever must change atomically in one slot (see `keys`), so it is ready for Redis Cluster.
+//!
+//! What must be atomic is one command, one Redis Function call (`functions.lua`, loaded at open with
+//! FUNCTION LOAD REPLACE, so it is also in the append-only file) or one WATCH/MULTI on one slot:
+//! appending a game event (refusing a seq already there), each ledger batch (every check before the
+//! first write, then the transfers, the balances, the indexes, the settlement records and the audit
+//! stream `{ledger}:audit`), and rating a game once. Steps that span slots (creating a user, then
+//! claiming the name; recording a game, then indexing it) are ordered so that a crash between them
+//! leaves only an unreachable leftover, and indexes of live and unsettled games are hints that
+//! reads check against each game's own record and repair.
+//!
+//! Durability is Redis's: [`RedisStore::open`] refuses a server that is not configured to fsync
+//! every write before replying and never to evict (see `durability`). Connections are recovered
+//! after Redis restarts (see `connections`).
+
+mod connections;
+mod durability;
+mod keys;
+mod ledger;
+#[doc(hidden)]
+pub mod testing;
+
+use std::collections::HashMap;
+
+use redis::{Client, Cmd, Connection, FromRedisValue, RedisError, RedisResult};
+use tengen_protocol::{GameId, TableId, UserId};
+
+use self::connections::{backend, Access, Connections, Failure};
+use self::ledger::{corrupt, parse_number};
+use super::{GameListRow, Glicko, LiveGameRow, NewGame, Store, StoreError, UserRow};
+use crate::ledger::book::{Account, AccountBalance, Applied, Batch, SettlementRecord, Transfer};
+use crate::BoxError;
+
+/// The Lua library of Redis Functions the store calls.
+const FUNCTIONS: &str = include_str!("functions.lua");
+
+/// Expired sessions deleted per round trip when purging: bounds one command's size and how long
+/// Redis is busy with it; a large backlog is purged in several rounds.
+const PURGE_ROUND_SESSIONS_MAX: usize = 1_000;
+
+/// Attempts to rate a game when other ratings change between the read and the write (each attempt
+/// is one optimistic WATCH/MULTI). Games end a few per second at most, so even a handful of
+/// collisions in a row means something is wrong: the call fails instead of spinning.
+const RATE_ATTEMPTS_MAX: usize = 20;
+
+/// The Redis store: a client and its pooled connections.
+#[derive(Debug)]
+pub struct RedisStore {
+    conns: Connections,
+}
+
+impl RedisStore {
+    /// Connect to the Redis at `url` (`redis://[user:password@]host:port/[db]`), check that it keeps
+    /// acknowledged writes (refusing it otherwise, unless `allow_unsafe`) and load the functions.
+    pub fn open(url: &str, allow_unsafe: bool) -> Result<RedisStore, BoxError> {
+        let client = Client::open(url)?;
+        // The address only: the url may hold a password.
+        let server = client.get_connection_info().addr().to_string();
+        let conns = Connections::new(client);
+        let mut conn = conns
+            .connect()
+            .map_err(|err| format!("cannot connect to redis at {server}: {err}"))?;
+        durability::check(&mut conn, allow_unsafe)
+            .map_err(|err| format!("redis at {server}: {err}"))?;
+        load_functions(&mut conn)
+            .map_err(|err| format!("cannot load the store's functions into {server}: {err}"))?;
+        Ok(RedisStore { conns })
+    }
+
+    fn read<T>(
+        &self,
+        op: impl FnMut(&mut Connection) -> Result<T, Failure>,
+    ) -> Result<T, StoreError> {
+        self.conns.run(Access::Read, op)
+    }
+
+    fn write<T>(
+        &self,
+        op: impl FnMut(&mut Connection) -> Result<T, Failure>,
+    ) -> Result<T, StoreError> {
+        self.conns.run(Access::Write, op)
+    }
+}
+
+fn load_functions(conn: &mut Connection) -> RedisResult<()> {
+    ::redis::cmd("FUNCTION")
+        .arg("LOAD")
+        .arg("REPLACE")
+        .arg(FUNCTIONS)
+        .exec(conn)
+}
+
+fn is_missing_function(err: &RedisError) -> bool {
+    err.to_string().contains("Function not found")
+}
+
+/// `FCALL name keys...`, ready for arguments.
+fn function(name: &str, keys: &[&str]) -> Cmd {
+    let mut call = ::redis::cmd("FCALL");
+    call.arg(name).arg(keys.len()).arg(keys);
+    call
+}
+
+/// Run a function call, loading the library again if this Redis has lost it (restarted without
+/// persistence, or FUNCTION FLUSH): a missing function ran nothing, so calling again is safe.
+fn call_function<T: FromRedisValue>(conn: &mut Connection, call: &Cmd) -> RedisResult<T> {
+    match call.query(conn) {
+        Err(err) if is_missing_function(&err) => {
+            load_functions(conn)?;
+            call.query(conn)
+        }
+        other => other,
+    }
+}
+
+/// A field a record must have.
+fn required<'a>(
+    fields: &'a HashMap<String, String>,
+    record: &str,
+    name: &str,
+) -> Result<&'a str, StoreError> {
+    fields
+        .get(name)
+        .map(String::as_str)
+        .ok_or_else(|| StoreError::Backend(format!("redis: {record} has no {name}")))
+}
+
+fn glicko_text(glicko: &Glicko) -> String {
+    // f64's Display is the shortest text that parses back to the same number.
+    format!(
+        "{} {} {} {}",
+        glicko.rating, glicko.deviation, glicko.volatility, glicko.games
+    )
+}
+
+fn glicko_from_text(text: Option<&str>) -> Result<Glicko, StoreError> {
+    let Some(text) = text else {
+        return Ok(Glicko::default());
+    };
+    let parts: Vec<&str> = text.split(' ').collect();
+    let [rating, deviation, volatility, games] = parts[..] else {
+        return Err(corrupt("rating", text));
+    };
+    Ok(Glicko {
+        rating: parse_number("rating", rating)?,
+        deviation: parse_number("rating deviation", deviation)?,
+        volatility: parse_number("rating volatility", volatility)?,
+        games: parse_number("rated games count", games)?,
+    })
+}
+
+fn user_from_fields(
+    id: UserId,
+    fields: &[Option<String>],
+    glicko: Option<&str>,
+) -> Result<Option<UserRow>, StoreError> {
+    let [Some(username), Some(password_hash), computer] = fields else {
+        return Ok(None);
+    };
+    let glicko = glicko_from_text(glicko)?;
+    Ok(Some(UserRow {
+        id,
+        username: username.clone(),
+        password_hash: password_hash.clone(),
+        rating: glicko.rating.round() as i32,
+        rated_games: glicko.games,
+        computer: computer.as_deref() == Some("1"),
+    }))
+}
+
+fn read_user(conn: &mut Connection, id: UserId) -> Result<Option<UserRow>, Failure> {
+    let (fields, glicko): (Vec<Option<String>>, Option<String>) = ::redis::pipe()
+        .cmd("HMGET")
+        .arg(keys::user(id))
+        .arg(&["username", "password_hash", "computer"])
+        .cmd("HGET")
+        .arg(keys::GLICKO)
+        .arg(id.0)
+        .query(conn)?;
+    Ok(user_from_fields(id, &fields, glicko.as_deref())?)
+}
+
+fn new_game_from_fields(fields: &HashMap<String, String>) -> Result<NewGame, StoreError> {
+    let number = |name: &str| -> Result<u64, StoreError> {
+        parse_number(name, required(fields, "a game", name)?)
+    };
+    let optional = |name: &str| -> Result<Option<u64>, StoreError> {
+        fields
+            .get(name)
+            .map(|text| parse_number(name, text))
+            .transpose()
+    };
+    Ok(NewGame {
+        black: UserId(number("black")?),
+        white: UserId(number("white")?),
+        table: optional("table")?
+            .map(|table| u32::try_from(table).map_err(|_| corrupt("table", &table.to_string())))
+            .transpose()?
+            .map(TableId),
+        settings_json: required(fields, "a game", "settings")?.to_string(),
+        nigiri_seed: optional("nigiri_seed")?,
+        started_at_ms: number("started_at_ms")?,
+    })
+}
+
+fn events_in_order(stored: HashMap<String, String>) -> Result<Vec<(u64, String)>, StoreError> {
+    let mut events = stored
+        .into_iter()
+        .map(|(seq, event)| Ok((parse_number("event seq", &seq)?, event)))
+        .collect::<Result<Vec<_>, StoreError>>()?;
+    events.sort_unstable_by_key(|(seq, _)| *seq);
+    Ok(events)
+}
+
+/// The members of a sorted set of ids, in order.
+fn ids_in(conn: &mut Connection, key: &str) -> Result<Vec<u64>, Failure> {
+    let members: Vec<String> = ::redis::cmd("ZRANGE").arg(key).arg(0).arg(-1).query(conn)?;
+    Ok(members
+        .iter()
+        .map(|member| parse_number("id", member))
+        .collect::<Result<_, _>>()?)
+}
+
+/// The first `limit` members of a list (`LRANGE`) or of a sorted set from the top (`ZREVRANGE`).
+fn first_members(
+    conn: &mut Connection,
+    range_command: &str,
+    key: &str,
+    limit: usize,
+) -> RedisResult<Vec<String>> {
+    // A range ending at -1 would mean "to the end", so no members is its own case.
+    let Some(last) = limit.checked_sub(1) else {
+        return Ok(Vec::new());
+    };
+    ::redis::cmd(range_command)
+        .arg(key)
+        .arg(0)
+        .arg(isize::try_from(last).unwrap_or(isize::MAX))
+        .query(conn)
+}
+
+/// Each game's record and event log, read together; `None` for a game without a record.
+type GameWithEvents = (GameId, Option<HashMap<String, String>>, Vec<(u64, String)>);
+
+fn games_with_events(conn: &mut Connection, ids: &[u64]) -> Result<Vec<GameWithEvents>, Failure> {
+    if ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut pipe = ::redis::pipe();
+    for &id in ids {
+        pipe.cmd("HGETALL").arg(keys::game(GameId(id)));
+        pipe.cmd("HGETALL").arg(keys::game_events(GameId(id)));
+    }
+    let replies: Vec<HashMap<String, String>> = pipe.query(conn)?;
+    let mut replies = replies.into_iter();
+    let mut games = Vec::with_capacity(ids.len());
+    for &id in ids {
+        let (Some(fields), Some(events)) = (replies.next(), replies.next()) else {
+            return Err(StoreError::Backend("redis: a pipeline answered too little".into()).into());
+        };
+        let fields = (!fields.is_empty()).then_some(fields);
+        games.push((GameId(id), fields, events_in_order(events)?));
+    }
+    Ok(games)
+}
+
+fn live_game_row(
+    id: GameId,
+    fields: &HashMap<String, String>,
+    events: Vec<(u64, String)>,
+) -> Result<LiveGameRow, StoreError> {
+    Ok(LiveGameRow {
+        id,
+        game: new_game_from_fields(fields)?,
+        events,
+    })
+}
+
+/// Move a finished game from the live index to the unsettled one (idempotent: a repair after a
+/// crash in the middle of `finish_game`, or its last step).
+fn index_finished(conn: &mut Connection, game: GameId) -> RedisResult<()> {
+    ::redis::pipe()
+        .cmd("ZADD")
+        .arg(keys::UNSETTLED_GAMES)
+        .arg(game.0)
+        .arg(game.0)
+        .ignore()
+        .cmd("ZREM")
+        .arg(keys::LIVE_GAMES)
+        .arg(game.0)
+        .ignore()
+        .exec(conn)
+}
+
+/// The transfers stored under `ids`, in that order.
+fn transfers_by_id(conn: &mut Connection, ids: &[String]) -> Result<Vec<Transfer>, Failure> {
+    if ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    let stored: Vec<Option<String>> = ::redis::cmd("HMGET")
+        .arg(keys::LEDGER_TRANSFERS)
+        .arg(ids)
+        .query(conn)?;
+    ids.iter()
+        .zip(stored)
+        .map(|(id, json)| {
+            let json = json.ok_or_else(|| corrupt("transfer index entry", id))?;
+            Ok(ledger::transfer_from_json(id, &json)?)
+        })
+        .collect()
+}
+
+/// The ratings of both players before and after, written only if nobody changed the ratings
+/// since they were read (`None` when somebody did, or the game was rated already, in `Rated`).
+enum RateAttempt {
+    Rated(Option<[Glicko; 2]>),
+    Collided,
+}
+
+fn try_rate_game(
+    conn: &mut Connection,
+    game: GameId,
+    players: [UserId; 2],
+    update: &dyn Fn([Glicko; 2]) -> [Glicko; 2],
+) -> Result<RateAttempt, Failure> {
+    ::redis::cmd("WATCH")
+        .arg(keys::GLICKO)
+        .arg(keys::RATED_GAMES)
+        .exec(conn)?;
+    let rated: bool = ::redis::cmd("SISMEMBER")
+        .arg(keys::RATED_GAMES)
+        .arg(game.0)
+        .query(conn)?;
+    if rated {
+        ::redis::cmd("UNWATCH").exec(conn)?;
+        return Ok(RateAttempt::Rated(None));
+    }
+    let stored: Vec<Option<String>> = ::redis::cmd("HMGET")
+        .arg(keys::GLICKO)
+        .arg(players[0].0)
+        .arg(players[1].0)
+        .query(conn)?;
+    let [black, white] = &stored[..] else {
+        return Err(StoreError::Backend("redis: HMGET answered the wrong count".into()).into());
+    };
+    let before = [
+        glicko_from_text(black.as_deref())?,
+        glicko_from_text(white.as_deref())?,
+    ];
+    let after = update(before);
+    let committed: Option<(i64, i64)> = ::redis::pipe()
+        .atomic()
+        .cmd("SADD")
+        .arg(keys::RATED_GAMES)
+        .arg(game.0)
+        .cmd("HSET")
+        .arg(keys::GLICKO)
+        .arg(players[0].0)
+        .arg(glicko_text(&after[0]))
+        .arg(players[1].0)
+        .arg(glicko_text(&after[1]))
+        .query(conn)?;
+    Ok(match committed {
+        Some(_) => RateAttempt::Rated(Some(after)),
+        None => RateAttempt::Collided,
+    })
+}
+
+impl Store for RedisStore {
+    fn create_user(
+        &self,
+        username: &str,
+        password_hash: &str,
+        now_ms: u64,
+    ) -> Result<UserId, StoreError> {
+        self.write(|conn| {
+            let id = UserId(::redis::cmd("INCR").arg(keys::USER_IDS).query(conn)?);
+            // The record first, then the name: a crash between the two leaves a record nobody can
+            // find, never a name that points nowhere.
+            let (claimed,): (bool,) = ::redis::pipe()
+                .cmd("HSET")
+                .arg(keys::user(id))
+                .arg("username")
+                .arg(username)
+                .arg("password_hash")
+                .arg(password_hash)
+                .arg("computer")
+                .arg(0)
+                .arg("created_at_ms")
+                .arg(now_ms)
+                .ignore()
+                .cmd("HSETNX")
+                .arg(keys::USERS_BY_NAME)
+                .arg(username.to_ascii_lowercase())
+                .arg(id.0)
+                .query(conn)?;
+            if !claimed {
+                ::redis::cmd("DEL").arg(keys::user(id)).exec(conn)?;
+                return Err(StoreError::UsernameTaken.into());
+            }
+            Ok(id)
+        })
+    }
+
+    fn mark_computer(&self, user: UserId) -> Result<(), StoreError> {
+        self.write(|conn| {
+            let call = function("tengen_set_if_exists", &[&keys::user(user)])
+                .arg("computer")
+                .arg(1)
+                .to_owned();
+            let _set: i64 = call_function(conn, &call)?;
+            Ok(())
+        })
+    }
+
+    fn user_by_name(&self, username: &str) -> Result<Option<UserRow>, StoreError> {
+        self.read(|conn| {
+            let id: Option<String> = ::redis::cmd("HGET")
+                .arg(keys::USERS_BY_NAME)
+                .arg(username.to_ascii_lowercase())
+                .query(conn)?;
+            let Some(id) = id else {
+                return Ok(None);
+            };
+            let id = UserId(parse_number("user id", &id)?);
+            match read_user(conn, id)? {
+                Some(user) => Ok(Some(user)),
+                None => Err(StoreError::Backend(format!(
+                    "redis: username {username:?} points at user {id}, who has no record"
+                ))
+                .into()),
+            }
+        })
+    }
+
+    fn user_by_id(&self, id: UserId) -> Result<Option<UserRow>, StoreError> {
+        self.read(|conn| read_user(conn, id))
+    }
+
+    fn create_session(
+        &self,
+        token_digest: &str,
+        user: UserId,
+        expires_at_ms: u64,
+    ) -> Result<(), StoreError> {
+        self.write(|conn| {
+            // Indexed before it exists, so a crash between the two never leaves a session that
+            // purging cannot find.
+            ::redis::pipe()
+                .cmd("ZADD")
+                .arg(keys::SESSIONS_BY_EXPIRY)
+                .arg(expires_at_ms)
+                .arg(token_digest)
+                .ignore()
+                .cmd("HSET")
+                .arg(keys::session(token_digest))
+                .arg("user")
+                .arg(user.0)
+                .arg("expires_at_ms")
+                .arg(expires_at_ms)
+                .ignore()
+                .exec(conn)?;
+            Ok(())
+        })
+    }
+
+    fn session_user(
+        &self,
+        token_digest: &str,
+        now_ms: u64,
+    ) -> Result<Option<(UserId, u64)>, StoreError> {
+        self.read(|conn| {
+            let (user, expires): (Option<String>, Option<String>) = ::redis::cmd("HMGET")
+                .arg(keys::session(token_digest))
+                .arg(&["user", "expires_at_ms"])
+                .query(conn)?;
+            let (Some(user), Some(expires)) = (user, expires) else {
+                return Ok(None);
+            };
+            let expires_at_ms: u64 = parse_number("session expiry", &expires)?;
+            if expires_at_ms <= now_ms {
+                return Ok(None);
+            }
+            Ok(Some((
+                UserId(parse_number("session user", &user)?),
+                expires_at_ms,
+            )))
+        })
+    }
+
+    fn delete_session(&self, token_digest: &str) -> Result<(), StoreError> {
+        self.write(|conn| {
+            ::redis::pipe()
+                .cmd("DEL")
+                .arg(keys::session(token_digest))
+                .ignore()
+                .cmd("ZREM")
+                .arg(keys::SESSIONS_BY_EXPIRY)
+                .arg(token_digest)
+                .ignore()
+                .exec(conn)?;
+            Ok(())
+        })
+    }
+
+    fn purge_sessions(&self, now_ms: u64) -> Result<usize, StoreError> {
+        // Deleting is idempotent, so a round cut short by a broken connection is simply redone.
+        self.read(|conn| {
+            let mut purged = 0;
+            // Each round removes what it found from the index, so the loop ends.
+            loop {
+                let expired: Vec<String> = ::redis::cmd("ZRANGEBYSCORE")
+                    .arg(keys::SESSIONS_BY_EXPIRY)
+                    .arg("-inf")
+                    .arg(now_ms)
+                    .arg("LIMIT")
+                    .arg(0)
+                    .arg(PURGE_ROUND_SESSIONS_MAX)
+                    .query(conn)?;
+                if expired.is_empty() {
+                    return Ok(purged);
+                }
+                let mut pipe = ::redis::pipe();
+                for digest in &expired {
+                    pipe.cmd("DEL").arg(keys::session(digest));
+                }
+                pipe.cmd("ZREM")
+                    .arg(keys::SESSIONS_BY_EXPIRY)
+                    .arg(&expired)
+                    .ignore();
+                let deleted: Vec<usize> = pipe.query(conn)?;
+                purged += deleted.iter().sum::<usize>();
+            }
+        })
+    }
+
+    fn create_game(&self, game: &NewGame) -> Result<GameId, StoreError> {
+        self.write(|conn| {
+            let id = GameId(::redis::cmd("INCR").arg(keys::GAME_IDS).query(conn)?);
+            let mut record = ::redis::cmd("HSET");
+            record
+                .arg(keys::game(id))
+                .arg("black")
+                .arg(game.black.0)
+                .arg("white")
+                .arg(game.white.0)
+                .arg("settings")
+                .arg(&game.settings_json)
+                .arg("started_at_ms")
+                .arg(game.started_at_ms);
+            if let Some(table) = game.table {
+                record.arg("table").arg(table.0);
+            }
+            if let Some(seed) = game.nigiri_seed {
+                record.arg("nigiri_seed").arg(seed);
+            }
+            // The record first, then the indexes that point at it.
+            let mut pipe = ::redis::pipe();
+            pipe.add_command(record).ignore();
+            for player in [game.black, game.white] {
+                pipe.cmd("ZADD")
+                    .arg(keys::user_games(player))
+                    .arg(id.0)
+                    .arg(id.0)
+                    .ignore();
+            }
+            pipe.cmd("ZADD")
+                .arg(keys::LIVE_GAMES)
+                .arg(id.0)
+                .arg(id.0)
+                .ignore();
+            pipe.exec(conn)?;
+            Ok(id)
+        })
+    }
+
+    fn append_event(&self, game: GameId, seq: u64, event_json: &str) -> Result<(), StoreError> {
+        self.write(|conn| {
+            let call = function(
+                "tengen_append_event",
+                &[&keys::game(game), &keys::game_events(game)],
+            )
+            .arg(seq)
+            .arg(event_json)
+            .to_owned();
+            let outcome: String = call_function(conn, &call)?;
+            match outcome.as_str() {
+                "ok" => Ok(()),
+                "duplicate" => Err(StoreError::DuplicateEvent { game, seq }.into()),
+                "no_such_game" => Err(StoreError::NoSuchGame(game).into()),
+                other => Err(corrupt("append_event answer", other).into()),
+            }
+        })
+    }
+
+    fn game_events(&self, game: GameId) -> Result<Vec<(u64, String)>, StoreError> {
+        self.read(|conn| {
+            let stored: HashMap<String, String> = ::redis::cmd("HGETALL")
+                .arg(keys::game_events(game))
+                .query(conn)?;
+            Ok(events_in_order(stored)?)
+        })
+    }
+
+    fn finish_game(
+        &self,
+        game: GameId,
+        result: &str,
+        sgf: &str,
+        now_ms: u64,
+    ) -> Result<(), StoreError> {
+        self.write(|conn| {
+            let call = function("tengen_set_if_exists", &[&keys::game(game)])
+                .arg(&["result", result, "sgf", sgf, "ended_at_ms"])
+                .arg(now_ms)
+                .to_owned();
+            let set: i64 = call_function(conn, &call)?;
+            if set == 0 {
+                return Err(StoreError::NoSuchGame(game).into());
+            }
+            // A crash before this is repaired when live games are next read.
+            index_finished(conn, game)?;
+            Ok(())
+        })
+    }
+
+    fn game_sgf(&self, game: GameId) -> Result<Option<String>, StoreError> {
+        self.read(|conn| {
+            Ok(::redis::cmd("HGET")
+                .arg(keys::game(game))
+                .arg("sgf")
+                .query(conn)?)
+        })
+    }
+
+    fn live_games(&self) -> Result<Vec<LiveGameRow>, StoreError> {
+        self.read(|conn| {
+            let ids = ids_in(conn, keys::LIVE_GAMES)?;
+            let mut live = Vec::with_capacity(ids.len());
+            for (id, fields, events) in games_with_events(conn, &ids)? {
+                let Some(fields) = fields else {
+                    tracing::warn!(game = %id, "redis: a live game has no record; skipped");
+                    continue;
+                };
+                if fields.contains_key("ended_at_ms") {
+                    index_finished(conn, id)?;
+                    continue;
+                }
+                live.push(live_game_row(id, &fields, events)?);
+            }
+            Ok(live)
+        })
+    }
+
+    fn rate_game(
+        &self,
+        game: GameId,
+        players: [UserId; 2],
+        update: &dyn Fn([Glicko; 2]) -> [Glicko; 2],
+    ) -> Result<Option<[Glicko; 2]>, StoreError> {
+        self.write(|conn| {
+            for _ in 0..RATE_ATTEMPTS_MAX {
+                let attempt = try_rate_game(conn, game, players, update);
+                if attempt.is_err() {
+                    // Leave no WATCH behind on a connection that goes back to the pool.
+                    let _ = ::redis::cmd("UNWATCH").exec(conn);
+                }
+                if let RateAttempt::Rated(rated) = attempt? {
+                    return Ok(rated);
+                }
+            }
+            Err(StoreError::Backend(format!(
+                "redis: ratings kept changing while game {game} was rated ({RATE_ATTEMPTS_MAX} attempts)"
+            ))
+            .into())
+        })
+    }
+
+    fn games_of_user(&self, user: UserId, limit: usize) -> Result<Vec<GameListRow>, StoreError> {
+        self.read(|conn| {
+            let ids = first_members(conn, "ZREVRANGE", &keys::user_games(user), limit)?;
+            let ids: Vec<GameId> = ids
+                .iter()
+                .map(|id| parse_number("game id", id).map(GameId))
+                .collect::<Result<_, _>>()?;
+            let mut pipe = ::redis::pipe();
+            for &id in &ids {
+                pipe.cmd("HGETALL").arg(keys::game(id));
+            }
+            let records: Vec<HashMap<String, String>> = pipe.query(conn)?;
+            let mut names: HashMap<UserId, String> = HashMap::new();
+            let mut rows = Vec::with_capacity(ids.len());
+            for (id, fields) in ids.into_iter().zip(records) {
+                if fields.is_empty() {
+                    continue;
+                }
+                let game = new_game_from_fields(&fields)?;
+                let mut name_of = |player: UserId| -> Result<String, Failure> {
+                    if let Some(name) = names.get(&player) {
+                        return Ok(name.clone());
+                    }
+                    let name: Option<String> = ::redis::cmd("HGET")
+                        .arg(keys::user(player))
+                        .arg("username")
+                        .query(conn)?;
+                    let name = name.ok_or_else(|| corrupt("game player", &player.to_string()))?;
+                    names.insert(player, name.clone());
+                    Ok(name)
+                };
+                rows.push(GameListRow {
+                    id,
+                    black: name_of(game.black)?,
+                    white: name_of(game.white)?,
+                    settings_json: game.settings_json,
+                    result: fields.get("result").cloned(),
+                    started_at_ms: game.started_at_ms,
+                });
+            }
+            Ok(rows)
+        })
+    }
+
+    fn apply_batch(&self, batch: &Batch) -> Result<Applied, StoreError> {
+        self.write(|conn| {
+            let reply: Vec<String> = call_function(conn, &ledger::apply_batch_call(batch))?;
+            Ok(ledger::applied_from_reply(&reply)?)
+        })
+    }
+
+    /// One round trip: the batches' function calls are pipelined. Each batch is atomic on its own
+    /// (one function call), and a refused batch leaves the others applied; a malformed batch is
+    /// refused on its own too. When the connection breaks (the outer error) some batches may have
+    /// been applied: a retry finds them already applied, since transfer ids make it idempotent.
+    fn apply_batches(
+        &self,
+        batches: &[Batch],
+    ) -> Result<Vec<Result<Applied, StoreError>>, StoreError> {
+        if batches.is_empty() {
+            return Ok(Vec::new());
+        }
+        self.write(|conn| {
+            let mut pipe = ::redis::pipe();
+            pipe.ignore_errors();
+            for batch in batches {
+                pipe.add_command(ledger::apply_batch_call(batch));
+            }
+            let mut replies: Vec<RedisResult<Vec<String>>> = pipe.query(conn)?;
+            if replies
+                .iter()
+                .all(|reply| reply.as_ref().is_err_and(is_missing_function))
+            {
+                // None ran: load the library and send them again.
+                load_functions(conn)?;
+                replies = pipe.query(conn)?;
+            }
+            Ok(replies
+                .into_iter()
+                .map(|reply| match reply {
+                    Ok(reply) => ledger::applied_from_reply(&reply),
+                    Err(err) => Err(backend(err)),
+                })
+                .collect())
+        })
+    }
+
+    fn balance(&self, account: Account) -> Result<i64, StoreError> {
+        self.read(|conn| {
+            let balance: Option<String> = ::redis::cmd("HGET")
+                .arg(keys::LEDGER_BALANCES)
+                .arg(account.key())
+                .query(conn)?;
+            Ok(balance
+                .map(|text| parse_number("balance", &text))
+                .transpose()?
+                .unwrap_or(0))
+        })
+    }
+
+    fn game_transfers(&self, game: GameId) -> Result<Vec<Transfer>, StoreError> {
+        self.read(|conn| {
+            let ids: Vec<String> = ::redis::cmd("LRANGE")
+                .arg(keys::ledger_game(game))
+                .arg(0)
+                .arg(-1)
+                .query(conn)?;
+            transfers_by_id(conn, &ids)
+        })
+    }
+
+    fn account_transfers(
+        &self,
+        account: Account,
+        limit: usize,
+    ) -> Result<Vec<Transfer>, StoreError> {
+        self.read(|conn| {
+            let ids = first_members(conn, "LRANGE", &keys::ledger_account(account), limit)?;
+            transfers_by_id(conn, &ids)
+        })
+    }
+
+    fn settlements(&self, game: GameId) -> Result<Vec<SettlementRecord>, StoreError> {
+        self.read(|conn| {
+            let stored: HashMap<String, String> = ::redis::cmd("HGETALL")
+                .arg(keys::ledger_settlements(game))
+                .query(conn)?;
+            let mut records = stored
+                .iter()
+                .map(|(part, json)| ledger::settlement_from_json(game, part, json))
+                .collect::<Result<Vec<_>, _>>()?;
+            records.sort_by_key(|record| record.part.as_str());
+            Ok(records)
+        })
+    }
+
+    fn account_balances(&self) -> Result<Vec<AccountBalance>, StoreError> {
+        self.read(|conn| {
+            let stored: HashMap<String, String> = ::redis::cmd("HGETALL")
+                .arg(keys::LEDGER_BALANCES)
+                .query(conn)?;
+            let mut balances = stored
+                .iter()
+                .map(|(key, balance)| {
+                    Ok(AccountBalance {
+                        account: Account::from_key(key).ok_or_else(|| corrupt("account", key))?,
+                        balance: parse_number("balance", balance)?,
+                    })
+                })
+                .collect::<Result<Vec<_>, StoreError>>()?;
+            // SQLite's order: by the account's key.
+            balances.sort_by_key(|entry| entry.account.key());
+            Ok(balances)
+        })
+    }
+
+    fn granted_total(&self) -> Result<u64, StoreError> {
+        self.read(|conn| {
+            let total: Option<String> =
+                ::redis::cmd("GET").arg(keys::LEDGER_GRANTED).query(conn)?;
+            Ok(total
+                .map(|text| parse_number("granted total", &text))
+                .transpose()?
+                .unwrap_or(0))
+        })
+    }
+
+    fn settled_games(&self) -> Result<Vec<GameId>, StoreError> {
+        self.read(|conn| {
+            Ok(ids_in(conn, keys::LEDGER_SETTLED)?
+                .into_iter()
+                .map(GameId)
+                .collect())
+        })
+    }
+
+    fn unsettled_finished_games(&self) -> Result<Vec<LiveGameRow>, StoreError> {
+        self.read(|conn| {
+            let ids = ids_in(conn, keys::UNSETTLED_GAMES)?;
+            if ids.is_empty() {
+                return Ok(Vec::new());
+            }
+            let settled: Vec<Option<f64>> = ::redis::cmd("ZMSCORE")
+                .arg(keys::LEDGER_SETTLED)
+                .arg(&ids)
+                .query(conn)?;
+            let (settled, unsettled): (Vec<_>, Vec<_>) = ids
+                .iter()
+                .zip(settled)
+                .partition(|(_, score)| score.is_some());
+            if !settled.is_empty() {
+                let settled: Vec<u64> = settled.into_iter().map(|(&id, _)| id).collect();
+                ::redis::cmd("ZREM")
+                    .arg(keys::UNSETTLED_GAMES)
+                    .arg(&settled)
+                    .exec(conn)?;
+            }
+            let unsettled: Vec<u64> = unsettled.into_iter().map(|(&id, _)| id).collect();
+            let mut rows = Vec::with_capacity(unsettled.len());
+            for (id, fields, events) in games_with_events(conn, &unsettled)? {
+                // Only games whose end is recorded: one being finished right now is not yet.
+                match fields {
+                    Some(fields) if fields.contains_key("ended_at_ms") => {
+                        rows.push(live_game_row(id, &fields, events)?);
+                    }
+                    _ => {}
+                }
+            }
+            Ok(rows)
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::testing::RedisProcess;
+    use super::*;
+
+    fn durable_redis() -> (tempfile::TempDir, RedisProcess) {
+        let dir = tempfile::tempdir().unwrap();
+        let server = RedisProcess::start(dir.path(), &[]);
+        (dir, server)
+    }
+
+    /// A game between users 1 and 2, away from any table.
+    fn untimed_game(started_at_ms: u64) -> NewGame {
+        NewGame {
+            black: UserId(1),
+            white: UserId(2),
+            table: None,
+            settings_json: "{}".into(),
+            nigiri_seed: None,
+            started_at_ms,
+        }
+    }
+
+    #[test]
+    fn redis_passes_the_conformance_suite() {
+        let (_dir, server) = durable_redis();
+        let store = RedisStore::open(&server.url(), false).unwrap();
+        crate::store::conformance(&store);
+        // Every applied transfer is in the audit stream, and only those: two grants, the bet, its
+        // refund and two of the group commit's three.
+        let mut conn = Client::open(server.url())
+            .unwrap()
+            .get_connection()
+            .unwrap();
+        let audited: usize = ::redis::cmd("XLEN")
+            .arg(keys::LEDGER_AUDIT)
+            .query(&mut conn)
+            .unwrap();
+        assert_eq!(audited, 6);
+    }
+
+    /// Many threads spend from one account at once, each batch through its own pooled
+    /// connection: the function checks and writes atomically, so exactly the points there were are
+    /// spent, never more, and each game's events all land.
+    #[test]
+    fn concurrent_batches_never_overspend_and_concurrent_appends_all_land() {
+        const THREADS: u64 = 8;
+        const SPENDS_PER_THREAD: u64 = 20;
+        const GRANTED: u64 = 100;
+        let (_dir, server) = durable_redis();
+        let store = std::sync::Arc::new(RedisStore::open(&server.url(), false).unwrap());
+        let spender = Account::User(store.create_user("erin", "h", 1).unwrap());
+        let transfer = |id: String, from: Account, to: Account, amount: u64| Batch {
+            transfers: vec![Transfer {
+                id,
+                from,
+                to,
+                amount,
+                kind: crate::ledger::book::TransferKind::Tax,
+                game: None,
+                side: None,
+                at_ms: 1,
+            }],
+            settlements: Vec::new(),
+        };
+        store
+            .apply_batch(&transfer("grant".into(), Account::Mint, spender, GRANTED))
+            .unwrap();
+        let threads: Vec<_> = (0..THREADS)
+            .map(|thread| {
+                let store = std::sync::Arc::clone(&store);
+                let game = store.create_game(&untimed_game(thread)).unwrap();
+                std::thread::spawn(move || {
+                    let mut spent = 0;
+                    for spend in 1..=SPENDS_PER_THREAD {
+                        let id = format!("spend:{thread}:{spend}");
+                        match store.apply_batch(&transfer(id, spender, Account::House, 1)) {
+                            Ok(Applied::Applied) => spent += 1,
+                            Err(StoreError::InsufficientPoints { .. }) => {}
+                            other => panic!("{other:?}"),
+                        }
+                        store.append_event(game, spend, "{}").unwrap();
+                    }
+                    (game, spent)
+                })
+            })
+            .collect();
+        let mut spent_total = 0;
+        for thread in threads {
+            let (game, spent) = thread.join().unwrap();
+            spent_total += spent;
+            let seqs: Vec<u64> = store
+                .game_events(game)
+                .unwrap()
+                .into_iter()
+                .map(|(seq, _)| seq)
+                .collect();
+            assert_eq!(seqs, (1..=SPENDS_PER_THREAD).collect::<Vec<_>>());
+        }
+        assert_eq!(spent_total, GRANTED);
+        assert_eq!(store.balance(spender), Ok(0));
+        assert_eq!(store.balance(Account::House), Ok(GRANTED as i64));
+    }
+
+    /// Redis 7.0 has no WAITAOF, so only `appendfsync always` makes an acknowledged write durable.
+    #[test]
+    fn open_refuses_a_redis_that_may_lose_writes_unless_allowed() {
+        let dir = tempfile::tempdir().unwrap();
+        let server = RedisProcess::start(
+            dir.path(),
+            &[
+                "--appendfsync",
+                "everysec",
+                "--maxmemory-policy",
+                "allkeys-lru",
+            ],
+        );
+        let refusal = RedisStore::open(&server.url(), false)
+            .unwrap_err()
+            .to_string();
+        assert!(refusal.contains("appendfsync is \"everysec\""), "{refusal}");
+        assert!(refusal.contains("maxmemory-policy"), "{refusal}");
+        assert!(!refusal.contains("appendonly is"), "{refusal}");
+        assert!(refusal.contains("--redis-allow-unsafe"), "{refusal}");
+        RedisStore::open(&server.url(), true).unwrap();
+    }
+
+    #[test]
+    fn open_refuses_a_redis_whose_config_command_is_disabled() {
+        let dir = tempfile::tempdir().unwrap();
+        let server = RedisProcess::start(dir.path(), &["--rename-command", "CONFIG", ""]);
+        let refusal = RedisStore::open(&server.url(), false)
+            .unwrap_err()
+            .to_string();
+        assert!(refusal.contains("CONFIG is probably disabled"), "{refusal}");
+        RedisStore::open(&server.url(), true).unwrap();
+    }
+
+    /// The store keeps working across a Redis crash and restart: reads retry on a fresh
+    /// connection, and the data acknowledged before the crash is there.
+    #[test]
+    fn the_store_reconnects_after_redis_restarts() {
+        let (_dir, mut server) = durable_redis();
+        let store = RedisStore::open(&server.url(), false).unwrap();
+        let user = store.create_user("carol", "h", 1).unwrap();
+        server.kill();
+        assert!(matches!(
+            store.user_by_id(user),
+            Err(StoreError::Backend(_))
+        ));
+        server.restart();
+        assert_eq!(store.user_by_name("carol").unwrap().unwrap().id, user);
+        // Writes work too, and the library of functions is there again.
+        let grant = Batch {
+            transfers: vec![Transfer {
+                id: "grant:carol".into(),
+                from: Account::Mint,
+                to: Account::User(user),
+                amount: 5,
+                kind: crate::ledger::book::TransferKind::Grant,
+                game: None,
+                side: None,
+                at_ms: 1,
+            }],
+            settlements: Vec::new(),
+        };
+        assert_eq!(store.apply_batch(&grant), Ok(Applied::Applied));
+        // After a quiet spell the idle connection is checked before use; the write does not fail.
+        server.restart();
+        std::thread::sleep(std::time::Duration::from_millis(1_100));
+        assert_eq!(store.apply_batch(&grant), Ok(Applied::AlreadyApplied));
+        assert_eq!(store.balance(Account::User(user)), Ok(5));
+    }
+
+    /// A library lost by Redis (FUNCTION FLUSH, or a restart without persistence) is loaded again
+    /// on the next call instead of failing every call until the server restarts.
+    #[test]
+    fn lost_functions_are_loaded_again() {
+        let (_dir, server) = durable_redis();
+        let store = RedisStore::open(&server.url(), false).unwrap();
+        let game = store.create_game(&untimed_game(1)).unwrap();
+        let client = Client::open(server.url()).unwrap();
+        let mut conn = client.get_connection().unwrap();
+        ::redis::cmd("FUNCTION")
+            .arg("FLUSH")
+            .exec(&mut conn)
+            .unwrap();
+        store.append_event(game, 1, "first").unwrap();
+        ::redis::cmd("FUNCTION")
+            .arg("FLUSH")
+            .exec(&mut conn)
+            .unwrap();
+        assert_eq!(
+            store.apply_batches(&[Batch::default()]).unwrap(),
+            vec![Ok(Applied::AlreadyApplied)]
+        );
+        assert_eq!(store.game_events(game).unwrap(), vec![(1, "first".into())]);
+    }
+
+    /// Junk where the store expects its own records is a backend error, never a panic.
+    #[test]
+    fn junk_in_redis_is_a_backend_error() {
+        let (_dir, server) = durable_redis();
+        let store = RedisStore::open(&server.url(), false).unwrap();
+        let client = Client::open(server.url()).unwrap();
+        let mut conn = client.get_connection().unwrap();
+        let junk = |key: &str, fields: &[(&str, &str)]| {
+            let mut conn = client.get_connection().unwrap();
+            ::redis::cmd("HSET")
+                .arg(key)
+                .arg(fields)
+                .exec(&mut conn)
+                .unwrap();
+        };
+        junk(&keys::game(GameId(7)), &[("black", "x"), ("white", "2")]);
+        ::redis::cmd("ZADD")
+            .arg(keys::LIVE_GAMES)
+            .arg(7)
+            .arg(7)
+            .exec(&mut conn)
+            .unwrap();
+        assert!(matches!(store.live_games(), Err(StoreError::Backend(_))));
+        junk(&keys::game_events(GameId(8)), &[("one", "{}")]);
+        assert!(matches!(
+            store.game_events(GameId(8)),
+            Err(StoreError::Backend(_))
+        ));
+        junk(keys::LEDGER_BALANCES, &[("user:1", "lots")]);
+        assert!(matches!(
+            store.balance(Account::User(UserId(1))),
+            Err(StoreError::Backend(_))
+        ));
+        assert!(matches!(
+            store.account_balances(),
+            Err(StoreError::Backend(_))
+        ));
+        junk(keys::GLICKO, &[("3", "1500 350")]);
+        junk(
+            &keys::user(UserId(3)),
+            &[("username", "dora"), ("password_hash", "h")],
+        );
+        assert!(matches!(
+            store.user_by_id(UserId(3)),
+            Err(StoreError::Backend(_))
+        ));
+        ::redis::cmd("SET")
+            .arg(keys::LEDGER_GRANTED)
+            .arg("many")
+            .exec(&mut conn)
+            .unwrap();
+        assert!(matches!(store.granted_total(), Err(StoreError::Backend(_))));
+        // A key of the wrong type: Redis refuses the command, which is a backend error too.
+        ::redis::cmd("SET")
+            .arg(keys::game_events(GameId(9)))
+            .arg("x")
+            .exec(&mut conn)
+            .unwrap();
+        assert!(matches!(
+            store.game_events(GameId(9)),
+            Err(StoreError::Backend(_))
+        ));
+    }
+}

@@ -1,0 +1,138 @@
+//! The whole server on the Redis store, against a real redis-server: a live game resumes after the
+//! server restarts, and every fortune-point transfer the server acknowledged survives redis-server
+//! being killed with SIGKILL (the store then reconnects on its own and the book still balances).
+
+mod common;
+
+use common::money::{assert_audit_clean, balance, wait_settled, ADMIN_TOKEN, GRANT};
+use common::redis::RedisServer;
+use common::{play, start_table_game, Client, TestServer};
+use serde_json::{json, Value};
+use tengen_protocol::GameId;
+use tengen_server::ledger::book::TransferKind;
+use tengen_server::store::redis::RedisStore;
+use tengen_server::store::Store;
+
+/// A server on `redis` whose admin routes (the audit) answer to [`ADMIN_TOKEN`].
+async fn start_server(redis: &RedisServer, dir: &std::path::Path) -> TestServer {
+    let mut config = redis.config(dir);
+    config.admin_token = Some(ADMIN_TOKEN.into());
+    TestServer::start_with(config).await
+}
+
+/// A new connection that resumes the session of `token`.
+async fn resume(server: &TestServer, token: &str) -> Client {
+    let mut client = server.client().await;
+    client.hello().await;
+    client.ok(json!({"type": "resume", "token": token})).await;
+    client
+}
+
+async fn bet(client: &mut Client, game: u64, side: &str, amount: u64) -> Value {
+    client
+        .ok(json!({"type": "bet", "game": game, "side": side, "amount": amount}))
+        .await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_live_game_on_redis_resumes_after_a_server_restart() {
+    let redis = RedisServer::start();
+    // The data directory stays empty: everything is in Redis.
+    let dir = tempfile::tempdir().unwrap();
+    let server = start_server(&redis, dir.path()).await;
+    let mut alice = server.player("alice").await;
+    let mut bob = server.player("bob").await;
+    let game = start_table_game(&mut alice, &mut bob, 1).await;
+    play(&mut alice, game, 2, 2).await;
+    play(&mut bob, game, 6, 6).await;
+    let (alice_token, bob_token) = (alice.token.clone().unwrap(), bob.token.clone().unwrap());
+    server.stop().await;
+    assert!(std::fs::read_dir(dir.path()).unwrap().next().is_none());
+
+    let server = start_server(&redis, dir.path()).await;
+    let mut alice = resume(&server, &alice_token).await;
+    let state = alice.wait_type("game_state").await["state"].clone();
+    assert_eq!(state["game"], game);
+    assert_eq!(state["moves_count"], 2);
+    assert_eq!(state["to_move"], "black");
+    assert_eq!(state["board"][2], "..X......");
+    assert_eq!(state["board"][6], "......O..");
+    let mut bob = resume(&server, &bob_token).await;
+    bob.wait_type("game_state").await;
+
+    // Play goes on from where it was, and the game ends with its record stored.
+    play(&mut alice, game, 4, 4).await;
+    bob.ok(json!({"type": "resign", "game": game})).await;
+    let end = alice
+        .wait_for(|f| f["game"] == game && f["event"] == "ended")
+        .await;
+    assert_eq!(end["outcome"]["sgf"], "B+R");
+    let record = alice.ok(json!({"type": "get_record", "game": game})).await;
+    let sgf = record["sgf"].as_str().unwrap();
+    assert!(sgf.contains("RE[B+R]") && sgf.contains(";B[ee]"), "{sgf}");
+    assert_audit_clean(&server).await;
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn acknowledged_points_survive_redis_being_killed() {
+    let mut redis = RedisServer::start();
+    let dir = tempfile::tempdir().unwrap();
+    let server = start_server(&redis, dir.path()).await;
+    let mut alice = server.player("alice").await;
+    let mut bob = server.player("bob").await;
+    let game = start_table_game(&mut alice, &mut bob, 1).await;
+    let mut carol = server.player("carol").await;
+    let mut dave = server.player("dave").await;
+    for watcher in [&mut carol, &mut dave] {
+        watcher.ok(json!({"type": "watch", "game": game})).await;
+    }
+    // Every bet below was acknowledged, so each must survive the crash.
+    let bets = [(100, "black"), (300, "white"), (20, "black")];
+    assert_eq!(
+        bet(&mut carol, game, "black", 100).await["type"],
+        "bet_placed"
+    );
+    assert_eq!(
+        bet(&mut dave, game, "white", 300).await["type"],
+        "bet_placed"
+    );
+    assert_eq!(
+        bet(&mut carol, game, "black", 20).await["type"],
+        "bet_placed"
+    );
+
+    // A crash: nothing is flushed on the way out. The append-only file is replayed on restart.
+    redis.kill();
+    redis.restart();
+
+    // The server finds Redis again by itself; every grant and bet is there.
+    assert_eq!(balance(&mut carol).await, GRANT - 120);
+    assert_eq!(balance(&mut dave).await, GRANT - 300);
+    let report = assert_audit_clean(&server).await;
+    assert_eq!(report["granted"], 4 * GRANT);
+    let store = RedisStore::open(&redis.url(), false).unwrap();
+    let stored: Vec<(u64, String)> = store
+        .game_transfers(GameId(game))
+        .unwrap()
+        .into_iter()
+        .filter(|transfer| transfer.kind == TransferKind::Bet)
+        .map(|transfer| {
+            let side = transfer.side.unwrap();
+            (transfer.amount, format!("{side:?}").to_lowercase())
+        })
+        .collect();
+    let acknowledged: Vec<(u64, String)> = bets
+        .iter()
+        .map(|&(amount, side)| (amount, side.to_string()))
+        .collect();
+    assert_eq!(stored, acknowledged);
+
+    // And it goes on writing: the game ends and the pool is paid out after the crash.
+    alice.ok(json!({"type": "resign", "game": game})).await;
+    wait_settled(&mut carol, game).await;
+    assert_eq!(balance(&mut carol).await, GRANT - 120);
+    assert!(balance(&mut dave).await > GRANT);
+    assert_audit_clean(&server).await;
+    server.stop().await;
+}
