@@ -10,6 +10,9 @@
 //! - `hall`: the hall actor: rooms, tables, seats, settings agreement, nigiri, challenges, chat, and the
 //!   live lists pushed to subscribers.
 //! - `game`: one actor per live game over `tengen-rules`: moves, scoring phase, event log, watchers.
+//! - `cluster`: several nodes on one Redis (`--redis`): the bus between them (per-node request
+//!   channels, per-game and hall pub/sub channels), fenced leases on each live game and the hall,
+//!   stand-ins that forward to a game's owner, and takeover of a dead node's games and hall.
 //! - `rating`: Glicko-2 updates after rated games, kyu/dan ranks, the suggested handicap.
 //! - `store`: the durable `Store` trait (games, accounts and the ledger's batch-shaped API) and its
 //!   two backends: SQLite (embedded, the default) and Redis (`Config::redis_url`).

@@ -969,7 +969,7 @@ impl Session {
         self.state
             .games
             .get(game)
-                    .await?
+            .await?
             .ask(|reply| GameCmd::AnswerUndo {
                 user,
                 accept,

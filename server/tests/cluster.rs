@@ -97,18 +97,20 @@ async fn players_and_watchers_on_two_nodes_share_one_game_and_its_pool() {
     assert_eq!(pool["pool"]["bettors_count"], 2);
 
     // A short game with a capture and a refused ko recapture, moves sent to both nodes.
-    for (client, col, row) in [
-        (&mut alice, 3, 4), // 1
-        (&mut bob, 4, 4),   // 2
-        (&mut alice, 4, 3), // 3
-        (&mut bob, 5, 3),   // 4
-        (&mut alice, 4, 5), // 5
-        (&mut bob, 5, 5),   // 6
-        (&mut alice, 0, 0), // 7
-        (&mut bob, 6, 4),   // 8
-        (&mut alice, 5, 4), // 9: captures (4, 4)
-    ] {
-        play(client, game, col, row).await;
+    let moves = [
+        (3, 4), // 1
+        (4, 4), // 2
+        (4, 3), // 3
+        (5, 3), // 4
+        (4, 5), // 5
+        (5, 5), // 6
+        (0, 0), // 7
+        (6, 4), // 8
+        (5, 4), // 9: captures (4, 4)
+    ];
+    for (index, (col, row)) in moves.into_iter().enumerate() {
+        let mover = if index % 2 == 0 { &mut alice } else { &mut bob };
+        play(mover, game, col, row).await;
     }
     bob.err(
         json!({"type": "play", "game": game, "point": point(4, 4)}),

@@ -84,7 +84,10 @@ pub(super) async fn serve(cluster: &Cluster, from: NodeId, id: u64, request: Hal
         .as_ref()
         .map(|running| running.inbox.clone());
     let Some(local) = local else {
-        let refusal = Refusal::new(ErrorCode::Busy, "the hall is moving to another node; try again");
+        let refusal = Refusal::new(
+            ErrorCode::Busy,
+            "the hall is moving to another node; try again",
+        );
         cluster.reply(from, id, Err(refusal)).await;
         return;
     };
@@ -104,7 +107,11 @@ fn track_remote(cluster: &Cluster, from: NodeId, request: &HallRequest) {
     let mut remote = lock(&cluster.inner.remote_online);
     match request {
         HallRequest::Online { player } => {
-            *remote.entry(from).or_default().entry(player.user).or_default() += 1;
+            *remote
+                .entry(from)
+                .or_default()
+                .entry(player.user)
+                .or_default() += 1;
         }
         HallRequest::SessionGone {
             user: Some(user), ..

@@ -163,10 +163,7 @@ impl Leases {
     }
 
     pub async fn hall_owner(&self) -> redis::RedisResult<Option<Owner>> {
-        Ok(self
-            .owner_at(HALL_OWNER_KEY)
-            .await?
-            .map(|(_, owner)| owner))
+        Ok(self.owner_at(HALL_OWNER_KEY).await?.map(|(_, owner)| owner))
     }
 
     /// Record a new game as this node's, with its players; `None` if another node owns it.

@@ -38,7 +38,11 @@ impl std::fmt::Display for NodeId {
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum NodeMsg {
     /// `id` 0 asks for no reply (notifications such as `online`).
-    Request { from: NodeId, id: u64, body: Request },
+    Request {
+        from: NodeId,
+        id: u64,
+        body: Request,
+    },
     Reply {
         id: u64,
         result: Result<Response, Refusal>,
@@ -58,16 +62,27 @@ pub enum Request {
 #[serde(tag = "reply", rename_all = "snake_case")]
 pub enum Response {
     Unit,
-    Text { text: String },
-    Bet { receipt: BetReceipt },
-    Pool { pool: PoolInfo },
+    Text {
+        text: String,
+    },
+    Bet {
+        receipt: BetReceipt,
+    },
+    Pool {
+        pool: PoolInfo,
+    },
     Snapshot {
         text: String,
         seq: u64,
         players: [UserId; 2],
     },
-    Table { text: String, game: Option<GameId> },
-    Challenge { challenge: ChallengeId },
+    Table {
+        text: String,
+        game: Option<GameId>,
+    },
+    Challenge {
+        challenge: ChallengeId,
+    },
 }
 
 /// A message on a game's channel, from the node that owns it.
@@ -262,7 +277,10 @@ type Reply<T> = oneshot::Sender<Result<T, Refusal>>;
 
 /// A reply that does not have the shape the command expects: the other node runs other code.
 fn mismatch() -> Refusal {
-    Refusal::new(ErrorCode::Internal, "a node answered in an unexpected shape")
+    Refusal::new(
+        ErrorCode::Internal,
+        "a node answered in an unexpected shape",
+    )
 }
 
 fn completer<T: Send + 'static>(reply: Reply<T>, unwrap: fn(Response) -> Option<T>) -> Completer {
@@ -318,9 +336,10 @@ pub fn game_request(cmd: GameCmd) -> Result<(GameRequest, Completer), GameCmd> {
         GameCmd::Move { user, mv, reply } => {
             (GameRequest::Move { user, mv }, completer(reply, unit))
         }
-        GameCmd::ToggleDead { user, point, reply } => {
-            (GameRequest::ToggleDead { user, point }, completer(reply, unit))
-        }
+        GameCmd::ToggleDead { user, point, reply } => (
+            GameRequest::ToggleDead { user, point },
+            completer(reply, unit),
+        ),
         GameCmd::AcceptScore { user, reply } => {
             (GameRequest::AcceptScore { user }, completer(reply, unit))
         }
@@ -548,7 +567,14 @@ pub fn hall_request(cmd: HallCmd) -> (HallRequest, Option<Completer>) {
             seat,
             player,
             reply,
-        } => (R::Sit { table, seat, player }, unit_done(reply)),
+        } => (
+            R::Sit {
+                table,
+                seat,
+                player,
+            },
+            unit_done(reply),
+        ),
         HallCmd::Stand { table, user, reply } => (R::Stand { table, user }, unit_done(reply)),
         HallCmd::Propose {
             table,
@@ -644,16 +670,18 @@ pub fn hall_cmd(request: HallRequest) -> (HallCmd, Option<Answer>) {
             terms,
             reply,
         }),
-        R::StakeAnswer { table, user, agree } => with(unit_response, |reply| {
-            HallCmd::StakeAnswer {
+        R::StakeAnswer { table, user, agree } => {
+            with(unit_response, |reply| HallCmd::StakeAnswer {
                 table,
                 user,
                 agree,
                 reply,
-            }
-        }),
+            })
+        }
         R::Online { player } => (HallCmd::Online { player }, None),
-        R::SessionGone { user, room, tables } => (HallCmd::SessionGone { user, room, tables }, None),
+        R::SessionGone { user, room, tables } => {
+            (HallCmd::SessionGone { user, room, tables }, None)
+        }
         R::HallSnapshot => with(frame_response, |reply| HallCmd::HallSnapshot { reply }),
         R::JoinRoom { room, player } => with(frame_response, |reply| HallCmd::JoinRoom {
             room,
@@ -700,11 +728,9 @@ pub fn hall_cmd(request: HallRequest) -> (HallCmd, Option<Answer>) {
             player,
             reply,
         }),
-        R::Stand { table, user } => with(unit_response, |reply| HallCmd::Stand {
-            table,
-            user,
-            reply,
-        }),
+        R::Stand { table, user } => {
+            with(unit_response, |reply| HallCmd::Stand { table, user, reply })
+        }
         R::Propose {
             table,
             user,
@@ -748,10 +774,9 @@ pub fn hall_cmd(request: HallRequest) -> (HallCmd, Option<Answer>) {
                 reply,
             })
         }
-        R::Automatch { seeker } => with(unit_response, |reply| HallCmd::Automatch {
-            seeker,
-            reply,
-        }),
+        R::Automatch { seeker } => {
+            with(unit_response, |reply| HallCmd::Automatch { seeker, reply })
+        }
         R::CancelAutomatch { user } => with(unit_response, |reply| HallCmd::CancelAutomatch {
             user,
             reply,

@@ -36,9 +36,7 @@ use crate::game::{self, GameCmd, GameContext, GameHandle, Games, PresenceGuard, 
 use crate::hall::{HallCmd, HallEvent, HallHandle};
 use crate::{BoxError, Frame, Refusal, Shutdown, ShutdownTrigger, TaskGuard};
 use lease::{Leases, Owner};
-use messages::{
-    Completer, GameRequest, GameWire, HallWire, NodeMsg, NodeId, Request, Response,
-};
+use messages::{Completer, GameRequest, GameWire, HallWire, NodeId, NodeMsg, Request, Response};
 
 /// The channel a node receives requests and replies on.
 fn node_channel(node: NodeId) -> String {
@@ -199,7 +197,12 @@ impl Cluster {
     /// Every game the store holds as live goes into the live set, so that one left without an
     /// owner (all nodes stopped, or a crash between its start and its claim) is taken over.
     async fn register_stored_games(&self) -> Result<(), BoxError> {
-        let live = self.inner.ctx.store.call(|store| store.live_games()).await?;
+        let live = self
+            .inner
+            .ctx
+            .store
+            .call(|store| store.live_games())
+            .await?;
         for row in live {
             self.inner
                 .leases
@@ -492,7 +495,8 @@ impl Cluster {
         }
         held.anonymous.truncate(followers.anonymous as usize);
         while held.anonymous.len() < followers.anonymous as usize {
-            held.anonymous.push(ViewerGuard::new(handle.viewers(), None));
+            held.anonymous
+                .push(ViewerGuard::new(handle.viewers(), None));
         }
         if !held.players.is_empty() || !held.watchers.is_empty() || !held.anonymous.is_empty() {
             lock(&self.inner.held).insert(key, held);
@@ -601,7 +605,12 @@ impl Cluster {
         if let Ok(payload) = serde_json::to_string(&GameWire::Closed) {
             let _ = self.publish(game_channel(game), payload).await;
         }
-        if let Err(err) = self.inner.leases.end_game(game, owned.owner, &players).await {
+        if let Err(err) = self
+            .inner
+            .leases
+            .end_game(game, owned.owner, &players)
+            .await
+        {
             tracing::warn!(game = %game, %err, "could not release an ended game's lease");
         }
     }
@@ -763,7 +772,12 @@ impl Cluster {
         if won.is_empty() {
             return Ok(());
         }
-        let rows = self.inner.ctx.store.call(|store| store.live_games()).await?;
+        let rows = self
+            .inner
+            .ctx
+            .store
+            .call(|store| store.live_games())
+            .await?;
         for (game, owner) in won {
             let Some(row) = rows.iter().find(|row| row.id == game).cloned() else {
                 // Finished in the store: its owner died after the end and before releasing it. Its

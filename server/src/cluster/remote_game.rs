@@ -123,7 +123,9 @@ impl RemoteGame {
                     game: self.game,
                     request,
                 };
-                self.cluster.send_request(self.owner, body, Some(done)).await;
+                self.cluster
+                    .send_request(self.owner, body, Some(done))
+                    .await;
             }
             Err(GameCmd::Subscribe { viewer, reply }) => {
                 let _ = reply.send(self.subscribe(viewer).await);
@@ -241,7 +243,9 @@ impl RemoteGame {
         };
         let nobody = now.players.is_empty() && now.watchers.is_empty() && now.anonymous == 0;
         let changed = self.reported.as_ref() != Some(&now);
-        if !changed && !(force && !nobody) {
+        // Unchanged news is repeated only on the tick, and only if somebody follows from here.
+        let repeat = force && !nobody;
+        if !changed && !repeat {
             return;
         }
         self.reported = Some(now);

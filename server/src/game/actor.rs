@@ -59,8 +59,8 @@ use super::wire::{
     points_to_wire, side_of,
 };
 use super::{
-    BetReceipt, GameCmd, GameContext, GameFrame, Mirror, PlayerMove, Presence, PresenceGuard, StartGame,
-    Subscription, ViewerGuard, Viewers, WatcherList,
+    BetReceipt, GameCmd, GameContext, GameFrame, Mirror, PlayerMove, Presence, PresenceGuard,
+    StartGame, Subscription, ViewerGuard, Viewers, WatcherList,
 };
 use crate::clock::{self, Clock, ClockError, ClockView, Expiry, SideView};
 use crate::config::{
