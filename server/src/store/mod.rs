@@ -232,6 +232,13 @@ impl StoreHandle {
     }
 }
 
+/// The seqs of a game's stored events, in the order the store returns them.
+#[cfg(test)]
+pub(crate) fn event_seqs(store: &dyn Store, game: GameId) -> Vec<u64> {
+    let events = store.game_events(game).unwrap();
+    events.into_iter().map(|(seq, _)| seq).collect()
+}
+
 /// One behaviour every backend must show; each backend's tests run it.
 #[cfg(test)]
 pub(crate) fn conformance(store: &dyn Store) {

@@ -933,13 +933,10 @@ mod tests {
             ));
         }
         for game in games {
-            let seqs: Vec<u64> = store
-                .game_events(game)
-                .unwrap()
-                .into_iter()
-                .map(|(seq, _)| seq)
-                .collect();
-            assert_eq!(seqs, (1..=EVENTS_PER_GAME).collect::<Vec<_>>());
+            assert_eq!(
+                crate::store::event_seqs(store.as_ref(), game),
+                (1..=EVENTS_PER_GAME).collect::<Vec<_>>()
+            );
         }
     }
 

@@ -7,6 +7,7 @@ use serde::Deserialize;
 use tengen_protocol::GameId;
 
 use super::keys;
+use super::records::{corrupt, parse_number};
 use crate::ledger::book::{
     Account, Applied, Batch, SettlementPart, SettlementRecord, Transfer, TransferKind,
     BATCH_TRANSFERS_MAX,
@@ -69,16 +70,6 @@ fn side_key(side: Side) -> &'static str {
         Side::Black => "black",
         Side::White => "white",
     }
-}
-
-/// Something the store wrote reads back as junk: the data was edited or corrupted.
-pub(super) fn corrupt(what: &str, value: &str) -> StoreError {
-    StoreError::Backend(format!("redis holds a bad {what}: {value:?}"))
-}
-
-/// A whole number the store wrote, read back.
-pub(super) fn parse_number<T: std::str::FromStr>(what: &str, text: &str) -> Result<T, StoreError> {
-    text.parse().map_err(|_| corrupt(what, text))
 }
 
 /// A transfer as `functions.lua` stores it: every field a string, empty for none.
