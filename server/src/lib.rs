@@ -59,7 +59,7 @@ use crate::hall::HallHandle;
 use crate::ledger::Ledger;
 use crate::store::redis::RedisStore;
 use crate::store::sqlite::SqliteStore;
-use crate::store::{Store, StoreHandle};
+use crate::store::{Fences, Store, StoreHandle};
 
 /// One serialized text frame. It is reference-counted bytes, so a game event or hall push is
 /// serialized once and the same buffer goes to every socket that receives it.
@@ -247,8 +247,13 @@ async fn purge_sessions(store: StoreHandle, shutdown: Shutdown, _tasks: TaskGuar
 /// the data directory. It blocks (connecting, checking, creating files), so async code calls it on
 /// the blocking pool.
 pub fn open_store(config: &Config) -> Result<Arc<dyn Store>, BoxError> {
+    open_fenced_store(config, Fences::default())
+}
+
+/// [`open_store`], with the Redis store checking event appends against this node's `fences`.
+fn open_fenced_store(config: &Config, fences: Fences) -> Result<Arc<dyn Store>, BoxError> {
     Ok(match &config.redis_url {
-        Some(url) => Arc::new(RedisStore::open(url, config.redis_allow_unsafe)?),
+        Some(url) => Arc::new(RedisStore::open(url, config.redis_allow_unsafe)?.with_fences(fences)),
         None => Arc::new(SqliteStore::open(&config.data_dir)?),
     })
 }
@@ -260,7 +265,10 @@ pub async fn run(
     shutdown: Shutdown,
 ) -> Result<(), BoxError> {
     let opening = config.clone();
-    let store = tokio::task::spawn_blocking(move || open_store(&opening)).await??;
+    let fences = Fences::default();
+    let store_fences = fences.clone();
+    let store =
+        tokio::task::spawn_blocking(move || open_fenced_store(&opening, store_fences)).await??;
     let store = StoreHandle::new(store);
     let auth = Auth::new(store.clone(), config.argon2, config.session_ttl_ms).await?;
     let (alive_tx, mut alive_rx) = mpsc::channel::<()>(1);
@@ -287,6 +295,7 @@ pub async fn run(
                 games: games.clone(),
                 hall: hall.clone(),
                 router_inbox,
+                fences,
                 ctx: game_context(&hall),
             };
             cluster::Cluster::join(joining).await?;

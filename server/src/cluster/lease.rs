@@ -17,9 +17,10 @@ fn heartbeat_key(node: NodeId) -> String {
     format!("tengen:node:{node}")
 }
 
-/// The key holding the owner of a game.
+/// The key holding the owner of a game: the store's, under the game's hash tag, so each event
+/// append checks it atomically (the fence).
 fn game_owner_key(game: GameId) -> String {
-    format!("tengen:lease:game:{}", game.0)
+    crate::store::redis::keys::game_owner(game)
 }
 
 /// The set of every live game that some node owns (or owned), scanned for takeovers.
@@ -42,7 +43,8 @@ pub struct Owner {
 }
 
 impl Owner {
-    fn encode(self) -> String {
+    /// As stored, and as the store's event appends present it.
+    pub fn encode(self) -> String {
         format!("{} {}", self.node, self.fence)
     }
 

@@ -34,6 +34,7 @@ use crate::config::{
 };
 use crate::game::{self, GameCmd, GameContext, GameHandle, Games, PresenceGuard, ViewerGuard};
 use crate::hall::{HallCmd, HallEvent, HallHandle};
+use crate::store::Fences;
 use crate::{BoxError, Frame, Refusal, Shutdown, ShutdownTrigger, TaskGuard};
 use lease::{Leases, Owner};
 use messages::{Completer, GameRequest, GameWire, HallWire, NodeId, NodeMsg, Request, Response};
@@ -101,6 +102,7 @@ struct Inner {
     /// Stand-in actors for games owned elsewhere.
     remotes: Mutex<HashMap<GameId, GameHandle>>,
     owned: Mutex<HashMap<GameId, Owned>>,
+    fences: Fences,
     held: Mutex<HashMap<(NodeId, GameId), Held>>,
     /// The hall actor while this node owns the hall.
     hall_actor: Mutex<Option<hall_router::RunningHall>>,
@@ -139,6 +141,8 @@ pub struct Joining {
     /// The node's hall handle, whose inbox the router reads (`router_inbox`).
     pub hall: HallHandle,
     pub router_inbox: mpsc::Receiver<HallCmd>,
+    /// The leases this node's store appends must present; kept in step with the games it owns.
+    pub fences: Fences,
     pub ctx: GameContext,
 }
 
@@ -169,6 +173,7 @@ impl Cluster {
                 mirrors: Mutex::new(HashMap::new()),
                 remotes: Mutex::new(HashMap::new()),
                 owned: Mutex::new(HashMap::new()),
+                fences: joining.fences,
                 held: Mutex::new(HashMap::new()),
                 hall_actor: Mutex::new(None),
                 hall_owner: Mutex::new(None),
@@ -528,6 +533,7 @@ impl Cluster {
 
     fn own(&self, game: GameId, owner: Owner, ctx: &GameContext) -> GameContext {
         let (abandon, shutdown) = ctx.shutdown.child();
+        self.inner.fences.set(game, owner.encode());
         lock(&self.inner.owned).insert(
             game,
             Owned {
@@ -545,6 +551,7 @@ impl Cluster {
     /// Forget a game this node no longer runs (its actor has stopped, or never started).
     fn disown(&self, game: GameId) -> Option<Owned> {
         let owned = lock(&self.inner.owned).remove(&game)?;
+        self.inner.fences.clear(game);
         // Ends the task linking the game's stop signal to the server's.
         owned.abandon.trigger();
         Some(owned)

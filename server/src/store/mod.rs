@@ -10,7 +10,8 @@
 pub mod redis;
 pub mod sqlite;
 
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 
 use tengen_protocol::{GameId, TableId, UserId};
 
@@ -200,6 +201,32 @@ pub struct GameListRow {
     /// SGF `RE`, once finished.
     pub result: Option<String>,
     pub started_at_ms: u64,
+}
+
+/// The leases this node holds on live games, by game: the token each event append of that game must
+/// present (scaled out on Redis, where a node that lost a game to another may no longer log it). The
+/// cluster sets and clears them; the Redis store reads them. Bounded by this node's live games.
+#[derive(Debug, Clone, Default)]
+pub struct Fences {
+    tokens: Arc<Mutex<HashMap<GameId, String>>>,
+}
+
+impl Fences {
+    fn tokens(&self) -> std::sync::MutexGuard<'_, HashMap<GameId, String>> {
+        self.tokens.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    pub fn set(&self, game: GameId, token: String) {
+        self.tokens().insert(game, token);
+    }
+
+    pub fn clear(&self, game: GameId) {
+        self.tokens().remove(&game);
+    }
+
+    pub fn get(&self, game: GameId) -> Option<String> {
+        self.tokens().get(&game).cloned()
+    }
 }
 
 /// The async face of a [`Store`]: each call runs on the blocking pool.

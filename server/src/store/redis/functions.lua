@@ -16,11 +16,16 @@ local AMOUNT_DIGITS_MAX = 15
 local TRANSFER_ARGS = 8
 local SETTLEMENT_ARGS = 5
 
--- Append one event to a game's log unless that seq is already there.
--- KEYS: the game's hash, its events hash. ARGV: seq, event JSON.
+-- Append one event to a game's log unless that seq is already there. When several nodes share the
+-- store, the appending node names the lease it holds on the game (its fence): a node that lost the
+-- game to another (a pause, a partition) is refused here, so two owners never both write a log.
+-- KEYS: the game's hash, its events hash, its owner. ARGV: seq, event JSON, fence ('' for none).
 local function append_event(keys, args)
   if redis.call('EXISTS', keys[1]) == 0 then
     return 'no_such_game'
+  end
+  if args[3] ~= '' and redis.call('GET', keys[3]) ~= args[3] then
+    return 'fenced'
   end
   if redis.call('HSETNX', keys[2], args[1], args[2]) == 0 then
     return 'duplicate'

@@ -54,6 +54,13 @@ pub fn game_events(game: GameId) -> String {
     format!("{{g:{game}}}:events")
 }
 
+/// The node that owns a live game and the fence number of its lease (`<node> <fence>`), written
+/// by the cluster's lease scripts and checked by every event append; under the game's tag so that
+/// check is atomic with the append.
+pub fn game_owner(game: GameId) -> String {
+    format!("{{g:{game}}}:owner")
+}
+
 /// User id to Glicko-2 state (`rating deviation volatility games`), under one tag with
 /// [`RATED_GAMES`] so rating a game is one WATCH/MULTI on one slot.
 pub const GLICKO: &str = "{ratings}:glicko";

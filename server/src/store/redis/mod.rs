@@ -17,7 +17,7 @@
 
 mod connections;
 mod durability;
-mod keys;
+pub(crate) mod keys;
 mod ledger;
 mod records;
 #[doc(hidden)]
@@ -33,7 +33,7 @@ use self::records::{
     corrupt, events_in_order, glicko_from_text, glicko_text, live_game_row, new_game_from_fields,
     parse_number, user_from_fields,
 };
-use super::{GameListRow, Glicko, LiveGameRow, NewGame, Store, StoreError, UserRow};
+use super::{Fences, GameListRow, Glicko, LiveGameRow, NewGame, Store, StoreError, UserRow};
 use crate::ledger::book::{Account, AccountBalance, Applied, Batch, SettlementRecord, Transfer};
 use crate::BoxError;
 
@@ -53,6 +53,8 @@ const RATE_ATTEMPTS_MAX: usize = 20;
 #[derive(Debug)]
 pub struct RedisStore {
     conns: Connections,
+    /// The leases this node holds on live games, checked by every event append.
+    fences: Fences,
 }
 
 impl RedisStore {
@@ -70,7 +72,16 @@ impl RedisStore {
             .map_err(|err| format!("redis at {server}: {err}"))?;
         load_functions(&mut conn)
             .map_err(|err| format!("cannot load the store's functions into {server}: {err}"))?;
-        Ok(RedisStore { conns })
+        Ok(RedisStore {
+            conns,
+            fences: Fences::default(),
+        })
+    }
+
+    /// Check every event append against the lease `fences` holds for its game (scaled out, a node
+    /// logs only the games it owns).
+    pub fn with_fences(self, fences: Fences) -> RedisStore {
+        RedisStore { fences, ..self }
     }
 
     fn read<T>(
@@ -485,15 +496,24 @@ impl Store for RedisStore {
         self.write(|conn| {
             let call = function(
                 "tengen_append_event",
-                &[&keys::game(game), &keys::game_events(game)],
+                &[
+                    &keys::game(game),
+                    &keys::game_events(game),
+                    &keys::game_owner(game),
+                ],
             )
             .arg(seq)
             .arg(event_json)
+            .arg(self.fences.get(game).unwrap_or_default())
             .to_owned();
             let outcome: String = call_function(conn, &call)?;
             match outcome.as_str() {
                 "ok" => Ok(()),
                 "duplicate" => Err(StoreError::DuplicateEvent { game, seq }.into()),
+                "fenced" => Err(StoreError::Backend(format!(
+                    "game {game} is owned by another node now; this node may not log its events"
+                ))
+                .into()),
                 "no_such_game" => Err(StoreError::NoSuchGame(game).into()),
                 other => Err(corrupt("append_event answer", other).into()),
             }

@@ -195,6 +195,40 @@ fn lost_functions_are_loaded_again() {
     assert_eq!(store.game_events(game).unwrap(), vec![(1, "first".into())]);
 }
 
+/// Scaled out, a node logs a game's events only while the game's owner is still the lease it holds:
+/// once another node has claimed the game, its appends are refused and the log is left alone.
+#[test]
+fn an_append_under_a_lost_lease_is_refused() {
+    let (_dir, server) = durable_redis();
+    let fences = Fences::default();
+    let store = RedisStore::open(&server.url(), false)
+        .unwrap()
+        .with_fences(fences.clone());
+    let game = store.create_game(&untimed_game(1)).unwrap();
+    let mut conn = Client::open(server.url())
+        .unwrap()
+        .get_connection()
+        .unwrap();
+    let set_owner = |conn: &mut Connection, owner: &str| {
+        ::redis::cmd("SET")
+            .arg(keys::game_owner(game))
+            .arg(owner)
+            .exec(conn)
+            .unwrap();
+    };
+    set_owner(&mut conn, "00000000000000aa 1");
+    fences.set(game, "00000000000000aa 1".into());
+    store.append_event(game, 1, "first").unwrap();
+    // Another node takes the game over (a new owner and a larger fence).
+    set_owner(&mut conn, "00000000000000bb 2");
+    let refused = store.append_event(game, 2, "stale").unwrap_err();
+    assert!(matches!(refused, StoreError::Backend(ref why) if why.contains("another node")));
+    assert_eq!(store.game_events(game).unwrap(), vec![(1, "first".into())]);
+    // Without a fence (one node, or the store used by the audit) appends are not checked.
+    fences.clear(game);
+    store.append_event(game, 2, "second").unwrap();
+}
+
 /// Junk where the store expects its own records is a backend error, never a panic.
 #[test]
 fn junk_in_redis_is_a_backend_error() {
