@@ -253,7 +253,9 @@ pub fn open_store(config: &Config) -> Result<Arc<dyn Store>, BoxError> {
 /// [`open_store`], with the Redis store checking event appends against this node's `fences`.
 fn open_fenced_store(config: &Config, fences: Fences) -> Result<Arc<dyn Store>, BoxError> {
     Ok(match &config.redis_url {
-        Some(url) => Arc::new(RedisStore::open(url, config.redis_allow_unsafe)?.with_fences(fences)),
+        Some(url) => {
+            Arc::new(RedisStore::open(url, config.redis_allow_unsafe)?.with_fences(fences))
+        }
         None => Arc::new(SqliteStore::open(&config.data_dir)?),
     })
 }
