@@ -8,10 +8,12 @@ mod common;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
-use common::money::{assert_audit_clean, balance, wait_settled, ADMIN_TOKEN, GRANT, TAX_BP};
+use common::money::{
+    assert_audit_clean, balance, wait_settled, winner_receives, ADMIN_TOKEN, GRANT,
+};
 use common::redis::RedisServer;
-use common::{play, point, start_table_game, test_config, Client, TestServer};
-use serde_json::{json, Value};
+use common::{events_until_end, play, point, start_table_game, test_config, Client, TestServer};
+use serde_json::json;
 
 /// A node of the cluster, in this process, sharing `redis`.
 async fn node(redis: &RedisServer, dir: &std::path::Path) -> TestServer {
@@ -30,28 +32,6 @@ async fn bet(client: &mut Client, game: u64, side: &str, amount: u64) {
         .request(json!({"type": "bet", "game": game, "side": side, "amount": amount}))
         .await;
     assert_eq!(placed["type"], "bet_placed", "{placed}");
-}
-
-/// Every event of `game` the client receives until the game's end, in arrival order.
-async fn events_until_end(client: &mut Client, game: u64) -> Vec<Value> {
-    let mut events = Vec::new();
-    loop {
-        let event = client
-            .wait_for(|f| f["type"] == "game_event" && f["game"] == game)
-            .await;
-        let ended = event["event"] == "ended";
-        events.push(event);
-        if ended {
-            return events;
-        }
-    }
-}
-
-/// The pool's payout to one winning bet (SPEC: the winners share the losers' side less the tax).
-fn winner_receives(pool_total: u64, winners_total: u64, bet: u64) -> u64 {
-    let gain_num =
-        u128::from(pool_total - winners_total) * u128::from(bet) * u128::from(10_000 - TAX_BP);
-    bet + (gain_num / (u128::from(winners_total) * 10_000)) as u64
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -5,24 +5,12 @@
 
 mod common;
 
-use common::{agree_and_start, http_get, play, point, start_table_game, Client, TestServer};
+use common::{
+    agree_and_start, events_until_end, http_get, play, point, start_table_game, TestServer,
+};
 use serde_json::{json, Value};
 
 /// Every `game_event` of `game` the client received, reading until the `ended` event.
-async fn events_until_end(client: &mut Client, game: u64) -> Vec<Value> {
-    let mut events = Vec::new();
-    loop {
-        let frame = client
-            .wait_for(|f| f["type"] == "game_event" && f["game"] == game)
-            .await;
-        let ended = frame["event"] == "ended";
-        events.push(frame);
-        if ended {
-            return events;
-        }
-    }
-}
-
 fn is_kibitz(frame: &Value) -> bool {
     frame["type"] == "chat" && frame["channel"]["kind"] == "kibitz"
 }

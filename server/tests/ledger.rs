@@ -6,19 +6,12 @@
 mod common;
 
 use common::money::{
-    assert_audit_clean, balance, http_get, start_server, wait_settled, GRANT, TAX_BP,
+    assert_audit_clean, balance, http_get, start_server, wait_settled, winner_receives, GRANT,
+    TAX_BP,
 };
 
 use common::{settings_9x9, start_table_game, test_config, Client, TestServer};
 use serde_json::{json, Value};
-
-/// What a winning bettor receives, SPEC §3, computed here independently of the server's math:
-/// `((T / W) · s − s) · (1 − tax) + s`, rounded down.
-fn winner_receives(pool_total: u64, winners_total: u64, bet: u64) -> u64 {
-    let gain_num =
-        u128::from(pool_total - winners_total) * u128::from(bet) * u128::from(10_000 - TAX_BP);
-    bet + (gain_num / (u128::from(winners_total) * 10_000)) as u64
-}
 
 async fn bet(client: &mut Client, game: u64, side: &str, amount: u64) -> Value {
     client

@@ -313,6 +313,21 @@ pub async fn play(client: &mut Client, game: u64, col: u8, row: u8) {
         .await;
 }
 
+/// Every event of `game` the client receives until the game's end, in arrival order.
+pub async fn events_until_end(client: &mut Client, game: u64) -> Vec<Value> {
+    let mut events = Vec::new();
+    loop {
+        let frame = client
+            .wait_for(|f| f["type"] == "game_event" && f["game"] == game)
+            .await;
+        let ended = frame["event"] == "ended";
+        events.push(frame);
+        if ended {
+            return events;
+        }
+    }
+}
+
 /// `GET path` on the server over a plain socket, with an optional bearer token; the whole response
 /// (status line, headers and body).
 pub async fn http_get(addr: SocketAddr, path: &str, token: Option<&str>) -> String {

@@ -16,6 +16,14 @@ pub async fn start_server(dir: &std::path::Path) -> TestServer {
     TestServer::start_with(config).await
 }
 
+/// What a winning bettor receives, SPEC §3, computed here independently of the server's math:
+/// `((T / W) · s − s) · (1 − tax) + s`, rounded down.
+pub fn winner_receives(pool_total: u64, winners_total: u64, bet: u64) -> u64 {
+    let gain_num =
+        u128::from(pool_total - winners_total) * u128::from(bet) * u128::from(10_000 - TAX_BP);
+    bet + (gain_num / (u128::from(winners_total) * 10_000)) as u64
+}
+
 /// The client's balance; the reply always states the tax rate.
 pub async fn balance(client: &mut Client) -> u64 {
     let reply = client.ok(json!({"type": "balance"})).await;
