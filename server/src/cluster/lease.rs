@@ -164,6 +164,24 @@ impl Leases {
             .map(|(_, owner)| owner))
     }
 
+    /// The owners of many games in one round trip (a pipeline of single-key reads, so it works on a
+    /// Redis Cluster too), in the order asked.
+    pub async fn game_owners(&self, games: &[GameId]) -> redis::RedisResult<Vec<Option<Owner>>> {
+        if games.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut pipe = redis::pipe();
+        for &game in games {
+            pipe.get(game_owner_key(game));
+        }
+        let mut conn = self.conn.clone();
+        let owners: Vec<Option<String>> = pipe.query_async(&mut conn).await?;
+        Ok(owners
+            .iter()
+            .map(|text| text.as_deref().and_then(Owner::decode))
+            .collect())
+    }
+
     pub async fn hall_owner(&self) -> redis::RedisResult<Option<Owner>> {
         Ok(self.owner_at(HALL_OWNER_KEY).await?.map(|(_, owner)| owner))
     }

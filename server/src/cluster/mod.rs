@@ -748,13 +748,14 @@ impl Cluster {
 
     /// Stop the actor of every game whose lease now names another node.
     async fn check_owned(&self) -> redis::RedisResult<()> {
-        let claims: Vec<(GameId, Owner)> = lock(&self.inner.owned)
+        let (games, claims): (Vec<GameId>, Vec<Owner>) = lock(&self.inner.owned)
             .iter()
             .filter(|(_, owned)| !owned.abandoned)
             .map(|(game, owned)| (*game, owned.owner))
-            .collect();
-        for (game, claim) in claims {
-            if self.inner.leases.game_owner(game).await? != Some(claim) {
+            .unzip();
+        let owners = self.inner.leases.game_owners(&games).await?;
+        for ((game, claim), owner) in games.into_iter().zip(claims).zip(owners) {
+            if owner != Some(claim) {
                 tracing::warn!(game = %game, "lost a game's lease; stopping its actor here");
                 if let Some(owned) = lock(&self.inner.owned).get_mut(&game) {
                     owned.abandoned = true;
@@ -767,10 +768,33 @@ impl Cluster {
 
     /// Claim every live game whose owner is dead (or that has none), and run it here.
     async fn take_over_games(&self) -> Result<(), BoxError> {
+        // One read for every owner, one liveness check per owner node; only games whose owner is
+        // gone (or that have none) are claimed, each with its own compare-and-set.
+        let games: Vec<GameId> = self
+            .inner
+            .leases
+            .live_games()
+            .await?
+            .into_iter()
+            // Games this node runs, or has claimed and is about to start, are not candidates.
+            .filter(|game| !lock(&self.inner.owned).contains_key(game))
+            .collect();
+        let owners = self.inner.leases.game_owners(&games).await?;
+        let mut alive: HashMap<NodeId, bool> = HashMap::new();
         let mut won = Vec::new();
-        for game in self.inner.leases.live_games().await? {
-            if self.inner.games.get_local(game).is_some() {
-                continue;
+        for (game, owner) in games.into_iter().zip(owners) {
+            if let Some(owner) = owner {
+                let node_alive = match alive.get(&owner.node) {
+                    Some(known) => *known,
+                    None => {
+                        let known = self.inner.leases.is_alive(owner.node).await?;
+                        alive.insert(owner.node, known);
+                        known
+                    }
+                };
+                if node_alive {
+                    continue;
+                }
             }
             if let Some(owner) = self.inner.leases.take_over_game(game).await? {
                 won.push((game, owner));
