@@ -219,7 +219,11 @@ impl Cluster {
 
     // ---- requests between nodes ----
 
-    async fn publish(&self, channel: String, payload: String) -> redis::RedisResult<i64> {
+    async fn publish(
+        &self,
+        channel: String,
+        payload: impl redis::ToSingleRedisArg + Send + Sync,
+    ) -> redis::RedisResult<i64> {
         let mut conn = self.inner.conn.clone();
         conn.publish(channel, payload).await
     }
@@ -378,7 +382,7 @@ impl Cluster {
         let Some(tx) = lock(&self.inner.mirrors).get(&game).cloned() else {
             return;
         };
-        let wire = match serde_json::from_slice::<GameWire>(payload) {
+        let wire = match GameWire::decode(payload) {
             Ok(wire) => wire,
             Err(err) => {
                 tracing::warn!(%err, "a malformed game frame");
@@ -583,10 +587,8 @@ impl Cluster {
                     Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => GameWire::Resync,
                     Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
                 };
-                if let Ok(payload) = serde_json::to_string(&wire) {
-                    if let Err(err) = this.publish(channel.clone(), payload).await {
-                        tracing::warn!(game = %game, %err, "could not relay a game frame");
-                    }
+                if let Err(err) = this.publish(channel.clone(), wire.encode()).await {
+                    tracing::warn!(game = %game, %err, "could not relay a game frame");
                 }
             }
         })
@@ -609,9 +611,9 @@ impl Cluster {
         if owned.abandoned || self.inner.shutdown.is_triggered() {
             return;
         }
-        if let Ok(payload) = serde_json::to_string(&GameWire::Closed) {
-            let _ = self.publish(game_channel(game), payload).await;
-        }
+        let _ = self
+            .publish(game_channel(game), GameWire::Closed.encode())
+            .await;
         if let Err(err) = self
             .inner
             .leases
