@@ -14,6 +14,7 @@ use tokio::sync::mpsc;
 use super::messages::{self, HallRequest, HallWire, NodeId, Request};
 use super::{lock, Cluster};
 use crate::config::HALL_INBOX_LEN;
+use crate::game::GameCmd;
 use crate::hall::{self, HallActor, HallCmd};
 use crate::{BoxError, Refusal};
 
@@ -172,6 +173,7 @@ pub(super) async fn watch_hall(cluster: &Cluster) -> Result<(), BoxError> {
     };
     if changed && owner_node.is_some() {
         announce_online(cluster).await;
+        announce_games(cluster).await;
     }
     forget_dead_nodes(cluster).await?;
     Ok(())
@@ -247,6 +249,18 @@ async fn announce_online(cluster: &Cluster) {
         .collect();
     for player in players {
         deliver(cluster, HallCmd::Online { player }).await;
+    }
+}
+
+/// Tell a new hall about every game in play here, so its lists and tables show them.
+async fn announce_games(cluster: &Cluster) {
+    for game in cluster.inner.games.local_ids() {
+        let Some(handle) = cluster.inner.games.get_local(game) else {
+            continue;
+        };
+        if let Ok(summary) = handle.ask(|reply| GameCmd::Summary { reply }).await {
+            deliver(cluster, HallCmd::GameRestored { summary }).await;
+        }
     }
 }
 

@@ -463,7 +463,9 @@ pub fn game_request(cmd: GameCmd) -> Result<(GameRequest, Completer), GameCmd> {
                 _ => None,
             }),
         ),
-        local @ (GameCmd::Subscribe { .. } | GameCmd::Mirror { .. }) => return Err(local),
+        local @ (GameCmd::Subscribe { .. } | GameCmd::Mirror { .. } | GameCmd::Summary { .. }) => {
+            return Err(local)
+        }
     })
 }
 

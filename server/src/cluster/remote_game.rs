@@ -130,12 +130,12 @@ impl RemoteGame {
             Err(GameCmd::Subscribe { viewer, reply }) => {
                 let _ = reply.send(self.subscribe(viewer).await);
             }
-            // Only a game's owner mirrors it to other nodes.
+            // Only a game's owner mirrors it to other nodes or lists it in a new hall.
             Err(GameCmd::Mirror { reply }) => {
-                let _ = reply.send(Err(Refusal::new(
-                    ErrorCode::NoSuchGame,
-                    "that game is not run here",
-                )));
+                let _ = reply.send(Err(not_run_here()));
+            }
+            Err(GameCmd::Summary { reply }) => {
+                let _ = reply.send(Err(not_run_here()));
             }
             Err(_) => {}
         }
@@ -278,6 +278,10 @@ impl RemoteGame {
         }
         self.idle_ticks < IDLE_TICKS_MAX
     }
+}
+
+fn not_run_here() -> Refusal {
+    Refusal::new(ErrorCode::NoSuchGame, "that game is not run here")
 }
 
 /// The next message of the game's channel, or never while not mirroring.

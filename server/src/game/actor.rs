@@ -477,6 +477,10 @@ impl GameActor {
                 let _ = reply.send(self.subscribe(viewer));
                 Ok(Flow::Continue)
             }
+            GameCmd::Summary { reply } => {
+                let _ = reply.send(Ok(self.summary()));
+                Ok(Flow::Continue)
+            }
             GameCmd::Mirror { reply } => {
                 let _ = reply.send(Ok(self.mirror()));
                 Ok(Flow::Continue)

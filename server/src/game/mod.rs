@@ -166,6 +166,10 @@ pub enum GameCmd {
     Mirror {
         reply: Reply<Mirror>,
     },
+    /// The game's line in the hall's lists (for a hall that starts afresh on another node).
+    Summary {
+        reply: Reply<GameSummary>,
+    },
     Kibitz {
         from: PlayerInfo,
         text: String,
@@ -237,6 +241,7 @@ impl GameCmd {
             GameCmd::Record { .. }
             | GameCmd::Subscribe { .. }
             | GameCmd::Mirror { .. }
+            | GameCmd::Summary { .. }
             | GameCmd::Pool { .. } => {}
         }
     }
