@@ -3,7 +3,7 @@
 // `state`, re-renders the current view, and re-subscribes after a reconnect. The only module that knows all the others.
 
 import { Connection } from './net.js';
-import { createState, applyMessage } from './state.js';
+import { createState, applyMessage, balanceMoves } from './state.js';
 import { translator, detectLanguage } from './i18n.js';
 import { h, fill } from './dom.js';
 import { mountLogin } from './views/login.js';
@@ -33,6 +33,9 @@ const net = new Connection({
   url: wsUrl,
   storage: localStorage,
   onMessage: (msg) => {
+    // Points that moved without a new balance: ask for it (judged before the message changes the state).
+    const moved = balanceMoves(state, msg);
+    if (moved) net.refreshBalance({ soon: moved === 'soon' });
     applyMessage(state, msg);
     if (msg.type === 'game_started') following.games.add(msg.game);
     if (msg.type === 'game_started' && isMine(msg)) automatchSearching = false;
@@ -154,7 +157,7 @@ const actions = {
   },
   myBets() {
     // Settlements change the balance without a push; ask for it afresh beside the records.
-    send({ type: 'balance' }).catch(() => {});
+    net.refreshBalance();
     return send({ type: 'my_bets' }).then((reply) => reply.records);
   },
   // Records: a user's games and one game's SGF.

@@ -1,6 +1,8 @@
 // Two languages, Simplified Chinese and English: the dictionaries, the choice from the browser's
-// languages, and `t(key, vars)` with {name} placeholders. A missing Chinese entry falls back to English,
-// a missing English one shows the key, so a forgotten string is visible rather than blank.
+// languages, and `t(key, vars)` with {name} placeholders and {name|singular|plural} word forms chosen by
+// the number in `name` ("{count} {count|bettor|bettors}"). English has a singular and a plural; Chinese
+// nouns do not change with the number, so its strings never need the forms. A missing Chinese entry falls
+// back to English, a missing English one shows the key, so a forgotten string is visible rather than blank.
 
 export const LANGUAGES = ['en', 'zh'];
 
@@ -24,7 +26,7 @@ const en = {
   'hall.players': 'Players online',
   'hall.games': 'Live games',
   'hall.users': '{count} online',
-  'hall.tables': '{count} tables',
+  'hall.tables': '{count} {count|table|tables}',
   'hall.watchers': '{count} watching',
   'hall.moves': 'move {count}',
   'hall.noGames': 'No games in progress.',
@@ -78,7 +80,7 @@ const en = {
   'settings.nigiri': 'Nigiri (draw colours)',
   'settings.summary.byo_yomi': '{main} + {periods}×{period}',
   'settings.summary.absolute': '{main}',
-  'settings.summary.canadian': '{main} + {moves} moves / {block}',
+  'settings.summary.canadian': '{main} + {moves} {moves|move|moves} / {block}',
   'settings.summary.fischer': '{main} + {increment}/move',
   'challenge.title': 'Challenge {name}',
   'challenge.send': 'Send challenge',
@@ -95,8 +97,8 @@ const en = {
   'game.black': 'Black',
   'game.white': 'White',
   'game.captures': 'Captures: {count}',
-  'game.periods': '{count} periods',
-  'game.moves': '{count} moves in block',
+  'game.periods': '{count} {count|period|periods}',
+  'game.moves': '{count} {count|move|moves} in block',
   'game.noClock': 'no clock',
   'game.toMove': 'to move',
   'game.pass': 'Pass',
@@ -143,7 +145,7 @@ const en = {
   'game.point.white': '{point}, white stone',
   'pool.title': 'Watchers’ pool',
   'pool.total': 'Total',
-  'pool.bettors': '{count} bettors',
+  'pool.bettors': '{count} {count|bettor|bettors}',
   'pool.tax': 'Tax {rate}%',
   'pool.bet': 'Bet',
   'pool.onBlack': 'on Black',
@@ -174,7 +176,7 @@ const en = {
   'pool.balance': 'Your fortune points: {balance}',
   'pool.myBet': 'Your bet: {amount} on {side} — returns {returns} if {side} wins, at the current odds',
   'pool.placed': 'Bet placed: {amount} on {side}. Balance {balance}.',
-  'balance.short': '{balance} pts',
+  'balance.short': '{balance} {balance|pt|pts}',
   'bets.title': 'My bets and stakes',
   'bets.none': 'No bets or stakes yet.',
   'bets.unavailable': 'This server does not keep bets yet.',
@@ -547,13 +549,33 @@ export function detectLanguage(browserLanguages = []) {
   return 'en';
 }
 
-/** Fill {name} placeholders; unknown ones stay visible. */
-export function interpolate(template, vars = {}) {
-  return template.replace(/\{(\w+)\}/g, (whole, name) => (name in vars ? String(vars[name]) : whole));
+/**
+ * The plural category of `count` in `lang`: 'one' or 'other'. English says "1 bettor" but "0 bettors",
+ * "2 bettors" and "1.5 points"; Chinese has no grammatical plural, so it is always 'other'.
+ */
+export function pluralCategory(lang, count) {
+  if (lang === 'zh') return 'other';
+  return Number(count) === 1 ? 'one' : 'other';
+}
+
+/**
+ * Fill {name} placeholders and {name|singular|plural} word forms (by the plural rule of `lang`, the
+ * language the template is written in); unknown names stay visible.
+ */
+export function interpolate(template, vars = {}, lang = 'en') {
+  return template.replace(/\{(\w+)(?:\|([^|{}]*)\|([^|{}]*))?\}/g, (whole, name, one, other) => {
+    if (!(name in vars)) return whole;
+    if (one === undefined) return String(vars[name]);
+    return pluralCategory(lang, vars[name]) === 'one' ? one : other;
+  });
 }
 
 /** A translator for one language: `t(key, vars)`. */
 export function translator(lang) {
   const dict = DICTIONARIES[lang] ?? en;
-  return (key, vars) => interpolate(dict[key] ?? en[key] ?? key, vars);
+  return (key, vars) => {
+    // A string missing here comes from the English dictionary, and so follows English plural rules.
+    if (key in dict) return interpolate(dict[key], vars, dict === en ? 'en' : lang);
+    return interpolate(en[key] ?? key, vars, 'en');
+  };
 }

@@ -1,8 +1,9 @@
 // The one module that touches the WebSocket. It owns: connecting and `hello`; request ids and their
 // replies (as promises); resuming the session with the token kept in localStorage; reconnecting with
 // exponential backoff; and per-game `seq` tracking, so a gap triggers a fresh `watch` (resync) and stale
-// or duplicate events never reach the state. Everything else receives server messages through `onMessage`
-// and sends through `request`; views never see the socket.
+// or duplicate events never reach the state; and asking for the user's balance when points moved, one
+// request for a burst of reasons (`refreshBalance`). Everything else receives server messages through
+// `onMessage` and sends through `request`; views never see the socket.
 
 const PROTOCOL_VERSION = 1;
 const TOKEN_KEY = 'tengen.token';
@@ -12,6 +13,12 @@ const BACKOFF_FIRST_MS = 500;
 const BACKOFF_MAX_MS = 15000;
 /** A request the server never answers (lost with a dropped socket) fails after this long. */
 const REQUEST_TIMEOUT_MS = 15000;
+
+/**
+ * After the server says that agreed stakes held for a table's next game lapse (a player stood up), it
+ * gives them back a moment later; the balance is asked for again after this long to show them.
+ */
+export const BALANCE_RECHECK_MS = 1000;
 
 /** A failed request: the server's stable `code` and its human `message`. */
 export class RequestError extends Error {
@@ -59,6 +66,64 @@ export class SeqTracker {
   }
 }
 
+/**
+ * Coalesces the requests for the user's balance. Triggers that come together (one burst of frames) send a
+ * single `balance` request at the end of the burst; a trigger while that request is in flight sends one
+ * more once it is answered (the answer may predate the move the trigger reported); `refreshSoon` also asks
+ * once more after `recheckMs`, for points the server moves just after telling of it. Pure apart from the
+ * two functions passed in: `ask()` sends the request (a promise), `defer(fn, ms)` is `setTimeout`.
+ */
+export class BalanceRefresher {
+  constructor({ ask, defer = (fn, ms) => setTimeout(fn, ms), recheckMs = BALANCE_RECHECK_MS }) {
+    this.ask = ask;
+    this.defer = defer;
+    this.recheckMs = recheckMs;
+    this.queued = false; // a request goes out at the end of this burst
+    this.inFlight = false;
+    this.again = false; // a trigger came while the request was in flight
+    this.recheckQueued = false;
+    this.sentCount = 0;
+  }
+
+  /** Points moved: the balance is asked for once, whatever else comes in the same burst. */
+  refresh() {
+    if (this.inFlight) {
+      this.again = true;
+      return;
+    }
+    if (this.queued) return;
+    this.queued = true;
+    this.defer(() => this.send(), 0);
+  }
+
+  /** Points move right after this: ask now, and once more in a moment (one recheck for many calls). */
+  refreshSoon() {
+    this.refresh();
+    if (this.recheckQueued) return;
+    this.recheckQueued = true;
+    this.defer(() => {
+      this.recheckQueued = false;
+      this.refresh();
+    }, this.recheckMs);
+  }
+
+  async send() {
+    this.queued = false;
+    this.inFlight = true;
+    this.sentCount += 1;
+    try {
+      await this.ask();
+    } catch {
+      // Offline or logged out: a resumed session gets its balance pushed anyway.
+    }
+    this.inFlight = false;
+    if (this.again) {
+      this.again = false;
+      this.refresh();
+    }
+  }
+}
+
 export class Connection {
   /**
    * `url`: the WebSocket address; `storage`: where the session token lives (localStorage);
@@ -76,6 +141,8 @@ export class Connection {
     this.nextId = 1;
     this.pending = new Map();
     this.seq = new SeqTracker();
+    // The reply is a data message (`balance`), so it reaches `onMessage` and the state like a push.
+    this.balance = new BalanceRefresher({ ask: () => this.request({ type: 'balance' }) });
     this.attempt = 0;
     this.socket = null;
     this.open = false;
@@ -159,6 +226,15 @@ export class Connection {
       this.pending.set(id, { resolve, reject, timer });
       this.socket.send(JSON.stringify({ ...msg, id }));
     });
+  }
+
+  /**
+   * The user's points moved without the server sending the new balance: ask for it (coalesced). `soon`:
+   * they move just after the frame that told of it, so ask once more in a moment.
+   */
+  refreshBalance({ soon = false } = {}) {
+    if (soon) this.balance.refreshSoon();
+    else this.balance.refresh();
   }
 
   /** Log in, register or resume: remember the token for the next connection. */

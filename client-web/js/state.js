@@ -1,6 +1,8 @@
 // The client's picture of the server: who I am, the hall, my room and its tables, the games I follow, chat
 // lines and pending challenges. `applyMessage(state, msg)` folds one server message into it (mutating in
-// place, then subscribers re-render). No socket and no DOM here: `net` feeds it and views read it.
+// place, then subscribers re-render); `balanceMoves(state, msg)` says beforehand whether that message
+// means the user's points moved, so the app asks for the balance. No socket and no DOM here: `net`
+// feeds it and views read it.
 
 import { initialSide, afterMove, tick as tickSide } from './clock.js';
 
@@ -21,7 +23,7 @@ export function createState() {
     taxBp: null,
     pools: new Map(), // game id → the wire's pool object
     myBets: new Map(), // game id → {side, total}: my bet in that game's pool, from `bet_placed`
-    stakes: new Map(), // table id → {stake: the wire's StakeInfo or null, taxBp}
+    stakes: new Map(), // table id → {stake: the wire's StakeInfo or null, taxBp, mine: my points are in it or I sit there}
     notices: [], // transient messages for the user
   };
 }
@@ -197,6 +199,67 @@ function addChat(state, key, line) {
   state.chats.set(key, lines);
 }
 
+/** Whether the logged-in user sits at `table`, as the state last heard. */
+function seatedAt(state, table) {
+  const me = state.me?.user;
+  const seats = state.tables.get(table);
+  return me != null && (seats?.left?.user === me || seats?.right?.user === me);
+}
+
+/** The colour the logged-in user plays in `game` (a game model), or null. */
+function myColorIn(state, game) {
+  const me = state.me?.user;
+  if (me == null || !game) return null;
+  if (game.black.user === me) return 'black';
+  if (game.white.user === me) return 'white';
+  return null;
+}
+
+/**
+ * Whether `msg`, not yet applied to `state`, tells that the user's fortune points moved without a new
+ * balance coming with it (the server pushes `balance` only at login and in replies: `balance`,
+ * `bet_placed`). Returns 'now' (they moved: ask for the balance), 'soon' (the server moves them just
+ * after this frame: ask now and once more in a moment) or null. Pure: the app asks through `net`.
+ * - `stake_updated` of a table where I sit (or whose agreed stakes hold my points): agreement puts the
+ *   stakes in escrow; agreed stakes going away were settled with their game, or come back ('soon': the
+ *   server releases a hold after announcing it) when a player stood up before the game.
+ * - `pool` of a game I play whose stake on my side changed (agreed during the game, or my raise), or a
+ *   pool settled (pushed after settlement; or first seen settled) in a game I play or bet on.
+ * - `game_event` `ended` of a game I play.
+ */
+export function balanceMoves(state, msg) {
+  if (state.me?.user == null) return null;
+  switch (msg.type) {
+    case 'stake_updated': {
+      const before = state.stakes.get(msg.table);
+      const wasAgreed = !!before?.stake?.agreed;
+      const isAgreed = !!msg.stake?.agreed;
+      if (!wasAgreed && !isAgreed) return null; // offers, OKs and answers move nothing
+      if (!seatedAt(state, msg.table) && !(wasAgreed && before.mine)) return null;
+      if (wasAgreed && isAgreed) {
+        // The held stakes moving into the game that started hold the same points as before.
+        const same = before.stake.left === msg.stake.left && before.stake.right === msg.stake.right;
+        return same ? null : 'now';
+      }
+      if (wasAgreed && before.stake.game == null) return 'soon';
+      return 'now';
+    }
+    case 'pool': {
+      const pool = msg.pool;
+      const before = state.pools.get(pool.game);
+      const color = myColorIn(state, state.games.get(pool.game));
+      const pushedOrNew = msg.id === undefined || !before?.settled;
+      if (pool.settled && pushedOrNew && (color || state.myBets.has(pool.game))) return 'now';
+      if (color && before && pool[`stake_${color}`] !== before[`stake_${color}`]) return 'now';
+      return null;
+    }
+    case 'game_event':
+      return msg.event === 'ended' && myColorIn(state, state.games.get(msg.game)) ? 'now' : null;
+    default:
+      return null;
+  }
+}
+
 /** Fold one server message into the state. */
 export function applyMessage(state, msg) {
   switch (msg.type) {
@@ -266,9 +329,13 @@ export function applyMessage(state, msg) {
       state.balance = msg.balance;
       state.myBets.set(msg.game, { side: msg.side, total: msg.total });
       break;
-    case 'stake_updated':
-      state.stakes.set(msg.table, { stake: msg.stake, taxBp: msg.tax_bp });
+    case 'stake_updated': {
+      // Agreed stakes stay mine after I stand up, until they come back (see `balanceMoves`).
+      const before = state.stakes.get(msg.table);
+      const mine = seatedAt(state, msg.table) || (!!before?.mine && !!before.stake?.agreed);
+      state.stakes.set(msg.table, { stake: msg.stake, taxBp: msg.tax_bp, mine });
       break;
+    }
     case 'pool':
       state.pools.set(msg.pool.game, msg.pool);
       break;

@@ -34,6 +34,16 @@ const newUser = (name, options) => registerInNewContext(browser, server.url, nam
 
 const shot = (page, name) => page.screenshot({ path: join(OUT, name) });
 
+/** Wait until the header shows `points` as the balance ("950 pts", "950 财富点"); fail saying what it shows. */
+async function waitBalance(page, points, who) {
+  const shown = () => page.evaluate(() => document.querySelector('[data-testid=balance]')?.textContent ?? null);
+  try {
+    await page.waitForFunction((p) => document.querySelector('[data-testid=balance]')?.textContent.split(' ')[0] === String(p), points, { timeout: 10000 });
+  } catch {
+    assert.fail(`${who}'s header shows ${JSON.stringify(await shown())}, not ${points} points`);
+  }
+}
+
 test('two players play a 9x9 game in the browser while a third watches', { timeout: 120000 }, async () => {
   const alice = await newUser('alice');
   const bob = await newUser('bob');
@@ -57,7 +67,10 @@ test('two players play a 9x9 game in the browser while a third watches', { timeo
   // Stakes, when the server keeps fortune points: Alice offers 50 a side and presses OK, Bob presses OK on
   // the same amounts, both agree, and the points go into escrow for the game about to start.
   const stakesOnServer = await alice.evaluate(() => window.tengen.state.balance != null);
+  const STAKE = 50;
+  const START = 1000;
   if (stakesOnServer) {
+    for (const [page, who] of [[alice, 'alice'], [bob, 'bob']]) await waitBalance(page, START, who);
     await alice.waitForSelector('[data-testid=stake]:visible');
     await alice.fill('[data-testid=stake] input[name=stake-left]', '50');
     await alice.fill('[data-testid=stake] input[name=stake-right]', '50');
@@ -86,6 +99,14 @@ test('two players play a 9x9 game in the browser while a third watches', { timeo
   await alice.waitForFunction(() => /^9:5\d$/.test(document.querySelector('[data-testid=player-black] .clock-time').textContent));
   assert.equal(await alice.textContent('[data-testid=player-white] .clock-time'), '10:00');
   assert.match(await alice.textContent('[data-testid=player-white] .clock-extra'), /3 periods/);
+  if (stakesOnServer) {
+    // The agreed stakes left both players' accounts (no push says so: the client asked), and the header
+    // and the stake panel show it.
+    for (const [page, who] of [[alice, 'alice'], [bob, 'bob']]) {
+      await waitBalance(page, START - STAKE, who);
+      await page.waitForSelector(`[data-testid=stake]:has-text("Your fortune points: ${START - STAKE}")`);
+    }
+  }
 
   // Carol finds the game in the hall's live games and opens it.
   await carol.waitForSelector(`[data-testid=game-link-${gameId}]`);
@@ -117,7 +138,10 @@ test('two players play a 9x9 game in the browser while a third watches', { timeo
     assert.match(await carol.textContent('[data-testid=my-bet]'), /100/);
     await alice.waitForSelector('[data-testid=pool-total]:has-text("100")');
     assert.equal(await alice.locator('[data-testid=bet-black]:visible').count(), 0, 'players cannot bet');
-    await carol.waitForSelector('[data-testid=balance]:has-text("900")');
+    await waitBalance(carol, START - 100, 'carol');
+    // One bettor, not "1 bettors".
+    assert.match(await carol.textContent('[data-testid=pool-total]'), /1 人下注/);
+    assert.match(await alice.textContent('[data-testid=pool-total]'), /· 1 bettor ·/);
     await shot(carol, 'pool.png');
   }
 
@@ -209,6 +233,17 @@ test('two players play a 9x9 game in the browser while a third watches', { timeo
     // Every screen that settles a bet shows what went in, what came back, the net and the tax rate.
     await carol.waitForSelector('[data-testid=settlement]:has-text("100")');
     await alice.waitForSelector('[data-testid=settlement]:has-text("50")');
+  }
+  if (stakesOnServer) {
+    // After settlement every header shows the real figure: the winner has both stakes less the tax on the
+    // gain, the loser has lost the stake, a draw refunds both; Carol, the only bettor, had her 100 back.
+    const sgf = await alice.textContent('[data-testid=result-sgf]');
+    const taxBp = await alice.evaluate(() => window.tengen.state.taxBp);
+    const won = START + Math.floor((STAKE * (10000 - taxBp)) / 10000);
+    const expected = sgf.startsWith('B+') ? { alice: won, bob: START - STAKE } : sgf.startsWith('W+') ? { alice: START - STAKE, bob: won } : { alice: START, bob: START };
+    await waitBalance(alice, expected.alice, 'alice');
+    await waitBalance(bob, expected.bob, 'bob');
+    if (poolOnServer) await waitBalance(carol, START, 'carol');
   }
   await shot(carol, 'result.png');
 
