@@ -64,6 +64,22 @@ impl std::fmt::Debug for Cluster {
     }
 }
 
+/// A [`Cluster`] that may have stopped.
+#[derive(Clone)]
+pub struct WeakCluster(std::sync::Weak<Inner>);
+
+impl std::fmt::Debug for WeakCluster {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("WeakCluster")
+    }
+}
+
+impl WeakCluster {
+    pub fn upgrade(&self) -> Option<Cluster> {
+        self.0.upgrade().map(|inner| Cluster { inner })
+    }
+}
+
 /// A game this node runs: its claim, and the trigger that stops its actor if the claim is lost.
 struct Owned {
     owner: Owner,
@@ -181,7 +197,7 @@ impl Cluster {
                 remote_online: Mutex::new(HashMap::new()),
             }),
         };
-        joining.games.join(cluster.clone());
+        joining.games.join(&cluster);
         cluster.inner.leases.beat(LEASE_TTL_MS).await?;
         let (connected_tx, connected_rx) = tokio::sync::oneshot::channel();
         tokio::spawn(cluster.clone().listen(connected_tx));
@@ -197,6 +213,11 @@ impl Cluster {
 
     pub fn node(&self) -> NodeId {
         self.inner.node
+    }
+
+    /// A reference that does not keep the cluster alive (for the game registry it holds itself).
+    pub fn downgrade(&self) -> WeakCluster {
+        WeakCluster(Arc::downgrade(&self.inner))
     }
 
     /// Every game the store holds as live goes into the live set, so that one left without an

@@ -22,7 +22,7 @@ use tengen_protocol::{GameId, GameSettings, GameSummary, PlayerInfo, Point, Tabl
 use tokio::sync::{broadcast, mpsc, oneshot, watch, Notify};
 use tokio::task::JoinHandle;
 
-use crate::cluster::Cluster;
+use crate::cluster::{Cluster, WeakCluster};
 use crate::config::{GameTiming, GAME_INBOX_LEN, LIVE_GAMES_MAX, SUBSCRIBE_WAIT_MS};
 use crate::hall::{HallCmd, HallHandle};
 use crate::ledger::Ledger;
@@ -302,7 +302,9 @@ pub struct Games {
     /// Bounded by [`LIVE_GAMES_MAX`]: `start` refuses beyond it. Each entry keeps its two players.
     live: Arc<Mutex<HashMap<GameId, LiveEntry>>>,
     /// Set once at start when the server runs as one of several nodes.
-    cluster: Arc<OnceLock<Cluster>>,
+    /// Weak: the cluster holds this registry, and a cycle would keep both (and the shutdown's task
+    /// guard inside) alive after the server stopped.
+    cluster: Arc<OnceLock<WeakCluster>>,
 }
 
 /// Everything needed to start a game.
@@ -325,13 +327,13 @@ impl Games {
     }
 
     /// Join a cluster of nodes: games this node does not run are reached through `cluster`.
-    pub fn join(&self, cluster: Cluster) {
-        let _ = self.cluster.set(cluster);
+    pub fn join(&self, cluster: &Cluster) {
+        let _ = self.cluster.set(cluster.downgrade());
     }
 
-    /// The cluster this node belongs to, if it runs as one of several.
-    pub fn cluster(&self) -> Option<&Cluster> {
-        self.cluster.get()
+    /// The cluster this node belongs to, if it runs as one of several (and has not stopped).
+    pub fn cluster(&self) -> Option<Cluster> {
+        self.cluster.get().and_then(WeakCluster::upgrade)
     }
 
     /// A game's handle: its actor's on this node, else (scaled out) a stand-in that forwards to the
@@ -340,7 +342,7 @@ impl Games {
         if let Some(handle) = self.get_local(game) {
             return Ok(handle);
         }
-        match self.cluster.get() {
+        match self.cluster() {
             Some(cluster) => cluster.remote_game(game).await,
             None => Err(Refusal::new(
                 ErrorCode::NoSuchGame,
@@ -380,7 +382,7 @@ impl Games {
             .filter(|(_, (_, players))| players.contains(&user))
             .map(|(id, _)| *id)
             .collect();
-        if let Some(cluster) = self.cluster.get() {
+        if let Some(cluster) = self.cluster() {
             for game in cluster.games_of_player(user).await {
                 if !games.contains(&game) {
                     games.push(game);
@@ -419,7 +421,7 @@ impl Games {
             .await
             .map_err(|err| Refusal::new(ErrorCode::Internal, err.to_string()))?;
         let players = [start.black.user, start.white.user];
-        let ctx = match self.cluster.get() {
+        let ctx = match self.cluster() {
             Some(cluster) => cluster.claim_new_game(id, players, ctx).await?,
             None => ctx.clone(),
         };
@@ -438,7 +440,7 @@ impl Games {
         };
         self.lock().insert(actor.id(), (handle.clone(), players));
         let games = self.clone();
-        let cluster = self.cluster.get().cloned();
+        let cluster = self.cluster();
         // Scaled out, the relay to other nodes asks first, so it misses none of the game's frames.
         let relay = cluster.as_ref().map(|cluster| {
             let (reply, mirror) = oneshot::channel();
