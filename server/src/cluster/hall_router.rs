@@ -94,12 +94,21 @@ pub(super) async fn serve(cluster: &Cluster, from: NodeId, id: u64, request: Hal
     };
     track_remote(cluster, from, &request);
     let (cmd, answer) = messages::hall_cmd(request);
-    if local.send(cmd).await.is_err() {
-        cluster.reply(from, id, Err(Refusal::busy())).await;
-        return;
-    }
-    if let Some(answer) = answer {
-        cluster.reply_later(from, id, answer);
+    // Never wait here: this runs on the bus's one reader. A full hall answers a request `busy`, as
+    // on one node; a notification (someone came online or left, a game ended) must not be lost,
+    // so it waits for room on its own.
+    match local.try_send(cmd) {
+        Ok(()) => {
+            if let Some(answer) = answer {
+                cluster.reply_later(from, id, answer);
+            }
+        }
+        Err(mpsc::error::TrySendError::Full(cmd)) if answer.is_none() => {
+            tokio::spawn(async move {
+                let _ = local.send(cmd).await;
+            });
+        }
+        Err(_) => cluster.reply(from, id, Err(Refusal::busy())).await,
     }
 }
 
