@@ -104,6 +104,11 @@ pub const CLUSTER_REQUEST_TIMEOUT_MS: u64 = 5_000;
 /// lost the thread: it is resynced from a snapshot rather than queued further.
 pub const MIRROR_QUEUE_LEN: usize = 1_024;
 
+/// How long a follower of a game whose actor stopped on its node (a lost lease) keeps looking for the
+/// node that took it over, and how often it asks: a takeover takes up to a lease time and a tick.
+pub const FOLLOW_ELSEWHERE_MS: u64 = LEASE_TTL_MS + 2 * CLUSTER_TICK_MS;
+pub const FOLLOW_ELSEWHERE_RETRY_MS: u64 = 250;
+
 /// How long a game's owner keeps the presence of players connected to another node without hearing
 /// from that node again. Stand-ins refresh it every tick, so this only expires for a dead node.
 pub const PRESENCE_HOLD_MS: u64 = LEASE_TTL_MS + CLUSTER_TICK_MS;

@@ -929,8 +929,13 @@ impl Session {
         let handle = self.state.games.get(game).await?;
         let subscription = game::subscribe(&handle, self.player.clone()).await?;
         self.pushes.push(subscription.snapshot.clone());
+        let source = game::Source {
+            games: self.state.games.clone(),
+            game,
+            handle: handle.clone(),
+        };
         let forwarder = game::forward(
-            handle.clone(),
+            source,
             subscription,
             self.viewer.subscribe(),
             self.out.clone(),
@@ -983,8 +988,9 @@ impl Session {
     /// from the registry. A game that ended answers `no_such_game` either way: its inbox is closed.
     async fn game(&self, game: GameId) -> Result<game::GameHandle, Refusal> {
         match self.games.get(&game) {
-            Some(followed) => Ok(followed.handle.clone()),
-            None => self.state.games.get(game).await,
+            // A closed handle whose game goes on elsewhere (scaled out) is looked up again.
+            Some(followed) if !followed.handle.is_closed() => Ok(followed.handle.clone()),
+            _ => self.state.games.get(game).await,
         }
     }
 

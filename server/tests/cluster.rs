@@ -126,6 +126,78 @@ async fn players_and_watchers_on_two_nodes_share_one_game_and_its_pool() {
     a.stop().await;
 }
 
+/// Moves refused while a game changes hands are retried, as a client does.
+async fn play_through_a_handover(client: &mut Client, game: u64, col: u8, row: u8) {
+    for _ in 0..100 {
+        let reply = client
+            .request(json!({"type": "play", "game": game, "point": point(col, row)}))
+            .await;
+        if reply["type"] == "ack" {
+            return;
+        }
+        assert!(
+            reply["code"] == "busy" || reply["code"] == "no_such_game",
+            "{reply}"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    panic!("the game was never handed over");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_node_that_loses_a_games_lease_stops_it_and_its_followers_carry_on() {
+    let redis = RedisServer::start();
+    let dirs = [tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap()];
+    let a = node(&redis, dirs[0].path()).await;
+    let b = node(&redis, dirs[1].path()).await;
+    let mut alice = a.player("alice").await;
+    let mut bob = a.player("bob").await;
+    let mut carol = a.player("carol").await;
+    let mut dave = b.player("dave").await;
+    let game = start_table_game(&mut alice, &mut bob, 1).await;
+    watch(&mut carol, game).await;
+    watch(&mut dave, game).await;
+    play(&mut alice, game, 2, 2).await;
+    play(&mut bob, game, 6, 6).await;
+
+    // As after a long pause or a partition: the lease now names another node (one that is gone),
+    // with a newer fence. The node running the game must stop logging it, and the game must go on.
+    let mut conn = redis::Client::open(redis.url())
+        .unwrap()
+        .get_connection()
+        .unwrap();
+    let owner_key = format!("{{g:{game}}}:owner");
+    let _: () = redis::cmd("SET")
+        .arg(&owner_key)
+        .arg("00000000000000ff 999999999")
+        .query(&mut conn)
+        .unwrap();
+
+    play_through_a_handover(&mut alice, game, 2, 6).await;
+    play(&mut bob, game, 6, 2).await;
+    let owner: String = redis::cmd("GET").arg(&owner_key).query(&mut conn).unwrap();
+    assert!(
+        !owner.starts_with("00000000000000ff"),
+        "taken over: {owner}"
+    );
+    alice.ok(json!({"type": "resign", "game": game})).await;
+
+    // Both watchers followed the game to its end: the one on the node that lost it through a fresh
+    // snapshot, in order either way.
+    for watcher in [&mut carol, &mut dave] {
+        let events = events_until_end(watcher, game).await;
+        let seqs: Vec<u64> = events.iter().map(|e| e["seq"].as_u64().unwrap()).collect();
+        assert!(seqs.windows(2).all(|w| w[0] < w[1]), "{seqs:?}");
+        assert_eq!(events.last().unwrap()["outcome"]["sgf"], "W+R");
+    }
+    // The log holds each move once: the stopped actor wrote nothing after it lost the lease.
+    let sgf = common::http_get(a.addr, &format!("/api/games/{game}.sgf"), None).await;
+    assert_eq!(sgf.matches(";B[").count(), 2, "{sgf}");
+    assert_eq!(sgf.matches(";W[").count(), 2, "{sgf}");
+    b.stop().await;
+    a.stop().await;
+}
+
 /// A `tengen serve` process on `redis`, listening on a free port.
 struct NodeProcess {
     child: Child,

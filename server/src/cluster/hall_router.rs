@@ -166,7 +166,7 @@ pub(super) async fn watch_hall(cluster: &Cluster) -> Result<(), BoxError> {
             Some(owner) => leases.is_alive(owner.node).await?,
             None => false,
         };
-        if !owner_alive {
+        if !owner_alive && cluster.may_take_over() {
             if let Some(claim) = leases.take_over_hall().await? {
                 start_hall(cluster, claim).await;
                 owner = Some(claim);

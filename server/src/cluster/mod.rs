@@ -122,6 +122,8 @@ struct Inner {
     held: Mutex<HashMap<(NodeId, GameId), Held>>,
     /// The hall actor while this node owns the hall.
     hall_actor: Mutex<Option<hall_router::RunningHall>>,
+    /// When this node last failed to renew its heartbeat (Redis unreachable).
+    beat_failed_at: Mutex<Option<Instant>>,
     /// The hall's owner as last seen, for routing.
     hall_owner: Mutex<Option<NodeId>>,
     /// This node's logged-in sessions (one `PlayerInfo` each), announced again to a new hall.
@@ -193,6 +195,7 @@ impl Cluster {
                 held: Mutex::new(HashMap::new()),
                 hall_actor: Mutex::new(None),
                 hall_owner: Mutex::new(None),
+                beat_failed_at: Mutex::new(None),
                 local_online: Mutex::new(HashMap::new()),
                 remote_online: Mutex::new(HashMap::new()),
             }),
@@ -616,12 +619,15 @@ impl Cluster {
     }
 
     /// A local game's actor stopped. If the game ended, its lease and live entries go and mirrors
-    /// hear it closed; if the lease was lost, the new owner carries on and nothing is said.
+    /// hear it closed. If it stopped with the game live, the game stays in the live set: when the
+    /// lease was lost the new owner carries on; when this node still holds it (an event could not
+    /// be stored), the next tick finds it owned here and not running, and restores it from its log.
     pub async fn game_stopped(
         &self,
         game: GameId,
         players: [UserId; 2],
         relay: Option<JoinHandle<()>>,
+        ended: bool,
     ) {
         if let Some(relay) = relay {
             let _ = relay.await;
@@ -629,7 +635,7 @@ impl Cluster {
         let Some(owned) = self.disown(game) else {
             return;
         };
-        if owned.abandoned || self.inner.shutdown.is_triggered() {
+        if !ended || self.inner.shutdown.is_triggered() {
             return;
         }
         let _ = self
@@ -727,6 +733,7 @@ impl Cluster {
     async fn tick(&self) {
         if let Err(err) = self.inner.leases.beat(LEASE_TTL_MS).await {
             tracing::warn!(%err, "could not renew this node's heartbeat");
+            *lock(&self.inner.beat_failed_at) = Some(Instant::now());
         }
         self.sweep_pending();
         self.drop_stale_holds();
@@ -789,8 +796,19 @@ impl Cluster {
         Ok(())
     }
 
+    /// Whether this node may claim what looks unowned. After Redis was out of reach, every node's
+    /// heartbeat may have expired at once: a node first beats for a whole lease time again, so the
+    /// live ones have renewed theirs before anyone takes their games or the hall.
+    fn may_take_over(&self) -> bool {
+        lock(&self.inner.beat_failed_at)
+            .is_none_or(|at| at.elapsed() >= Duration::from_millis(LEASE_TTL_MS))
+    }
+
     /// Claim every live game whose owner is dead (or that has none), and run it here.
     async fn take_over_games(&self) -> Result<(), BoxError> {
+        if !self.may_take_over() {
+            return Ok(());
+        }
         // One read for every owner, one liveness check per owner node; only games whose owner is
         // gone (or that have none) are claimed, each with its own compare-and-set.
         let games: Vec<GameId> = self
@@ -815,7 +833,9 @@ impl Cluster {
                         known
                     }
                 };
-                if node_alive {
+                // A game owned here and not running (its actor stopped, see `game_stopped`) is
+                // restored here again; the claim below returns this node's own lease.
+                if node_alive && owner.node != self.inner.node {
                     continue;
                 }
             }

@@ -9,7 +9,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use tengen_protocol::{ErrorCode, GameId, PlayerInfo, UserId};
 use tokio::sync::{broadcast, mpsc};
@@ -32,6 +32,7 @@ pub(super) fn spawn(
     let (tx, rx) = mpsc::channel(GAME_INBOX_LEN);
     let (frames, _) = broadcast::channel(GAME_EVENT_QUEUE_LEN);
     let viewers = Arc::new(Viewers::new(players));
+    let ended = Arc::new(AtomicBool::new(false));
     let stand_in = RemoteGame {
         cluster,
         game,
@@ -39,6 +40,7 @@ pub(super) fn spawn(
         frames,
         presence: Arc::new(Presence::default()),
         viewers: Arc::clone(&viewers),
+        ended: Arc::clone(&ended),
         players,
         player_infos: [None, None],
         wires: None,
@@ -47,7 +49,7 @@ pub(super) fn spawn(
         idle_ticks: 0,
     };
     tokio::spawn(stand_in.run(rx));
-    GameHandle::new(tx, viewers)
+    GameHandle::new(tx, viewers, ended)
 }
 
 /// Who follows the game here, as last reported to the owner.
@@ -71,6 +73,8 @@ struct RemoteGame {
     presence: Arc<Presence>,
     /// Watchers here, reported to the owner (whose registry makes the list everyone sees).
     viewers: Arc<Viewers>,
+    /// Set when the owner says the game is over.
+    ended: Arc<AtomicBool>,
     /// Black and White.
     players: [UserId; 2],
     /// The players' listings, from their subscriptions here, for the report.
@@ -209,7 +213,11 @@ impl RemoteGame {
                 self.resync().await;
                 true
             }
-            Some(GameWire::Closed) | None => false,
+            Some(GameWire::Closed) => {
+                self.ended.store(true, Ordering::SeqCst);
+                false
+            }
+            None => false,
         }
     }
 

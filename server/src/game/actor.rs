@@ -40,6 +40,7 @@
 //! with the ledger once its result is stored.
 
 use std::collections::BTreeSet;
+use std::sync::atomic::AtomicBool;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
@@ -69,7 +70,7 @@ use crate::config::{
 use crate::hall::{chat, HallCmd};
 use crate::ledger::{self, pool::Tally};
 use crate::side::Side;
-use crate::store::{LiveGameRow, UserRow};
+use crate::store::{LiveGameRow, StoreError, UserRow};
 use crate::{unix_now_ms, BoxError, Frame, Refusal};
 
 /// Accepted undos the record's comment lists. A real game has a handful; a pair taking moves back
@@ -102,9 +103,17 @@ enum Flow {
 }
 
 /// A failure that ends the actor: the store could not record an event, so the in-memory game may be
-/// ahead of the log. The actor stops without acknowledging; a restart replays the log.
+/// ahead of the log. The actor stops without acknowledging; a restart (or, scaled out, the node that
+/// owns the game now) replays the log.
 #[derive(Debug)]
 struct Fatal(String);
+
+impl Fatal {
+    /// The store refused because another node owns the game now: it goes on there.
+    fn moved(&self, game: GameId) -> bool {
+        self.0 == StoreError::NotOwner(game).to_string()
+    }
+}
 
 pub(super) struct GameActor {
     id: GameId,
@@ -144,6 +153,10 @@ pub(super) struct GameActor {
     away_since_ms: [Option<u64>; 2],
     /// Who watches, counted by the subscriptions' guards (and any a cluster layer holds).
     viewers: Arc<Viewers>,
+    /// Set when the game is over, before the actor drops its broadcast: a subscriber that sees the
+    /// broadcast close tells "the game ended" from "the actor stopped here" (scaled out, the game
+    /// then goes on on another node).
+    ended: Arc<AtomicBool>,
     /// The watchers as last pushed, so a join undone within the interval pushes nothing.
     watchers_pushed: WatcherList,
     /// When the last `watchers` push went out, and when the next is due (`None`: nothing changed).
@@ -210,6 +223,7 @@ impl GameActor {
             seen: [false, false],
             away_since_ms: [None, None],
             viewers,
+            ended: Arc::new(AtomicBool::new(false)),
             watchers_pushed: WatcherList::default(),
             watchers_pushed_at: None,
             watchers_push_due: None,
@@ -371,6 +385,10 @@ impl GameActor {
         Arc::clone(&self.viewers)
     }
 
+    pub(super) fn ended_flag(&self) -> Arc<AtomicBool> {
+        Arc::clone(&self.ended)
+    }
+
     pub(super) fn summary(&self) -> GameSummary {
         GameSummary {
             game: self.id,
@@ -393,7 +411,9 @@ impl GameActor {
         self.epoch + Duration::from_millis(at_ms.saturating_sub(self.offset_ms))
     }
 
-    pub(super) async fn run(mut self, mut inbox: mpsc::Receiver<GameCmd>) {
+    /// Run until the game ends (`true`) or the actor stops with the game still live (`false`: a
+    /// shutdown, or an event the store would not take).
+    pub(super) async fn run(mut self, mut inbox: mpsc::Receiver<GameCmd>) -> bool {
         let _tasks = self.ctx.tasks.clone();
         let shutdown = self.ctx.shutdown.clone();
         let presence = Arc::clone(&self.presence);
@@ -408,10 +428,10 @@ impl GameActor {
                     let timer = sleep_until_some(wake);
                     let push_timer = sleep_until_some(self.watchers_push_due);
                     tokio::select! {
-                        _ = shutdown.wait() => return,
+                        _ = shutdown.wait() => return false,
                         cmd = inbox.recv() => match cmd {
                             Some(cmd) => self.handle(cmd).await,
-                            None => return,
+                            None => return false,
                         },
                         _ = presence.changed.notified() => self.presence_changed().await,
                         _ = viewers.changed.notified() => Ok(self.watchers_changed()),
@@ -424,11 +444,11 @@ impl GameActor {
                 Ok(Flow::Continue) => {}
                 Ok(Flow::Over) => {
                     self.finish().await;
-                    return;
+                    return true;
                 }
                 Err(Fatal(err)) => {
                     tracing::error!(game = %self.id, %err, "stopping a game: its event could not be stored");
-                    return;
+                    return false;
                 }
             }
         }
@@ -541,6 +561,13 @@ impl GameActor {
             Ok(Err(refusal)) => {
                 let _ = reply.send(Err(refusal));
                 Ok(Flow::Continue)
+            }
+            Err(fatal) if fatal.moved(self.id) => {
+                let _ = reply.send(Err(Refusal::new(
+                    ErrorCode::Busy,
+                    "the game is moving to another server node; try again",
+                )));
+                Err(fatal)
             }
             Err(fatal) => {
                 let _ = reply.send(Err(Refusal::new(
@@ -1112,6 +1139,7 @@ impl GameActor {
         let Some(outcome) = self.outcome.clone() else {
             return;
         };
+        self.ended.store(true, std::sync::atomic::Ordering::SeqCst);
         if self.ctx.fault_stop_before_settlement {
             tracing::warn!(game = %self.id, "fault injection: stopping before settlement");
             return;

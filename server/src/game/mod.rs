@@ -14,7 +14,7 @@ pub mod wire;
 pub use viewers::{ViewerGuard, Viewers, WatcherList};
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
@@ -24,6 +24,7 @@ use tokio::task::JoinHandle;
 
 use crate::cluster::{Cluster, WeakCluster};
 use crate::config::{GameTiming, GAME_INBOX_LEN, LIVE_GAMES_MAX, SUBSCRIBE_WAIT_MS};
+use crate::config::{FOLLOW_ELSEWHERE_MS, FOLLOW_ELSEWHERE_RETRY_MS};
 use crate::hall::{HallCmd, HallHandle};
 use crate::ledger::Ledger;
 use crate::store::{LiveGameRow, NewGame, StoreHandle};
@@ -253,13 +254,28 @@ pub struct GameHandle {
     inbox: mpsc::Sender<GameCmd>,
     /// Who watches the game; shared with the actor, which pushes the list when it changes.
     viewers: Arc<Viewers>,
+    /// The game is over (set by the actor, or by a stand-in when the owner says so).
+    ended: Arc<AtomicBool>,
 }
 
 impl GameHandle {
     /// A handle on `inbox` and a watcher registry, for an actor or a stand-in for one (the
     /// cluster's mirror of a game owned by another node).
-    pub fn new(inbox: mpsc::Sender<GameCmd>, viewers: Arc<Viewers>) -> GameHandle {
-        GameHandle { inbox, viewers }
+    pub fn new(
+        inbox: mpsc::Sender<GameCmd>,
+        viewers: Arc<Viewers>,
+        ended: Arc<AtomicBool>,
+    ) -> GameHandle {
+        GameHandle {
+            inbox,
+            viewers,
+            ended,
+        }
+    }
+
+    /// The game is over (not merely stopped on this node).
+    pub fn has_ended(&self) -> bool {
+        self.ended.load(Ordering::SeqCst)
     }
 
     /// The game's watcher registry: hold a [`ViewerGuard::new`] on it to count someone in as a
@@ -437,6 +453,7 @@ impl Games {
         let handle = GameHandle {
             inbox: tx,
             viewers: actor.viewers(),
+            ended: actor.ended_flag(),
         };
         self.lock().insert(actor.id(), (handle.clone(), players));
         let games = self.clone();
@@ -449,10 +466,10 @@ impl Games {
         });
         tokio::spawn(async move {
             let id = actor.id();
-            actor.run(rx).await;
+            let ended = actor.run(rx).await;
             games.remove(id);
             if let Some(cluster) = cluster {
-                cluster.game_stopped(id, players, relay).await;
+                cluster.game_stopped(id, players, relay, ended).await;
             }
         });
     }
@@ -559,12 +576,45 @@ pub async fn subscribe(
         .map_err(|_| Refusal::new(ErrorCode::NoSuchGame, "the game has ended"))?
 }
 
+/// Where a forwarder's frames come from: the game's handle, and how to find the game again if its
+/// actor stops before the game ends (scaled out, when another node takes it over).
+#[derive(Debug, Clone)]
+pub struct Source {
+    pub games: Games,
+    pub game: GameId,
+    pub handle: GameHandle,
+}
+
+impl Source {
+    /// A subscription to the game where it runs now, if it did not end but goes on on another
+    /// node. The takeover takes a few ticks, so this asks again until [`FOLLOW_ELSEWHERE_MS`].
+    async fn follow_elsewhere(&mut self, viewer: Option<PlayerInfo>) -> Option<Subscription> {
+        if self.handle.has_ended() {
+            return None;
+        }
+        self.games.cluster()?;
+        let deadline = tokio::time::Instant::now() + Duration::from_millis(FOLLOW_ELSEWHERE_MS);
+        while tokio::time::Instant::now() < deadline {
+            if let Ok(handle) = self.games.get(self.game).await {
+                if !handle.is_closed() {
+                    if let Ok(subscription) = subscribe(&handle, viewer.clone()).await {
+                        self.handle = handle;
+                        return Some(subscription);
+                    }
+                }
+            }
+            tokio::time::sleep(Duration::from_millis(FOLLOW_ELSEWHERE_RETRY_MS)).await;
+        }
+        None
+    }
+}
+
 /// Copy a game's frames to one socket's outbound queue, in order, skipping frames hidden from `viewer`
 /// and events already in the snapshot. A subscriber that falls behind the broadcast (Lagged) is sent a
 /// fresh snapshot instead of stalling the game or anyone else. When the session logs in or out, the
 /// subscriber is counted in again as who it now is.
 pub fn forward(
-    handle: GameHandle,
+    mut source: Source,
     mut subscription: Subscription,
     mut viewer: watch::Receiver<Option<PlayerInfo>>,
     out: mpsc::Sender<Frame>,
@@ -605,7 +655,7 @@ pub fn forward(
                 Err(broadcast::error::RecvError::Lagged(skipped)) => {
                     tracing::debug!(skipped, "a subscriber fell behind; resyncing");
                     let viewer = viewer.borrow().clone();
-                    let Ok(fresh) = subscribe(&handle, viewer).await else {
+                    let Ok(fresh) = subscribe(&source.handle, viewer).await else {
                         break;
                     };
                     subscription = fresh;
@@ -613,7 +663,18 @@ pub fn forward(
                         break;
                     }
                 }
-                Err(broadcast::error::RecvError::Closed) => break,
+                Err(broadcast::error::RecvError::Closed) => {
+                    // Scaled out, a game whose actor stopped here may go on on another node (this
+                    // node lost its lease): follow it there, from a fresh snapshot.
+                    let viewer = viewer.borrow().clone();
+                    let Some(fresh) = source.follow_elsewhere(viewer).await else {
+                        break;
+                    };
+                    subscription = fresh;
+                    if out.send(subscription.snapshot.clone()).await.is_err() {
+                        break;
+                    }
+                }
             }
         }
     })
@@ -639,10 +700,7 @@ mod tests {
         let (frames, _) = broadcast::channel(CAPACITY);
         let (inbox_tx, mut inbox_rx) = mpsc::channel(GAME_INBOX_LEN);
         let viewers = Arc::new(Viewers::new([UserId(1), UserId(2)]));
-        let handle = GameHandle {
-            inbox: inbox_tx,
-            viewers: Arc::clone(&viewers),
-        };
+        let handle = GameHandle::new(inbox_tx, Arc::clone(&viewers), Arc::default());
         let carol = PlayerInfo {
             user: UserId(7),
             username: "carol".into(),
@@ -682,7 +740,12 @@ mod tests {
         let (trigger, shutdown) = Shutdown::new();
         let (alive, _alive_rx) = mpsc::channel(1);
         let tasks = TaskGuard { _alive: alive };
-        let forwarder = forward(handle, subscription, viewer_rx, out_tx, shutdown, tasks);
+        let source = Source {
+            games: Games::new(),
+            game: GameId(1),
+            handle,
+        };
+        let forwarder = forward(source, subscription, viewer_rx, out_tx, shutdown, tasks);
 
         assert_eq!(out_rx.recv().await.unwrap().as_str(), "snapshot-10");
         frames
@@ -722,10 +785,8 @@ mod tests {
     #[tokio::test]
     async fn a_full_inbox_answers_busy() {
         let (inbox, rx) = mpsc::channel(1);
-        let handle = GameHandle {
-            inbox,
-            viewers: Arc::new(Viewers::new([UserId(1), UserId(2)])),
-        };
+        let viewers = Arc::new(Viewers::new([UserId(1), UserId(2)]));
+        let handle = GameHandle::new(inbox, viewers, Arc::default());
         let (reply, _) = oneshot::channel();
         handle
             .inbox

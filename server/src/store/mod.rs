@@ -82,6 +82,9 @@ pub enum StoreError {
     DuplicateEvent { game: GameId, seq: u64 },
     #[error("no game {0}")]
     NoSuchGame(GameId),
+    /// Scaled out: another node owns the game now, so this one may no longer log its events.
+    #[error("game {0} is owned by another node now")]
+    NotOwner(GameId),
     /// A transfer would take `account` below 0; nothing in the batch was applied.
     #[error("{account} has too few points")]
     InsufficientPoints { account: Account },

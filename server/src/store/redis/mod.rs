@@ -510,10 +510,7 @@ impl Store for RedisStore {
             match outcome.as_str() {
                 "ok" => Ok(()),
                 "duplicate" => Err(StoreError::DuplicateEvent { game, seq }.into()),
-                "fenced" => Err(StoreError::Backend(format!(
-                    "game {game} is owned by another node now; this node may not log its events"
-                ))
-                .into()),
+                "fenced" => Err(StoreError::NotOwner(game).into()),
                 "no_such_game" => Err(StoreError::NoSuchGame(game).into()),
                 other => Err(corrupt("append_event answer", other).into()),
             }
