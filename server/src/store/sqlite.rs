@@ -2,10 +2,13 @@
 //! an acknowledged event survives a crash or power loss. One connection behind a mutex is enough: every
 //! call already runs on the blocking pool, and SQLite serializes writers anyway.
 //!
-//! Game events, the hot path (every move of every live game), are group-committed: an fsync costs
-//! milliseconds, so one commit per move would cap the whole node at a few hundred moves per second.
-//! Each `append_event` queues its row; whoever next holds the connection writes every queued row in one
-//! transaction with one fsync, and each caller returns only once its own row is durable.
+//! The hot writes, game events (every move of every live game) and ledger batches (every bet, stake
+//! and settlement), share one group commit: an fsync costs up to milliseconds, and SQLite has one
+//! writer, so separate commits for moves and bets would queue behind each other on the connection,
+//! each paying its own fsync. Each `append_event` or `apply_batches` call queues its write; whoever
+//! next holds the connection writes every queued write in one transaction with one fsync, and each
+//! caller returns only once its own write is durable. Within the group, a refused write (a duplicate
+//! event, a batch without the points) fails alone; a failure of the database itself fails the group.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -95,30 +98,52 @@ CREATE TABLE IF NOT EXISTS ledger_settlements (
 ) WITHOUT ROWID;
 ";
 
-/// SQLite behind a mutex, with the queue of game events waiting for the next group commit.
+/// SQLite behind a mutex, with the queue of writes waiting for the next group commit.
 #[derive(Debug)]
 pub struct SqliteStore {
     conn: Mutex<Connection>,
-    appends: Mutex<AppendQueue>,
+    writes: Mutex<WriteQueue>,
 }
 
-/// One game event waiting to be written.
+/// A write waiting for the next group commit.
 #[derive(Debug)]
-struct PendingAppend {
-    ticket: u64,
-    game: GameId,
-    seq: u64,
-    event_json: String,
+enum PendingWrite {
+    /// One game event (`append_event`).
+    Event {
+        game: GameId,
+        seq: u64,
+        event_json: String,
+    },
+    /// Independent ledger batches (`apply_batches`), each all-or-nothing on its own.
+    Batches(Vec<Batch>),
 }
 
-/// Game events queued for the next group commit, and the outcomes of committed ones not yet collected.
-/// Bounded by the callers: each queued row is a blocked `append_event` call (one per live game at most,
-/// since a game actor awaits its append), and each outcome is removed by its caller right after.
+/// What a committed (or failed) write did, kept until its caller collects it.
+#[derive(Debug)]
+enum WriteOutcome {
+    Event(Result<(), StoreError>),
+    Batches(Result<Vec<Result<Applied, StoreError>>, StoreError>),
+}
+
+impl PendingWrite {
+    /// The outcome of this write when its whole group failed.
+    fn failed(&self, err: StoreError) -> WriteOutcome {
+        match self {
+            PendingWrite::Event { .. } => WriteOutcome::Event(Err(err)),
+            PendingWrite::Batches(_) => WriteOutcome::Batches(Err(err)),
+        }
+    }
+}
+
+/// Writes queued for the next group commit, by ticket, and the outcomes of committed ones not yet
+/// collected. Bounded by the callers: each queued write is a blocked call (an `append_event` per live
+/// game at most, since a game actor awaits its append, and the ledger writer's one group in flight),
+/// and each outcome is removed by its caller right after the commit.
 #[derive(Debug, Default)]
-struct AppendQueue {
+struct WriteQueue {
     next_ticket: u64,
-    pending: Vec<PendingAppend>,
-    outcomes: HashMap<u64, Result<(), StoreError>>,
+    pending: Vec<(u64, PendingWrite)>,
+    outcomes: HashMap<u64, WriteOutcome>,
 }
 
 fn backend(err: rusqlite::Error) -> StoreError {
@@ -149,7 +174,7 @@ impl SqliteStore {
         conn.execute_batch(SCHEMA).map_err(backend)?;
         Ok(SqliteStore {
             conn: Mutex::new(conn),
-            appends: Mutex::new(AppendQueue::default()),
+            writes: Mutex::new(WriteQueue::default()),
         })
     }
 
@@ -161,53 +186,114 @@ impl SqliteStore {
             .unwrap_or_else(|poison| poison.into_inner())
     }
 
-    fn appends(&self) -> std::sync::MutexGuard<'_, AppendQueue> {
-        self.appends
+    fn writes(&self) -> std::sync::MutexGuard<'_, WriteQueue> {
+        self.writes
             .lock()
             .unwrap_or_else(|poison| poison.into_inner())
     }
 
-    /// Write every queued event in one transaction (one fsync) and record each one's outcome. A batch
-    /// that fails as a whole is retried row by row, so one bad row (a duplicate `seq`) fails only its
-    /// own caller.
-    fn commit_appends(&self, conn: &mut Connection) {
-        let batch = std::mem::take(&mut self.appends().pending);
-        if batch.is_empty() {
+    /// Queue `write` for the next group commit and return once it is durable (or refused). While we
+    /// wait for the connection, its holder may commit our write with its own; if not, we commit every
+    /// write queued by then, ours included.
+    fn submit(&self, write: PendingWrite) -> WriteOutcome {
+        let ticket = {
+            let mut queue = self.writes();
+            let ticket = queue.next_ticket;
+            queue.next_ticket += 1;
+            queue.pending.push((ticket, write));
+            ticket
+        };
+        let mut conn = self.conn();
+        if let Some(outcome) = self.writes().outcomes.remove(&ticket) {
+            return outcome;
+        }
+        self.commit_pending(&mut conn);
+        drop(conn);
+        self.writes()
+            .outcomes
+            .remove(&ticket)
+            .expect("a commit records the outcome of every write it took, ours included")
+    }
+
+    /// Write every queued write in one transaction (one fsync) and record each one's outcome.
+    fn commit_pending(&self, conn: &mut Connection) {
+        let group = std::mem::take(&mut self.writes().pending);
+        if group.is_empty() {
             return;
         }
-        let together = (|| -> rusqlite::Result<()> {
-            let tx = conn.transaction()?;
-            for row in &batch {
-                insert_event(&tx, row)?;
-            }
-            tx.commit()
-        })();
-        let outcomes: Vec<(u64, Result<(), StoreError>)> = match together {
-            Ok(()) => batch.iter().map(|row| (row.ticket, Ok(()))).collect(),
-            Err(_) => batch
+        let outcomes = match write_group(conn, &group) {
+            Ok(outcomes) => outcomes,
+            Err(err) => group
                 .iter()
-                .map(|row| (row.ticket, event_outcome(insert_event(conn, row), row)))
+                .map(|(ticket, write)| (*ticket, write.failed(err.clone())))
                 .collect(),
         };
-        self.appends().outcomes.extend(outcomes);
+        self.writes().outcomes.extend(outcomes);
     }
 }
 
-fn insert_event(conn: &Connection, row: &PendingAppend) -> rusqlite::Result<()> {
+/// Write a group in one IMMEDIATE transaction (the balance checks and the writes see one state). An
+/// event whose insert is refused (its `seq` is taken) fails alone: SQLite undoes just that statement.
+/// A batch refused (too few points, a reused id) rolls back alone to its savepoint. Any other
+/// failure, or the commit's, is the outer error: the transaction is rolled back and nothing in the
+/// group is acknowledged.
+fn write_group(
+    conn: &mut Connection,
+    group: &[(u64, PendingWrite)],
+) -> Result<Vec<(u64, WriteOutcome)>, StoreError> {
+    let mut tx = conn
+        .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+        .map_err(backend)?;
+    let mut outcomes = Vec::with_capacity(group.len());
+    for (ticket, write) in group {
+        let outcome = match write {
+            PendingWrite::Event {
+                game,
+                seq,
+                event_json,
+            } => match insert_event(&tx, *game, *seq, event_json) {
+                Ok(()) => WriteOutcome::Event(Ok(())),
+                Err(err) if is_constraint(&err) => {
+                    WriteOutcome::Event(Err(StoreError::DuplicateEvent {
+                        game: *game,
+                        seq: *seq,
+                    }))
+                }
+                Err(err) => return Err(backend(err)),
+            },
+            PendingWrite::Batches(batches) => {
+                let mut results = Vec::with_capacity(batches.len());
+                for batch in batches {
+                    let savepoint = tx.savepoint().map_err(backend)?;
+                    match apply_in(&savepoint, batch) {
+                        Ok(applied) => {
+                            savepoint.commit().map_err(backend)?;
+                            results.push(Ok(applied));
+                        }
+                        // The database failed: SQLite may have rolled back more than the batch.
+                        Err(err @ StoreError::Backend(_)) => return Err(err),
+                        // Dropping the uncommitted savepoint rolls the refused batch back.
+                        Err(refused) => results.push(Err(refused)),
+                    }
+                }
+                WriteOutcome::Batches(Ok(results))
+            }
+        };
+        outcomes.push((*ticket, outcome));
+    }
+    tx.commit().map_err(backend)?;
+    Ok(outcomes)
+}
+
+fn insert_event(
+    conn: &Connection,
+    game: GameId,
+    seq: u64,
+    event_json: &str,
+) -> rusqlite::Result<()> {
     conn.prepare_cached("INSERT INTO game_events (game_id, seq, event) VALUES (?1, ?2, ?3)")?
-        .execute(params![row.game.0 as i64, row.seq as i64, row.event_json])
+        .execute(params![game.0 as i64, seq as i64, event_json])
         .map(|_| ())
-}
-
-fn event_outcome(result: rusqlite::Result<()>, row: &PendingAppend) -> Result<(), StoreError> {
-    match result {
-        Ok(()) => Ok(()),
-        Err(err) if is_constraint(&err) => Err(StoreError::DuplicateEvent {
-            game: row.game,
-            seq: row.seq,
-        }),
-        Err(err) => Err(backend(err)),
-    }
 }
 
 /// The games matching `condition` (a fixed SQL condition, never user input), oldest first, each with
@@ -586,29 +672,15 @@ impl Store for SqliteStore {
     }
 
     fn append_event(&self, game: GameId, seq: u64, event_json: &str) -> Result<(), StoreError> {
-        let ticket = {
-            let mut queue = self.appends();
-            let ticket = queue.next_ticket;
-            queue.next_ticket += 1;
-            queue.pending.push(PendingAppend {
-                ticket,
-                game,
-                seq,
-                event_json: event_json.to_string(),
-            });
-            ticket
+        let write = PendingWrite::Event {
+            game,
+            seq,
+            event_json: event_json.to_string(),
         };
-        // While we waited for the connection, its previous holder may have committed our row too.
-        let mut conn = self.conn();
-        if let Some(outcome) = self.appends().outcomes.remove(&ticket) {
-            return outcome;
+        match self.submit(write) {
+            WriteOutcome::Event(outcome) => outcome,
+            WriteOutcome::Batches(_) => unreachable!("an event's ticket holds an event's outcome"),
         }
-        self.commit_appends(&mut conn);
-        drop(conn);
-        self.appends()
-            .outcomes
-            .remove(&ticket)
-            .expect("a commit records the outcome of every row it took, ours included")
     }
 
     fn game_events(&self, game: GameId) -> Result<Vec<(u64, String)>, StoreError> {
@@ -723,16 +795,9 @@ impl Store for SqliteStore {
     }
 
     fn apply_batch(&self, batch: &Batch) -> Result<Applied, StoreError> {
-        check_batch(batch)?;
-        let mut conn = self.conn();
-        // IMMEDIATE takes the write lock up front, so the balance checks and the writes see one state.
-        let tx = conn
-            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
-            .map_err(backend)?;
-        // An error drops `tx`, which rolls the whole batch back.
-        let applied = apply_in(&tx, batch)?;
-        tx.commit().map_err(backend)?;
-        Ok(applied)
+        let mut results = self.apply_batches(std::slice::from_ref(batch))?;
+        assert_eq!(results.len(), 1, "one result per batch");
+        results.remove(0)
     }
 
     fn apply_batches(
@@ -742,23 +807,10 @@ impl Store for SqliteStore {
         for batch in batches {
             check_batch(batch)?;
         }
-        let mut conn = self.conn();
-        let mut tx = conn
-            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
-            .map_err(backend)?;
-        let mut results = Vec::with_capacity(batches.len());
-        for batch in batches {
-            // A savepoint per batch: a refused batch rolls back alone, the rest commit together.
-            let savepoint = tx.savepoint().map_err(backend)?;
-            let result = apply_in(&savepoint, batch);
-            if result.is_ok() {
-                savepoint.commit().map_err(backend)?;
-            }
-            // Dropping an uncommitted savepoint rolls it back.
-            results.push(result);
+        match self.submit(PendingWrite::Batches(batches.to_vec())) {
+            WriteOutcome::Batches(outcome) => outcome,
+            WriteOutcome::Event(_) => unreachable!("a batch's ticket holds a batch's outcome"),
         }
-        tx.commit().map_err(backend)?;
-        Ok(results)
     }
 
     fn balance(&self, account: Account) -> Result<i64, StoreError> {
@@ -941,6 +993,95 @@ mod tests {
                 .collect();
             assert_eq!(seqs, (1..=EVENTS_PER_GAME).collect::<Vec<_>>());
         }
+    }
+
+    /// One group holding events and ledger batches commits together; within it a duplicate event and
+    /// a batch without the points fail alone, and everything else lands.
+    #[test]
+    fn events_and_batches_share_a_commit_and_refusals_fail_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SqliteStore::open(dir.path()).unwrap();
+        let black = store.create_user("black", "h", 1).unwrap();
+        let white = store.create_user("white", "h", 1).unwrap();
+        let game = store
+            .create_game(&NewGame {
+                black,
+                white,
+                table: None,
+                settings_json: "{}".into(),
+                nigiri_seed: None,
+                started_at_ms: 1,
+            })
+            .unwrap();
+        store.append_event(game, 1, "first").unwrap();
+        let transfer = |id: &str, from: Account, to: Account, amount: u64| Batch {
+            transfers: vec![Transfer {
+                id: id.into(),
+                from,
+                to,
+                amount,
+                kind: TransferKind::Grant,
+                game: None,
+                side: None,
+                at_ms: 1,
+            }],
+            settlements: Vec::new(),
+        };
+        let grant = transfer("grant", Account::Mint, Account::User(black), 10);
+        let overdraft = transfer("overdraft", Account::User(white), Account::House, 5);
+        // Queue a group by hand, as concurrent callers would, and commit it as the next caller does.
+        {
+            let mut queue = store.writes();
+            let event = |seq: u64, text: &str| PendingWrite::Event {
+                game,
+                seq,
+                event_json: text.into(),
+            };
+            queue.pending.push((100, event(2, "second")));
+            queue
+                .pending
+                .push((101, PendingWrite::Batches(vec![grant, overdraft])));
+            queue.pending.push((102, event(1, "duplicate")));
+            queue.pending.push((103, event(3, "third")));
+        }
+        store.commit_pending(&mut store.conn());
+        let mut outcomes = std::mem::take(&mut store.writes().outcomes);
+        assert!(matches!(
+            outcomes.remove(&100),
+            Some(WriteOutcome::Event(Ok(())))
+        ));
+        match outcomes.remove(&101) {
+            Some(WriteOutcome::Batches(Ok(results))) => {
+                assert_eq!(results[0], Ok(Applied::Applied));
+                assert_eq!(
+                    results[1],
+                    Err(StoreError::InsufficientPoints {
+                        account: Account::User(white)
+                    })
+                );
+            }
+            other => panic!("the batches' outcome: {other:?}"),
+        }
+        assert!(matches!(
+            outcomes.remove(&102),
+            Some(WriteOutcome::Event(Err(StoreError::DuplicateEvent {
+                seq: 1,
+                ..
+            })))
+        ));
+        assert!(matches!(
+            outcomes.remove(&103),
+            Some(WriteOutcome::Event(Ok(())))
+        ));
+        let events: Vec<String> = store
+            .game_events(game)
+            .unwrap()
+            .into_iter()
+            .map(|(_, text)| text)
+            .collect();
+        assert_eq!(events, ["first", "second", "third"]);
+        assert_eq!(store.balance(Account::User(black)).unwrap(), 10);
+        assert_eq!(store.balance(Account::User(white)).unwrap(), 0);
     }
 
     #[test]
