@@ -493,7 +493,12 @@ pub async fn run(server: SocketAddr, options: Options) -> Results {
                 WireColor::White
             };
             for (w, watcher) in setup.watchers.iter().enumerate() {
-                let spread = every.mul_f64(w as f64 / options.watchers.max(1) as f64);
+                // Staggered across every slot's watchers, as chat is: bettors in different games
+                // are not synchronized, and a schedule that made every game's n-th watcher bet at
+                // the same instant offered the server bursts of one bet per game at once.
+                let spread = every.mul_f64(
+                    (n * options.watchers + w) as f64 / (slots * options.watchers).max(1) as f64,
+                );
                 watcher.start_bets(side, start + spread, every, end).await;
             }
         }

@@ -5,19 +5,26 @@
 //! The hot writes, game events (every move of every live game) and ledger batches (every bet, stake
 //! and settlement), share one group commit: an fsync costs up to milliseconds, and SQLite has one
 //! writer, so separate commits for moves and bets would queue behind each other on the connection,
-//! each paying its own fsync. Each `append_event` or `apply_batches` call queues its write; whoever
-//! next holds the connection writes every queued write in one transaction with one fsync, and each
-//! caller returns only once its own write is durable. Within the group, a refused write (a duplicate
+//! each paying its own fsync. Each `append_event` or `apply_batches` call queues its write; the writer
+//! writes every queued write in one transaction with one fsync, and each caller returns only once its
+//! own write is durable. Within the group, a refused write (a duplicate
 //! event, a batch without the points) fails alone; a failure of the database itself fails the group.
+//!
+//! The group commit is one writer thread that owns the write side: callers queue a write with their
+//! own reply channel and block on it. The writer takes every write queued by then, commits them, and
+//! answers each caller directly. (Callers that took turns on the connection's mutex to learn whether
+//! someone else had committed their write convoyed: each woke only when the one before it let go,
+//! which cost a move tens of milliseconds on a busy machine.)
 
-use std::collections::HashMap;
 use std::path::Path;
-use std::sync::Mutex;
+use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use rusqlite::{params, Connection, ErrorCode as SqliteCode, OptionalExtension};
 use tengen_protocol::{GameId, TableId, UserId};
 
 use super::{GameListRow, Glicko, LiveGameRow, NewGame, Store, StoreError, UserRow};
+use crate::config::{STORE_GROUP_COMMIT_WRITES_MAX, STORE_WRITE_QUEUE_LEN};
 use crate::ledger::book::{
     Account, AccountBalance, Applied, Batch, SettlementPart, SettlementRecord, Transfer,
     TransferKind, BATCH_TRANSFERS_MAX,
@@ -98,12 +105,17 @@ CREATE TABLE IF NOT EXISTS ledger_settlements (
 ) WITHOUT ROWID;
 ";
 
-/// SQLite behind a mutex, with the queue of writes waiting for the next group commit.
+/// SQLite behind a mutex, and the group-commit writer thread with its queue.
 #[derive(Debug)]
 pub struct SqliteStore {
-    conn: Mutex<Connection>,
-    writes: Mutex<WriteQueue>,
+    conn: Arc<Mutex<Connection>>,
+    /// The writer's queue; `None` only while the store is being dropped.
+    writer: Option<SyncSender<QueuedWrite>>,
+    writer_thread: Option<std::thread::JoinHandle<()>>,
 }
+
+/// A write and where its outcome goes.
+type QueuedWrite = (PendingWrite, SyncSender<WriteOutcome>);
 
 /// A write waiting for the next group commit.
 #[derive(Debug)]
@@ -135,17 +147,6 @@ impl PendingWrite {
     }
 }
 
-/// Writes queued for the next group commit, by ticket, and the outcomes of committed ones not yet
-/// collected. Bounded by the callers: each queued write is a blocked call (an `append_event` per live
-/// game at most, since a game actor awaits its append, and the ledger writer's one group in flight),
-/// and each outcome is removed by its caller right after the commit.
-#[derive(Debug, Default)]
-struct WriteQueue {
-    next_ticket: u64,
-    pending: Vec<(u64, PendingWrite)>,
-    outcomes: HashMap<u64, WriteOutcome>,
-}
-
 fn backend(err: rusqlite::Error) -> StoreError {
     StoreError::Backend(err.to_string())
 }
@@ -172,63 +173,84 @@ impl SqliteStore {
         conn.pragma_update(None, "foreign_keys", "ON")
             .map_err(backend)?;
         conn.execute_batch(SCHEMA).map_err(backend)?;
+        let conn = Arc::new(Mutex::new(conn));
+        let (writer, queue) = sync_channel(STORE_WRITE_QUEUE_LEN);
+        let writer_conn = Arc::clone(&conn);
+        let writer_thread = std::thread::Builder::new()
+            .name("tengen-store-writer".into())
+            .spawn(move || write_loop(&writer_conn, queue))
+            .map_err(|err| StoreError::Backend(format!("cannot start the writer: {err}")))?;
         Ok(SqliteStore {
-            conn: Mutex::new(conn),
-            writes: Mutex::new(WriteQueue::default()),
+            conn,
+            writer: Some(writer),
+            writer_thread: Some(writer_thread),
         })
     }
 
-    fn conn(&self) -> std::sync::MutexGuard<'_, Connection> {
-        // A panic while holding the lock cannot leave SQLite inconsistent (it has its own journal),
-        // so a poisoned lock is still usable.
-        self.conn
-            .lock()
-            .unwrap_or_else(|poison| poison.into_inner())
+    fn conn(&self) -> MutexGuard<'_, Connection> {
+        lock(&self.conn)
     }
 
-    fn writes(&self) -> std::sync::MutexGuard<'_, WriteQueue> {
-        self.writes
-            .lock()
-            .unwrap_or_else(|poison| poison.into_inner())
-    }
-
-    /// Queue `write` for the next group commit and return once it is durable (or refused). While we
-    /// wait for the connection, its holder may commit our write with its own; if not, we commit every
-    /// write queued by then, ours included.
+    /// Queue `write` for the writer's next group commit and wait until it is durable (or refused).
+    /// A full queue makes the caller wait for room.
     fn submit(&self, write: PendingWrite) -> WriteOutcome {
-        let ticket = {
-            let mut queue = self.writes();
-            let ticket = queue.next_ticket;
-            queue.next_ticket += 1;
-            queue.pending.push((ticket, write));
-            ticket
+        let stopped = write.failed(StoreError::Backend("the store's writer has stopped".into()));
+        let (reply, outcome) = sync_channel(1);
+        let Some(writer) = &self.writer else {
+            return stopped;
         };
-        let mut conn = self.conn();
-        if let Some(outcome) = self.writes().outcomes.remove(&ticket) {
-            return outcome;
+        if writer.send((write, reply)).is_err() {
+            return stopped;
         }
-        self.commit_pending(&mut conn);
-        drop(conn);
-        self.writes()
-            .outcomes
-            .remove(&ticket)
-            .expect("a commit records the outcome of every write it took, ours included")
+        outcome.recv().unwrap_or(stopped)
     }
+}
 
-    /// Write every queued write in one transaction (one fsync) and record each one's outcome.
-    fn commit_pending(&self, conn: &mut Connection) {
-        let group = std::mem::take(&mut self.writes().pending);
-        if group.is_empty() {
-            return;
+impl Drop for SqliteStore {
+    fn drop(&mut self) {
+        // Closing the queue ends the writer once it has answered every write already queued.
+        drop(self.writer.take());
+        if let Some(thread) = self.writer_thread.take() {
+            let _ = thread.join();
         }
-        let outcomes = match write_group(conn, &group) {
-            Ok(outcomes) => outcomes,
-            Err(err) => group
-                .iter()
-                .map(|(ticket, write)| (*ticket, write.failed(err.clone())))
-                .collect(),
-        };
-        self.writes().outcomes.extend(outcomes);
+    }
+}
+
+fn lock(conn: &Mutex<Connection>) -> MutexGuard<'_, Connection> {
+    // A panic while holding the lock cannot leave SQLite inconsistent (it has its own journal), so a
+    // poisoned lock is still usable.
+    conn.lock().unwrap_or_else(|poison| poison.into_inner())
+}
+
+/// The writer thread: take a write, then every other already queued (up to
+/// [`STORE_GROUP_COMMIT_WRITES_MAX`]), commit them together, and answer each caller. Ends when the
+/// store is dropped.
+fn write_loop(conn: &Mutex<Connection>, queue: Receiver<QueuedWrite>) {
+    while let Ok(first) = queue.recv() {
+        let mut group = vec![first];
+        while group.len() < STORE_GROUP_COMMIT_WRITES_MAX {
+            match queue.try_recv() {
+                Ok(write) => group.push(write),
+                Err(_) => break,
+            }
+        }
+        let (writes, replies): (Vec<PendingWrite>, Vec<_>) = group.into_iter().unzip();
+        let outcomes = commit_group(&mut lock(conn), &writes);
+        for (reply, outcome) in replies.into_iter().zip(outcomes) {
+            // A caller that stopped waiting loses nothing: its write is committed or not.
+            let _ = reply.send(outcome);
+        }
+    }
+}
+
+/// Every write's outcome: its own, or the group's failure.
+fn commit_group(conn: &mut Connection, writes: &[PendingWrite]) -> Vec<WriteOutcome> {
+    match write_group(conn, writes) {
+        Ok(outcomes) => outcomes,
+        Err(err) => writes
+            .iter()
+            .map(|write| write.failed(err.clone()))
+            .collect(),
     }
 }
 
@@ -239,13 +261,13 @@ impl SqliteStore {
 /// group is acknowledged.
 fn write_group(
     conn: &mut Connection,
-    group: &[(u64, PendingWrite)],
-) -> Result<Vec<(u64, WriteOutcome)>, StoreError> {
+    group: &[PendingWrite],
+) -> Result<Vec<WriteOutcome>, StoreError> {
     let mut tx = conn
         .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
         .map_err(backend)?;
     let mut outcomes = Vec::with_capacity(group.len());
-    for (ticket, write) in group {
+    for write in group {
         let outcome = match write {
             PendingWrite::Event {
                 game,
@@ -279,7 +301,7 @@ fn write_group(
                 WriteOutcome::Batches(Ok(results))
             }
         };
-        outcomes.push((*ticket, outcome));
+        outcomes.push(outcome);
     }
     tx.commit().map_err(backend)?;
     Ok(outcomes)
@@ -1029,29 +1051,22 @@ mod tests {
         };
         let grant = transfer("grant", Account::Mint, Account::User(black), 10);
         let overdraft = transfer("overdraft", Account::User(white), Account::House, 5);
-        // Queue a group by hand, as concurrent callers would, and commit it as the next caller does.
-        {
-            let mut queue = store.writes();
-            let event = |seq: u64, text: &str| PendingWrite::Event {
-                game,
-                seq,
-                event_json: text.into(),
-            };
-            queue.pending.push((100, event(2, "second")));
-            queue
-                .pending
-                .push((101, PendingWrite::Batches(vec![grant, overdraft])));
-            queue.pending.push((102, event(1, "duplicate")));
-            queue.pending.push((103, event(3, "third")));
-        }
-        store.commit_pending(&mut store.conn());
-        let mut outcomes = std::mem::take(&mut store.writes().outcomes);
-        assert!(matches!(
-            outcomes.remove(&100),
-            Some(WriteOutcome::Event(Ok(())))
-        ));
-        match outcomes.remove(&101) {
-            Some(WriteOutcome::Batches(Ok(results))) => {
+        // The group the writer would take from four concurrent callers.
+        let event = |seq: u64, text: &str| PendingWrite::Event {
+            game,
+            seq,
+            event_json: text.into(),
+        };
+        let group = [
+            event(2, "second"),
+            PendingWrite::Batches(vec![grant, overdraft]),
+            event(1, "duplicate"),
+            event(3, "third"),
+        ];
+        let outcomes = commit_group(&mut store.conn(), &group);
+        assert!(matches!(outcomes[0], WriteOutcome::Event(Ok(()))));
+        match &outcomes[1] {
+            WriteOutcome::Batches(Ok(results)) => {
                 assert_eq!(results[0], Ok(Applied::Applied));
                 assert_eq!(
                     results[1],
@@ -1063,16 +1078,10 @@ mod tests {
             other => panic!("the batches' outcome: {other:?}"),
         }
         assert!(matches!(
-            outcomes.remove(&102),
-            Some(WriteOutcome::Event(Err(StoreError::DuplicateEvent {
-                seq: 1,
-                ..
-            })))
+            outcomes[2],
+            WriteOutcome::Event(Err(StoreError::DuplicateEvent { seq: 1, .. }))
         ));
-        assert!(matches!(
-            outcomes.remove(&103),
-            Some(WriteOutcome::Event(Ok(())))
-        ));
+        assert!(matches!(outcomes[3], WriteOutcome::Event(Ok(()))));
         let events: Vec<String> = store
             .game_events(game)
             .unwrap()
