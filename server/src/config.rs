@@ -113,6 +113,11 @@ pub const STORE_WRITE_QUEUE_LEN: usize = LIVE_GAMES_MAX + 64;
 /// is a few milliseconds of SQLite work, short enough that the writes queued behind it wait little.
 pub const STORE_GROUP_COMMIT_WRITES_MAX: usize = 1_024;
 
+/// How often the store's background thread checkpoints SQLite's WAL into the database file. Often
+/// enough that the WAL stays a few MiB at thousands of writes a second (so reads stay quick and the
+/// writer's own backstop checkpoint never fires), rarely enough to cost nothing when idle.
+pub const STORE_CHECKPOINT_INTERVAL_MS: u64 = 1_000;
+
 /// Watchers a game's `watchers` list names (the strongest first); the counts stay exact beyond it. A
 /// side panel shows a few dozen names at most, and the list is pushed to every subscriber on each
 /// change: 100 names is about 10 KB a push, which bounds what a popular game costs its followers.

@@ -24,7 +24,9 @@ use rusqlite::{params, Connection, ErrorCode as SqliteCode, OptionalExtension};
 use tengen_protocol::{GameId, TableId, UserId};
 
 use super::{GameListRow, Glicko, LiveGameRow, NewGame, Store, StoreError, UserRow};
-use crate::config::{STORE_GROUP_COMMIT_WRITES_MAX, STORE_WRITE_QUEUE_LEN};
+use crate::config::{
+    STORE_CHECKPOINT_INTERVAL_MS, STORE_GROUP_COMMIT_WRITES_MAX, STORE_WRITE_QUEUE_LEN,
+};
 use crate::ledger::book::{
     Account, AccountBalance, Applied, Batch, SettlementPart, SettlementRecord, Transfer,
     TransferKind, BATCH_TRANSFERS_MAX,
@@ -112,6 +114,51 @@ pub struct SqliteStore {
     /// The writer's queue; `None` only while the store is being dropped.
     writer: Option<SyncSender<QueuedWrite>>,
     writer_thread: Option<std::thread::JoinHandle<()>>,
+    /// The background checkpointer; `None` only while the store is being dropped.
+    checkpointer: Option<Checkpointer>,
+}
+
+/// The WAL size (in 4 KiB pages) at which the writer checkpoints by itself: a backstop, 10× SQLite's
+/// default, for a checkpointer that fell behind. Normally the WAL never gets near it.
+const WAL_AUTOCHECKPOINT_PAGES: i64 = 10_000;
+
+/// A thread with its own connection that checkpoints the WAL into the database every
+/// `STORE_CHECKPOINT_INTERVAL_MS`. Left to SQLite, the commit that fills the WAL to 1,000 pages
+/// checkpoints it on the spot: copying pages and fsyncing the database file inside a commit that
+/// every queued move and bet is waiting for. A passive checkpoint on another connection runs beside
+/// the writer instead, and durability is unchanged (each commit's WAL fsync is what makes it durable).
+#[derive(Debug)]
+struct Checkpointer {
+    stop: SyncSender<()>,
+    thread: std::thread::JoinHandle<()>,
+}
+
+impl Checkpointer {
+    fn start(path: &Path) -> Result<Checkpointer, StoreError> {
+        let conn = Connection::open(path).map_err(backend)?;
+        let (stop, stopped) = sync_channel(1);
+        let thread = std::thread::Builder::new()
+            .name("tengen-store-checkpointer".into())
+            .spawn(move || checkpoint_loop(&conn, &stopped))
+            .map_err(|err| StoreError::Backend(format!("cannot start the checkpointer: {err}")))?;
+        Ok(Checkpointer { stop, thread })
+    }
+
+    fn stop(self) {
+        let _ = self.stop.send(());
+        let _ = self.thread.join();
+    }
+}
+
+/// Checkpoint passively (never waiting for the writer or readers) every interval until stopped. A
+/// failed checkpoint is retried at the next interval; the WAL still holds every commit.
+fn checkpoint_loop(conn: &Connection, stopped: &Receiver<()>) {
+    let interval = std::time::Duration::from_millis(STORE_CHECKPOINT_INTERVAL_MS);
+    while let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = stopped.recv_timeout(interval) {
+        if let Err(err) = conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(())) {
+            tracing::warn!(%err, "WAL checkpoint failed; retrying at the next interval");
+        }
+    }
 }
 
 /// A write and where its outcome goes.
@@ -172,7 +219,12 @@ impl SqliteStore {
             .map_err(backend)?;
         conn.pragma_update(None, "foreign_keys", "ON")
             .map_err(backend)?;
+        // Checkpoints run on their own thread (see `checkpoint_loop`); the writer checkpoints itself
+        // only if the WAL outgrows this backstop.
+        conn.pragma_update(None, "wal_autocheckpoint", WAL_AUTOCHECKPOINT_PAGES)
+            .map_err(backend)?;
         conn.execute_batch(SCHEMA).map_err(backend)?;
+        let checkpointer = Checkpointer::start(&data_dir.join(DB_FILE))?;
         let conn = Arc::new(Mutex::new(conn));
         let (writer, queue) = sync_channel(STORE_WRITE_QUEUE_LEN);
         let writer_conn = Arc::clone(&conn);
@@ -184,6 +236,7 @@ impl SqliteStore {
             conn,
             writer: Some(writer),
             writer_thread: Some(writer_thread),
+            checkpointer: Some(checkpointer),
         })
     }
 
@@ -212,6 +265,9 @@ impl Drop for SqliteStore {
         drop(self.writer.take());
         if let Some(thread) = self.writer_thread.take() {
             let _ = thread.join();
+        }
+        if let Some(checkpointer) = self.checkpointer.take() {
+            checkpointer.stop();
         }
     }
 }
