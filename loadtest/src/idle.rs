@@ -36,16 +36,18 @@ pub struct IdleOptions {
     pub password: String,
 }
 
-/// Open the connections, hold them, read RSS, close them.
+/// Open the connections (round-robin over `servers`, see `nodes`), hold them, read the RSS summed
+/// over `pids`, close them.
 pub async fn run(
     name: &str,
-    server: SocketAddr,
-    pid: Option<u32>,
+    servers: &[SocketAddr],
+    pids: &[u32],
     options: IdleOptions,
 ) -> IdleReport {
+    assert!(!servers.is_empty(), "a run has at least one node");
     let metrics = Arc::new(Metrics::new());
     let (stop_tx, stop) = watch::channel(false);
-    let rss_before_kib = pid.and_then(rss::rss_kib);
+    let rss_before_kib = rss::rss_kib_total(pids);
     let progress = if options.progress {
         ProgressBar::with_draw_target(
             Some(options.connections as u64),
@@ -67,6 +69,7 @@ pub async fn run(
         let permits = Arc::clone(&permits);
         let (metrics, stop, slot) = (Arc::clone(&metrics), stop.clone(), Arc::clone(&slot));
         let options = options.clone();
+        let servers = servers.to_vec();
         setups.spawn(async move {
             let _permit = permits.acquire_owned().await;
             let mut joins = Vec::new();
@@ -75,6 +78,7 @@ pub async fn run(
                 let n = account * per_account + member;
                 let last = (n % usize::from(options.source_ips.max(1))) as u8 + 1;
                 let source = IpAddr::V4(Ipv4Addr::new(127, 0, 0, last));
+                let server = servers[crate::nodes::node_of_connection(n, servers.len())];
                 let ws = match client::connect(server, source).await {
                     Ok(ws) => ws,
                     Err(_) => {
@@ -123,7 +127,7 @@ pub async fn run(
     }
     progress.finish_and_clear();
     tokio::time::sleep(options.hold).await;
-    let rss_after_kib = pid.and_then(rss::rss_kib);
+    let rss_after_kib = rss::rss_kib_total(pids);
     let _ = stop_tx.send(true);
     for (join, handle) in tasks {
         drop(handle);

@@ -13,12 +13,14 @@
 //! - `idle`: many idle logged-in connections, and the server's RSS before and after.
 //! - `baseline`: the minimal broadcast server with no game logic.
 //! - `rss`: the server's resident memory, and finding its pid from its port.
+//! - `nodes`: which node each client talks to when a run spreads over several.
 //! - `report`: text and JSON, ratios to the baseline, targets met or missed.
 
 pub mod baseline;
 pub mod client;
 pub mod idle;
 pub mod metrics;
+pub mod nodes;
 pub mod report;
 pub mod rss;
 pub mod scenario;

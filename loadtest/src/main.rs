@@ -49,12 +49,14 @@ enum Cmd {
 
 #[derive(Debug, Clone, clap::Args)]
 struct Target {
-    /// The Tengen server (loopback only: 127.0.0.0/8).
-    #[arg(long, default_value = "127.0.0.1:8080")]
-    server: SocketAddr,
-    /// The server's pid, for its RSS; found from the listening port when not given.
-    #[arg(long)]
-    server_pid: Option<u32>,
+    /// A Tengen node (loopback only: 127.0.0.0/8). Repeat to spread clients over several nodes: a
+    /// game's Black and White go to different nodes, watchers round-robin, the audit asks the first.
+    #[arg(long = "server", default_value = "127.0.0.1:8080")]
+    servers: Vec<SocketAddr>,
+    /// A node's pid, for RSS and CPU (summed over the nodes); repeatable. When none is given, each
+    /// node's pid is found from its listening port.
+    #[arg(long = "server-pid")]
+    server_pids: Vec<u32>,
     /// Client sockets bind to 127.0.0.1 ..= 127.0.0.N, round-robin.
     #[arg(long, default_value_t = 8)]
     source_ips: u8,
@@ -229,23 +231,48 @@ async fn serve_baseline(listen: SocketAddr) -> Result<bool, String> {
     Ok(true)
 }
 
-fn server_pid(target: &Target) -> Option<u32> {
+/// The nodes' pids: as given, or each found from its listening port (a node not found is left out,
+/// and then the summed figures are absent rather than short).
+fn server_pids(target: &Target) -> Vec<u32> {
+    if !target.server_pids.is_empty() {
+        return target.server_pids.clone();
+    }
+    let found: Vec<u32> = target
+        .servers
+        .iter()
+        .filter_map(|server| rss::pid_listening_on(server.port()))
+        .collect();
+    // Two ports served by one process count it once.
+    let mut unique = found.clone();
+    unique.sort_unstable();
+    unique.dedup();
+    if found.len() < target.servers.len() {
+        eprintln!("not every node's pid was found; give --server-pid for each");
+        return Vec::new();
+    }
+    unique
+}
+
+/// Every node is on loopback.
+fn check_targets(target: &Target) -> Result<(), String> {
     target
-        .server_pid
-        .or_else(|| rss::pid_listening_on(target.server.port()))
+        .servers
+        .iter()
+        .try_for_each(|&server| check_loopback(server))
 }
 
 /// The audit endpoint and the admin token for it.
 type Audit<'a> = Option<(&'a str, Option<&'a str>)>;
 
-async fn side(name: &str, server: SocketAddr, options: Options, audit: Audit<'_>) -> Side {
-    let results: Results = scenario::run(server, options).await;
+async fn side(name: &str, servers: &[SocketAddr], options: Options, audit: Audit<'_>) -> Side {
+    let results: Results = scenario::run(servers, options).await;
     let rss_kib = results.server_rss_kib;
     let rss_per_connection_kib = rss_kib
         .filter(|_| results.connections > 0)
         .map(|kib| kib as f64 / results.connections as f64);
     let audit = match audit {
-        Some((path, token)) => report::audit(server, path, token).await,
+        // The ledger is one book however many nodes share it: the first node answers for it.
+        Some((path, token)) => report::audit(servers[0], path, token).await,
         None => "not applicable".into(),
     };
     Side {
@@ -259,7 +286,7 @@ async fn side(name: &str, server: SocketAddr, options: Options, audit: Audit<'_>
 
 async fn run(args: RunArgs) -> Result<bool, String> {
     let target = &args.target;
-    check_loopback(target.server)?;
+    check_targets(target)?;
     let options = Options {
         games: args.games,
         watchers: args.watchers,
@@ -273,12 +300,12 @@ async fn run(args: RunArgs) -> Result<bool, String> {
         progress: !target.quiet,
         run_tag: run_tag(),
         password: PASSWORD.into(),
-        server_pid: None,
+        server_pids: Vec::new(),
         moves_max_9: scenario::MAX_MOVES_9,
         moves_max_19: scenario::MAX_MOVES_19,
     };
-    let pid = server_pid(target);
-    eprintln!("tengen at {} (pid {pid:?})", target.server);
+    let pids = server_pids(target);
+    eprintln!("tengen at {:?} (pids {pids:?})", target.servers);
     // The baseline goes first: after a run the Tengen server still has work to do (every session that
     // closed leaves the hall, which tells the others), and that must not land in the baseline's window.
     let baseline = if target.no_baseline {
@@ -288,22 +315,23 @@ async fn run(args: RunArgs) -> Result<bool, String> {
         eprintln!("baseline at {} (pid {})", child.addr, child.pid());
         // The baseline has no spectator pool: the same fan-out, without bets.
         let baseline_options = Options {
-            server_pid: Some(child.pid()),
+            server_pids: vec![child.pid()],
             bet_rate_per_s: 0.0,
             ..options.clone()
         };
-        let side = side("baseline", child.addr, baseline_options, None).await;
+        // The baseline is always one process: the reference a node is compared with.
+        let side = side("baseline", &[child.addr], baseline_options, None).await;
         drop(child);
         tokio::time::sleep(BETWEEN_SIDES).await;
         Some(side)
     };
     let tengen_options = Options {
-        server_pid: pid,
+        server_pids: pids,
         ..options.clone()
     };
     let tengen = side(
         "tengen",
-        target.server,
+        &target.servers,
         tengen_options,
         Some((&args.audit_path, args.admin_token.as_deref())),
     )
@@ -319,7 +347,7 @@ async fn run(args: RunArgs) -> Result<bool, String> {
 
 async fn idle_run(args: IdleArgs) -> Result<bool, String> {
     let target = &args.target;
-    check_loopback(target.server)?;
+    check_targets(target)?;
     let options = idle::IdleOptions {
         connections: args.connections,
         per_account: args.per_account,
@@ -329,13 +357,13 @@ async fn idle_run(args: IdleArgs) -> Result<bool, String> {
         run_tag: run_tag(),
         password: PASSWORD.into(),
     };
-    let pid = server_pid(target);
-    let tengen = idle::run("tengen", target.server, pid, options.clone()).await;
+    let pids = server_pids(target);
+    let tengen = idle::run("tengen", &target.servers, &pids, options.clone()).await;
     print!("{}", tengen.text());
     let mut reports = vec![tengen];
     if !target.no_baseline {
         let child = BaselineChild::start()?;
-        let base = idle::run("baseline", child.addr, Some(child.pid()), options).await;
+        let base = idle::run("baseline", &[child.addr], &[child.pid()], options).await;
         drop(child);
         print!("{}", base.text());
         reports.push(base);

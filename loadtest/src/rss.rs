@@ -14,6 +14,25 @@ pub fn rss_kib(pid: u32) -> Option<u64> {
         .and_then(|kib| kib.parse().ok())
 }
 
+/// The summed RSS of several processes (the nodes of a run), in KiB; `None` unless every one was read.
+pub fn rss_kib_total(pids: &[u32]) -> Option<u64> {
+    total(pids, rss_kib)
+}
+
+/// The summed CPU time of several processes, in seconds; `None` unless every one was read.
+pub fn cpu_s_total(pids: &[u32]) -> Option<f64> {
+    total(pids, cpu_s)
+}
+
+/// The sum of `read` over `pids`: `None` for no pids or when any read fails, so a figure is never
+/// silently short of a node.
+fn total<T: std::iter::Sum<T>>(pids: &[u32], read: impl Fn(u32) -> Option<T>) -> Option<T> {
+    if pids.is_empty() {
+        return None;
+    }
+    pids.iter().map(|&pid| read(pid)).sum()
+}
+
 /// Clock ticks per second in `/proc/<pid>/stat` (USER_HZ): 100 on every Linux the generator runs on.
 const USER_HZ: f64 = 100.0;
 
@@ -91,5 +110,21 @@ mod tests {
         assert_eq!(pid_listening_on(port), Some(std::process::id()));
         assert!(rss_kib(std::process::id()).unwrap() > 0);
         assert!(cpu_s(std::process::id()).unwrap() >= 0.0);
+    }
+
+    #[test]
+    fn totals_sum_every_pid_or_give_none() {
+        if !Path::new("/proc/self/status").exists() {
+            return;
+        }
+        let me = std::process::id();
+        let one = rss_kib_total(&[me]).unwrap();
+        assert!(one > 0);
+        assert!(rss_kib_total(&[me, me]).unwrap() >= one);
+        assert!(cpu_s_total(&[me, me]).is_some());
+        assert_eq!(rss_kib_total(&[]), None);
+        // A pid that cannot exist (above the kernel's pid_max ceiling of 2^22).
+        assert_eq!(rss_kib_total(&[me, 5_000_000]), None);
+        assert_eq!(cpu_s_total(&[5_000_000]), None);
     }
 }

@@ -1,4 +1,4 @@
-//! One load run against one server: set up `games` slots (two players who register and pair by
+//! One load run against one server or several nodes (see `nodes`): set up `games` slots (two players who register and pair by
 //! challenge, `watchers` who log in and watch), then for `duration` let every game play legal moves
 //! chosen with `tengen-rules` at `move_rate_per_s`, on a fixed schedule, while every watcher chats at
 //! its own fixed rate; then stop everything and return what was measured. The same run drives Tengen
@@ -22,6 +22,7 @@ use tokio::time::Instant;
 
 use crate::client::{self, ClientHandle, Kind, Role, Slot};
 use crate::metrics::{LatencySummary, Metrics};
+use crate::nodes;
 
 /// Moves after which a 19x19 game resigns and its players start another: long enough to be a real
 /// middle game, short enough that random play stays legal-move heavy rather than filling eyes.
@@ -69,8 +70,9 @@ pub struct Options {
     /// Distinguishes this run's usernames from earlier runs' in the same data directory.
     pub run_tag: String,
     pub password: String,
-    /// The server's pid, to read its RSS at the end of the window (with every connection open).
-    pub server_pid: Option<u32>,
+    /// The servers' pids (one per node), to read their summed RSS at the end of the window (with
+    /// every connection open) and their CPU time; empty for none.
+    pub server_pids: Vec<u32>,
     /// Moves after which a game resigns and its players start another ([`MAX_MOVES_9`],
     /// [`MAX_MOVES_19`] by default; a test lowers them to exercise restarts in a short window).
     pub moves_max_9: usize,
@@ -134,7 +136,8 @@ struct SlotSetup {
 
 /// What every setup task shares.
 struct Shared {
-    server: SocketAddr,
+    /// The nodes; a slot's clients are placed by `nodes::node_of_slot_client`.
+    servers: Vec<SocketAddr>,
     options: Options,
     metrics: Arc<Metrics>,
     stop: watch::Receiver<bool>,
@@ -147,14 +150,16 @@ impl Shared {
         IpAddr::V4(Ipv4Addr::new(127, 0, 0, last))
     }
 
+    /// Open client `n` (its source address) to `server`, and say `hello`.
     async fn client(
         &self,
+        server: SocketAddr,
         n: usize,
         role: Role,
         slot: &Arc<Slot>,
         events: Option<mpsc::Sender<ServerMsg>>,
     ) -> Result<ClientHandle, String> {
-        let ws = client::connect(self.server, self.source(n)).await?;
+        let ws = client::connect(server, self.source(n)).await?;
         let (handle, join) = client::spawn(
             ws,
             role,
@@ -274,8 +279,10 @@ async fn set_up_slot(shared: Arc<Shared>, index: usize) -> Result<SlotSetup, Str
     let slot = Arc::new(Slot::new());
     let (events_tx, events) = mpsc::channel(PLAYER_EVENTS_LEN);
     let tag = &shared.options.run_tag;
+    let server_of = |client: usize| nodes::server_of_slot_client(&shared.servers, index, client);
     let black = shared
         .client(
+            server_of(nodes::BLACK_CLIENT),
             first,
             Role::Player(WireColor::Black),
             &slot,
@@ -285,6 +292,7 @@ async fn set_up_slot(shared: Arc<Shared>, index: usize) -> Result<SlotSetup, Str
     shared.register(&black, format!("b{tag}x{index}")).await?;
     let white = shared
         .client(
+            server_of(nodes::WHITE_CLIENT),
             first + 1,
             Role::Player(WireColor::White),
             &slot,
@@ -297,8 +305,15 @@ async fn set_up_slot(shared: Arc<Shared>, index: usize) -> Result<SlotSetup, Str
     let mut watchers = Vec::with_capacity(shared.options.watchers);
     let mut token: Option<String> = None;
     for n in 0..shared.options.watchers {
+        let client = nodes::PLAYERS_PER_SLOT + n;
         let watcher = shared
-            .client(first + 2 + n, Role::Watcher, &slot, None)
+            .client(
+                server_of(client),
+                first + client,
+                Role::Watcher,
+                &slot,
+                None,
+            )
             .await?;
         match &token {
             None => {
@@ -416,12 +431,14 @@ async fn drive(
     }
 }
 
-/// Run the whole scenario against `server` and return its figures.
-pub async fn run(server: SocketAddr, options: Options) -> Results {
+/// Run the whole scenario against `servers` (one node, or several: see `nodes`) and return its
+/// figures; RSS and CPU are summed over `options.server_pids`.
+pub async fn run(servers: &[SocketAddr], options: Options) -> Results {
+    assert!(!servers.is_empty(), "a run has at least one node");
     let metrics = Arc::new(Metrics::new());
     let (stop_tx, stop) = watch::channel(false);
     let shared = Arc::new(Shared {
-        server,
+        servers: servers.to_vec(),
         options: options.clone(),
         metrics: Arc::clone(&metrics),
         stop,
@@ -469,7 +486,7 @@ pub async fn run(server: SocketAddr, options: Options) -> Results {
     let start = Instant::now() + Duration::from_millis(100);
     let end = start + options.duration;
     metrics.set_measuring(true);
-    let cpu_start_s = options.server_pid.and_then(crate::rss::cpu_s);
+    let cpu_start_s = crate::rss::cpu_s_total(&options.server_pids);
     let pressure_start_us = crate::rss::cpu_pressure_us();
     let slots = ready.len();
     let mut drivers = JoinSet::new();
@@ -493,7 +510,12 @@ pub async fn run(server: SocketAddr, options: Options) -> Results {
                 WireColor::White
             };
             for (w, watcher) in setup.watchers.iter().enumerate() {
-                let spread = every.mul_f64(w as f64 / options.watchers.max(1) as f64);
+                // Staggered across every slot's watchers, as chat is: bettors in different games
+                // are not synchronized, and a schedule that made every game's n-th watcher bet at
+                // the same instant offered the server bursts of one bet per game at once.
+                let spread = every.mul_f64(
+                    (n * options.watchers + w) as f64 / (slots * options.watchers).max(1) as f64,
+                );
                 watcher.start_bets(side, start + spread, every, end).await;
             }
         }
@@ -526,8 +548,8 @@ pub async fn run(server: SocketAddr, options: Options) -> Results {
         ));
     }
     metrics.set_measuring(false);
-    let server_rss_kib = options.server_pid.and_then(crate::rss::rss_kib);
-    let cpu_end_s = options.server_pid.and_then(crate::rss::cpu_s);
+    let server_rss_kib = crate::rss::rss_kib_total(&options.server_pids);
+    let cpu_end_s = crate::rss::cpu_s_total(&options.server_pids);
     let server_cpu_s = cpu_start_s.zip(cpu_end_s).map(|(start, end)| end - start);
     let pressure_end_us = crate::rss::cpu_pressure_us();
     let window_s = start.elapsed().as_secs_f64();

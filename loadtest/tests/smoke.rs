@@ -35,7 +35,7 @@ fn options(bet_rate_per_s: f64) -> Options {
         progress: false,
         run_tag: "smoke".into(),
         password: "smoke-password".into(),
-        server_pid: Some(std::process::id()),
+        server_pids: vec![std::process::id()],
         // Short games, so that in a few seconds games end and their players start new ones.
         moves_max_9: 6,
         moves_max_19: scenario::MAX_MOVES_19,
@@ -72,7 +72,7 @@ async fn a_small_run_against_tengen_and_the_baseline_has_no_errors() {
     let (trigger, shutdown) = tengen_server::Shutdown::new();
     let server = tokio::spawn(tengen_server::run(config, listener, shutdown));
 
-    let results = scenario::run(addr, options(2.0)).await;
+    let results = scenario::run(&[addr], options(2.0)).await;
     assert_clean(&results);
     assert!(results.bets_per_s > 0.0, "watchers bet: {results:?}");
     // Every bet, every settlement of the games that ended: the book balances.
@@ -88,7 +88,7 @@ async fn a_small_run_against_tengen_and_the_baseline_has_no_errors() {
     let (stop_tx, stop) = tokio::sync::watch::channel(false);
     let baseline = tokio::spawn(tengen_loadtest::baseline::serve(listener, stop));
     // The baseline has no spectator pool: the same run without bets.
-    let results = scenario::run(addr, options(0.0)).await;
+    let results = scenario::run(&[addr], options(0.0)).await;
     assert_clean(&results);
     stop_tx.send(true).unwrap();
     baseline.await.unwrap();

@@ -119,6 +119,32 @@ pub const PRESENCE_HOLD_MS: u64 = LEASE_TTL_MS + CLUSTER_TICK_MS;
 /// change after a quiet second at once, and the changes after it at the end of that second.)
 pub const WATCHER_COUNT_PUSH_MS: u64 = 1_000;
 
+/// A game's `pool` push after a bet goes out at most this often. Every accepted bet changes the
+/// pool, and a push reaches every subscriber, so pushing each bet costs a game with n watchers betting
+/// O(n²) frames: with ten watchers betting every five seconds, pool pushes were half of all frames a
+/// node sent. Coalesced, a busy pool costs each follower one frame a second, as the watcher list does
+/// (a quarter second coalesced nothing at that rate: a game's bets were half a second apart). Once a
+/// second is still live to a person watching the totals move, and nothing is lost by it: the bettor's
+/// own reply carries their total at once, a `pool` request is answered with the exact pool, and the
+/// pool when play ends (and when the game is settled) is pushed at once. (The first bet after a quiet
+/// second is pushed at once; those after it at the end of that second.)
+pub const POOL_PUSH_MS: u64 = 1_000;
+
+/// Writes (game events and ledger batch groups) queued for the store's group-commit writer. Each is
+/// a caller blocked until its write is durable: at most one append per live game (an actor awaits its
+/// append) plus the ledger writer's one group, so this is room for every live game at once; a full
+/// queue makes the next caller wait for room.
+pub const STORE_WRITE_QUEUE_LEN: usize = LIVE_GAMES_MAX + 64;
+
+/// Writes committed together at most: one transaction, one fsync. A group of this many moves and bets
+/// is a few milliseconds of SQLite work, short enough that the writes queued behind it wait little.
+pub const STORE_GROUP_COMMIT_WRITES_MAX: usize = 1_024;
+
+/// How often the store's background thread checkpoints SQLite's WAL into the database file. Often
+/// enough that the WAL stays a few MiB at thousands of writes a second (so reads stay quick and the
+/// writer's own backstop checkpoint never fires), rarely enough to cost nothing when idle.
+pub const STORE_CHECKPOINT_INTERVAL_MS: u64 = 1_000;
+
 /// Watchers a game's `watchers` list names (the strongest first); the counts stay exact beyond it. A
 /// side panel shows a few dozen names at most, and the list is pushed to every subscriber on each
 /// change: 100 names is about 10 KB a push, which bounds what a popular game costs its followers.

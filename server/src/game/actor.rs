@@ -36,7 +36,8 @@
 //!
 //! Fortune points touch the actor in three delimited places: watchers' bets arrive in the inbox like
 //! moves (so a bet is ordered exactly against the move that ends play: [`GameActor::betting_open`]),
-//! each accepted bet pushes the pool to subscribers, and [`GameActor::finish`] settles the game
+//! accepted bets push the pool to subscribers (coalesced: at most one push per `POOL_PUSH_MS`, and the
+//! pool at the end of play exactly), and [`GameActor::finish`] settles the game
 //! with the ledger once its result is stored.
 
 use std::collections::BTreeSet;
@@ -65,7 +66,8 @@ use super::{
 };
 use crate::clock::{self, Clock, ClockError, ClockView, Expiry, SideView};
 use crate::config::{
-    GAME_EVENT_QUEUE_LEN, WATCHERS_LISTED_MAX, WATCHERS_PER_GAME_MAX, WATCHER_COUNT_PUSH_MS,
+    GAME_EVENT_QUEUE_LEN, POOL_PUSH_MS, WATCHERS_LISTED_MAX, WATCHERS_PER_GAME_MAX,
+    WATCHER_COUNT_PUSH_MS,
 };
 use crate::hall::{chat, HallCmd};
 use crate::ledger::{self, pool::Tally};
@@ -162,6 +164,9 @@ pub(super) struct GameActor {
     /// When the last `watchers` push went out, and when the next is due (`None`: nothing changed).
     watchers_pushed_at: Option<Instant>,
     watchers_push_due: Option<Instant>,
+    /// When the last `pool` push went out, and when the next is due (`None`: the pool is as pushed).
+    pool_pushed_at: Option<Instant>,
+    pool_push_due: Option<Instant>,
 }
 
 impl std::fmt::Debug for GameActor {
@@ -227,6 +232,8 @@ impl GameActor {
             watchers_pushed: WatcherList::default(),
             watchers_pushed_at: None,
             watchers_push_due: None,
+            pool_pushed_at: None,
+            pool_push_due: None,
         })
     }
 
@@ -427,6 +434,7 @@ impl GameActor {
                     let wake = self.next_deadline_ms().map(|at_ms| self.instant_of(at_ms));
                     let timer = sleep_until_some(wake);
                     let push_timer = sleep_until_some(self.watchers_push_due);
+                    let pool_timer = sleep_until_some(self.pool_push_due);
                     tokio::select! {
                         _ = shutdown.wait() => return false,
                         cmd = inbox.recv() => match cmd {
@@ -436,6 +444,10 @@ impl GameActor {
                         _ = presence.changed.notified() => self.presence_changed().await,
                         _ = viewers.changed.notified() => Ok(self.watchers_changed()),
                         _ = push_timer => Ok(self.push_watchers()),
+                        _ = pool_timer => {
+                            self.publish_pool();
+                            Ok(Flow::Continue)
+                        }
                         _ = timer => self.on_deadline().await,
                     }
                 }
@@ -1315,8 +1327,24 @@ impl GameActor {
         )
     }
 
-    /// Tell everyone following the game how the pool stands.
-    fn publish_pool(&self) {
+    /// The pool changed by a bet: push it now if the last push is [`POOL_PUSH_MS`] old, otherwise
+    /// when it will be, so a burst of bets costs each follower one frame.
+    fn pool_changed(&mut self) {
+        if self.pool_push_due.is_none() {
+            let interval = Duration::from_millis(POOL_PUSH_MS);
+            let now = Instant::now();
+            let due = self
+                .pool_pushed_at
+                .map_or(now, |at| (at + interval).max(now));
+            self.pool_push_due = Some(due);
+        }
+    }
+
+    /// Tell everyone following the game how the pool stands, now (which also makes any coalesced
+    /// push that was due unnecessary).
+    fn publish_pool(&mut self) {
+        self.pool_push_due = None;
+        self.pool_pushed_at = Some(Instant::now());
         let frame = ServerMsg::Pool {
             id: None,
             pool: self.pool_info(),
@@ -1345,7 +1373,7 @@ impl GameActor {
             .place_bet(self.id, &self.tally, user, side, amount)
             .await?;
         self.tally.add_bet(user, side, amount);
-        self.publish_pool();
+        self.pool_changed();
         let total = self.tally.bettor(user).map_or(amount, |(_, total)| total);
         Ok(BetReceipt { total, balance })
     }

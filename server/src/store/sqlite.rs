@@ -2,19 +2,31 @@
 //! an acknowledged event survives a crash or power loss. One connection behind a mutex is enough: every
 //! call already runs on the blocking pool, and SQLite serializes writers anyway.
 //!
-//! Game events, the hot path (every move of every live game), are group-committed: an fsync costs
-//! milliseconds, so one commit per move would cap the whole node at a few hundred moves per second.
-//! Each `append_event` queues its row; whoever next holds the connection writes every queued row in one
-//! transaction with one fsync, and each caller returns only once its own row is durable.
+//! The hot writes, game events (every move of every live game) and ledger batches (every bet, stake
+//! and settlement), share one group commit: an fsync costs up to milliseconds, and SQLite has one
+//! writer, so separate commits for moves and bets would queue behind each other on the connection,
+//! each paying its own fsync. Each `append_event` or `apply_batches` call queues its write; the writer
+//! writes every queued write in one transaction with one fsync, and each caller returns only once its
+//! own write is durable. Within the group, a refused write (a duplicate
+//! event, a batch without the points) fails alone; a failure of the database itself fails the group.
+//!
+//! The group commit is one writer thread that owns the write side: callers queue a write with their
+//! own reply channel and block on it. The writer takes every write queued by then, commits them, and
+//! answers each caller directly. (Callers that took turns on the connection's mutex to learn whether
+//! someone else had committed their write convoyed: each woke only when the one before it let go,
+//! which cost a move tens of milliseconds on a busy machine.)
 
-use std::collections::HashMap;
 use std::path::Path;
-use std::sync::Mutex;
+use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use rusqlite::{params, Connection, ErrorCode as SqliteCode, OptionalExtension};
 use tengen_protocol::{GameId, TableId, UserId};
 
 use super::{GameListRow, Glicko, LiveGameRow, NewGame, Store, StoreError, UserRow};
+use crate::config::{
+    STORE_CHECKPOINT_INTERVAL_MS, STORE_GROUP_COMMIT_WRITES_MAX, STORE_WRITE_QUEUE_LEN,
+};
 use crate::ledger::book::{
     Account, AccountBalance, Applied, Batch, SettlementPart, SettlementRecord, Transfer,
     TransferKind, BATCH_TRANSFERS_MAX,
@@ -95,30 +107,91 @@ CREATE TABLE IF NOT EXISTS ledger_settlements (
 ) WITHOUT ROWID;
 ";
 
-/// SQLite behind a mutex, with the queue of game events waiting for the next group commit.
+/// SQLite behind a mutex, and the group-commit writer thread with its queue.
 #[derive(Debug)]
 pub struct SqliteStore {
-    conn: Mutex<Connection>,
-    appends: Mutex<AppendQueue>,
+    conn: Arc<Mutex<Connection>>,
+    /// The writer's queue; `None` only while the store is being dropped.
+    writer: Option<SyncSender<QueuedWrite>>,
+    writer_thread: Option<std::thread::JoinHandle<()>>,
+    /// The background checkpointer; `None` only while the store is being dropped.
+    checkpointer: Option<Checkpointer>,
 }
 
-/// One game event waiting to be written.
+/// The WAL size (in 4 KiB pages) at which the writer checkpoints by itself: a backstop, 10× SQLite's
+/// default, for a checkpointer that fell behind. Normally the WAL never gets near it.
+const WAL_AUTOCHECKPOINT_PAGES: i64 = 10_000;
+
+/// A thread with its own connection that checkpoints the WAL into the database every
+/// `STORE_CHECKPOINT_INTERVAL_MS`. Left to SQLite, the commit that fills the WAL to 1,000 pages
+/// checkpoints it on the spot: copying pages and fsyncing the database file inside a commit that
+/// every queued move and bet is waiting for. A passive checkpoint on another connection runs beside
+/// the writer instead, and durability is unchanged (each commit's WAL fsync is what makes it durable).
 #[derive(Debug)]
-struct PendingAppend {
-    ticket: u64,
-    game: GameId,
-    seq: u64,
-    event_json: String,
+struct Checkpointer {
+    stop: SyncSender<()>,
+    thread: std::thread::JoinHandle<()>,
 }
 
-/// Game events queued for the next group commit, and the outcomes of committed ones not yet collected.
-/// Bounded by the callers: each queued row is a blocked `append_event` call (one per live game at most,
-/// since a game actor awaits its append), and each outcome is removed by its caller right after.
-#[derive(Debug, Default)]
-struct AppendQueue {
-    next_ticket: u64,
-    pending: Vec<PendingAppend>,
-    outcomes: HashMap<u64, Result<(), StoreError>>,
+impl Checkpointer {
+    fn start(path: &Path) -> Result<Checkpointer, StoreError> {
+        let conn = Connection::open(path).map_err(backend)?;
+        let (stop, stopped) = sync_channel(1);
+        let thread = std::thread::Builder::new()
+            .name("tengen-store-checkpointer".into())
+            .spawn(move || checkpoint_loop(&conn, &stopped))
+            .map_err(|err| StoreError::Backend(format!("cannot start the checkpointer: {err}")))?;
+        Ok(Checkpointer { stop, thread })
+    }
+
+    fn stop(self) {
+        let _ = self.stop.send(());
+        let _ = self.thread.join();
+    }
+}
+
+/// Checkpoint passively (never waiting for the writer or readers) every interval until stopped. A
+/// failed checkpoint is retried at the next interval; the WAL still holds every commit.
+fn checkpoint_loop(conn: &Connection, stopped: &Receiver<()>) {
+    let interval = std::time::Duration::from_millis(STORE_CHECKPOINT_INTERVAL_MS);
+    while let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = stopped.recv_timeout(interval) {
+        if let Err(err) = conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(())) {
+            tracing::warn!(%err, "WAL checkpoint failed; retrying at the next interval");
+        }
+    }
+}
+
+/// A write and where its outcome goes.
+type QueuedWrite = (PendingWrite, SyncSender<WriteOutcome>);
+
+/// A write waiting for the next group commit.
+#[derive(Debug)]
+enum PendingWrite {
+    /// One game event (`append_event`).
+    Event {
+        game: GameId,
+        seq: u64,
+        event_json: String,
+    },
+    /// Independent ledger batches (`apply_batches`), each all-or-nothing on its own.
+    Batches(Vec<Batch>),
+}
+
+/// What a committed (or failed) write did, kept until its caller collects it.
+#[derive(Debug)]
+enum WriteOutcome {
+    Event(Result<(), StoreError>),
+    Batches(Result<Vec<Result<Applied, StoreError>>, StoreError>),
+}
+
+impl PendingWrite {
+    /// The outcome of this write when its whole group failed.
+    fn failed(&self, err: StoreError) -> WriteOutcome {
+        match self {
+            PendingWrite::Event { .. } => WriteOutcome::Event(Err(err)),
+            PendingWrite::Batches(_) => WriteOutcome::Batches(Err(err)),
+        }
+    }
 }
 
 fn backend(err: rusqlite::Error) -> StoreError {
@@ -146,68 +219,159 @@ impl SqliteStore {
             .map_err(backend)?;
         conn.pragma_update(None, "foreign_keys", "ON")
             .map_err(backend)?;
+        // Checkpoints run on their own thread (see `checkpoint_loop`); the writer checkpoints itself
+        // only if the WAL outgrows this backstop.
+        conn.pragma_update(None, "wal_autocheckpoint", WAL_AUTOCHECKPOINT_PAGES)
+            .map_err(backend)?;
         conn.execute_batch(SCHEMA).map_err(backend)?;
+        let checkpointer = Checkpointer::start(&data_dir.join(DB_FILE))?;
+        let conn = Arc::new(Mutex::new(conn));
+        let (writer, queue) = sync_channel(STORE_WRITE_QUEUE_LEN);
+        let writer_conn = Arc::clone(&conn);
+        let writer_thread = std::thread::Builder::new()
+            .name("tengen-store-writer".into())
+            .spawn(move || write_loop(&writer_conn, queue))
+            .map_err(|err| StoreError::Backend(format!("cannot start the writer: {err}")))?;
         Ok(SqliteStore {
-            conn: Mutex::new(conn),
-            appends: Mutex::new(AppendQueue::default()),
+            conn,
+            writer: Some(writer),
+            writer_thread: Some(writer_thread),
+            checkpointer: Some(checkpointer),
         })
     }
 
-    fn conn(&self) -> std::sync::MutexGuard<'_, Connection> {
-        // A panic while holding the lock cannot leave SQLite inconsistent (it has its own journal),
-        // so a poisoned lock is still usable.
-        self.conn
-            .lock()
-            .unwrap_or_else(|poison| poison.into_inner())
+    fn conn(&self) -> MutexGuard<'_, Connection> {
+        lock(&self.conn)
     }
 
-    fn appends(&self) -> std::sync::MutexGuard<'_, AppendQueue> {
-        self.appends
-            .lock()
-            .unwrap_or_else(|poison| poison.into_inner())
-    }
-
-    /// Write every queued event in one transaction (one fsync) and record each one's outcome. A batch
-    /// that fails as a whole is retried row by row, so one bad row (a duplicate `seq`) fails only its
-    /// own caller.
-    fn commit_appends(&self, conn: &mut Connection) {
-        let batch = std::mem::take(&mut self.appends().pending);
-        if batch.is_empty() {
-            return;
-        }
-        let together = (|| -> rusqlite::Result<()> {
-            let tx = conn.transaction()?;
-            for row in &batch {
-                insert_event(&tx, row)?;
-            }
-            tx.commit()
-        })();
-        let outcomes: Vec<(u64, Result<(), StoreError>)> = match together {
-            Ok(()) => batch.iter().map(|row| (row.ticket, Ok(()))).collect(),
-            Err(_) => batch
-                .iter()
-                .map(|row| (row.ticket, event_outcome(insert_event(conn, row), row)))
-                .collect(),
+    /// Queue `write` for the writer's next group commit and wait until it is durable (or refused).
+    /// A full queue makes the caller wait for room.
+    fn submit(&self, write: PendingWrite) -> WriteOutcome {
+        let stopped = write.failed(StoreError::Backend("the store's writer has stopped".into()));
+        let (reply, outcome) = sync_channel(1);
+        let Some(writer) = &self.writer else {
+            return stopped;
         };
-        self.appends().outcomes.extend(outcomes);
+        if writer.send((write, reply)).is_err() {
+            return stopped;
+        }
+        outcome.recv().unwrap_or(stopped)
     }
 }
 
-fn insert_event(conn: &Connection, row: &PendingAppend) -> rusqlite::Result<()> {
+impl Drop for SqliteStore {
+    fn drop(&mut self) {
+        // Closing the queue ends the writer once it has answered every write already queued.
+        drop(self.writer.take());
+        if let Some(thread) = self.writer_thread.take() {
+            let _ = thread.join();
+        }
+        if let Some(checkpointer) = self.checkpointer.take() {
+            checkpointer.stop();
+        }
+    }
+}
+
+fn lock(conn: &Mutex<Connection>) -> MutexGuard<'_, Connection> {
+    // A panic while holding the lock cannot leave SQLite inconsistent (it has its own journal), so a
+    // poisoned lock is still usable.
+    conn.lock().unwrap_or_else(|poison| poison.into_inner())
+}
+
+/// The writer thread: take a write, then every other already queued (up to
+/// [`STORE_GROUP_COMMIT_WRITES_MAX`]), commit them together, and answer each caller. Ends when the
+/// store is dropped.
+fn write_loop(conn: &Mutex<Connection>, queue: Receiver<QueuedWrite>) {
+    while let Ok(first) = queue.recv() {
+        let mut group = vec![first];
+        while group.len() < STORE_GROUP_COMMIT_WRITES_MAX {
+            match queue.try_recv() {
+                Ok(write) => group.push(write),
+                Err(_) => break,
+            }
+        }
+        let (writes, replies): (Vec<PendingWrite>, Vec<_>) = group.into_iter().unzip();
+        let outcomes = commit_group(&mut lock(conn), &writes);
+        for (reply, outcome) in replies.into_iter().zip(outcomes) {
+            // A caller that stopped waiting loses nothing: its write is committed or not.
+            let _ = reply.send(outcome);
+        }
+    }
+}
+
+/// Every write's outcome: its own, or the group's failure.
+fn commit_group(conn: &mut Connection, writes: &[PendingWrite]) -> Vec<WriteOutcome> {
+    match write_group(conn, writes) {
+        Ok(outcomes) => outcomes,
+        Err(err) => writes
+            .iter()
+            .map(|write| write.failed(err.clone()))
+            .collect(),
+    }
+}
+
+/// Write a group in one IMMEDIATE transaction (the balance checks and the writes see one state). An
+/// event whose insert is refused (its `seq` is taken) fails alone: SQLite undoes just that statement.
+/// A batch refused (too few points, a reused id) rolls back alone to its savepoint. Any other
+/// failure, or the commit's, is the outer error: the transaction is rolled back and nothing in the
+/// group is acknowledged.
+fn write_group(
+    conn: &mut Connection,
+    group: &[PendingWrite],
+) -> Result<Vec<WriteOutcome>, StoreError> {
+    let mut tx = conn
+        .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+        .map_err(backend)?;
+    let mut outcomes = Vec::with_capacity(group.len());
+    for write in group {
+        let outcome = match write {
+            PendingWrite::Event {
+                game,
+                seq,
+                event_json,
+            } => match insert_event(&tx, *game, *seq, event_json) {
+                Ok(()) => WriteOutcome::Event(Ok(())),
+                Err(err) if is_constraint(&err) => {
+                    WriteOutcome::Event(Err(StoreError::DuplicateEvent {
+                        game: *game,
+                        seq: *seq,
+                    }))
+                }
+                Err(err) => return Err(backend(err)),
+            },
+            PendingWrite::Batches(batches) => {
+                let mut results = Vec::with_capacity(batches.len());
+                for batch in batches {
+                    let savepoint = tx.savepoint().map_err(backend)?;
+                    match apply_in(&savepoint, batch) {
+                        Ok(applied) => {
+                            savepoint.commit().map_err(backend)?;
+                            results.push(Ok(applied));
+                        }
+                        // The database failed: SQLite may have rolled back more than the batch.
+                        Err(err @ StoreError::Backend(_)) => return Err(err),
+                        // Dropping the uncommitted savepoint rolls the refused batch back.
+                        Err(refused) => results.push(Err(refused)),
+                    }
+                }
+                WriteOutcome::Batches(Ok(results))
+            }
+        };
+        outcomes.push(outcome);
+    }
+    tx.commit().map_err(backend)?;
+    Ok(outcomes)
+}
+
+fn insert_event(
+    conn: &Connection,
+    game: GameId,
+    seq: u64,
+    event_json: &str,
+) -> rusqlite::Result<()> {
     conn.prepare_cached("INSERT INTO game_events (game_id, seq, event) VALUES (?1, ?2, ?3)")?
-        .execute(params![row.game.0 as i64, row.seq as i64, row.event_json])
+        .execute(params![game.0 as i64, seq as i64, event_json])
         .map(|_| ())
-}
-
-fn event_outcome(result: rusqlite::Result<()>, row: &PendingAppend) -> Result<(), StoreError> {
-    match result {
-        Ok(()) => Ok(()),
-        Err(err) if is_constraint(&err) => Err(StoreError::DuplicateEvent {
-            game: row.game,
-            seq: row.seq,
-        }),
-        Err(err) => Err(backend(err)),
-    }
 }
 
 /// The games matching `condition` (a fixed SQL condition, never user input), oldest first, each with
@@ -586,29 +750,15 @@ impl Store for SqliteStore {
     }
 
     fn append_event(&self, game: GameId, seq: u64, event_json: &str) -> Result<(), StoreError> {
-        let ticket = {
-            let mut queue = self.appends();
-            let ticket = queue.next_ticket;
-            queue.next_ticket += 1;
-            queue.pending.push(PendingAppend {
-                ticket,
-                game,
-                seq,
-                event_json: event_json.to_string(),
-            });
-            ticket
+        let write = PendingWrite::Event {
+            game,
+            seq,
+            event_json: event_json.to_string(),
         };
-        // While we waited for the connection, its previous holder may have committed our row too.
-        let mut conn = self.conn();
-        if let Some(outcome) = self.appends().outcomes.remove(&ticket) {
-            return outcome;
+        match self.submit(write) {
+            WriteOutcome::Event(outcome) => outcome,
+            WriteOutcome::Batches(_) => unreachable!("an event's ticket holds an event's outcome"),
         }
-        self.commit_appends(&mut conn);
-        drop(conn);
-        self.appends()
-            .outcomes
-            .remove(&ticket)
-            .expect("a commit records the outcome of every row it took, ours included")
     }
 
     fn game_events(&self, game: GameId) -> Result<Vec<(u64, String)>, StoreError> {
@@ -723,16 +873,9 @@ impl Store for SqliteStore {
     }
 
     fn apply_batch(&self, batch: &Batch) -> Result<Applied, StoreError> {
-        check_batch(batch)?;
-        let mut conn = self.conn();
-        // IMMEDIATE takes the write lock up front, so the balance checks and the writes see one state.
-        let tx = conn
-            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
-            .map_err(backend)?;
-        // An error drops `tx`, which rolls the whole batch back.
-        let applied = apply_in(&tx, batch)?;
-        tx.commit().map_err(backend)?;
-        Ok(applied)
+        let mut results = self.apply_batches(std::slice::from_ref(batch))?;
+        assert_eq!(results.len(), 1, "one result per batch");
+        results.remove(0)
     }
 
     fn apply_batches(
@@ -742,23 +885,10 @@ impl Store for SqliteStore {
         for batch in batches {
             check_batch(batch)?;
         }
-        let mut conn = self.conn();
-        let mut tx = conn
-            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
-            .map_err(backend)?;
-        let mut results = Vec::with_capacity(batches.len());
-        for batch in batches {
-            // A savepoint per batch: a refused batch rolls back alone, the rest commit together.
-            let savepoint = tx.savepoint().map_err(backend)?;
-            let result = apply_in(&savepoint, batch);
-            if result.is_ok() {
-                savepoint.commit().map_err(backend)?;
-            }
-            // Dropping an uncommitted savepoint rolls it back.
-            results.push(result);
+        match self.submit(PendingWrite::Batches(batches.to_vec())) {
+            WriteOutcome::Batches(outcome) => outcome,
+            WriteOutcome::Event(_) => unreachable!("a batch's ticket holds a batch's outcome"),
         }
-        tx.commit().map_err(backend)?;
-        Ok(results)
     }
 
     fn balance(&self, account: Account) -> Result<i64, StoreError> {
@@ -938,6 +1068,82 @@ mod tests {
                 (1..=EVENTS_PER_GAME).collect::<Vec<_>>()
             );
         }
+    }
+
+    /// One group holding events and ledger batches commits together; within it a duplicate event and
+    /// a batch without the points fail alone, and everything else lands.
+    #[test]
+    fn events_and_batches_share_a_commit_and_refusals_fail_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SqliteStore::open(dir.path()).unwrap();
+        let black = store.create_user("black", "h", 1).unwrap();
+        let white = store.create_user("white", "h", 1).unwrap();
+        let game = store
+            .create_game(&NewGame {
+                black,
+                white,
+                table: None,
+                settings_json: "{}".into(),
+                nigiri_seed: None,
+                started_at_ms: 1,
+            })
+            .unwrap();
+        store.append_event(game, 1, "first").unwrap();
+        let transfer = |id: &str, from: Account, to: Account, amount: u64| Batch {
+            transfers: vec![Transfer {
+                id: id.into(),
+                from,
+                to,
+                amount,
+                kind: TransferKind::Grant,
+                game: None,
+                side: None,
+                at_ms: 1,
+            }],
+            settlements: Vec::new(),
+        };
+        let grant = transfer("grant", Account::Mint, Account::User(black), 10);
+        let overdraft = transfer("overdraft", Account::User(white), Account::House, 5);
+        // The group the writer would take from four concurrent callers.
+        let event = |seq: u64, text: &str| PendingWrite::Event {
+            game,
+            seq,
+            event_json: text.into(),
+        };
+        let group = [
+            event(2, "second"),
+            PendingWrite::Batches(vec![grant, overdraft]),
+            event(1, "duplicate"),
+            event(3, "third"),
+        ];
+        let outcomes = commit_group(&mut store.conn(), &group);
+        assert!(matches!(outcomes[0], WriteOutcome::Event(Ok(()))));
+        match &outcomes[1] {
+            WriteOutcome::Batches(Ok(results)) => {
+                assert_eq!(results[0], Ok(Applied::Applied));
+                assert_eq!(
+                    results[1],
+                    Err(StoreError::InsufficientPoints {
+                        account: Account::User(white)
+                    })
+                );
+            }
+            other => panic!("the batches' outcome: {other:?}"),
+        }
+        assert!(matches!(
+            outcomes[2],
+            WriteOutcome::Event(Err(StoreError::DuplicateEvent { seq: 1, .. }))
+        ));
+        assert!(matches!(outcomes[3], WriteOutcome::Event(Ok(()))));
+        let events: Vec<String> = store
+            .game_events(game)
+            .unwrap()
+            .into_iter()
+            .map(|(_, text)| text)
+            .collect();
+        assert_eq!(events, ["first", "second", "third"]);
+        assert_eq!(store.balance(Account::User(black)).unwrap(), 10);
+        assert_eq!(store.balance(Account::User(white)).unwrap(), 0);
     }
 
     #[test]
