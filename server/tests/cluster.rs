@@ -23,6 +23,15 @@ async fn node(redis: &RedisServer, dir: &std::path::Path) -> TestServer {
     TestServer::start_with(config).await
 }
 
+/// Two nodes in this process on `redis`, the first started first (so it takes the hall), with the
+/// directories they were given.
+async fn two_nodes(redis: &RedisServer) -> ([tempfile::TempDir; 2], TestServer, TestServer) {
+    let dirs = [tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap()];
+    let a = node(redis, dirs[0].path()).await;
+    let b = node(redis, dirs[1].path()).await;
+    (dirs, a, b)
+}
+
 async fn watch(client: &mut Client, game: u64) {
     client.ok(json!({"type": "watch", "game": game})).await;
 }
@@ -37,14 +46,12 @@ async fn bet(client: &mut Client, game: u64, side: &str, amount: u64) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn players_and_watchers_on_two_nodes_share_one_game_and_its_pool() {
     let redis = RedisServer::start();
-    let dirs = [tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap()];
     // The first node takes the hall; the game starts there, so everything on `b` is forwarded.
-    let a = node(&redis, dirs[0].path()).await;
-    let b = node(&redis, dirs[1].path()).await;
+    let (_dirs, a, b) = two_nodes(&redis).await;
 
     let mut alice = a.player("alice").await;
     let mut bob = b.player("bob").await;
-    // Accounts are shared: bob logs in on the other node too.
+    // Accounts are shared: alice logs in on the other node too.
     b.player_login("alice").await.close().await;
     let mut carol = a.player("carol").await;
     let mut dave = b.player("dave").await;
@@ -147,9 +154,7 @@ async fn play_through_a_handover(client: &mut Client, game: u64, col: u8, row: u
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_node_that_loses_a_games_lease_stops_it_and_its_followers_carry_on() {
     let redis = RedisServer::start();
-    let dirs = [tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap()];
-    let a = node(&redis, dirs[0].path()).await;
-    let b = node(&redis, dirs[1].path()).await;
+    let (_dirs, a, b) = two_nodes(&redis).await;
     let mut alice = a.player("alice").await;
     let mut bob = a.player("bob").await;
     let mut carol = a.player("carol").await;

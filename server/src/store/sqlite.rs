@@ -1013,6 +1013,18 @@ impl Store for SqliteStore {
 mod tests {
     use super::*;
 
+    /// A game between `black` and `white`, away from any table and without a clock.
+    fn untimed_game(black: UserId, white: UserId) -> NewGame {
+        NewGame {
+            black,
+            white,
+            table: None,
+            settings_json: "{}".into(),
+            nigiri_seed: None,
+            started_at_ms: 1,
+        }
+    }
+
     #[test]
     fn sqlite_passes_the_conformance_suite() {
         let dir = tempfile::tempdir().unwrap();
@@ -1031,17 +1043,7 @@ mod tests {
         let black = store.create_user("black", "h", 1).unwrap();
         let white = store.create_user("white", "h", 1).unwrap();
         let games: Vec<GameId> = (0..GAMES)
-            .map(|_| {
-                let game = NewGame {
-                    black,
-                    white,
-                    table: None,
-                    settings_json: "{}".into(),
-                    nigiri_seed: None,
-                    started_at_ms: 1,
-                };
-                store.create_game(&game).unwrap()
-            })
+            .map(|_| store.create_game(&untimed_game(black, white)).unwrap())
             .collect();
         let threads: Vec<_> = games
             .iter()
@@ -1078,16 +1080,7 @@ mod tests {
         let store = SqliteStore::open(dir.path()).unwrap();
         let black = store.create_user("black", "h", 1).unwrap();
         let white = store.create_user("white", "h", 1).unwrap();
-        let game = store
-            .create_game(&NewGame {
-                black,
-                white,
-                table: None,
-                settings_json: "{}".into(),
-                nigiri_seed: None,
-                started_at_ms: 1,
-            })
-            .unwrap();
+        let game = store.create_game(&untimed_game(black, white)).unwrap();
         store.append_event(game, 1, "first").unwrap();
         let transfer = |id: &str, from: Account, to: Account, amount: u64| Batch {
             transfers: vec![Transfer {
