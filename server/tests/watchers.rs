@@ -136,6 +136,15 @@ async fn players_and_watchers_see_who_watches_counted_once_each() {
     carol2.ok(json!({"type": "unwatch", "game": game})).await;
     let last = watchers_until(&mut dave, game, |f| !with_carol(f), |_| true).await;
     assert_eq!(seen(&last), list(1, 0, &["dave"]));
+    // Dave, in the hall, sees the game re-listed with the count as it is now.
+    let relisted = dave
+        .wait_for(|f| {
+            f["type"] == "game_listed"
+                && f["game"]["game"] == game
+                && f["game"]["watchers_count"] == 1
+        })
+        .await;
+    assert_eq!(relisted["game"]["black"]["username"], "alice");
     watchers_until(
         &mut bob,
         game,

@@ -19,8 +19,8 @@ use tengen_protocol::{
 use tokio::sync::{broadcast, mpsc, oneshot};
 
 use crate::config::{
-    Config, CHALLENGES_PER_USER_MAX, HALL_EVENT_QUEUE_LEN, HALL_INBOX_LEN, HALL_WAIT_MS,
-    TABLES_PER_ROOM, WATCHER_COUNT_PUSH_MS,
+    Config, CHALLENGES_PER_USER_MAX, GAME_RELISTS_PER_PUSH_MAX, HALL_EVENT_QUEUE_LEN,
+    HALL_INBOX_LEN, HALL_WAIT_MS, TABLES_PER_ROOM, WATCHER_COUNT_PUSH_MS,
 };
 use crate::game::{GameCmd, GameContext, Games, StartGame};
 use crate::ledger::Ledger;
@@ -590,8 +590,8 @@ impl Hall {
     }
 
     /// A live game's listing with its watchers counted now, from the game's own registry, so a hall
-    /// snapshot agrees with what the game's followers are told. (Count changes are not pushed to the
-    /// whole hall: that would be one frame per game per second to every hall session.)
+    /// snapshot agrees with what the game's followers are told. (Changes are pushed by
+    /// `publish_watcher_counts`, at most once a second per game.)
     fn listing(&self, game: &GameSummary) -> GameSummary {
         let mut listing = game.clone();
         if let Some(count) = self.games.watchers_count(game.game) {
@@ -752,6 +752,30 @@ impl Hall {
         }
         for id in std::mem::take(&mut self.room_recount) {
             self.room_changed(id);
+        }
+        self.publish_watcher_counts();
+    }
+
+    /// Re-list the live games whose watcher count changed since they were last listed, so the hall's
+    /// list of games in play keeps its counts true. At most [`GAME_RELISTS_PER_PUSH_MAX`] a push
+    /// (the rest wait for the next), so a hall with many busy games costs its sessions a bounded
+    /// number of frames a second.
+    fn publish_watcher_counts(&mut self) {
+        let changed: Vec<GameSummary> = self
+            .live
+            .values()
+            .filter_map(|listed| {
+                let count = self.games.watchers_count(listed.game)?;
+                (count != listed.watchers_count).then(|| GameSummary {
+                    watchers_count: count,
+                    ..listed.clone()
+                })
+            })
+            .take(GAME_RELISTS_PER_PUSH_MAX)
+            .collect();
+        for listing in changed {
+            self.live.insert(listing.game, listing.clone());
+            self.publish(hall_audience(), &ServerMsg::GameListed { game: listing });
         }
     }
 
