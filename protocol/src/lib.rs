@@ -234,10 +234,11 @@ pub struct GameSummary {
     pub black: PlayerInfo,
     pub white: PlayerInfo,
     pub size: u8,
-    /// Moves when the game was listed (or restored); `watch` gives the live figures.
+    /// Moves played when this summary was sent; the hall re-lists a game (`game_listed`) about once
+    /// a second while its counts change.
     pub moves_count: u32,
     /// People watching (players excluded, a user on several connections once, each anonymous
-    /// connection once) when this summary was sent: exact in a `hall` snapshot.
+    /// connection once) when this summary was sent.
     pub watchers_count: u32,
 }
 

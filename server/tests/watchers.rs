@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{start_table_game, Client, TestServer};
+use common::{play, start_table_game, Client, TestServer};
 use serde_json::{json, Value};
 
 /// The names a `watchers` frame or a game state lists, in order.
@@ -145,6 +145,12 @@ async fn players_and_watchers_see_who_watches_counted_once_each() {
         })
         .await;
     assert_eq!(relisted["game"]["black"]["username"], "alice");
+    // And with its move count once a move is played.
+    play(&mut alice, game, 2, 2).await;
+    dave.wait_for(|f| {
+        f["type"] == "game_listed" && f["game"]["game"] == game && f["game"]["moves_count"] == 1
+    })
+    .await;
     watchers_until(
         &mut bob,
         game,

@@ -41,8 +41,8 @@
 //! with the ledger once its result is stored.
 
 use std::collections::BTreeSet;
-use std::sync::atomic::AtomicBool;
 use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicBool, AtomicU32};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -159,6 +159,8 @@ pub(super) struct GameActor {
     /// broadcast close tells "the game ended" from "the actor stopped here" (scaled out, the game
     /// then goes on on another node).
     ended: Arc<AtomicBool>,
+    /// Moves played, for the hall's list of games in play (read without asking the actor).
+    moves_count: Arc<AtomicU32>,
     /// The watchers as last pushed, so a join undone within the interval pushes nothing.
     watchers_pushed: WatcherList,
     /// When the last `watchers` push went out, and when the next is due (`None`: nothing changed).
@@ -229,6 +231,7 @@ impl GameActor {
             away_since_ms: [None, None],
             viewers,
             ended: Arc::new(AtomicBool::new(false)),
+            moves_count: Arc::default(),
             watchers_pushed: WatcherList::default(),
             watchers_pushed_at: None,
             watchers_push_due: None,
@@ -270,6 +273,10 @@ impl GameActor {
             actor.seq = *seq;
             last_at_ms = last_at_ms.max(logged.at_ms);
         }
+        let moves_count = actor.game.moves().len() as u32;
+        actor
+            .moves_count
+            .store(moves_count, std::sync::atomic::Ordering::Relaxed);
         // Game time goes on from the last recorded instant: the downtime belongs to no one.
         actor.offset_ms = last_at_ms;
         actor.epoch = Instant::now();
@@ -390,6 +397,10 @@ impl GameActor {
 
     pub(super) fn viewers(&self) -> Arc<Viewers> {
         Arc::clone(&self.viewers)
+    }
+
+    pub(super) fn moves_count(&self) -> Arc<AtomicU32> {
+        Arc::clone(&self.moves_count)
     }
 
     pub(super) fn ended_flag(&self) -> Arc<AtomicBool> {
@@ -621,6 +632,9 @@ impl GameActor {
             .await
             .map_err(|err| Fatal(err.to_string()))?;
         self.seq = seq;
+        let moves_count = self.game.moves().len() as u32;
+        self.moves_count
+            .store(moves_count, std::sync::atomic::Ordering::Relaxed);
         let frame = ServerMsg::GameEvent {
             game,
             seq,

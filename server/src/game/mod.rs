@@ -256,6 +256,8 @@ pub struct GameHandle {
     viewers: Arc<Viewers>,
     /// The game is over (set by the actor, or by a stand-in when the owner says so).
     ended: Arc<AtomicBool>,
+    /// Moves played so far, kept by the actor for the hall's list (a stand-in leaves it at 0).
+    moves_count: Arc<AtomicU32>,
 }
 
 impl GameHandle {
@@ -270,6 +272,7 @@ impl GameHandle {
             inbox,
             viewers,
             ended,
+            moves_count: Arc::default(),
         }
     }
 
@@ -382,12 +385,16 @@ impl Games {
         self.lock().keys().copied().collect()
     }
 
-    /// How many people watch a live game here now (`None` once it has ended or when it runs on
-    /// another node), for the hall's listing.
-    pub fn watchers_count(&self, game: GameId) -> Option<u32> {
+    /// A live game's listing as it stands now, `listed` with its watchers and moves counted now
+    /// (`None` once it has ended or when it runs on another node), for the hall's lists.
+    pub fn listing_now(&self, listed: &GameSummary) -> Option<GameSummary> {
         self.lock()
-            .get(&game)
-            .map(|(handle, _)| handle.viewers.count())
+            .get(&listed.game)
+            .map(|(handle, _)| GameSummary {
+                watchers_count: handle.viewers.count(),
+                moves_count: handle.moves_count.load(Ordering::Relaxed),
+                ..listed.clone()
+            })
     }
 
     /// The live games `user` plays in (for a player who reconnects), on any node.
@@ -454,6 +461,7 @@ impl Games {
             inbox: tx,
             viewers: actor.viewers(),
             ended: actor.ended_flag(),
+            moves_count: actor.moves_count(),
         };
         self.lock().insert(actor.id(), (handle.clone(), players));
         let games = self.clone();

@@ -593,11 +593,7 @@ impl Hall {
     /// snapshot agrees with what the game's followers are told. (Changes are pushed by
     /// `publish_watcher_counts`, at most once a second per game.)
     fn listing(&self, game: &GameSummary) -> GameSummary {
-        let mut listing = game.clone();
-        if let Some(count) = self.games.watchers_count(game.game) {
-            listing.watchers_count = count;
-        }
-        listing
+        self.games.listing_now(game).unwrap_or_else(|| game.clone())
     }
 
     fn hall_frame(&self) -> Frame {
@@ -756,8 +752,8 @@ impl Hall {
         self.publish_watcher_counts();
     }
 
-    /// Re-list the live games whose watcher count changed since they were last listed, so the hall's
-    /// list of games in play keeps its counts true. At most [`GAME_RELISTS_PER_PUSH_MAX`] a push
+    /// Re-list the live games whose watcher or move count changed since they were last listed, so
+    /// the hall's list of games in play keeps its counts true. At most [`GAME_RELISTS_PER_PUSH_MAX`] a push
     /// (the rest wait for the next), so a hall with many busy games costs its sessions a bounded
     /// number of frames a second.
     fn publish_watcher_counts(&mut self) {
@@ -765,11 +761,8 @@ impl Hall {
             .live
             .values()
             .filter_map(|listed| {
-                let count = self.games.watchers_count(listed.game)?;
-                (count != listed.watchers_count).then(|| GameSummary {
-                    watchers_count: count,
-                    ..listed.clone()
-                })
+                let now = self.games.listing_now(listed)?;
+                (now != *listed).then_some(now)
             })
             .take(GAME_RELISTS_PER_PUSH_MAX)
             .collect();
