@@ -100,6 +100,8 @@ struct Session {
     player: Option<PlayerInfo>,
     token: Option<String>,
     in_hall: bool,
+    /// A subscription to the hall's lists made by `enter_hall`, for the socket loop to take up.
+    lobby: Option<broadcast::Receiver<HallEvent>>,
     room: Option<RoomId>,
     /// Tables this connection joined as a watcher; bounded by [`TABLES_PER_SESSION_MAX`].
     tables: BTreeSet<TableId>,
@@ -165,6 +167,7 @@ pub(crate) async fn run(state: Arc<AppState>, socket: WebSocket, permit: ConnPer
         player: None,
         token: None,
         in_hall: false,
+        lobby: None,
         room: None,
         tables: BTreeSet::new(),
         games: HashMap::new(),
@@ -187,6 +190,8 @@ impl Session {
     async fn serve(&mut self, socket: WebSocket, mut out_rx: mpsc::Receiver<Frame>) {
         let (mut sink, mut stream) = socket.split();
         let mut hall_rx = self.state.hall.subscribe();
+        // The hall's lists, only while this connection is in the hall (see `lobby`).
+        let mut lobby_rx: Option<broadcast::Receiver<HallEvent>> = None;
         let shutdown = self.state.shutdown.clone();
         let ping_every = Duration::from_millis(PING_INTERVAL_MS);
         let mut pings = tokio::time::interval_at(Instant::now() + ping_every, ping_every);
@@ -213,6 +218,7 @@ impl Session {
                     }
                 }
                 event = hall_rx.recv() => self.on_hall_event(event).await,
+                event = next_lobby_event(&mut lobby_rx) => self.on_hall_event(event).await,
                 Some(frame) = out_rx.recv() => {
                     self.pushes.push(frame);
                     // Take what else is ready, so a busy game costs one flush, not one per frame.
@@ -225,6 +231,13 @@ impl Session {
                     Next::Continue
                 }
             };
+            // Entering the hall subscribes (before its snapshot is taken), leaving it drops them.
+            if let Some(lobby) = self.lobby.take() {
+                lobby_rx = Some(lobby);
+            }
+            if !self.in_hall {
+                lobby_rx = None;
+            }
             if !self.write_pushes(&mut sink).await {
                 return;
             }
@@ -380,8 +393,13 @@ impl Session {
             }
             ClientMsg::Logout => self.logout().await,
             ClientMsg::EnterHall => {
+                // Subscribed before the snapshot is taken, so no update falls between them.
+                let lobby = self.state.hall.subscribe_lobby();
                 let frame = hall.ask(|reply| HallCmd::HallSnapshot { reply }).await?;
                 self.pushes.push(frame);
+                if !self.in_hall {
+                    self.lobby = Some(lobby);
+                }
                 self.in_hall = true;
                 Ok(Answer::Ack)
             }
@@ -1105,5 +1123,15 @@ impl Session {
                 self.pushes.push(frame);
             }
         }
+    }
+}
+
+/// The next push to the hall's lists, or never while the connection is not in the hall.
+async fn next_lobby_event(
+    lobby: &mut Option<broadcast::Receiver<HallEvent>>,
+) -> Result<HallEvent, broadcast::error::RecvError> {
+    match lobby {
+        Some(lobby) => lobby.recv().await,
+        None => std::future::pending().await,
     }
 }

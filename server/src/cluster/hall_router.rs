@@ -218,10 +218,12 @@ async fn start_hall(cluster: &Cluster, claim: super::lease::Owner) {
 /// Publish the local hall's pushes on the hall channel until this node stops running the hall.
 async fn relay_hall(cluster: Cluster, shutdown: crate::Shutdown) {
     let _tasks = cluster.inner.tasks.clone();
+    let mut lobby = cluster.inner.hall.subscribe_lobby();
     let mut events = cluster.inner.hall.subscribe();
     loop {
         let event = tokio::select! {
             _ = shutdown.wait() => return,
+            event = lobby.recv() => event,
             event = events.recv() => event,
         };
         let event = match event {

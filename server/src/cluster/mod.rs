@@ -378,7 +378,7 @@ impl Cluster {
         if channel == HALL_CHANNEL {
             match serde_json::from_slice::<HallWire>(payload) {
                 Ok(wire) if wire.from != self.inner.node => {
-                    let _ = self.inner.hall.events().send(HallEvent {
+                    self.inner.hall.publish(HallEvent {
                         audience: wire.audience,
                         text: Frame::from(wire.text),
                         started_game: wire.started_game,

@@ -186,37 +186,57 @@ pub enum HallCmd {
     },
 }
 
-/// The way in to the hall actor.
+/// The way in to the hall actor, and its pushes on two broadcasts: the lobby's (the hall's lists,
+/// for the sessions that entered the hall) and every other (a room's, a table's, a user's), which
+/// every session receives and filters. Two, because the lobby's are the many (players coming and
+/// going, games listed and re-listed) and most connections (a player in a game, a watcher) never
+/// look at the lists.
 #[derive(Debug, Clone)]
 pub struct HallHandle {
     inbox: mpsc::Sender<HallCmd>,
+    lobby: broadcast::Sender<HallEvent>,
     events: broadcast::Sender<HallEvent>,
 }
 
 impl HallHandle {
-    /// A handle and the inbox it feeds, with a fresh broadcast for the pushes.
+    /// A handle and the inbox it feeds, with fresh broadcasts for the pushes.
     pub fn channels() -> (HallHandle, mpsc::Receiver<HallCmd>) {
         let (inbox, inbox_rx) = mpsc::channel(HALL_INBOX_LEN);
+        let (lobby, _) = broadcast::channel(HALL_EVENT_QUEUE_LEN);
         let (events, _) = broadcast::channel(HALL_EVENT_QUEUE_LEN);
-        (HallHandle { inbox, events }, inbox_rx)
+        (
+            HallHandle {
+                inbox,
+                lobby,
+                events,
+            },
+            inbox_rx,
+        )
     }
 
-    /// A handle with another inbox and the same pushes (the cluster's router in front of a hall).
-    pub fn with_inbox(&self, inbox: mpsc::Sender<HallCmd>) -> HallHandle {
-        HallHandle {
-            inbox,
-            events: self.events.clone(),
+    /// Push to this node's sessions: to the lobby's broadcast if addressed to the hall, to the
+    /// other if addressed to anyone else. (The cluster feeds other nodes' hall pushes in here.)
+    pub fn publish(&self, event: HallEvent) {
+        let targeted = event.audience.room.is_some()
+            || event.audience.table.is_some()
+            || event.audience.users.iter().any(Option::is_some);
+        // No receivers is fine: nobody is listening.
+        if event.audience.hall {
+            let _ = self.lobby.send(event.clone());
+        }
+        if targeted {
+            let _ = self.events.send(event);
         }
     }
 
-    /// Where this node's hall pushes go out to its sessions (the cluster feeds other nodes' in).
-    pub fn events(&self) -> &broadcast::Sender<HallEvent> {
-        &self.events
-    }
-
-    /// Receive hall pushes from now on.
+    /// Receive the pushes addressed to rooms, tables and users from now on.
     pub fn subscribe(&self) -> broadcast::Receiver<HallEvent> {
         self.events.subscribe()
+    }
+
+    /// Receive the pushes addressed to the hall (its lists) from now on.
+    pub fn subscribe_lobby(&self) -> broadcast::Receiver<HallEvent> {
+        self.lobby.subscribe()
     }
 
     /// Send a command, waiting up to [`HALL_WAIT_MS`] for room in the inbox; then `busy`.
@@ -285,7 +305,8 @@ struct Hall {
     room_recount: BTreeSet<RoomId>,
     games: Games,
     ctx: GameContext,
-    events: broadcast::Sender<HallEvent>,
+    /// Where pushes go out (this node's sessions, and scaled out, the other nodes').
+    handle: HallHandle,
 }
 
 /// Start the hall actor with the configured rooms, each with [`TABLES_PER_ROOM`] tables.
@@ -333,7 +354,6 @@ pub fn spawn_actor(
         ledger,
         games,
     } = actor;
-    let events = handle.events.clone();
     let mut rooms = BTreeMap::new();
     let mut tables = BTreeMap::new();
     for (index, name) in config.rooms.iter().enumerate() {
@@ -376,7 +396,7 @@ pub fn spawn_actor(
             tasks: tasks.clone(),
             timing: config.game_timing,
         },
-        events,
+        handle,
     };
     tokio::spawn(hall.run(inbox_rx, shutdown, tasks));
 }
@@ -538,8 +558,7 @@ impl Hall {
     }
 
     fn publish_text(&self, audience: Audience, text: Frame, started_game: Option<GameId>) {
-        // No receivers is fine: nobody is listening.
-        let _ = self.events.send(HallEvent {
+        self.handle.publish(HallEvent {
             audience,
             text,
             started_game,
