@@ -150,10 +150,11 @@ pub const STORE_CHECKPOINT_INTERVAL_MS: u64 = 1_000;
 /// change: 100 names is about 10 KB a push, which bounds what a popular game costs its followers.
 pub const WATCHERS_LISTED_MAX: usize = 100;
 
-/// Live games re-listed in the hall per watcher-count push (once a second): a busy hall's sessions
-/// receive at most this many `game_listed` frames a second for count changes; the rest follow in
-/// the next pushes.
-pub const GAME_RELISTS_PER_PUSH_MAX: usize = 50;
+/// Live games re-listed in the hall per push (once a second) because their move or watcher counts
+/// changed: a session in the hall receives at most this many `game_listed` frames a second for
+/// them (a few KB/s), and with 1,000 games in play each game's line is at most 50 s stale; the
+/// games take turns.
+pub const GAME_RELISTS_PER_PUSH_MAX: usize = 20;
 
 /// Tables per room. Classic halls number their tables; a fixed count keeps the room list bounded.
 pub const TABLES_PER_ROOM: u32 = 20;

@@ -9,6 +9,7 @@ pub mod chat;
 pub mod table;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::ops::Bound;
 use std::time::Duration;
 
 use rand::Rng;
@@ -299,6 +300,8 @@ struct Hall {
     next_stake: u64,
     /// Live games as listed in the hall.
     live: BTreeMap<GameId, GameSummary>,
+    /// The last game re-listed with new counts; the next push goes on after it.
+    relisted_last: GameId,
     /// Tables whose watcher count changed since the last push; at most one entry per table.
     recount: BTreeSet<TableId>,
     /// Rooms whose user count changed since the last push; at most one entry per room.
@@ -384,6 +387,7 @@ pub fn spawn_actor(
         automatch: Vec::new(),
         next_stake: 1,
         live: BTreeMap::new(),
+        relisted_last: GameId(0),
         recount: BTreeSet::new(),
         room_recount: BTreeSet::new(),
         games,
@@ -776,9 +780,15 @@ impl Hall {
     /// (the rest wait for the next), so a hall with many busy games costs its sessions a bounded
     /// number of frames a second.
     fn publish_watcher_counts(&mut self) {
-        let changed: Vec<GameSummary> = self
+        // Round the list from where the last push stopped, so every game gets its turn however
+        // many change every second.
+        let after = self.relisted_last;
+        let in_turn = self
             .live
-            .values()
+            .range((Bound::Excluded(after), Bound::Unbounded))
+            .chain(self.live.range(..=after))
+            .map(|(_, listed)| listed);
+        let changed: Vec<GameSummary> = in_turn
             .filter_map(|listed| {
                 let now = self.games.listing_now(listed)?;
                 (now != *listed).then_some(now)
@@ -786,6 +796,7 @@ impl Hall {
             .take(GAME_RELISTS_PER_PUSH_MAX)
             .collect();
         for listing in changed {
+            self.relisted_last = listing.game;
             self.live.insert(listing.game, listing.clone());
             self.publish(hall_audience(), &ServerMsg::GameListed { game: listing });
         }
