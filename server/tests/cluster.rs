@@ -13,7 +13,7 @@ use common::money::{
 };
 use common::redis::RedisServer;
 use common::{events_until_end, play, point, start_table_game, test_config, Client, TestServer};
-use serde_json::json;
+use serde_json::{json, Value};
 
 /// A node of the cluster, in this process, sharing `redis`.
 async fn node(redis: &RedisServer, dir: &std::path::Path) -> TestServer {
@@ -328,6 +328,22 @@ async fn when_the_owner_node_dies_the_other_takes_the_game_over_with_fair_clocks
         "black lost {} ms to the takeover",
         before_ms - after_ms
     );
+
+    // The surviving node runs the hall now: it lists the game and the users logged in through it
+    // (not zed, whose only connection died with the first node).
+    carol.ok(json!({"type": "enter_hall"})).await;
+    let hall = carol.wait_type("hall").await;
+    let listed: Vec<&Value> = hall["games"].as_array().unwrap().iter().collect();
+    assert_eq!(listed.len(), 1, "{hall}");
+    assert_eq!(listed[0]["game"], game);
+    let mut online: Vec<&str> = hall["players"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["username"].as_str().unwrap())
+        .collect();
+    online.sort_unstable();
+    assert_eq!(online, ["alice", "bob", "carol"], "{hall}");
 
     // The game goes on to its end on the surviving node; the watcher saw every event in order.
     alice.ok(json!({"type": "resign", "game": game})).await;
