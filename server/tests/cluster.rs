@@ -46,19 +46,31 @@ async fn bet(client: &mut Client, game: u64, side: &str, amount: u64) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn players_and_watchers_on_two_nodes_share_one_game_and_its_pool() {
     let redis = RedisServer::start();
-    // The first node takes the hall; the game starts there, so everything on `b` is forwarded.
+    // The first node takes the hall.
     let (_dirs, a, b) = two_nodes(&redis).await;
 
-    let mut alice = a.player("alice").await;
-    let mut bob = b.player("bob").await;
+    // Black is on `b`: the hall (on `a`) starts the game there; White plays through `a`.
+    let mut alice = b.player("alice").await;
+    let mut bob = a.player("bob").await;
     // Accounts are shared: alice logs in on the other node too.
-    b.player_login("alice").await.close().await;
+    a.player_login("alice").await.close().await;
     let mut carol = a.player("carol").await;
     let mut dave = b.player("dave").await;
     let mut erin = b.client().await;
     erin.hello().await;
 
     let game = start_table_game(&mut alice, &mut bob, 1).await;
+    // The game runs on the node Black is connected to, not on the hall's.
+    let mut conn = redis::Client::open(redis.url())
+        .unwrap()
+        .get_connection()
+        .unwrap();
+    let owner_of = |conn: &mut redis::Connection, key: &str| -> String {
+        let owner: String = redis::cmd("GET").arg(key).query(conn).unwrap();
+        owner.split(' ').next().unwrap().to_string()
+    };
+    let game_node = owner_of(&mut conn, &format!("{{g:{game}}}:owner"));
+    assert_ne!(game_node, owner_of(&mut conn, "tengen:lease:hall"));
     for watcher in [&mut carol, &mut dave, &mut erin] {
         watch(watcher, game).await;
     }
@@ -262,6 +274,7 @@ async fn register(client: &mut Client, username: &str) {
         .ok(json!({"type": "register", "username": username, "password": "password123"}))
         .await;
     assert_eq!(reply["type"], "session", "{reply}");
+    client.token = reply["token"].as_str().map(str::to_string);
 }
 
 /// The mover's main time left, from a fresh `game_state`.
@@ -286,8 +299,8 @@ async fn when_the_owner_node_dies_the_other_takes_the_game_over_with_fair_clocks
     register(&mut first, "zed").await;
     let other = NodeProcess::start(&redis, dirs[1].path());
 
-    // Everybody is on the other node; the game is owned by the first (which owns the hall).
-    let mut alice = other.client().await;
+    // Black is on the first node, so the game starts there; White and the watcher on the other.
+    let mut alice = owner.client().await;
     register(&mut alice, "alice").await;
     let mut bob = other.client().await;
     register(&mut bob, "bob").await;
@@ -300,6 +313,11 @@ async fn when_the_owner_node_dies_the_other_takes_the_game_over_with_fair_clocks
     let before_ms = black_main_left_ms(&mut carol, game).await;
 
     owner.kill();
+    // Black's browser reconnects, through the load balancer, to the node still up.
+    let token = alice.token.clone().unwrap();
+    let mut alice = other.client().await;
+    alice.hello().await;
+    alice.ok(json!({"type": "resume", "token": token})).await;
     // Black does not lose the time the game had no owner: the takeover replays the log and game
     // time goes on from the last recorded instant.
     let mut moved = None;

@@ -16,7 +16,7 @@ use tengen_protocol::{
 };
 use tokio::sync::oneshot;
 
-use crate::game::{BetReceipt, GameCmd, PlayerMove};
+use crate::game::{BetReceipt, GameCmd, PlayerMove, StartGame};
 use crate::hall::{automatch::Seeker, Audience, HallCmd};
 use crate::side::Side;
 use crate::{Frame, Refusal};
@@ -53,8 +53,17 @@ pub enum NodeMsg {
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(tag = "to", rename_all = "snake_case")]
 pub enum Request {
-    Game { game: GameId, request: GameRequest },
-    Hall { request: HallRequest },
+    Game {
+        game: GameId,
+        request: GameRequest,
+    },
+    Hall {
+        request: HallRequest,
+    },
+    /// From the hall's node: start this game here (where its Black player is connected).
+    StartGame {
+        start: StartGame,
+    },
 }
 
 /// The answers, one shape per reply type of the game and hall commands.
@@ -82,6 +91,9 @@ pub enum Response {
     },
     Challenge {
         challenge: ChallengeId,
+    },
+    Started {
+        summary: GameSummary,
     },
 }
 

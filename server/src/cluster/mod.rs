@@ -24,7 +24,7 @@ use std::time::{Duration, Instant};
 use futures_util::StreamExt;
 use redis::aio::{ConnectionManager, PubSubSink};
 use redis::AsyncCommands;
-use tengen_protocol::{ErrorCode, GameId, UserId};
+use tengen_protocol::{ErrorCode, GameId, GameSummary, UserId};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
@@ -32,7 +32,9 @@ use crate::config::{
     Config, CLUSTER_REQUEST_TIMEOUT_MS, CLUSTER_TICK_MS, LEASE_TTL_MS, MIRROR_QUEUE_LEN,
     PRESENCE_HOLD_MS,
 };
-use crate::game::{self, GameCmd, GameContext, GameHandle, Games, PresenceGuard, ViewerGuard};
+use crate::game::{
+    self, GameCmd, GameContext, GameHandle, Games, PresenceGuard, StartGame, ViewerGuard,
+};
 use crate::hall::{HallCmd, HallEvent, HallHandle};
 use crate::store::Fences;
 use crate::{BoxError, Frame, Refusal, Shutdown, ShutdownTrigger, TaskGuard};
@@ -469,6 +471,14 @@ impl Cluster {
                 }
             }
             Request::Hall { request } => hall_router::serve(self, from, id, request).await,
+            Request::StartGame { start } => {
+                let this = self.clone();
+                tokio::spawn(async move {
+                    let started = this.inner.games.start_here(start, &this.inner.ctx).await;
+                    let result = started.map(|summary| Response::Started { summary });
+                    this.reply(from, id, result).await;
+                });
+            }
         }
     }
 
@@ -681,6 +691,30 @@ impl Cluster {
         let handle = remote_game::spawn(self.clone(), game, owner.node, players);
         remotes.insert(game, handle.clone());
         Ok(handle)
+    }
+
+    /// The node other than this one through which `user` is online, as the hall's node knows it
+    /// (`None` when they are online here, or not known: the game then starts here).
+    pub fn node_of(&self, user: UserId) -> Option<NodeId> {
+        if lock(&self.inner.local_online).contains_key(&user) {
+            return None;
+        }
+        lock(&self.inner.remote_online)
+            .iter()
+            .find(|(_, users)| users.contains_key(&user))
+            .map(|(node, _)| *node)
+    }
+
+    /// Start a game on `node` and return its listing.
+    pub async fn start_game_on(
+        &self,
+        node: NodeId,
+        start: StartGame,
+    ) -> Result<GameSummary, Refusal> {
+        match self.ask(node, Request::StartGame { start }).await? {
+            Response::Started { summary } => Ok(summary),
+            _ => Err(Refusal::new(ErrorCode::Internal, "a node started no game")),
+        }
     }
 
     /// The live games `user` plays, on any node.

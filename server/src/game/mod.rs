@@ -327,7 +327,7 @@ pub struct Games {
 }
 
 /// Everything needed to start a game.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct StartGame {
     pub table: Option<TableId>,
     pub black: PlayerInfo,
@@ -419,8 +419,29 @@ impl Games {
         self.lock().remove(&game);
     }
 
-    /// Record a new game in the store and start its actor.
+    /// Record a new game in the store and start its actor: here, or scaled out on the node Black
+    /// is connected to (so games spread over the nodes as their players do, and Black's moves need
+    /// no hop), falling back to this node if that one cannot.
     pub async fn start(&self, start: StartGame, ctx: &GameContext) -> Result<GameSummary, Refusal> {
+        if let Some(cluster) = self.cluster() {
+            if let Some(node) = cluster.node_of(start.black.user) {
+                match cluster.start_game_on(node, start.clone()).await {
+                    Ok(summary) => return Ok(summary),
+                    Err(err) => {
+                        tracing::warn!(%err, "could not start a game on its player's node; starting it here");
+                    }
+                }
+            }
+        }
+        self.start_here(start, ctx).await
+    }
+
+    /// Record a new game in the store and start its actor on this node.
+    pub async fn start_here(
+        &self,
+        start: StartGame,
+        ctx: &GameContext,
+    ) -> Result<GameSummary, Refusal> {
         if self.lock().len() >= LIVE_GAMES_MAX {
             return Err(Refusal::new(
                 ErrorCode::Busy,
