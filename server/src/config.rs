@@ -63,6 +63,10 @@ pub const HALL_INBOX_LEN: usize = 1024;
 /// How long a request waits for room in the hall's inbox before it is answered `busy`.
 pub const HALL_WAIT_MS: u64 = 2_000;
 
+/// Hall pushes the hall's node relays to the other nodes in one pipeline: a burst (a thousand logins)
+/// goes out in a few round trips instead of a thousand.
+pub const HALL_RELAY_BATCH_MAX: usize = 256;
+
 /// Hall pushes (table, room, player updates and chat) a session may fall behind before it is resynced
 /// with fresh `hall`/`room` snapshots.
 pub const HALL_EVENT_QUEUE_LEN: usize = 1024;

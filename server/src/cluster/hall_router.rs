@@ -14,9 +14,11 @@ use tokio::sync::mpsc;
 use super::messages::{self, HallRequest, HallWire, NodeId, Request};
 use super::{lock, Cluster};
 use crate::config::HALL_INBOX_LEN;
+use crate::config::HALL_RELAY_BATCH_MAX;
 use crate::game::GameCmd;
-use crate::hall::{self, HallActor, HallCmd};
+use crate::hall::{self, HallActor, HallCmd, HallEvent};
 use crate::{BoxError, Refusal};
+use tokio::sync::broadcast::error::{RecvError, TryRecvError};
 
 /// Read this node's hall inbox until shutdown, routing every command.
 pub(super) async fn route(cluster: Cluster, mut inbox: mpsc::Receiver<HallCmd>) {
@@ -216,39 +218,65 @@ async fn start_hall(cluster: &Cluster, claim: super::lease::Owner) {
 }
 
 /// Publish the local hall's pushes on the hall channel until this node stops running the hall.
+/// Whatever is waiting goes in one pipeline (one round trip), so a burst of logins or game starts
+/// never leaves the relay behind the hall's broadcasts.
 async fn relay_hall(cluster: Cluster, shutdown: crate::Shutdown) {
     let _tasks = cluster.inner.tasks.clone();
     let mut lobby = cluster.inner.hall.subscribe_lobby();
     let mut events = cluster.inner.hall.subscribe();
     loop {
-        let event = tokio::select! {
+        let first = tokio::select! {
             _ = shutdown.wait() => return,
             event = lobby.recv() => event,
             event = events.recv() => event,
         };
-        let event = match event {
-            Ok(event) => event,
-            Err(tokio::sync::broadcast::error::RecvError::Lagged(skipped)) => {
-                tracing::warn!(skipped, "the hall relay fell behind; pushes were dropped");
-                continue;
-            }
-            Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
-        };
-        let wire = HallWire {
-            from: cluster.inner.node,
-            audience: event.audience,
-            text: event.text.as_str().to_string(),
-            started_game: event.started_game,
-        };
-        match serde_json::to_string(&wire) {
-            Ok(payload) => {
-                if let Err(err) = cluster.publish(super::HALL_CHANNEL.into(), payload).await {
-                    tracing::warn!(%err, "could not relay a hall push");
+        let mut batch = Vec::new();
+        if !take(first, &mut batch) {
+            return;
+        }
+        for receiver in [&mut lobby, &mut events] {
+            while batch.len() < HALL_RELAY_BATCH_MAX {
+                match receiver.try_recv() {
+                    Ok(event) => batch.push(event),
+                    Err(TryRecvError::Lagged(skipped)) => lagged(skipped),
+                    Err(TryRecvError::Empty | TryRecvError::Closed) => break,
                 }
             }
-            Err(err) => tracing::error!(%err, "could not encode a hall push"),
+        }
+        let mut pipe = ::redis::pipe();
+        for event in batch {
+            let wire = HallWire {
+                from: cluster.inner.node,
+                audience: event.audience,
+                text: event.text.as_str().to_string(),
+                started_game: event.started_game,
+            };
+            match serde_json::to_string(&wire) {
+                Ok(payload) => {
+                    pipe.publish(super::HALL_CHANNEL, payload).ignore();
+                }
+                Err(err) => tracing::error!(%err, "could not encode a hall push"),
+            }
+        }
+        let mut conn = cluster.inner.conn.clone();
+        if let Err(err) = pipe.query_async::<()>(&mut conn).await {
+            tracing::warn!(%err, "could not relay hall pushes");
         }
     }
+}
+
+/// Add a received push to the batch; `false` when the hall's broadcast closed.
+fn take(event: Result<HallEvent, RecvError>, batch: &mut Vec<HallEvent>) -> bool {
+    match event {
+        Ok(event) => batch.push(event),
+        Err(RecvError::Lagged(skipped)) => lagged(skipped),
+        Err(RecvError::Closed) => return false,
+    }
+    true
+}
+
+fn lagged(skipped: u64) {
+    tracing::warn!(skipped, "the hall relay fell behind; pushes were dropped");
 }
 
 /// Tell a new hall owner about every session logged in here.

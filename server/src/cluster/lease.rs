@@ -186,17 +186,6 @@ impl Leases {
         Ok(self.owner_at(HALL_OWNER_KEY).await?.map(|(_, owner)| owner))
     }
 
-    /// Record a new game as this node's, with its players; `None` if another node owns it.
-    pub async fn claim_new_game(
-        &self,
-        game: GameId,
-        players: [UserId; 2],
-    ) -> redis::RedisResult<Option<Owner>> {
-        let claim = self.claim_at(&game_owner_key(game)).await?;
-        self.add_live(game, players).await?;
-        Ok(claim)
-    }
-
     /// Add a game to the live set and its players' lists (idempotent).
     pub async fn add_live(&self, game: GameId, players: [UserId; 2]) -> redis::RedisResult<()> {
         let mut pipe = redis::pipe();
@@ -208,7 +197,8 @@ impl Leases {
         pipe.query_async(&mut conn).await
     }
 
-    /// Claim a live game whose owner is gone; `Some` with this node's claim when it won.
+    /// Claim a game that has no living owner (a new one, or a dead node's); `Some` with this node's
+    /// claim when it won.
     pub async fn take_over_game(&self, game: GameId) -> redis::RedisResult<Option<Owner>> {
         self.claim_at(&game_owner_key(game)).await
     }

@@ -556,17 +556,21 @@ impl Cluster {
         players: [UserId; 2],
         ctx: &GameContext,
     ) -> Result<GameContext, Refusal> {
-        self.inner
+        let owner = self
+            .inner
             .leases
-            .claim_new_game(game, players)
+            .take_over_game(game)
             .await
-            .map_err(redis_refusal)
-            .and_then(|owner| {
-                owner.ok_or_else(|| {
-                    Refusal::new(ErrorCode::Internal, "a new game already has an owner")
-                })
-            })
-            .map(|owner| self.own(game, owner, ctx))
+            .map_err(redis_refusal)?
+            .ok_or_else(|| Refusal::new(ErrorCode::Internal, "a new game already has an owner"))?;
+        // Owned here before it enters the live set, so this node's takeover scan (which restores a
+        // live game owned here and not running) can never start a second actor for it.
+        let ctx = self.own(game, owner, ctx);
+        if let Err(err) = self.inner.leases.add_live(game, players).await {
+            self.disown(game);
+            return Err(redis_refusal(err));
+        }
+        Ok(ctx)
     }
 
     fn own(&self, game: GameId, owner: Owner, ctx: &GameContext) -> GameContext {
