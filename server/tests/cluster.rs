@@ -23,13 +23,27 @@ async fn node(redis: &RedisServer, dir: &std::path::Path) -> TestServer {
     TestServer::start_with(config).await
 }
 
-/// Two nodes in this process on `redis`, the first started first (so it takes the hall), with the
-/// directories they were given.
+/// Two nodes in this process on `redis`, with the directories they were given. The second starts
+/// once the first has taken the hall, so the first runs it.
 async fn two_nodes(redis: &RedisServer) -> ([tempfile::TempDir; 2], TestServer, TestServer) {
     let dirs = [tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap()];
     let a = node(redis, dirs[0].path()).await;
-    let b = node(redis, dirs[1].path()).await;
-    (dirs, a, b)
+    let mut conn = redis::Client::open(redis.url())
+        .unwrap()
+        .get_connection()
+        .unwrap();
+    for _ in 0..100 {
+        let claimed: bool = redis::cmd("EXISTS")
+            .arg("tengen:lease:hall")
+            .query(&mut conn)
+            .unwrap();
+        if claimed {
+            let b = node(redis, dirs[1].path()).await;
+            return (dirs, a, b);
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("the first node never took the hall");
 }
 
 async fn watch(client: &mut Client, game: u64) {
@@ -52,8 +66,6 @@ async fn players_and_watchers_on_two_nodes_share_one_game_and_its_pool() {
     // Black is on `b`: the hall (on `a`) starts the game there; White plays through `a`.
     let mut alice = b.player("alice").await;
     let mut bob = a.player("bob").await;
-    // Accounts are shared: alice logs in on the other node too.
-    a.player_login("alice").await.close().await;
     let mut carol = a.player("carol").await;
     let mut dave = b.player("dave").await;
     let mut erin = b.client().await;
@@ -138,6 +150,8 @@ async fn players_and_watchers_on_two_nodes_share_one_game_and_its_pool() {
         let report = assert_audit_clean(node).await;
         assert_eq!(report["house"], 400 - carol_gets);
     }
+    // Accounts are shared: alice logs in on the other node too.
+    a.player_login("alice").await.close().await;
     // The record is there through either node.
     let sgf = common::http_get(b.addr, &format!("/api/games/{game}.sgf"), None).await;
     assert!(sgf.contains("RE[B+R]"), "{sgf}");
@@ -320,20 +334,8 @@ async fn when_the_owner_node_dies_the_other_takes_the_game_over_with_fair_clocks
     alice.ok(json!({"type": "resume", "token": token})).await;
     // Black does not lose the time the game had no owner: the takeover replays the log and game
     // time goes on from the last recorded instant.
-    let mut moved = None;
-    for _ in 0..100 {
-        let reply = alice
-            .request(json!({"type": "play", "game": game, "point": point(2, 6)}))
-            .await;
-        if reply["type"] == "ack" {
-            moved = Some(reply);
-            break;
-        }
-        assert_eq!(reply["code"], "busy", "{reply}");
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    }
-    assert!(moved.is_some(), "the game was never taken over");
-    // (The takeover may log the players away and back before it.)
+    play_through_a_handover(&mut alice, game, 2, 6).await; // 3
+                                                           // (The takeover may log the players away and back before it.)
     carol
         .wait_for(|f| {
             f["type"] == "game_event" && f["event"] == "played" && f["point"] == point(2, 6)
