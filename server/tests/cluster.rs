@@ -98,6 +98,16 @@ async fn players_and_watchers_on_two_nodes_share_one_game_and_its_pool() {
         .collect();
     names.sort_unstable();
     assert_eq!(names, ["carol", "dave"], "{listed}");
+    // The hall (on `a`) lists the game run on `b` with the count `b` reports.
+    let mut lobby = a.client().await;
+    lobby.hello().await;
+    lobby.ok(json!({"type": "enter_hall"})).await;
+    lobby
+        .wait_for(|f| {
+            (f["type"] == "hall" && f["games"][0]["watchers_count"] == 3)
+                || (f["type"] == "game_listed" && f["game"]["watchers_count"] == 3)
+        })
+        .await;
 
     // Bets through both nodes.
     bet(&mut carol, game, "black", 100).await;

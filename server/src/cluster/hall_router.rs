@@ -14,7 +14,7 @@ use tokio::sync::mpsc;
 use super::messages::{self, HallRequest, HallWire, NodeId, Request};
 use super::{lock, Cluster};
 use crate::config::HALL_INBOX_LEN;
-use crate::config::HALL_RELAY_BATCH_MAX;
+use crate::config::{GAME_RELISTS_PER_PUSH_MAX, HALL_RELAY_BATCH_MAX};
 use crate::game::GameCmd;
 use crate::hall::{self, HallActor, HallCmd, HallEvent};
 use crate::{BoxError, Refusal};
@@ -300,6 +300,46 @@ async fn announce_games(cluster: &Cluster) {
         if let Ok(summary) = handle.ask(|reply| GameCmd::Summary { reply }).await {
             deliver(cluster, HallCmd::GameRestored { summary }).await;
         }
+    }
+}
+
+/// On a node that does not run the hall: tell the hall the new counts of the games run here (the
+/// hall's node re-lists its own), at most [`GAME_RELISTS_PER_PUSH_MAX`] a tick.
+pub(super) async fn relist_games(cluster: &Cluster) {
+    let runs_hall = lock(&cluster.inner.hall_actor).is_some();
+    let local = cluster.inner.games.local_ids();
+    lock(&cluster.inner.relisted).retain(|game, _| local.contains(game));
+    if runs_hall {
+        return;
+    }
+    let mut relisted = 0;
+    for game in local {
+        if relisted >= GAME_RELISTS_PER_PUSH_MAX {
+            break;
+        }
+        let known = lock(&cluster.inner.relisted).get(&game).cloned();
+        let now = match known {
+            Some(listed) => match cluster.inner.games.listing_now(&listed) {
+                Some(now) if now != listed => now,
+                _ => continue,
+            },
+            // The first time: the game's own summary is the base the counts are compared with.
+            None => {
+                let Some(handle) = cluster.inner.games.get_local(game) else {
+                    continue;
+                };
+                match handle.ask(|reply| GameCmd::Summary { reply }).await {
+                    Ok(summary) => {
+                        lock(&cluster.inner.relisted).insert(game, summary);
+                        continue;
+                    }
+                    Err(_) => continue,
+                }
+            }
+        };
+        lock(&cluster.inner.relisted).insert(game, now.clone());
+        deliver(cluster, HallCmd::Relisted { summary: now }).await;
+        relisted += 1;
     }
 }
 

@@ -335,6 +335,9 @@ pub enum HallRequest {
     GameRestored {
         summary: GameSummary,
     },
+    Relisted {
+        summary: GameSummary,
+    },
 }
 
 /// Answers a local oneshot once the remote reply arrives (or the request fails).
@@ -715,6 +718,7 @@ pub fn hall_request(cmd: HallCmd) -> (HallRequest, Option<Completer>) {
         ),
         HallCmd::GameEnded { game, table } => (R::GameEnded { game, table }, None),
         HallCmd::GameRestored { summary } => (R::GameRestored { summary }, None),
+        HallCmd::Relisted { summary } => (R::Relisted { summary }, None),
     }
 }
 
@@ -867,6 +871,7 @@ pub fn hall_cmd(request: HallRequest) -> (HallCmd, Option<Answer>) {
         }),
         R::GameEnded { game, table } => (HallCmd::GameEnded { game, table }, None),
         R::GameRestored { summary } => (HallCmd::GameRestored { summary }, None),
+        R::Relisted { summary } => (HallCmd::Relisted { summary }, None),
     }
 }
 

@@ -132,6 +132,8 @@ struct Inner {
     local_online: Mutex<HashMap<UserId, Vec<tengen_protocol::PlayerInfo>>>,
     /// On the hall's owner: sessions online through each other node, by user.
     remote_online: Mutex<HashMap<NodeId, HashMap<UserId, u32>>>,
+    /// The listing of each game run here as last told to a hall on another node.
+    relisted: Mutex<HashMap<GameId, GameSummary>>,
     shutdown: Shutdown,
     tasks: TaskGuard,
 }
@@ -200,6 +202,7 @@ impl Cluster {
                 beat_failed_at: Mutex::new(None),
                 local_online: Mutex::new(HashMap::new()),
                 remote_online: Mutex::new(HashMap::new()),
+                relisted: Mutex::new(HashMap::new()),
             }),
         };
         joining.games.join(&cluster);
@@ -785,6 +788,7 @@ impl Cluster {
         if let Err(err) = self.take_over_games().await {
             tracing::warn!(%err, "could not look for games to take over");
         }
+        hall_router::relist_games(self).await;
     }
 
     fn sweep_pending(&self) {

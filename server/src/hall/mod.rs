@@ -185,6 +185,10 @@ pub enum HallCmd {
     GameRestored {
         summary: GameSummary,
     },
+    /// Scaled out: a game run by another node, with its watcher and move counts now.
+    Relisted {
+        summary: GameSummary,
+    },
 }
 
 /// The way in to the hall actor, and its pushes on two broadcasts: the lobby's (the hall's lists,
@@ -554,6 +558,18 @@ impl Hall {
             }
             HallCmd::GameEnded { game, table } => self.game_ended(game, table),
             HallCmd::GameRestored { summary } => self.game_restored(summary),
+            HallCmd::Relisted { summary } => self.relisted(summary),
+        }
+    }
+
+    /// A game run by another node has new counts: list it again (if it is still listed).
+    fn relisted(&mut self, summary: GameSummary) {
+        let Some(listed) = self.live.get_mut(&summary.game) else {
+            return;
+        };
+        if *listed != summary {
+            *listed = summary.clone();
+            self.publish(hall_audience(), &ServerMsg::GameListed { game: summary });
         }
     }
 
