@@ -9,23 +9,22 @@
 use std::collections::HashMap;
 
 use tengen_protocol::{ErrorCode, UserId};
+use tokio::sync::broadcast::error::{RecvError, TryRecvError};
 use tokio::sync::mpsc;
 
 use super::messages::{self, HallRequest, HallWire, NodeId, Request};
 use super::{lock, Cluster};
-use crate::config::HALL_INBOX_LEN;
-use crate::config::{GAME_RELISTS_PER_PUSH_MAX, HALL_RELAY_BATCH_MAX};
+use crate::config::{GAME_RELISTS_PER_PUSH_MAX, HALL_INBOX_LEN, HALL_RELAY_BATCH_MAX};
 use crate::game::GameCmd;
 use crate::hall::{self, HallActor, HallCmd, HallEvent};
 use crate::{BoxError, Refusal};
-use tokio::sync::broadcast::error::{RecvError, TryRecvError};
 
 /// Read this node's hall inbox until shutdown, routing every command.
 pub(super) async fn route(cluster: Cluster, mut inbox: mpsc::Receiver<HallCmd>) {
-    let _tasks = cluster.inner.tasks.clone();
+    let _tasks = cluster.inner.ctx.tasks.clone();
     loop {
         let cmd = tokio::select! {
-            _ = cluster.inner.shutdown.wait() => break,
+            _ = cluster.inner.ctx.shutdown.wait() => break,
             cmd = inbox.recv() => cmd,
         };
         let Some(cmd) = cmd else { break };
@@ -195,7 +194,7 @@ async fn start_hall(cluster: &Cluster, claim: super::lease::Owner) {
     tracing::info!(node = %cluster.inner.node, "this node runs the hall");
     let inner = &cluster.inner;
     let (inbox, inbox_rx) = mpsc::channel(HALL_INBOX_LEN);
-    let (stop, shutdown) = inner.shutdown.child();
+    let (stop, shutdown) = inner.ctx.shutdown.child();
     let actor = HallActor {
         handle: inner.hall.clone(),
         store: inner.ctx.store.clone(),
@@ -207,7 +206,7 @@ async fn start_hall(cluster: &Cluster, claim: super::lease::Owner) {
         actor,
         inbox_rx,
         shutdown.clone(),
-        inner.tasks.clone(),
+        inner.ctx.tasks.clone(),
     );
     *lock(&inner.hall_actor) = Some(RunningHall { inbox, claim, stop });
     tokio::spawn(relay_hall(cluster.clone(), shutdown));
@@ -221,7 +220,7 @@ async fn start_hall(cluster: &Cluster, claim: super::lease::Owner) {
 /// Whatever is waiting goes in one pipeline (one round trip), so a burst of logins or game starts
 /// never leaves the relay behind the hall's broadcasts.
 async fn relay_hall(cluster: Cluster, shutdown: crate::Shutdown) {
-    let _tasks = cluster.inner.tasks.clone();
+    let _tasks = cluster.inner.ctx.tasks.clone();
     let mut lobby = cluster.inner.hall.subscribe_lobby();
     let mut events = cluster.inner.hall.subscribe();
     loop {

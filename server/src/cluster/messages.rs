@@ -71,30 +71,14 @@ pub enum Request {
 #[serde(tag = "reply", rename_all = "snake_case")]
 pub enum Response {
     Unit,
-    Text {
-        text: String,
-    },
-    Bet {
-        receipt: BetReceipt,
-    },
-    Pool {
-        pool: PoolInfo,
-    },
-    Snapshot {
-        text: String,
-        seq: u64,
-        players: [UserId; 2],
-    },
-    Table {
-        text: String,
-        game: Option<GameId>,
-    },
-    Challenge {
-        challenge: ChallengeId,
-    },
-    Started {
-        summary: GameSummary,
-    },
+    Text { text: String },
+    Bet { receipt: BetReceipt },
+    Pool { pool: PoolInfo },
+    Snapshot { text: String, seq: u64 },
+    Players { players: [UserId; 2] },
+    Table { text: String, game: Option<GameId> },
+    Challenge { challenge: ChallengeId },
+    Started { summary: GameSummary },
 }
 
 /// A message on a game's channel, from the node that owns it. Encoded by hand ([`GameWire::encode`])
@@ -228,6 +212,8 @@ pub enum GameRequest {
     Pool,
     /// The game's state now, for a node that starts mirroring it.
     Snapshot,
+    /// The game's players (Black, White), for a node that makes a stand-in for it.
+    Players,
     /// Who follows the game on the asking node: the players with at least one connection there
     /// (the owner holds their presence, so a player on another node is not "away"), and the
     /// watchers (the owner counts them in its list for that node).
@@ -570,7 +556,7 @@ pub fn game_cmd(request: GameRequest) -> Option<(GameCmd, Answer)> {
             let (reply, answer) = asked(|pool| Response::Pool { pool });
             (GameCmd::Pool { reply }, answer)
         }
-        GameRequest::Snapshot | GameRequest::Presence { .. } => return None,
+        GameRequest::Snapshot | GameRequest::Players | GameRequest::Presence { .. } => return None,
     })
 }
 

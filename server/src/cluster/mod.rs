@@ -37,7 +37,7 @@ use crate::game::{
 };
 use crate::hall::{HallCmd, HallEvent, HallHandle};
 use crate::store::Fences;
-use crate::{BoxError, Frame, Refusal, Shutdown, ShutdownTrigger, TaskGuard};
+use crate::{BoxError, Frame, Refusal, ShutdownTrigger};
 use lease::{Leases, Owner};
 use messages::{Completer, GameRequest, GameWire, HallWire, NodeId, NodeMsg, Request, Response};
 
@@ -134,8 +134,6 @@ struct Inner {
     remote_online: Mutex<HashMap<NodeId, HashMap<UserId, u32>>>,
     /// The listing of each game run here as last told to a hall on another node.
     relisted: Mutex<HashMap<GameId, GameSummary>>,
-    shutdown: Shutdown,
-    tasks: TaskGuard,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -186,8 +184,6 @@ impl Cluster {
                 config: joining.config,
                 games: joining.games.clone(),
                 hall: joining.hall,
-                shutdown: ctx.shutdown.clone(),
-                tasks: ctx.tasks.clone(),
                 ctx,
                 sink: tokio::sync::Mutex::new(None),
                 pending: Mutex::new(HashMap::new()),
@@ -217,10 +213,6 @@ impl Cluster {
         tokio::spawn(cluster.clone().tick_forever());
         tracing::info!(node = %node, "joined the cluster");
         Ok(cluster)
-    }
-
-    pub fn node(&self) -> NodeId {
-        self.inner.node
     }
 
     /// A reference that does not keep the cluster alive (for the game registry it holds itself).
@@ -333,7 +325,7 @@ impl Cluster {
     /// Receive this node's channel, the hall channel and every mirrored game's channel, reconnecting
     /// (and resyncing every mirror) when the connection drops.
     async fn listen(self, connected: tokio::sync::oneshot::Sender<()>) {
-        let _tasks = self.inner.tasks.clone();
+        let _tasks = self.inner.ctx.tasks.clone();
         let mut connected = Some(connected);
         loop {
             match self.connect_pubsub().await {
@@ -343,7 +335,7 @@ impl Cluster {
                     }
                     loop {
                         let msg = tokio::select! {
-                            _ = self.inner.shutdown.wait() => return,
+                            _ = self.inner.ctx.shutdown.wait() => return,
                             msg = stream.next() => msg,
                         };
                         let Some(msg) = msg else { break };
@@ -356,7 +348,7 @@ impl Cluster {
                 Err(err) => tracing::warn!(%err, "could not open a pub/sub connection to redis"),
             }
             tokio::select! {
-                _ = self.inner.shutdown.wait() => return,
+                _ = self.inner.ctx.shutdown.wait() => return,
                 _ = tokio::time::sleep(Duration::from_millis(CLUSTER_TICK_MS)) => {}
             }
         }
@@ -439,6 +431,18 @@ impl Cluster {
                     return;
                 };
                 match request {
+                    GameRequest::Players => {
+                        // The registry knows them: no need to ask the actor.
+                        let result = self
+                            .inner
+                            .games
+                            .players_of(game)
+                            .map(|players| Response::Players { players })
+                            .ok_or_else(|| {
+                                Refusal::new(ErrorCode::NoSuchGame, "the game has ended")
+                            });
+                        self.reply(from, id, result).await;
+                    }
                     GameRequest::Snapshot => {
                         let this = self.clone();
                         tokio::spawn(async move {
@@ -498,7 +502,6 @@ impl Cluster {
         Ok(Response::Snapshot {
             text: mirror.snapshot.as_str().to_string(),
             seq: mirror.seq,
-            players: mirror.players,
         })
     }
 
@@ -652,7 +655,7 @@ impl Cluster {
         let Some(owned) = self.disown(game) else {
             return;
         };
-        if !ended || self.inner.shutdown.is_triggered() {
+        if !ended || self.inner.ctx.shutdown.is_triggered() {
             return;
         }
         let _ = self
@@ -686,10 +689,10 @@ impl Cluster {
             .ok_or_else(|| Refusal::new(ErrorCode::NoSuchGame, format!("no live game {game}")))?;
         let body = Request::Game {
             game,
-            request: GameRequest::Snapshot,
+            request: GameRequest::Players,
         };
-        let Response::Snapshot { players, .. } = self.ask(owner.node, body).await? else {
-            return Err(Refusal::new(ErrorCode::Internal, "a node sent no snapshot"));
+        let Response::Players { players } = self.ask(owner.node, body).await? else {
+            return Err(Refusal::new(ErrorCode::Internal, "a node sent no players"));
         };
         let mut remotes = lock(&self.inner.remotes);
         if let Some(handle) = remotes.get(&game).filter(|handle| !handle.is_closed()) {
@@ -759,11 +762,11 @@ impl Cluster {
     // ---- the ticker: heartbeat, timeouts, takeovers ----
 
     async fn tick_forever(self) {
-        let _tasks = self.inner.tasks.clone();
+        let _tasks = self.inner.ctx.tasks.clone();
         let mut ticks = tokio::time::interval(Duration::from_millis(CLUSTER_TICK_MS));
         loop {
             tokio::select! {
-                _ = self.inner.shutdown.wait() => break,
+                _ = self.inner.ctx.shutdown.wait() => break,
                 _ = ticks.tick() => self.tick().await,
             }
         }

@@ -90,8 +90,8 @@ struct RemoteGame {
 
 impl RemoteGame {
     async fn run(mut self, mut inbox: mpsc::Receiver<GameCmd>) {
-        let _tasks = self.cluster.inner.tasks.clone();
-        let shutdown = self.cluster.inner.shutdown.clone();
+        let _tasks = self.cluster.inner.ctx.tasks.clone();
+        let shutdown = self.cluster.inner.ctx.shutdown.clone();
         let presence = Arc::clone(&self.presence);
         let mut ticks = tokio::time::interval(Duration::from_millis(CLUSTER_TICK_MS));
         loop {

@@ -1237,7 +1237,6 @@ impl GameActor {
         Mirror {
             snapshot: Frame::from(snapshot),
             seq: self.seq,
-            players: self.players(),
             frames: self.frames.subscribe(),
         }
     }

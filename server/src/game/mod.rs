@@ -74,8 +74,6 @@ pub struct Subscription {
 pub struct Mirror {
     pub snapshot: Frame,
     pub seq: u64,
-    /// Black and White.
-    pub players: [UserId; 2],
     pub frames: broadcast::Receiver<GameFrame>,
 }
 
