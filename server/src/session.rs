@@ -520,7 +520,7 @@ impl Session {
             ClientMsg::Resign { game } => self.game_move(game, PlayerMove::Resign).await,
             ClientMsg::ToggleDead { game, point } => {
                 let user = self.user()?;
-                let handle = self.state.games.get(game).await?;
+                let handle = self.game(game).await?;
                 handle
                     .ask(|reply| GameCmd::ToggleDead { user, point, reply })
                     .await?;
@@ -549,9 +549,7 @@ impl Session {
             }
             ClientMsg::ResumePlay { game } => {
                 let user = self.user()?;
-                self.state
-                    .games
-                    .get(game)
+                self.game(game)
                     .await?
                     .ask(|reply| GameCmd::ResumePlay { user, reply })
                     .await?;
@@ -559,9 +557,7 @@ impl Session {
             }
             ClientMsg::Undo { game } => {
                 let user = self.user()?;
-                self.state
-                    .games
-                    .get(game)
+                self.game(game)
                     .await?
                     .ask(|reply| GameCmd::Undo { user, reply })
                     .await?;
@@ -625,7 +621,7 @@ impl Session {
             }
             ClientMsg::AcceptScore { game } => {
                 let user = self.user()?;
-                let handle = self.state.games.get(game).await?;
+                let handle = self.game(game).await?;
                 handle
                     .ask(|reply| GameCmd::AcceptScore { user, reply })
                     .await?;
@@ -663,7 +659,7 @@ impl Session {
             }
             ClientMsg::StakeRaise { game, amount } => {
                 let user = self.user()?;
-                let handle = self.state.games.get(game).await?;
+                let handle = self.game(game).await?;
                 handle
                     .ask(|reply| GameCmd::StakeRaise {
                         user,
@@ -724,7 +720,7 @@ impl Session {
         amount: u64,
     ) -> Result<Answer, Refusal> {
         let user = self.user()?;
-        let asked = match self.state.games.get(game).await {
+        let asked = match self.game(game).await {
             Ok(handle) => {
                 handle
                     .ask(|reply| GameCmd::Bet {
@@ -771,7 +767,7 @@ impl Session {
 
     /// A live game's pool from its actor; a finished game's from the book.
     async fn pool(&mut self, id: Option<RequestId>, game: GameId) -> Result<Answer, Refusal> {
-        let pool = match self.state.games.get(game).await {
+        let pool = match self.game(game).await {
             Ok(handle) => handle.ask(|reply| GameCmd::Pool { reply }).await?,
             Err(refusal) => {
                 if !self.finished(game).await? {
@@ -989,9 +985,7 @@ impl Session {
 
     async fn answer_undo(&mut self, game: GameId, accept: bool) -> Result<Answer, Refusal> {
         let user = self.user()?;
-        self.state
-            .games
-            .get(game)
+        self.game(game)
             .await?
             .ask(|reply| GameCmd::AnswerUndo {
                 user,
