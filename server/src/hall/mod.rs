@@ -558,12 +558,13 @@ impl Hall {
             }
             HallCmd::GameEnded { game, table } => self.game_ended(game, table),
             HallCmd::GameRestored { summary } => self.game_restored(summary),
-            HallCmd::Relisted { summary } => self.relisted(summary),
+            HallCmd::Relisted { summary } => self.relist(summary),
         }
     }
 
-    /// A game run by another node has new counts: list it again (if it is still listed).
-    fn relisted(&mut self, summary: GameSummary) {
+    /// A listed game's line changed (new counts): keep it and list it again. A game no longer
+    /// listed (it ended meanwhile) is left out, and an unchanged line is not pushed.
+    fn relist(&mut self, summary: GameSummary) {
         let Some(listed) = self.live.get_mut(&summary.game) else {
             return;
         };
@@ -630,7 +631,7 @@ impl Hall {
 
     /// A live game's listing with its watchers counted now, from the game's own registry, so a hall
     /// snapshot agrees with what the game's followers are told. (Changes are pushed by
-    /// `publish_watcher_counts`, at most once a second per game.)
+    /// `relist_changed_games`, at most once a second per game.)
     fn listing(&self, game: &GameSummary) -> GameSummary {
         self.games.listing_now(game).unwrap_or_else(|| game.clone())
     }
@@ -788,14 +789,14 @@ impl Hall {
         for id in std::mem::take(&mut self.room_recount) {
             self.room_changed(id);
         }
-        self.publish_watcher_counts();
+        self.relist_changed_games();
     }
 
     /// Re-list the live games whose watcher or move count changed since they were last listed, so
     /// the hall's list of games in play keeps its counts true. At most [`GAME_RELISTS_PER_PUSH_MAX`] a push
     /// (the rest wait for the next), so a hall with many busy games costs its sessions a bounded
     /// number of frames a second.
-    fn publish_watcher_counts(&mut self) {
+    fn relist_changed_games(&mut self) {
         // Round the list from where the last push stopped, so every game gets its turn however
         // many change every second.
         let after = self.relisted_last;
@@ -813,8 +814,7 @@ impl Hall {
             .collect();
         for listing in changed {
             self.relisted_last = listing.game;
-            self.live.insert(listing.game, listing.clone());
-            self.publish(hall_audience(), &ServerMsg::GameListed { game: listing });
+            self.relist(listing);
         }
     }
 
