@@ -163,12 +163,10 @@ pub(super) struct GameActor {
     moves_count: Arc<AtomicU32>,
     /// The watchers as last pushed, so a join undone within the interval pushes nothing.
     watchers_pushed: WatcherList,
-    /// When the last `watchers` push went out, and when the next is due (`None`: nothing changed).
-    watchers_pushed_at: Option<Instant>,
-    watchers_push_due: Option<Instant>,
-    /// When the last `pool` push went out, and when the next is due (`None`: the pool is as pushed).
-    pool_pushed_at: Option<Instant>,
-    pool_push_due: Option<Instant>,
+    /// When the next `watchers` push is due, at most one per [`WATCHER_COUNT_PUSH_MS`].
+    watchers_pacer: Pacer,
+    /// When the next `pool` push is due, at most one per [`POOL_PUSH_MS`].
+    pool_pacer: Pacer,
 }
 
 impl std::fmt::Debug for GameActor {
@@ -233,10 +231,8 @@ impl GameActor {
             ended: Arc::new(AtomicBool::new(false)),
             moves_count: Arc::default(),
             watchers_pushed: WatcherList::default(),
-            watchers_pushed_at: None,
-            watchers_push_due: None,
-            pool_pushed_at: None,
-            pool_push_due: None,
+            watchers_pacer: Pacer::new(WATCHER_COUNT_PUSH_MS),
+            pool_pacer: Pacer::new(POOL_PUSH_MS),
         })
     }
 
@@ -444,8 +440,8 @@ impl GameActor {
                 None => {
                     let wake = self.next_deadline_ms().map(|at_ms| self.instant_of(at_ms));
                     let timer = sleep_until_some(wake);
-                    let push_timer = sleep_until_some(self.watchers_push_due);
-                    let pool_timer = sleep_until_some(self.pool_push_due);
+                    let push_timer = sleep_until_some(self.watchers_pacer.due);
+                    let pool_timer = sleep_until_some(self.pool_pacer.due);
                     tokio::select! {
                         _ = shutdown.wait() => return false,
                         cmd = inbox.recv() => match cmd {
@@ -797,14 +793,7 @@ impl GameActor {
     /// Someone began or stopped watching: push the list now if the last push is an interval old,
     /// else when it is ([`WATCHER_COUNT_PUSH_MS`]), so a crowd arriving costs one push a second.
     fn watchers_changed(&mut self) -> Flow {
-        if self.watchers_push_due.is_none() {
-            let interval = Duration::from_millis(WATCHER_COUNT_PUSH_MS);
-            let now = Instant::now();
-            let due = self
-                .watchers_pushed_at
-                .map_or(now, |at| (at + interval).max(now));
-            self.watchers_push_due = Some(due);
-        }
+        self.watchers_pacer.changed();
         Flow::Continue
     }
 
@@ -815,12 +804,12 @@ impl GameActor {
     /// gone, and hundreds of joins must not grow the record). Nothing is lost by that: every
     /// snapshot (`game_state`, including a resync after falling behind) carries the list as it is.
     fn push_watchers(&mut self) -> Flow {
-        self.watchers_push_due = None;
+        self.watchers_pacer.due = None;
         let list = self.viewers.list(WATCHERS_LISTED_MAX);
         if list == self.watchers_pushed {
             return Flow::Continue;
         }
-        self.watchers_pushed_at = Some(Instant::now());
+        self.watchers_pacer.pushed();
         let frame = ServerMsg::Watchers {
             game: self.id,
             watchers_count: list.watchers_count,
@@ -1343,21 +1332,13 @@ impl GameActor {
     /// The pool changed by a bet: push it now if the last push is [`POOL_PUSH_MS`] old, otherwise
     /// when it will be, so a burst of bets costs each follower one frame.
     fn pool_changed(&mut self) {
-        if self.pool_push_due.is_none() {
-            let interval = Duration::from_millis(POOL_PUSH_MS);
-            let now = Instant::now();
-            let due = self
-                .pool_pushed_at
-                .map_or(now, |at| (at + interval).max(now));
-            self.pool_push_due = Some(due);
-        }
+        self.pool_pacer.changed();
     }
 
     /// Tell everyone following the game how the pool stands, now (which also makes any coalesced
     /// push that was due unnecessary).
     fn publish_pool(&mut self) {
-        self.pool_push_due = None;
-        self.pool_pushed_at = Some(Instant::now());
+        self.pool_pacer.pushed();
         let frame = ServerMsg::Pool {
             id: None,
             pool: self.pool_info(),
@@ -1481,6 +1462,44 @@ impl GameActor {
             hidden_from: [Some(self.black.user), Some(self.white.user)],
         });
         Ok(())
+    }
+}
+
+/// When a coalesced push (the watchers list, the pool) is next due: a change is pushed at once when
+/// the last push is an interval old, otherwise when it will be, so a burst of changes costs each
+/// follower one frame per interval.
+#[derive(Debug)]
+struct Pacer {
+    interval: Duration,
+    pushed_at: Option<Instant>,
+    /// `None`: nothing changed since the last push.
+    due: Option<Instant>,
+}
+
+impl Pacer {
+    fn new(interval_ms: u64) -> Pacer {
+        Pacer {
+            interval: Duration::from_millis(interval_ms),
+            pushed_at: None,
+            due: None,
+        }
+    }
+
+    /// Something changed: schedule a push unless one is already due.
+    fn changed(&mut self) {
+        if self.due.is_none() {
+            let now = Instant::now();
+            let due = self
+                .pushed_at
+                .map_or(now, |at| (at + self.interval).max(now));
+            self.due = Some(due);
+        }
+    }
+
+    /// A push went out now (which makes any scheduled one unnecessary).
+    fn pushed(&mut self) {
+        self.due = None;
+        self.pushed_at = Some(Instant::now());
     }
 }
 
