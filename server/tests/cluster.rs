@@ -23,15 +23,20 @@ async fn node(redis: &RedisServer, dir: &std::path::Path) -> TestServer {
     TestServer::start_with(config).await
 }
 
+/// A plain connection to `redis`, to look at (or, in one test, change) what the nodes keep there.
+fn raw_connection(redis: &RedisServer) -> redis::Connection {
+    redis::Client::open(redis.url())
+        .unwrap()
+        .get_connection()
+        .unwrap()
+}
+
 /// Two nodes in this process on `redis`, with the directories they were given. The second starts
 /// once the first has taken the hall, so the first runs it.
 async fn two_nodes(redis: &RedisServer) -> ([tempfile::TempDir; 2], TestServer, TestServer) {
     let dirs = [tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap()];
     let a = node(redis, dirs[0].path()).await;
-    let mut conn = redis::Client::open(redis.url())
-        .unwrap()
-        .get_connection()
-        .unwrap();
+    let mut conn = raw_connection(redis);
     for _ in 0..100 {
         let claimed: bool = redis::cmd("EXISTS")
             .arg("tengen:lease:hall")
@@ -73,10 +78,7 @@ async fn players_and_watchers_on_two_nodes_share_one_game_and_its_pool() {
 
     let game = start_table_game(&mut alice, &mut bob, 1).await;
     // The game runs on the node Black is connected to, not on the hall's.
-    let mut conn = redis::Client::open(redis.url())
-        .unwrap()
-        .get_connection()
-        .unwrap();
+    let mut conn = raw_connection(&redis);
     let owner_of = |conn: &mut redis::Connection, key: &str| -> String {
         let owner: String = redis::cmd("GET").arg(key).query(conn).unwrap();
         owner.split(' ').next().unwrap().to_string()
@@ -203,10 +205,7 @@ async fn a_node_that_loses_a_games_lease_stops_it_and_its_followers_carry_on() {
 
     // As after a long pause or a partition: the lease now names another node (one that is gone),
     // with a newer fence. The node running the game must stop logging it, and the game must go on.
-    let mut conn = redis::Client::open(redis.url())
-        .unwrap()
-        .get_connection()
-        .unwrap();
+    let mut conn = raw_connection(&redis);
     let owner_key = format!("{{g:{game}}}:owner");
     let _: () = redis::cmd("SET")
         .arg(&owner_key)
