@@ -614,11 +614,17 @@ impl GameActor {
     /// Store the event with its game-time instant, then publish it with both clocks; the caller
     /// acknowledges after this returns.
     async fn commit(&mut self, event: GameEvent) -> Result<(), Fatal> {
+        let logged = self.append(event).await?;
+        self.announce(logged);
+        Ok(())
+    }
+
+    /// Store `event` as the next in the log; it is durable when this returns.
+    async fn append(&mut self, event: GameEvent) -> Result<LoggedEvent, Fatal> {
         let seq = self.seq + 1;
-        let now_ms = self.now_ms();
         let logged = LoggedEvent {
             event,
-            at_ms: now_ms,
+            at_ms: self.now_ms(),
         };
         let text = serde_json::to_string(&logged).map_err(|err| Fatal(err.to_string()))?;
         let game = self.id;
@@ -631,21 +637,27 @@ impl GameActor {
         let moves_count = self.game.moves().len() as u32;
         self.moves_count
             .store(moves_count, std::sync::atomic::Ordering::Relaxed);
+        Ok(logged)
+    }
+
+    /// Send the last stored event, `logged`, to everyone following the game.
+    fn announce(&mut self, logged: LoggedEvent) {
         let frame = ServerMsg::GameEvent {
-            game,
-            seq,
+            game: self.id,
+            seq: self.seq,
             event: logged.event,
-            clocks: self.clock_view(now_ms).map(|view| clocks_to_wire(&view)),
+            clocks: self
+                .clock_view(logged.at_ms)
+                .map(|view| clocks_to_wire(&view)),
             server_time_ms: Some(unix_now_ms()),
         }
         .to_json();
         // No subscribers is fine: the event is stored and snapshots include it.
         let _ = self.frames.send(GameFrame {
-            seq: Some(seq),
+            seq: Some(self.seq),
             text: frame.into(),
             hidden_from: [None, None],
         });
-        Ok(())
     }
 
     fn clock_view(&self, now_ms: u64) -> Option<ClockView> {
@@ -1143,11 +1155,21 @@ impl GameActor {
             let _: Result<(), ClockError> = clock.stop(now_ms);
         }
         self.outcome = Some(outcome.clone());
-        self.commit(GameEvent::Ended { outcome }).await?;
+        let logged = self.append(GameEvent::Ended { outcome }).await?;
+        // The table is free once the result is stored. The hall hears it before the players do, so
+        // a player who sees the end and proposes the next game at once finds the table free.
+        self.ctx
+            .hall
+            .send(HallCmd::GameEnded {
+                game: self.id,
+                table: self.table,
+            })
+            .await;
+        self.announce(logged);
         Ok(Flow::Over)
     }
 
-    /// After the result is recorded: settle the game's points, store the SGF, tell the hall, and let
+    /// After the result is recorded: settle the game's points, store the SGF, rate it, and let
     /// the actor stop. Settling comes before marking the game finished, so a crash in between
     /// replays the end and settles again, which the ledger makes a no-op the second time.
     async fn finish(&mut self) {
@@ -1188,13 +1210,6 @@ impl GameActor {
                 tracing::error!(game = %self.id, %err, "could not rate a finished game");
             }
         }
-        self.ctx
-            .hall
-            .send(HallCmd::GameEnded {
-                game: self.id,
-                table: self.table,
-            })
-            .await;
     }
 
     /// The SGF FF[4] record: players, ranks, date, time settings, result, and accepted undos.
