@@ -1011,7 +1011,8 @@ pub enum ServerMsg {
         id: Option<RequestId>,
         pool: PoolInfo,
     },
-    /// Your fortune points: the reply to `balance`, and pushed once after logging in.
+    /// Your fortune points: the reply to `balance`, pushed once after logging in and again after
+    /// each game your bet or stake was in settles.
     Balance {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         id: Option<RequestId>,

@@ -155,6 +155,10 @@ async fn players_and_watchers_on_two_nodes_share_one_game_and_its_pool() {
     wait_settled(&mut carol, game).await;
     wait_settled(&mut dave, game).await;
     let carol_gets = winner_receives(400, 100, 100);
+    // Her payout is pushed to her through the hall, from the game's node to hers.
+    carol
+        .wait_for(|f| f["type"] == "balance" && f["balance"] == GRANT - 100 + carol_gets)
+        .await;
     assert_eq!(balance(&mut carol).await, GRANT - 100 + carol_gets);
     assert_eq!(balance(&mut dave).await, GRANT - 300);
     assert_eq!(balance(&mut alice).await, GRANT);

@@ -98,11 +98,19 @@ async fn three_watchers_bet_and_the_pool_pays_by_the_formula() {
     let asked = alice.ok(json!({"type": "pool", "game": game})).await;
     assert_eq!(asked["pool"], pool["pool"]);
 
+    // Dave also has a connection that never opened the game.
+    let mut dave_elsewhere = server.player_login("dave").await;
+
     // Black resigns: White's backers win.
     alice.ok(json!({"type": "resign", "game": game})).await;
     wait_settled(&mut carol, game).await;
     let dave_gets = winner_receives(470, 300, 300);
     assert_eq!(dave_gets, 461);
+    // The payout is pushed to every connection of the bettor, watching or not.
+    let pushed = dave_elsewhere
+        .wait_for(|f| f["type"] == "balance" && f["balance"] == GRANT - 300 + dave_gets)
+        .await;
+    assert!(pushed.get("id").is_none(), "a push, not a reply: {pushed}");
     assert_eq!(balance(&mut dave).await, GRANT - 300 + dave_gets);
     assert_eq!(balance(&mut carol).await, GRANT - 120);
     assert_eq!(balance(&mut erin).await, GRANT - 50);

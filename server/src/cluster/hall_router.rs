@@ -322,16 +322,14 @@ pub(super) async fn relist_games(cluster: &Cluster) {
                 Some(now) if now != listed => now,
                 _ => continue,
             },
-            // The first time: the game's own summary is the base the counts are compared with.
+            // The first time: the game's own summary, sent as it is. Watchers may have come since
+            // the hall listed the game; the hall ignores a listing it already has.
             None => {
                 let Some(handle) = cluster.inner.games.get_local(game) else {
                     continue;
                 };
                 match handle.ask(|reply| GameCmd::Summary { reply }).await {
-                    Ok(summary) => {
-                        lock(&cluster.inner.relisted).insert(game, summary);
-                        continue;
-                    }
+                    Ok(summary) => summary,
                     Err(_) => continue,
                 }
             }

@@ -318,6 +318,9 @@ pub enum HallRequest {
         game: GameId,
         table: Option<TableId>,
     },
+    Balances {
+        balances: Vec<(UserId, u64)>,
+    },
     GameRestored {
         summary: GameSummary,
     },
@@ -703,6 +706,7 @@ pub fn hall_request(cmd: HallCmd) -> (HallRequest, Option<Completer>) {
             unit_done(reply),
         ),
         HallCmd::GameEnded { game, table } => (R::GameEnded { game, table }, None),
+        HallCmd::Balances { balances } => (R::Balances { balances }, None),
         HallCmd::GameRestored { summary } => (R::GameRestored { summary }, None),
         HallCmd::Relisted { summary } => (R::Relisted { summary }, None),
     }
@@ -856,6 +860,7 @@ pub fn hall_cmd(request: HallRequest) -> (HallCmd, Option<Answer>) {
             reply,
         }),
         R::GameEnded { game, table } => (HallCmd::GameEnded { game, table }, None),
+        R::Balances { balances } => (HallCmd::Balances { balances }, None),
         R::GameRestored { summary } => (HallCmd::GameRestored { summary }, None),
         R::Relisted { summary } => (HallCmd::Relisted { summary }, None),
     }

@@ -1188,7 +1188,10 @@ impl GameActor {
             .settle_game(self.id, players, ledger::outcome_of(&outcome))
             .await
         {
-            Ok(_) => self.publish_pool(),
+            Ok(_) => {
+                self.publish_pool();
+                self.push_balances().await;
+            }
             // The game stays unsettled in the store; the next start settles it.
             Err(err) => tracing::error!(game = %self.id, %err, "could not settle a game"),
         }
@@ -1209,6 +1212,20 @@ impl GameActor {
             {
                 tracing::error!(game = %self.id, %err, "could not rate a finished game");
             }
+        }
+    }
+
+    /// After settling: everyone whose points were in escrow hears their new balance on every
+    /// connection, through the hall, whether or not they still follow this game.
+    async fn push_balances(&self) {
+        let accounts: Vec<UserId> = self.tally.accounts().into_iter().collect();
+        if accounts.is_empty() {
+            return;
+        }
+        match self.ctx.ledger.balances(accounts).await {
+            Ok(balances) => self.ctx.hall.send(HallCmd::Balances { balances }).await,
+            // They still see it when they next ask (`balance`, or their bets).
+            Err(err) => tracing::warn!(game = %self.id, %err, "could not read balances to push"),
         }
     }
 

@@ -181,6 +181,11 @@ pub enum HallCmd {
         game: GameId,
         table: Option<TableId>,
     },
+    /// Sent by a game actor after settling: the new balance of each account it paid or refunded,
+    /// pushed to that user's connections.
+    Balances {
+        balances: Vec<(UserId, u64)>,
+    },
     /// Sent at startup for a game restored from the store, so its table shows it again.
     GameRestored {
         summary: GameSummary,
@@ -557,6 +562,7 @@ impl Hall {
                 let _ = reply.send(result);
             }
             HallCmd::GameEnded { game, table } => self.game_ended(game, table),
+            HallCmd::Balances { balances } => self.push_balances(balances),
             HallCmd::GameRestored { summary } => self.game_restored(summary),
             HallCmd::Relisted { summary } => self.relist(summary),
         }
@@ -1208,6 +1214,22 @@ impl Hall {
         let frame = chat::frame(channel, from, text, at_ms);
         self.publish_text(audience, frame.into(), None);
         Ok(())
+    }
+
+    fn push_balances(&self, balances: Vec<(UserId, u64)>) {
+        let tax_bp = self.ctx.ledger.tax_bp();
+        for (user, balance) in balances {
+            let audience = Audience {
+                users: [Some(user), None],
+                ..Audience::default()
+            };
+            let msg = ServerMsg::Balance {
+                id: None,
+                balance,
+                tax_bp,
+            };
+            self.publish(audience, &msg);
+        }
     }
 
     fn game_ended(&mut self, game: GameId, table: Option<TableId>) {

@@ -325,6 +325,18 @@ impl Ledger {
             .await
     }
 
+    /// Each of `users`' balance, read together.
+    pub async fn balances(&self, users: Vec<UserId>) -> Result<Vec<(UserId, u64)>, StoreError> {
+        self.store
+            .call(move |store| {
+                users
+                    .into_iter()
+                    .map(|user| Ok((user, user_balance(store, user)?)))
+                    .collect()
+            })
+            .await
+    }
+
     /// The house's takings.
     pub async fn house(&self) -> Result<u64, StoreError> {
         self.store

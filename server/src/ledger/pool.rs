@@ -2,7 +2,7 @@
 //! game actor as bets arrive: per-bettor totals and sides, per-side sums, and the players' stakes.
 //! Pure data; the pool view everyone sees is made from it.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use tengen_protocol::{GameId, PoolInfo, UserId};
 
@@ -99,6 +99,12 @@ impl Tally {
     /// A bettor's side and total, if they bet.
     pub fn bettor(&self, user: UserId) -> Option<(Side, u64)> {
         self.bettors.get(&user).copied()
+    }
+
+    /// Everyone whose points are in this game's escrow: the bettors and the players who staked.
+    pub fn accounts(&self) -> BTreeSet<UserId> {
+        let stakers = self.stakes.iter().flatten().map(|(user, _)| *user);
+        self.bettors.keys().copied().chain(stakers).collect()
     }
 
     /// Bets applied so far, additions counted separately: the next bet's number is this plus one.
