@@ -151,11 +151,14 @@ async fn continue_play(
                 .unwrap(),
             "passed" => mirror.play_as(color, Move::Pass).unwrap(),
             "scoring_started" | "dead_marked" => {
-                // The marking may change again (or the game end) before this accept arrives.
+                // The marking may change again, or the game end, before this accept arrives: an
+                // earlier accept and the bot's may already have agreed on the later marking.
                 let reply = human
                     .request(json!({"type": "accept_score", "game": game}))
                     .await;
-                let superseded = reply["code"] == "wrong_phase";
+                let superseded = reply["code"] == "wrong_phase"
+                    || (reply["code"] == "no_such_game"
+                        && reply["message"] == "the game has ended");
                 assert!(
                     reply["type"] == "ack" || superseded,
                     "accept_score: {reply}"
