@@ -138,7 +138,8 @@ const actions = {
   pass: (game) => send({ type: 'pass', game }),
   resign: (game) => send({ type: 'resign', game }),
   toggleDead: (game, point) => send({ type: 'toggle_dead', game, point }),
-  acceptScore: (game) => send({ type: 'accept_score', game }),
+  // The marking as shown: if the opponent toggled meanwhile, the server refuses (marking_changed).
+  acceptScore: (game, dead) => send({ type: 'accept_score', game, dead }),
   resumePlay: (game) => send({ type: 'resume_play', game }),
   undo: (game) => send({ type: 'undo', game }),
   answerUndo: (game, yes) => send({ type: yes ? 'accept_undo' : 'decline_undo', game }),

@@ -611,9 +611,13 @@ pub enum ClientMsg {
         game: GameId,
         point: Point,
     },
-    /// In the scoring phase: accept the current marking.
+    /// In the scoring phase: accept the marking. `dead` is the marking as the player saw it; when
+    /// given, the accept is refused (`marking_changed`) if the marking changed before it arrived,
+    /// so nobody accepts a toggle they never saw.
     AcceptScore {
         game: GameId,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        dead: Option<Vec<Point>>,
     },
     /// In the scoring phase: dispute the marking and play on; the opponent moves first.
     ResumePlay {
@@ -1135,6 +1139,8 @@ pub enum ErrorCode {
     OffBoard,
     /// The game is not in the phase this needs (playing, scoring).
     WrongPhase,
+    /// The dead stones changed before this accept arrived; look at the new marking.
+    MarkingChanged,
     /// You are not in that room or at that table.
     NotThere,
     /// Chat text is empty or longer than the limit.

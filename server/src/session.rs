@@ -619,11 +619,11 @@ impl Session {
                     games,
                 })))
             }
-            ClientMsg::AcceptScore { game } => {
+            ClientMsg::AcceptScore { game, dead } => {
                 let user = self.user()?;
                 let handle = self.game(game).await?;
                 handle
-                    .ask(|reply| GameCmd::AcceptScore { user, reply })
+                    .ask(|reply| GameCmd::AcceptScore { user, dead, reply })
                     .await?;
                 Ok(Answer::Ack)
             }

@@ -174,8 +174,17 @@ async fn a_whole_game_reaches_a_result_and_watchers_see_every_event() {
     let marked = carol.peek_event(game, 18).await;
     assert_eq!(marked["event"], "dead_marked");
     assert_eq!(marked["by"], "white");
+    // An accept of the marking from before the toggle is refused and records nothing: nobody
+    // accepts a marking they have not seen. The marking as it now stands is accepted.
+    assert_ne!(scoring["dead"], marked["dead"]);
     alice
-        .ok(json!({"type": "accept_score", "game": game}))
+        .err(
+            json!({"type": "accept_score", "game": game, "dead": scoring["dead"]}),
+            "marking_changed",
+        )
+        .await;
+    alice
+        .ok(json!({"type": "accept_score", "game": game, "dead": marked["dead"]}))
         .await; // 19
     bob.ok(json!({"type": "accept_score", "game": game})).await; // 20, then 21: ended
 

@@ -241,7 +241,7 @@ export function mountGame(root, ctx, params) {
           h('p', { class: 'live-count', 'data-testid': 'live-count' }, t('game.count', { black: halfPointsText(counted.blackHalf), white: halfPointsText(counted.whiteHalf) })),
           h('p', { class: 'small muted' }, [g.acceptedBlack && t('game.accepted', { color: t('color.black') }), g.acceptedWhite && t('game.accepted', { color: t('color.white') })].filter(Boolean).join(' · ')),
           mine ? h('div', { class: 'row' },
-            h('button', { class: 'primary', 'data-testid': 'accept-score', disabled: iAccepted, onclick: () => run(actions.acceptScore(gameId)) }, t('game.accept')),
+            h('button', { class: 'primary', 'data-testid': 'accept-score', disabled: iAccepted, onclick: () => run(actions.acceptScore(gameId, g.dead)) }, t('game.accept')),
             h('button', { 'data-testid': 'resume-play', onclick: () => run(actions.resumePlay(gameId)) }, t('game.resumePlay'))) : null);
       } else fill(scoring);
       if (g.phase === 'over' && g.outcome) {

@@ -346,7 +346,11 @@ impl Match {
             None => return Vec::new(),
         };
         if wanted == marked {
-            return vec![EngineStep::Send(ClientMsg::AcceptScore { game: self.game })];
+            // The marking it accepts: a toggle that crosses this accept makes the server refuse it.
+            return vec![EngineStep::Send(ClientMsg::AcceptScore {
+                game: self.game,
+                dead: Some(dead.to_vec()),
+            })];
         }
         if self.toggles >= SCORING_TOGGLES_MAX {
             self.toggles = 0;

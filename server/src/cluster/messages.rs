@@ -178,6 +178,7 @@ pub enum GameRequest {
     },
     AcceptScore {
         user: UserId,
+        dead: Option<Vec<Point>>,
     },
     ResumePlay {
         user: UserId,
@@ -402,9 +403,10 @@ pub fn game_request(cmd: GameCmd) -> Result<(GameRequest, Completer), GameCmd> {
             GameRequest::ToggleDead { user, point },
             completer(reply, unit),
         ),
-        GameCmd::AcceptScore { user, reply } => {
-            (GameRequest::AcceptScore { user }, completer(reply, unit))
-        }
+        GameCmd::AcceptScore { user, dead, reply } => (
+            GameRequest::AcceptScore { user, dead },
+            completer(reply, unit),
+        ),
         GameCmd::ResumePlay { user, reply } => {
             (GameRequest::ResumePlay { user }, completer(reply, unit))
         }
@@ -485,9 +487,9 @@ pub fn game_cmd(request: GameRequest) -> Option<(GameCmd, Answer)> {
             let (reply, answer) = asked(unit_response);
             (GameCmd::ToggleDead { user, point, reply }, answer)
         }
-        GameRequest::AcceptScore { user } => {
+        GameRequest::AcceptScore { user, dead } => {
             let (reply, answer) = asked(unit_response);
-            (GameCmd::AcceptScore { user, reply }, answer)
+            (GameCmd::AcceptScore { user, dead, reply }, answer)
         }
         GameRequest::ResumePlay { user } => {
             let (reply, answer) = asked(unit_response);

@@ -488,8 +488,9 @@ impl GameActor {
                 let result = self.toggle_dead(user, point_from_wire(point)).await;
                 self.answer(reply, result)
             }
-            GameCmd::AcceptScore { user, reply } => {
-                let result = self.accept_score(user).await;
+            GameCmd::AcceptScore { user, dead, reply } => {
+                let seen = dead.map(|points| points.into_iter().map(point_from_wire).collect());
+                let result = self.accept_score(user, seen).await;
                 self.answer(reply, result)
             }
             GameCmd::ResumePlay { user, reply } => {
@@ -973,11 +974,22 @@ impl GameActor {
         Ok(Ok(Flow::Continue))
     }
 
-    async fn accept_score(&mut self, user: UserId) -> Result<Result<Flow, Refusal>, Fatal> {
+    /// A player accepts the marking; `seen`, the marking they accept, must still be the marking.
+    async fn accept_score(
+        &mut self,
+        user: UserId,
+        seen: Option<BTreeSet<Point>>,
+    ) -> Result<Result<Flow, Refusal>, Fatal> {
         let (color, scoring) = match self.scoring_for(user) {
             Ok(found) => found,
             Err(refusal) => return Ok(Err(refusal)),
         };
+        if seen.is_some_and(|seen| seen != scoring.dead) {
+            return Ok(Err(Refusal::new(
+                ErrorCode::MarkingChanged,
+                "the dead stones changed before your accept arrived; look at the marking again",
+            )));
+        }
         if scoring.accepted[color.index()] {
             return Ok(Ok(Flow::Continue));
         }

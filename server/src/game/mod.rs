@@ -130,20 +130,16 @@ pub enum GameCmd {
         point: Point,
         reply: Reply<()>,
     },
+    /// Scoring phase: accept the marking; `dead` is the marking the player saw, when they said.
     AcceptScore {
         user: UserId,
+        dead: Option<Vec<Point>>,
         reply: Reply<()>,
     },
     /// Scoring phase: dispute the marking and play on.
-    ResumePlay {
-        user: UserId,
-        reply: Reply<()>,
-    },
+    ResumePlay { user: UserId, reply: Reply<()> },
     /// Ask to take back one's last move.
-    Undo {
-        user: UserId,
-        reply: Reply<()>,
-    },
+    Undo { user: UserId, reply: Reply<()> },
     /// Answer the opponent's undo request.
     AnswerUndo {
         user: UserId,
@@ -151,9 +147,7 @@ pub enum GameCmd {
         reply: Reply<()>,
     },
     /// The SGF record so far.
-    Record {
-        reply: Reply<String>,
-    },
+    Record { reply: Reply<String> },
     Subscribe {
         /// The subscribing session's user (`None`: anonymous): a player's connections count as
         /// presence, anyone else's as watching.
@@ -162,13 +156,9 @@ pub enum GameCmd {
     },
     /// For the cluster: the state and the frames after it, counting nobody in as a watcher (the
     /// relay to other nodes, and their snapshots; they count their own watchers).
-    Mirror {
-        reply: Reply<Mirror>,
-    },
+    Mirror { reply: Reply<Mirror> },
     /// The game's line in the hall's lists (for a hall that starts afresh on another node).
-    Summary {
-        reply: Reply<GameSummary>,
-    },
+    Summary { reply: Reply<GameSummary> },
     Kibitz {
         from: PlayerInfo,
         text: String,
