@@ -30,6 +30,9 @@ use crate::ledger;
 use crate::study::{self, Study};
 use crate::{unix_now_ms, AppState, ConnPermit, Frame, Refusal};
 
+/// Where an actor answers a command that has nothing to return but success or a refusal.
+type Reply = tokio::sync::oneshot::Sender<Result<(), Refusal>>;
+
 /// Tables one connection may watch at once: a person follows a few; the bound caps hall bookkeeping.
 const TABLES_PER_SESSION_MAX: usize = 16;
 
@@ -441,32 +444,26 @@ impl Session {
                 Ok(Answer::Ack)
             }
             ClientMsg::Stand { table } => {
-                let user = self.user()?;
-                hall.ask(|reply| HallCmd::Stand { table, user, reply })
-                    .await?;
-                Ok(Answer::Ack)
+                self.hall_ack(|user, reply| HallCmd::Stand { table, user, reply })
+                    .await
             }
             ClientMsg::ProposeSettings { table, settings } => {
-                let user = self.user()?;
-                hall.ask(|reply| HallCmd::Propose {
+                self.hall_ack(|user, reply| HallCmd::Propose {
                     table,
                     user,
                     settings,
                     reply,
                 })
-                .await?;
-                Ok(Answer::Ack)
+                .await
             }
             ClientMsg::AcceptSettings { table, settings } => {
-                let user = self.user()?;
-                hall.ask(|reply| HallCmd::Accept {
+                self.hall_ack(|user, reply| HallCmd::Accept {
                     table,
                     user,
                     settings,
                     reply,
                 })
-                .await?;
-                Ok(Answer::Ack)
+                .await
             }
             ClientMsg::Challenge { user, settings } => {
                 let from = self.player()?;
@@ -485,24 +482,20 @@ impl Session {
                 })))
             }
             ClientMsg::AcceptChallenge { challenge } => {
-                let user = self.user()?;
-                hall.ask(|reply| HallCmd::AcceptChallenge {
+                self.hall_ack(|user, reply| HallCmd::AcceptChallenge {
                     challenge,
                     user,
                     reply,
                 })
-                .await?;
-                Ok(Answer::Ack)
+                .await
             }
             ClientMsg::DeclineChallenge { challenge } => {
-                let user = self.user()?;
-                hall.ask(|reply| HallCmd::DeclineChallenge {
+                self.hall_ack(|user, reply| HallCmd::DeclineChallenge {
                     challenge,
                     user,
                     reply,
                 })
-                .await?;
-                Ok(Answer::Ack)
+                .await
             }
             ClientMsg::Watch { game } => {
                 self.watch(game).await?;
@@ -519,12 +512,12 @@ impl Session {
             ClientMsg::Pass { game } => self.game_move(game, PlayerMove::Pass).await,
             ClientMsg::Resign { game } => self.game_move(game, PlayerMove::Resign).await,
             ClientMsg::ToggleDead { game, point } => {
-                let user = self.user()?;
-                let handle = self.game(game).await?;
-                handle
-                    .ask(|reply| GameCmd::ToggleDead { user, point, reply })
-                    .await?;
-                Ok(Answer::Ack)
+                self.game_ack(game, |user, reply| GameCmd::ToggleDead {
+                    user,
+                    point,
+                    reply,
+                })
+                .await
             }
             ClientMsg::Automatch {
                 size,
@@ -542,26 +535,16 @@ impl Session {
                 Ok(Answer::Ack)
             }
             ClientMsg::CancelAutomatch => {
-                let user = self.user()?;
-                hall.ask(|reply| HallCmd::CancelAutomatch { user, reply })
-                    .await?;
-                Ok(Answer::Ack)
+                self.hall_ack(|user, reply| HallCmd::CancelAutomatch { user, reply })
+                    .await
             }
             ClientMsg::ResumePlay { game } => {
-                let user = self.user()?;
-                self.game(game)
-                    .await?
-                    .ask(|reply| GameCmd::ResumePlay { user, reply })
-                    .await?;
-                Ok(Answer::Ack)
+                self.game_ack(game, |user, reply| GameCmd::ResumePlay { user, reply })
+                    .await
             }
             ClientMsg::Undo { game } => {
-                let user = self.user()?;
-                self.game(game)
-                    .await?
-                    .ask(|reply| GameCmd::Undo { user, reply })
-                    .await?;
-                Ok(Answer::Ack)
+                self.game_ack(game, |user, reply| GameCmd::Undo { user, reply })
+                    .await
             }
             ClientMsg::AcceptUndo { game } => self.answer_undo(game, true).await,
             ClientMsg::DeclineUndo { game } => self.answer_undo(game, false).await,
@@ -620,12 +603,12 @@ impl Session {
                 })))
             }
             ClientMsg::AcceptScore { game, dead } => {
-                let user = self.user()?;
-                let handle = self.game(game).await?;
-                handle
-                    .ask(|reply| GameCmd::AcceptScore { user, dead, reply })
-                    .await?;
-                Ok(Answer::Ack)
+                self.game_ack(game, |user, reply| GameCmd::AcceptScore {
+                    user,
+                    dead,
+                    reply,
+                })
+                .await
             }
             ClientMsg::Chat { channel, text } => self.chat(channel, text).await,
             ClientMsg::Bet { game, side, amount } => self.bet(id, game, side, amount).await,
@@ -635,39 +618,31 @@ impl Session {
                 right,
                 terms,
             } => {
-                let user = self.user()?;
-                hall.ask(|reply| HallCmd::StakeOffer {
+                self.hall_ack(|user, reply| HallCmd::StakeOffer {
                     table,
                     user,
                     amounts: [left, right],
                     terms,
                     reply,
                 })
-                .await?;
-                Ok(Answer::Ack)
+                .await
             }
             ClientMsg::StakeAnswer { table, agree } => {
-                let user = self.user()?;
-                hall.ask(|reply| HallCmd::StakeAnswer {
+                self.hall_ack(|user, reply| HallCmd::StakeAnswer {
                     table,
                     user,
                     agree,
                     reply,
                 })
-                .await?;
-                Ok(Answer::Ack)
+                .await
             }
             ClientMsg::StakeRaise { game, amount } => {
-                let user = self.user()?;
-                let handle = self.game(game).await?;
-                handle
-                    .ask(|reply| GameCmd::StakeRaise {
-                        user,
-                        amount,
-                        reply,
-                    })
-                    .await?;
-                Ok(Answer::Ack)
+                self.game_ack(game, |user, reply| GameCmd::StakeRaise {
+                    user,
+                    amount,
+                    reply,
+                })
+                .await
             }
             ClientMsg::Pool { game } => self.pool(id, game).await,
             ClientMsg::Balance => {
@@ -983,19 +958,6 @@ impl Session {
         }
     }
 
-    async fn answer_undo(&mut self, game: GameId, accept: bool) -> Result<Answer, Refusal> {
-        let user = self.user()?;
-        self.game(game)
-            .await?
-            .ask(|reply| GameCmd::AnswerUndo {
-                user,
-                accept,
-                reply,
-            })
-            .await?;
-        Ok(Answer::Ack)
-    }
-
     /// A game's handle: the one kept for a followed game (players follow theirs from its start), else
     /// from the registry. A game that ended answers `no_such_game` either way: its inbox is closed.
     async fn game(&self, game: GameId) -> Result<game::GameHandle, Refusal> {
@@ -1006,12 +968,43 @@ impl Session {
         }
     }
 
-    async fn game_move(&mut self, game: GameId, mv: PlayerMove) -> Result<Answer, Refusal> {
+    async fn game_move(&self, game: GameId, mv: PlayerMove) -> Result<Answer, Refusal> {
+        self.game_ack(game, |user, reply| GameCmd::Move { user, mv, reply })
+            .await
+    }
+
+    async fn answer_undo(&self, game: GameId, accept: bool) -> Result<Answer, Refusal> {
+        self.game_ack(game, |user, reply| GameCmd::AnswerUndo {
+            user,
+            accept,
+            reply,
+        })
+        .await
+    }
+
+    /// The logged-in user's command to `game`'s actor (a move, an answer, a marking), acknowledged
+    /// once the actor took it.
+    async fn game_ack(
+        &self,
+        game: GameId,
+        make: impl FnOnce(UserId, Reply) -> GameCmd,
+    ) -> Result<Answer, Refusal> {
         let user = self.user()?;
-        let handle = self.game(game).await?;
-        handle
-            .ask(|reply| GameCmd::Move { user, mv, reply })
+        self.game(game)
+            .await?
+            .ask(|reply| make(user, reply))
             .await?;
+        Ok(Answer::Ack)
+    }
+
+    /// The logged-in user's command to the hall (a seat, a proposal, a challenge, a stake),
+    /// acknowledged once the hall took it.
+    async fn hall_ack(
+        &self,
+        make: impl FnOnce(UserId, Reply) -> HallCmd,
+    ) -> Result<Answer, Refusal> {
+        let user = self.user()?;
+        self.state.hall.ask(|reply| make(user, reply)).await?;
         Ok(Answer::Ack)
     }
 
