@@ -1,0 +1,205 @@
+//! Rooms and who is where: users coming online and their sessions going away (which frees what
+//! they held: room places, watched tables, seats without a game, challenges, their automatch
+//! place), joining and leaving rooms, the `hall` and `room` snapshots, and room and table chat,
+//! whose audiences are a room's members and a table's two players.
+
+use std::collections::BTreeMap;
+
+use tengen_protocol::{
+    ChatChannel, ErrorCode, PlayerInfo, RoomId, RoomInfo, ServerMsg, TableId, UserId,
+};
+
+use super::{automatch, chat, hall_audience, refuse, users_audience, Audience, Hall};
+use crate::{Frame, Refusal};
+
+/// A room's name and who is in it.
+#[derive(Debug)]
+pub(super) struct Room {
+    pub(super) id: RoomId,
+    pub(super) name: String,
+    /// Logged-in users in the room, with how many of their sessions are; bounded by sessions online.
+    pub(super) users: BTreeMap<UserId, (PlayerInfo, u32)>,
+    pub(super) tables: Vec<TableId>,
+}
+
+impl Hall {
+    pub(super) fn online(&mut self, player: PlayerInfo) {
+        let entry = self
+            .online
+            .entry(player.user)
+            .or_insert_with(|| (player.clone(), 0));
+        entry.1 += 1;
+        if entry.1 == 1 {
+            self.publish(hall_audience(), &ServerMsg::PlayerOnline { player });
+        }
+    }
+
+    pub(super) fn session_gone(
+        &mut self,
+        user: Option<UserId>,
+        room: Option<RoomId>,
+        tables: Vec<TableId>,
+    ) {
+        if let Some(room) = room {
+            let _ = self.leave_room(room, user);
+        }
+        for table in tables {
+            let _ = self.leave_watching(table);
+        }
+        let Some(user) = user else {
+            return;
+        };
+        let Some(entry) = self.online.get_mut(&user) else {
+            return;
+        };
+        entry.1 -= 1;
+        if entry.1 > 0 {
+            return;
+        }
+        self.online.remove(&user);
+        automatch::remove(&mut self.automatch, user);
+        self.publish(hall_audience(), &ServerMsg::PlayerOffline { user });
+        self.withdraw_challenges(user);
+        // A player keeps their seat through a disconnect only while a game is on; otherwise the seat
+        // is freed so the table does not look taken by someone who is gone.
+        if let Some(&table) = self.seated.get(&user) {
+            if self.tables.get(&table).is_some_and(|t| t.game.is_none()) {
+                let _ = self.stand(table, user);
+            }
+        }
+    }
+
+    pub(super) fn hall_frame(&self) -> Frame {
+        ServerMsg::Hall {
+            rooms: self.rooms.values().map(Self::room_info).collect(),
+            players: self.online.values().map(|(p, _)| p.clone()).collect(),
+            games: self.live.values().map(|game| self.listing(game)).collect(),
+        }
+        .to_json()
+        .into()
+    }
+
+    fn room_info(room: &Room) -> RoomInfo {
+        RoomInfo {
+            room: room.id,
+            name: room.name.clone(),
+            users_count: room.users.len() as u32,
+            tables_count: room.tables.len() as u32,
+        }
+    }
+
+    pub(super) fn room_changed(&self, id: RoomId) {
+        if let Some(room) = self.rooms.get(&id) {
+            let msg = ServerMsg::RoomUpdated {
+                room: Self::room_info(room),
+            };
+            self.publish(hall_audience(), &msg);
+        }
+    }
+
+    pub(super) fn join_room(
+        &mut self,
+        id: RoomId,
+        player: Option<PlayerInfo>,
+    ) -> Result<Frame, Refusal> {
+        let room = self
+            .rooms
+            .get_mut(&id)
+            .ok_or_else(|| Refusal::new(ErrorCode::NoSuchRoom, format!("no room {id}")))?;
+        let mut first_session = false;
+        if let Some(player) = &player {
+            let entry = room
+                .users
+                .entry(player.user)
+                .or_insert_with(|| (player.clone(), 0));
+            entry.1 += 1;
+            first_session = entry.1 == 1;
+        }
+        let frame = self.room_frame(id)?;
+        if let (true, Some(player)) = (first_session, player) {
+            let audience = Audience {
+                room: Some(id),
+                ..Audience::default()
+            };
+            self.publish(audience, &ServerMsg::RoomJoined { room: id, player });
+            self.room_recount.insert(id);
+        }
+        Ok(frame)
+    }
+
+    pub(super) fn room_frame(&self, id: RoomId) -> Result<Frame, Refusal> {
+        let room = self
+            .rooms
+            .get(&id)
+            .ok_or_else(|| Refusal::new(ErrorCode::NoSuchRoom, format!("no room {id}")))?;
+        Ok(ServerMsg::Room {
+            room: id,
+            name: room.name.clone(),
+            tables: room.tables.iter().map(|t| self.tables[t].info()).collect(),
+            users: room.users.values().map(|(p, _)| p.clone()).collect(),
+        }
+        .to_json()
+        .into())
+    }
+
+    pub(super) fn leave_room(&mut self, id: RoomId, user: Option<UserId>) -> Result<(), Refusal> {
+        let room = self
+            .rooms
+            .get_mut(&id)
+            .ok_or_else(|| Refusal::new(ErrorCode::NoSuchRoom, format!("no room {id}")))?;
+        let Some(user) = user else {
+            return Ok(());
+        };
+        let Some(entry) = room.users.get_mut(&user) else {
+            return Ok(());
+        };
+        entry.1 -= 1;
+        if entry.1 == 0 {
+            room.users.remove(&user);
+            let audience = Audience {
+                room: Some(id),
+                ..Audience::default()
+            };
+            self.publish(audience, &ServerMsg::RoomLeft { room: id, user });
+            self.room_recount.insert(id);
+        }
+        Ok(())
+    }
+
+    pub(super) fn chat(
+        &mut self,
+        channel: ChatChannel,
+        from: PlayerInfo,
+        text: String,
+        at_ms: u64,
+    ) -> Result<(), Refusal> {
+        let text = chat::validate(&text)?;
+        let audience = match channel {
+            ChatChannel::Room { room } => {
+                let members = self.rooms.get(&room).ok_or_else(|| {
+                    Refusal::new(ErrorCode::NoSuchRoom, format!("no room {room}"))
+                })?;
+                if !members.users.contains_key(&from.user) {
+                    return refuse(ErrorCode::NotThere, "you are not in that room");
+                }
+                Audience {
+                    room: Some(room),
+                    ..Audience::default()
+                }
+            }
+            ChatChannel::Table { table } => {
+                let table = self.table(table)?;
+                if table.seat_of(from.user).is_none() {
+                    return refuse(ErrorCode::NotSeated, "table chat is for the two players");
+                }
+                users_audience(table.seated_users())
+            }
+            ChatChannel::Kibitz { .. } => {
+                return refuse(ErrorCode::BadMessage, "kibitz goes to the game");
+            }
+        };
+        let frame = chat::frame(channel, from, text, at_ms);
+        self.publish_text(audience, frame.into(), None);
+        Ok(())
+    }
+}
