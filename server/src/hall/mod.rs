@@ -1,8 +1,10 @@
 //! The hall: one actor owning rooms, tables, seats, settings agreement, nigiri, direct challenges, who
 //! is online, and room and table chat. Sessions talk to it through [`HallHandle`] (a bounded inbox; a
-//! request that finds it full for [`HALL_WAIT_MS`] is answered `busy`), and it pushes every change once, serialized, on one broadcast channel whose
-//! items say who should receive them ([`Audience`]); each session filters for itself. Live games are
-//! started here and then belong to `game`; the game tells the hall when it ends.
+//! request that finds it full for [`HALL_WAIT_MS`] is answered `busy`), and it pushes every change
+//! once, serialized, on one of two broadcast channels (the lobby's lists, and everything addressed to
+//! a room, a table or a user) whose items say who should receive them ([`Audience`]); each session
+//! filters for itself. Live games are started here and then belong to `game`; the game tells the
+//! hall when it ends, and after settling, whose balances changed.
 //!
 //! The actor's work is split by subject, each file an `impl Hall` block on the state defined
 //! here: `rooms` (who is online and where, the hall and room snapshots, room and table chat),
