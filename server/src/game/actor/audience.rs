@@ -1,0 +1,214 @@
+//! Everyone who follows the game, and what they are sent besides its events: a subscription (a
+//! player's counts as presence, anyone else's as watching) starts from a snapshot of the whole
+//! state; another node mirrors the game without being counted; the watchers list is pushed as it
+//! changes, coalesced by a [`Pacer`]; and the watchers' chat (kibitz) is broadcast, hidden from the
+//! players. Apart from the snapshot, none of this is a game event: it has no `seq` and never enters
+//! the log.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use tengen_protocol::{Away, ErrorCode, GamePhase, GameState, PlayerInfo, ServerMsg};
+use tengen_rules::{Color, Phase};
+use tokio::time::Instant;
+
+use super::{Flow, GameActor};
+use crate::config::{WATCHERS_LISTED_MAX, WATCHERS_PER_GAME_MAX};
+use crate::game::wire::{self, clocks_to_wire, color_to_wire, points_to_wire};
+use crate::game::{GameFrame, Mirror, PresenceGuard, Subscription, ViewerGuard};
+use crate::hall::chat;
+use crate::{unix_now_ms, Frame, Refusal};
+
+impl GameActor {
+    /// Someone began or stopped watching: push the list now if the last push is an interval old,
+    /// else when it is ([`WATCHER_COUNT_PUSH_MS`](crate::config::WATCHER_COUNT_PUSH_MS)), so a
+    /// crowd arriving costs one push a second.
+    pub(super) fn watchers_changed(&mut self) -> Flow {
+        self.watchers_pacer.changed();
+        Flow::Continue
+    }
+
+    /// Tell everyone following the game who watches it, unless that is what they were last told.
+    ///
+    /// Not a game event: the list is about the audience, not the game, so it has no `seq` and never
+    /// enters the durable event log (a replay after a restart must not resurrect watchers who are
+    /// gone, and hundreds of joins must not grow the record). Nothing is lost by that: every
+    /// snapshot (`game_state`, including a resync after falling behind) carries the list as it is.
+    pub(super) fn push_watchers(&mut self) -> Flow {
+        self.watchers_pacer.due = None;
+        let list = self.viewers.list(WATCHERS_LISTED_MAX);
+        if list == self.watchers_pushed {
+            return Flow::Continue;
+        }
+        self.watchers_pacer.pushed();
+        let frame = ServerMsg::Watchers {
+            game: self.id,
+            watchers_count: list.watchers_count,
+            anonymous_watchers_count: list.anonymous_watchers_count,
+            watchers: list.watchers.clone(),
+        }
+        .to_json();
+        // No subscribers is fine: the next one's snapshot has the list.
+        let _ = self.frames.send(GameFrame {
+            seq: None,
+            text: frame.into(),
+            hidden_from: [None, None],
+        });
+        self.watchers_pushed = list;
+        Flow::Continue
+    }
+
+    /// The state and the frames after it for another node, which counts its own watchers.
+    pub(super) fn mirror(&self) -> Mirror {
+        let snapshot = ServerMsg::GameState {
+            state: Box::new(self.state()),
+        }
+        .to_json();
+        Mirror {
+            snapshot: Frame::from(snapshot),
+            seq: self.seq,
+            frames: self.frames.subscribe(),
+        }
+    }
+
+    pub(super) fn subscribe(&self, viewer: Option<PlayerInfo>) -> Result<Subscription, Refusal> {
+        // Receivers, not people: each costs this node a forwarder whoever holds it.
+        if self.frames.receiver_count() >= WATCHERS_PER_GAME_MAX {
+            return Err(Refusal::new(
+                ErrorCode::TooManyWatchers,
+                "this game has as many watchers as it takes",
+            ));
+        }
+        let frames = self.frames.subscribe();
+        let presence = viewer
+            .as_ref()
+            .and_then(|info| self.color_of(info.user).ok())
+            .map(|color| PresenceGuard::new(Arc::clone(&self.presence), color.index()));
+        // Counted in before the snapshot is taken, so a new watcher finds themselves in the list.
+        let viewer = ViewerGuard::new(Arc::clone(&self.viewers), viewer);
+        let snapshot = ServerMsg::GameState {
+            state: Box::new(self.state()),
+        }
+        .to_json();
+        Ok(Subscription {
+            snapshot: Frame::from(snapshot),
+            seq: self.seq,
+            frames,
+            presence,
+            viewer,
+        })
+    }
+
+    fn phase(&self) -> GamePhase {
+        match self.game.phase() {
+            Phase::Over { .. } => GamePhase::Over,
+            Phase::Scoring => GamePhase::Scoring,
+            Phase::Play | Phase::PlacingHandicap => GamePhase::Playing,
+        }
+    }
+
+    fn state(&self) -> GameState {
+        let scoring = self.scoring.clone().unwrap_or_default();
+        let now_ms = self.now_ms();
+        let left = |due: Option<u64>| due.map(|due| due.saturating_sub(now_ms));
+        let away = [Color::Black, Color::White]
+            .into_iter()
+            .filter(|color| self.away_since_ms[color.index()].is_some())
+            .map(|color| Away {
+                color: color_to_wire(color),
+                forfeit_in_ms: self.forfeit_in_ms(color, now_ms),
+            })
+            .collect();
+        let live = self.outcome.is_none();
+        let watching = self.viewers.list(WATCHERS_LISTED_MAX);
+        GameState {
+            game: self.id,
+            seq: self.seq,
+            table: self.table,
+            black: self.black.clone(),
+            white: self.white.clone(),
+            settings: self.settings,
+            nigiri_seed: self.nigiri_seed,
+            phase: self.phase(),
+            to_move: color_to_wire(self.game.to_move()),
+            board: wire::board_rows(self.game.board()),
+            captures_black: self.game.prisoners(Color::Black),
+            captures_white: self.game.prisoners(Color::White),
+            moves_count: self.game.moves().len() as u32,
+            dead: if self.game.phase() == Phase::Scoring {
+                points_to_wire(scoring.dead.iter().copied())
+            } else {
+                Vec::new()
+            },
+            accepted_black: scoring.accepted[0],
+            accepted_white: scoring.accepted[1],
+            outcome: self.outcome.clone(),
+            watchers_count: watching.watchers_count,
+            anonymous_watchers_count: watching.anonymous_watchers_count,
+            watchers: watching.watchers,
+            clocks: self.clock_view(now_ms).map(|view| clocks_to_wire(&view)),
+            server_time_ms: Some(unix_now_ms()),
+            undo_requested_by: self.undo_request.map(color_to_wire),
+            first_move_in_ms: left(self.first_move_deadline_ms().filter(|_| live)),
+            scoring_ends_in_ms: left(self.scoring_deadline_ms.filter(|_| live)),
+            away,
+        }
+    }
+
+    /// Watchers' chat: never from, and never to, the players while the game is on.
+    pub(super) fn kibitz(&self, from: PlayerInfo, text: String, at_ms: u64) -> Result<(), Refusal> {
+        if self.color_of(from.user).is_ok() {
+            return Err(Refusal::new(
+                ErrorCode::NotAllowed,
+                "players may not use the watchers' chat of their own game during play",
+            ));
+        }
+        let text = chat::validate(&text)?;
+        let channel = tengen_protocol::ChatChannel::Kibitz { game: self.id };
+        let frame = chat::frame(channel, from, text, at_ms);
+        let _ = self.frames.send(GameFrame {
+            seq: None,
+            text: frame.into(),
+            hidden_from: [Some(self.black.user), Some(self.white.user)],
+        });
+        Ok(())
+    }
+}
+
+/// When a coalesced push (the watchers list, the pool) is next due: a change is pushed at once when
+/// the last push is an interval old, otherwise when it will be, so a burst of changes costs each
+/// follower one frame per interval.
+#[derive(Debug)]
+pub(super) struct Pacer {
+    interval: Duration,
+    pushed_at: Option<Instant>,
+    /// `None`: nothing changed since the last push.
+    pub(super) due: Option<Instant>,
+}
+
+impl Pacer {
+    pub(super) fn new(interval_ms: u64) -> Pacer {
+        Pacer {
+            interval: Duration::from_millis(interval_ms),
+            pushed_at: None,
+            due: None,
+        }
+    }
+
+    /// Something changed: schedule a push unless one is already due.
+    pub(super) fn changed(&mut self) {
+        if self.due.is_none() {
+            let now = Instant::now();
+            let due = self
+                .pushed_at
+                .map_or(now, |at| (at + self.interval).max(now));
+            self.due = Some(due);
+        }
+    }
+
+    /// A push went out now (which makes any scheduled one unnecessary).
+    pub(super) fn pushed(&mut self) {
+        self.due = None;
+        self.pushed_at = Some(Instant::now());
+    }
+}

@@ -1,0 +1,192 @@
+//! The clock and everything that happens at a deadline, with nobody sending anything: the side to
+//! move running out (a timeout, or a forced pass), a no-show, the scoring phase's limit, and a
+//! player away too long; and the players' presence, which starts and stops the last of these. The
+//! run loop sleeps until [`GameActor::next_deadline_ms`] and then applies everything due.
+//!
+//! Rules decided here, in the players' terms:
+//! - Escape (逃跑): when a player's last connection to the game closes, they have
+//!   `disconnect_grace_ms` (their own clock still runs when it is their turn, and a timeout comes first
+//!   if it is sooner) to return; otherwise they lose by forfeit. If both players are away when a
+//!   forfeit falls due, nobody kept their seat and the game is void.
+//! - No-show: a game whose first move is not made within `first_move_within_ms` is void.
+
+use std::sync::atomic::Ordering;
+
+use tengen_protocol::GameEvent;
+use tengen_rules::{Color, GameResult, Move, Phase, WinBy};
+
+use super::{Fatal, Flow, GameActor};
+use crate::clock::{self, Clock, ClockView, Expiry, SideView};
+use crate::game::wire::{color_of_side, color_to_wire, side_of};
+
+impl GameActor {
+    pub(super) fn clock_view(&self, now_ms: u64) -> Option<ClockView> {
+        self.clock.as_ref().map(|clock| clock.snapshot(now_ms))
+    }
+
+    /// The clock after a completed move at `at_ms`. The caller has applied any due expiry first, so
+    /// the clock cannot refuse; an untimed game has nothing to do.
+    pub(super) fn clock_moved(&mut self, at_ms: u64) {
+        if let Some(clock) = &mut self.clock {
+            if let Err(err) = clock.on_move(at_ms) {
+                tracing::warn!(game = %self.id, %err, "clock refused a move");
+            }
+        }
+    }
+
+    /// The nearest instant (game time) at which something happens without anyone sending anything.
+    pub(super) fn next_deadline_ms(&self) -> Option<u64> {
+        if self.outcome.is_some() {
+            return None;
+        }
+        [
+            self.clock.as_ref().and_then(Clock::deadline_ms),
+            self.first_move_deadline_ms(),
+            self.scoring_deadline_ms,
+            self.forfeit_deadline_ms(Color::Black),
+            self.forfeit_deadline_ms(Color::White),
+        ]
+        .into_iter()
+        .flatten()
+        .min()
+    }
+
+    /// Before the first move of a game (handicap stones are not moves): when it becomes void.
+    pub(super) fn first_move_deadline_ms(&self) -> Option<u64> {
+        let waiting = self.game.moves().is_empty() && self.game.phase() == Phase::Play;
+        waiting.then_some(self.ctx.timing.first_move_within_ms)
+    }
+
+    fn forfeit_deadline_ms(&self, color: Color) -> Option<u64> {
+        self.away_since_ms[color.index()].map(|since| since + self.ctx.timing.disconnect_grace_ms)
+    }
+
+    /// Apply everything due by now, in a fixed order: the clock, the no-show, the scoring limit, an
+    /// escape.
+    pub(super) async fn on_deadline(&mut self) -> Result<Flow, Fatal> {
+        if self.outcome.is_some() {
+            return Ok(Flow::Over);
+        }
+        let now_ms = self.now_ms();
+        let expiry = self.clock.as_mut().and_then(|clock| clock.check(now_ms));
+        match expiry {
+            Some(Expiry::Timeout(side)) => {
+                let loser = color_of_side(side);
+                return self
+                    .end_with(GameResult::Win {
+                        winner: loser.opponent(),
+                        win_by: WinBy::Time,
+                    })
+                    .await;
+            }
+            Some(Expiry::ForcedPass(side)) => {
+                let color = color_of_side(side);
+                let passed = self.game.play(color, Move::Pass);
+                assert!(passed.is_ok(), "a forced pass is the mover's: {passed:?}");
+                self.undo_request = None;
+                self.commit(GameEvent::Passed {
+                    color: color_to_wire(color),
+                    forced: true,
+                })
+                .await?;
+                if self.game.phase() == Phase::Scoring {
+                    self.open_scoring().await?;
+                }
+            }
+            None => {}
+        }
+        if self
+            .first_move_deadline_ms()
+            .is_some_and(|due| now_ms >= due)
+        {
+            return self.end_with(GameResult::Void).await;
+        }
+        if self.scoring_deadline_ms.is_some_and(|due| now_ms >= due) {
+            return self.count_and_end().await;
+        }
+        for color in [Color::Black, Color::White] {
+            if self
+                .forfeit_deadline_ms(color)
+                .is_some_and(|due| now_ms >= due)
+            {
+                let result = if self.away_since_ms[color.opponent().index()].is_some() {
+                    GameResult::Void
+                } else {
+                    GameResult::Win {
+                        winner: color.opponent(),
+                        win_by: WinBy::Forfeit,
+                    }
+                };
+                return self.end_with(result).await;
+            }
+        }
+        Ok(Flow::Continue)
+    }
+
+    /// A player's connections changed: announce a player who left or came back. Connections that
+    /// close because the server is shutting down are not the players leaving.
+    pub(super) async fn presence_changed(&mut self) -> Result<Flow, Fatal> {
+        if self.outcome.is_some() {
+            return Ok(Flow::Over);
+        }
+        if self.ctx.shutdown.is_triggered() {
+            return Ok(Flow::Continue);
+        }
+        let now_ms = self.now_ms();
+        for color in [Color::Black, Color::White] {
+            let index = color.index();
+            let here = self.presence.counts[index].load(Ordering::SeqCst) > 0;
+            if here {
+                self.seen[index] = true;
+            }
+            match (here, self.away_since_ms[index]) {
+                (false, None) if self.seen[index] => {
+                    self.away_since_ms[index] = Some(now_ms);
+                    let forfeit_in_ms = self.forfeit_in_ms(color, now_ms);
+                    self.commit(GameEvent::PlayerLeft {
+                        color: color_to_wire(color),
+                        forfeit_in_ms,
+                    })
+                    .await?;
+                }
+                (true, Some(_)) => {
+                    self.away_since_ms[index] = None;
+                    self.commit(GameEvent::PlayerReturned {
+                        color: color_to_wire(color),
+                    })
+                    .await?;
+                }
+                _ => {}
+            }
+        }
+        Ok(Flow::Continue)
+    }
+
+    /// What a client shows as an away player's countdown: the grace left, or their own time if that
+    /// runs out sooner (a timeout then ends the game first).
+    pub(super) fn forfeit_in_ms(&self, color: Color, now_ms: u64) -> u64 {
+        let grace_ms = self
+            .forfeit_deadline_ms(color)
+            .map_or(0, |due| due.saturating_sub(now_ms));
+        match &self.clock {
+            Some(clock) => {
+                let view = clock.snapshot(now_ms);
+                grace_ms.min(time_left_ms(view.side(side_of(color)), clock.settings()))
+            }
+            None => grace_ms,
+        }
+    }
+}
+
+/// All the time a side has before it runs out, from its displayed clock: main time plus whatever
+/// overtime is left.
+fn time_left_ms(view: &SideView, settings: &clock::ClockSettings) -> u64 {
+    let overtime_ms = match *settings {
+        clock::ClockSettings::ByoYomi { period_ms, .. } => {
+            view.period_left_ms + u64::from(view.periods_left.saturating_sub(1)) * period_ms
+        }
+        clock::ClockSettings::Canadian { .. } => view.block_left_ms,
+        clock::ClockSettings::Absolute { .. } | clock::ClockSettings::Fischer { .. } => 0,
+    };
+    view.main_left_ms + overtime_ms
+}

@@ -1,0 +1,162 @@
+//! How a game ends, in one place: [`GameActor::end`] records the result (every ending, whether a
+//! count, a resignation, a timeout, a forfeit or a void game, comes through it) and tells the hall
+//! before the players hear of it; once the run loop sees the game is over, [`GameActor::finish`]
+//! settles the game's points (pushing the new balances through the hall), stores the SGF record
+//! and rates the game. Also the record itself, which a live game's `record` request reads too.
+
+use tengen_protocol::{GameEvent, GameOutcome, UserId};
+use tengen_rules::sgf::{GameInfo, GameRecord};
+use tengen_rules::GameResult;
+
+use super::{Fatal, Flow, GameActor};
+use crate::clock::ClockError;
+use crate::game::wire;
+use crate::hall::HallCmd;
+use crate::ledger;
+use crate::unix_now_ms;
+
+impl GameActor {
+    /// Stop the clock and record `result` (the engine's game ends with it too).
+    pub(super) async fn end_with(&mut self, result: GameResult) -> Result<Flow, Fatal> {
+        if self.game.result().is_none() {
+            self.game.end(result);
+        }
+        self.end(wire::outcome(result, None)).await
+    }
+
+    /// Record the result: every ending (count, resignation, timeout, forfeit, void) comes here, and
+    /// the run loop then calls [`GameActor::finish`].
+    pub(super) async fn end(&mut self, outcome: GameOutcome) -> Result<Flow, Fatal> {
+        let now_ms = self.now_ms();
+        if let Some(clock) = &mut self.clock {
+            // A clock that already finished (a timeout) has nothing to stop.
+            let _: Result<(), ClockError> = clock.stop(now_ms);
+        }
+        self.outcome = Some(outcome.clone());
+        let logged = self.append(GameEvent::Ended { outcome }).await?;
+        // The table is free once the result is stored. The hall hears it before the players do, so
+        // a player who sees the end and proposes the next game at once finds the table free.
+        self.ctx
+            .hall
+            .send(HallCmd::GameEnded {
+                game: self.id,
+                table: self.table,
+            })
+            .await;
+        self.announce(logged);
+        Ok(Flow::Over)
+    }
+
+    /// After the result is recorded: settle the game's points, store the SGF, rate it, and let
+    /// the actor stop. Settling comes before marking the game finished, so a crash in between
+    /// replays the end and settles again, which the ledger makes a no-op the second time.
+    pub(super) async fn finish(&mut self) {
+        let Some(outcome) = self.outcome.clone() else {
+            return;
+        };
+        self.ended.store(true, std::sync::atomic::Ordering::SeqCst);
+        if self.ctx.fault_stop_before_settlement {
+            tracing::warn!(game = %self.id, "fault injection: stopping before settlement");
+            return;
+        }
+        let players = self.players();
+        match self
+            .ctx
+            .ledger
+            .settle_game(self.id, players, ledger::outcome_of(&outcome))
+            .await
+        {
+            Ok(_) => {
+                self.publish_pool();
+                self.push_balances().await;
+            }
+            // The game stays unsettled in the store; the next start settles it.
+            Err(err) => tracing::error!(game = %self.id, %err, "could not settle a game"),
+        }
+        let sgf = self.record_sgf(Some(&outcome));
+        let (game, result) = (self.id, outcome.sgf.clone());
+        let now_ms = unix_now_ms();
+        if let Err(err) = self
+            .ctx
+            .store
+            .call(move |store| store.finish_game(game, &result, &sgf, now_ms))
+            .await
+        {
+            tracing::error!(game = %self.id, %err, "could not store a finished game");
+        }
+        if let Some(result) = self.game.result() {
+            let players = self.players();
+            if let Err(err) = crate::rating::rate_game(&self.ctx.store, game, players, result).await
+            {
+                tracing::error!(game = %self.id, %err, "could not rate a finished game");
+            }
+        }
+    }
+
+    /// After settling: everyone whose points were in escrow hears their new balance on every
+    /// connection, through the hall, whether or not they still follow this game.
+    async fn push_balances(&self) {
+        let accounts: Vec<UserId> = self.tally.accounts().into_iter().collect();
+        if accounts.is_empty() {
+            return;
+        }
+        match self.ctx.ledger.balances(accounts).await {
+            Ok(balances) => self.ctx.hall.send(HallCmd::Balances { balances }).await,
+            // They still see it when they next ask (`balance`, or their bets).
+            Err(err) => tracing::warn!(game = %self.id, %err, "could not read balances to push"),
+        }
+    }
+
+    /// The SGF FF[4] record: players, ranks, date, time settings, result, and accepted undos.
+    pub(super) fn record_sgf(&self, outcome: Option<&GameOutcome>) -> String {
+        let (time_limit, overtime) = wire::sgf_time(&self.settings.clock);
+        let comment = (!self.undo_notes.is_empty()).then(|| self.undo_notes.join("\n"));
+        let info = GameInfo {
+            black: Some(self.black.username.clone()),
+            white: Some(self.white.username.clone()),
+            black_rank: Some(self.black.rank.clone()),
+            white_rank: Some(self.white.rank.clone()),
+            date: Some(sgf_date(self.started_at_ms)),
+            event: Some("Tengen".into()),
+            result: outcome.map(|o| o.sgf.clone()),
+            time_limit,
+            overtime,
+            comment,
+            ..GameInfo::default()
+        };
+        GameRecord::from_game(&self.game, &info).to_sgf()
+    }
+}
+
+/// SGF `DT` (YYYY-MM-DD, UTC) of a Unix time in ms, by the days-to-civil algorithm (H. Hinnant).
+fn sgf_date(unix_ms: u64) -> String {
+    let days = (unix_ms / 86_400_000) as i64 + 719_468;
+    let era = days.div_euclid(146_097);
+    let day_of_era = days.rem_euclid(146_097);
+    let year_of_era =
+        (day_of_era - day_of_era / 1_460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
+    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
+    let month_index = (5 * day_of_year + 2) / 153;
+    let day = day_of_year - (153 * month_index + 2) / 5 + 1;
+    let month = if month_index < 10 {
+        month_index + 3
+    } else {
+        month_index - 9
+    };
+    let year = year_of_era + era * 400 + i64::from(month <= 2);
+    format!("{year:04}-{month:02}-{day:02}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sgf_dates_are_civil_utc_days() {
+        assert_eq!(sgf_date(0), "1970-01-01");
+        // 2000-02-29 12:00 UTC, a leap day in a century leap year.
+        assert_eq!(sgf_date(951_825_600_000), "2000-02-29");
+        // 2026-11-29 00:00 UTC.
+        assert_eq!(sgf_date(1_795_910_400_000), "2026-11-29");
+    }
+}

@@ -1,0 +1,537 @@
+//! One live game as a tokio actor: it owns the `tengen_rules::Game`, the players' [`Clock`], the
+//! scoring phase (dead-stone marking and both players' acceptance), undo requests, the players'
+//! presence, who watches (pushing the list, coalesced), the per-game `seq`, and the broadcast its
+//! subscribers read. Every accepted change becomes
+//! a `GameEvent` that is appended to the store, with the game-time instant it happened (`at_ms`),
+//! *before* it is acknowledged or broadcast; the same events replay the game, clocks included, after
+//! a restart.
+//!
+//! Time: the actor keeps its own "game time", milliseconds on tokio's clock since the actor started
+//! plus the game time at which the stored log ended (0 for a new game). Every deadline (the side to
+//! move running out, the first move of a no-show, a player away too long, the scoring phase) is an
+//! instant of game time; the run loop sleeps until the nearest one with a single `sleep_until`, so a
+//! timeout ends the game the moment it happens, with nobody sending anything. A restarted actor
+//! resumes game time where the log ended, so the time the server was down is charged to no one (nor
+//! is the mover's thinking time between their last recorded event and the crash).
+//!
+//! Every ending goes through [`GameActor::end`] (record the result and tell the hall, before the
+//! players hear of the end) and then [`GameActor::finish`] (settle the points, store the SGF, rate
+//! the game): the one place where "game over" happens.
+//!
+//! This module holds the actor itself: its state, game time, the run loop and the dispatch of
+//! commands, moves, and the one way every change goes into the log and out to subscribers
+//! (`append`, then `announce`; `commit` does both). The rest is split by concern into child
+//! modules, each an `impl GameActor` block over the same private fields, and each says in its own
+//! doc which rules it decides, in the players' terms:
+//! - `restore`: rebuilding a live game from its event log after a restart;
+//! - `deadlines`: the clock, and what happens at a deadline with nobody sending anything
+//!   (timeout, forced pass, no-show, escape), and the players' presence;
+//! - `scoring`: the scoring phase, from two passes to a count or a dispute;
+//! - `undo`: undo requests and taking moves back;
+//! - `ending`: ending a game, settling it, and its SGF record;
+//! - `audience`: subscribers, snapshots, the watchers list, the watchers' chat, coalesced pushes;
+//! - `money`: fortune points, the spectator pool, bets and the players' stakes.
+
+mod audience;
+mod deadlines;
+mod ending;
+mod money;
+mod restore;
+mod scoring;
+mod undo;
+
+use std::sync::atomic::{AtomicBool, AtomicU32};
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use tengen_protocol::{
+    ErrorCode, GameEvent, GameId, GameOutcome, GameSettings, GameSummary, PlayerInfo, ServerMsg,
+    TableId, UserId,
+};
+use tengen_rules::{Color, Game, Move, Phase};
+use tokio::sync::{broadcast, mpsc};
+use tokio::time::Instant;
+
+use super::wire::{self, clocks_to_wire, color_to_wire, point_from_wire, points_to_wire, side_of};
+use super::{
+    GameCmd, GameContext, GameFrame, PlayerMove, Presence, StartGame, Viewers, WatcherList,
+};
+use crate::clock::Clock;
+use crate::config::{GAME_EVENT_QUEUE_LEN, POOL_PUSH_MS, WATCHER_COUNT_PUSH_MS};
+use crate::ledger::pool::Tally;
+use crate::store::StoreError;
+use crate::{unix_now_ms, Refusal};
+use audience::Pacer;
+use scoring::Scoring;
+
+/// One event as the log stores it: the wire event plus the game-time instant it happened, from
+/// which a restart replays the clocks exactly.
+#[derive(Debug, Serialize, Deserialize)]
+struct LoggedEvent {
+    #[serde(flatten)]
+    event: GameEvent,
+    #[serde(default)]
+    at_ms: u64,
+}
+
+/// What a command did: carry on, or the game is over and the actor should wind up.
+#[derive(Debug, PartialEq, Eq)]
+enum Flow {
+    Continue,
+    Over,
+}
+
+/// A failure that ends the actor: the store could not record an event, so the in-memory game may be
+/// ahead of the log. The actor stops without acknowledging; a restart (or, scaled out, the node that
+/// owns the game now) replays the log.
+#[derive(Debug)]
+struct Fatal(String);
+
+impl Fatal {
+    /// The store refused because another node owns the game now: it goes on there.
+    fn moved(&self, game: GameId) -> bool {
+        self.0 == StoreError::NotOwner(game).to_string()
+    }
+}
+
+pub(super) struct GameActor {
+    id: GameId,
+    table: Option<TableId>,
+    black: PlayerInfo,
+    white: PlayerInfo,
+    settings: GameSettings,
+    nigiri_seed: Option<u64>,
+    game: Game,
+    /// The `seq` of the last recorded event.
+    seq: u64,
+    scoring: Option<Scoring>,
+    outcome: Option<GameOutcome>,
+    /// The spectator pool's bets and the players' stakes, as in the book.
+    tally: Tally,
+    frames: broadcast::Sender<GameFrame>,
+    ctx: GameContext,
+    /// Both players' time; `None` for an untimed game.
+    clock: Option<Clock>,
+    /// The tokio instant at which game time was `offset_ms`.
+    epoch: Instant,
+    offset_ms: u64,
+    /// Wall-clock start (Unix ms), for the record's date.
+    started_at_ms: u64,
+    /// A pending undo request, by the player who asked.
+    undo_request: Option<Color>,
+    /// Accepted undos, for the record's comment; at most [`UNDO_NOTES_MAX`](undo::UNDO_NOTES_MAX).
+    undo_notes: Vec<String>,
+    /// When the scoring phase is accepted for both (game time).
+    scoring_deadline_ms: Option<u64>,
+    /// Players' connections, counted by their subscriptions.
+    presence: Arc<Presence>,
+    /// Whether each player has been counted present since this actor started: a player whose
+    /// subscription has not arrived yet at the start of a game is not "away".
+    seen: [bool; 2],
+    /// Since when (game time) each player has been away, announced with `player_left`.
+    away_since_ms: [Option<u64>; 2],
+    /// Who watches, counted by the subscriptions' guards (and any a cluster layer holds).
+    viewers: Arc<Viewers>,
+    /// Set when the game is over, before the actor drops its broadcast: a subscriber that sees the
+    /// broadcast close tells "the game ended" from "the actor stopped here" (scaled out, the game
+    /// then goes on on another node).
+    ended: Arc<AtomicBool>,
+    /// Moves played, for the hall's list of games in play (read without asking the actor).
+    moves_count: Arc<AtomicU32>,
+    /// The watchers as last pushed, so a join undone within the interval pushes nothing.
+    watchers_pushed: WatcherList,
+    /// When the next `watchers` push is due, at most one per [`WATCHER_COUNT_PUSH_MS`].
+    watchers_pacer: Pacer,
+    /// When the next `pool` push is due, at most one per [`POOL_PUSH_MS`].
+    pool_pacer: Pacer,
+}
+
+impl std::fmt::Debug for GameActor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GameActor")
+            .field("id", &self.id)
+            .field("seq", &self.seq)
+            .finish()
+    }
+}
+
+impl GameActor {
+    pub(super) fn new(
+        id: GameId,
+        start: StartGame,
+        game: Game,
+        ctx: GameContext,
+        started_at_ms: u64,
+    ) -> Result<GameActor, Refusal> {
+        let (frames, _) = broadcast::channel(GAME_EVENT_QUEUE_LEN);
+        let clock = match wire::clock_settings(&start.settings.clock)? {
+            Some(settings) => {
+                let mut clock = Clock::new(settings)
+                    .map_err(|err| Refusal::new(ErrorCode::InvalidSettings, err.to_string()))?;
+                // A fresh clock always starts; the first mover's time runs from game time 0.
+                let started = clock.start(0, side_of(game.to_move()));
+                assert!(started.is_ok(), "a new clock starts: {started:?}");
+                Some(clock)
+            }
+            None => None,
+        };
+        let viewers = Arc::new(Viewers::new([start.black.user, start.white.user]));
+        Ok(GameActor {
+            id,
+            table: start.table,
+            black: start.black,
+            white: start.white,
+            settings: start.settings,
+            nigiri_seed: start.nigiri_seed,
+            game,
+            seq: 0,
+            scoring: None,
+            outcome: None,
+            tally: Tally::default(),
+            frames,
+            ctx,
+            clock,
+            epoch: Instant::now(),
+            offset_ms: 0,
+            started_at_ms,
+            undo_request: None,
+            undo_notes: Vec::new(),
+            scoring_deadline_ms: None,
+            presence: Arc::new(Presence::default()),
+            seen: [false, false],
+            away_since_ms: [None, None],
+            viewers,
+            ended: Arc::new(AtomicBool::new(false)),
+            moves_count: Arc::default(),
+            watchers_pushed: WatcherList::default(),
+            watchers_pacer: Pacer::new(WATCHER_COUNT_PUSH_MS),
+            pool_pacer: Pacer::new(POOL_PUSH_MS),
+        })
+    }
+
+    pub(super) fn id(&self) -> GameId {
+        self.id
+    }
+
+    pub(super) fn players(&self) -> [UserId; 2] {
+        [self.black.user, self.white.user]
+    }
+
+    pub(super) fn viewers(&self) -> Arc<Viewers> {
+        Arc::clone(&self.viewers)
+    }
+
+    pub(super) fn moves_count(&self) -> Arc<AtomicU32> {
+        Arc::clone(&self.moves_count)
+    }
+
+    pub(super) fn ended_flag(&self) -> Arc<AtomicBool> {
+        Arc::clone(&self.ended)
+    }
+
+    pub(super) fn summary(&self) -> GameSummary {
+        GameSummary {
+            game: self.id,
+            table: self.table,
+            black: self.black.clone(),
+            white: self.white.clone(),
+            size: self.settings.size,
+            moves_count: self.game.moves().len() as u32,
+            watchers_count: self.viewers.count(),
+        }
+    }
+
+    /// Milliseconds of game time now.
+    fn now_ms(&self) -> u64 {
+        self.offset_ms + self.epoch.elapsed().as_millis() as u64
+    }
+
+    /// The tokio instant of a game-time instant.
+    fn instant_of(&self, at_ms: u64) -> Instant {
+        self.epoch + Duration::from_millis(at_ms.saturating_sub(self.offset_ms))
+    }
+
+    /// Run until the game ends (`true`) or the actor stops with the game still live (`false`: a
+    /// shutdown, or an event the store would not take).
+    pub(super) async fn run(mut self, mut inbox: mpsc::Receiver<GameCmd>) -> bool {
+        let _tasks = self.ctx.tasks.clone();
+        let shutdown = self.ctx.shutdown.clone();
+        let presence = Arc::clone(&self.presence);
+        let viewers = Arc::clone(&self.viewers);
+        // A restored game looks at presence once at the start: nobody is connected yet.
+        let mut first = Some(self.presence_changed().await);
+        loop {
+            let step = match first.take() {
+                Some(step) => step,
+                None => {
+                    let wake = self.next_deadline_ms().map(|at_ms| self.instant_of(at_ms));
+                    let timer = sleep_until_some(wake);
+                    let push_timer = sleep_until_some(self.watchers_pacer.due);
+                    let pool_timer = sleep_until_some(self.pool_pacer.due);
+                    tokio::select! {
+                        _ = shutdown.wait() => return false,
+                        cmd = inbox.recv() => match cmd {
+                            Some(cmd) => self.handle(cmd).await,
+                            None => return false,
+                        },
+                        _ = presence.changed.notified() => self.presence_changed().await,
+                        _ = viewers.changed.notified() => Ok(self.watchers_changed()),
+                        _ = push_timer => Ok(self.push_watchers()),
+                        _ = pool_timer => {
+                            self.publish_pool();
+                            Ok(Flow::Continue)
+                        }
+                        _ = timer => self.on_deadline().await,
+                    }
+                }
+            };
+            match step {
+                Ok(Flow::Continue) => {}
+                Ok(Flow::Over) => {
+                    self.finish().await;
+                    return true;
+                }
+                Err(Fatal(err)) => {
+                    tracing::error!(game = %self.id, %err, "stopping a game: its event could not be stored");
+                    return false;
+                }
+            }
+        }
+    }
+
+    async fn handle(&mut self, cmd: GameCmd) -> Result<Flow, Fatal> {
+        // A deadline that passed while the command waited in the inbox applies first.
+        if self.on_deadline().await? == Flow::Over {
+            cmd.refuse_ended();
+            return Ok(Flow::Over);
+        }
+        match cmd {
+            GameCmd::Move { user, mv, reply } => {
+                let result = self.play(user, mv).await;
+                self.answer(reply, result)
+            }
+            GameCmd::ToggleDead { user, point, reply } => {
+                let result = self.toggle_dead(user, point_from_wire(point)).await;
+                self.answer(reply, result)
+            }
+            GameCmd::AcceptScore { user, dead, reply } => {
+                let seen = dead.map(|points| points.into_iter().map(point_from_wire).collect());
+                let result = self.accept_score(user, seen).await;
+                self.answer(reply, result)
+            }
+            GameCmd::ResumePlay { user, reply } => {
+                let result = self.resume_play(user).await;
+                self.answer(reply, result)
+            }
+            GameCmd::Undo { user, reply } => {
+                let result = self.ask_undo(user).await;
+                self.answer(reply, result)
+            }
+            GameCmd::AnswerUndo {
+                user,
+                accept,
+                reply,
+            } => {
+                let result = self.answer_undo(user, accept).await;
+                self.answer(reply, result)
+            }
+            GameCmd::Record { reply } => {
+                let _ = reply.send(Ok(self.record_sgf(None)));
+                Ok(Flow::Continue)
+            }
+            GameCmd::Subscribe { viewer, reply } => {
+                let _ = reply.send(self.subscribe(viewer));
+                Ok(Flow::Continue)
+            }
+            GameCmd::Summary { reply } => {
+                let _ = reply.send(Ok(self.summary()));
+                Ok(Flow::Continue)
+            }
+            GameCmd::Mirror { reply } => {
+                let _ = reply.send(Ok(self.mirror()));
+                Ok(Flow::Continue)
+            }
+            GameCmd::Kibitz {
+                from,
+                text,
+                at_ms,
+                reply,
+            } => {
+                let _ = reply.send(self.kibitz(from, text, at_ms));
+                Ok(Flow::Continue)
+            }
+            GameCmd::Bet {
+                user,
+                side,
+                amount,
+                reply,
+            } => {
+                let _ = reply.send(self.bet(user, side, amount).await);
+                Ok(Flow::Continue)
+            }
+            GameCmd::Stakes {
+                entries,
+                student,
+                hold,
+                reply,
+            } => {
+                let _ = reply.send(self.stakes(entries, student, hold).await);
+                Ok(Flow::Continue)
+            }
+            GameCmd::StakeRaise {
+                user,
+                amount,
+                reply,
+            } => {
+                let _ = reply.send(self.raise_stake(user, amount).await);
+                Ok(Flow::Continue)
+            }
+            GameCmd::Pool { reply } => {
+                let _ = reply.send(Ok(self.pool_info()));
+                Ok(Flow::Continue)
+            }
+        }
+    }
+
+    /// Send the reply of a command that may have changed the game, and tell the loop what follows.
+    fn answer(
+        &self,
+        reply: super::Reply<()>,
+        result: Result<Result<Flow, Refusal>, Fatal>,
+    ) -> Result<Flow, Fatal> {
+        match result {
+            Ok(Ok(flow)) => {
+                let _ = reply.send(Ok(()));
+                Ok(flow)
+            }
+            Ok(Err(refusal)) => {
+                let _ = reply.send(Err(refusal));
+                Ok(Flow::Continue)
+            }
+            Err(fatal) if fatal.moved(self.id) => {
+                let _ = reply.send(Err(Refusal::new(
+                    ErrorCode::Busy,
+                    "the game is moving to another server node; try again",
+                )));
+                Err(fatal)
+            }
+            Err(fatal) => {
+                let _ = reply.send(Err(Refusal::new(
+                    ErrorCode::Internal,
+                    "the game could not record that; it will resume after a restart",
+                )));
+                Err(fatal)
+            }
+        }
+    }
+
+    fn color_of(&self, user: UserId) -> Result<Color, Refusal> {
+        if user == self.black.user {
+            Ok(Color::Black)
+        } else if user == self.white.user {
+            Ok(Color::White)
+        } else {
+            Err(Refusal::new(
+                ErrorCode::NotYourGame,
+                format!("you are not a player of game {}", self.id),
+            ))
+        }
+    }
+
+    async fn play(&mut self, user: UserId, mv: PlayerMove) -> Result<Result<Flow, Refusal>, Fatal> {
+        let color = match self.color_of(user) {
+            Ok(color) => color,
+            Err(refusal) => return Ok(Err(refusal)),
+        };
+        let engine_move = match mv {
+            PlayerMove::Play(point) => Move::Play(point_from_wire(point)),
+            PlayerMove::Pass => Move::Pass,
+            PlayerMove::Resign => Move::Resign,
+        };
+        if let Err(reason) = self.game.play(color, engine_move) {
+            return Ok(Err(wire::illegal(reason)));
+        }
+        let now_ms = self.now_ms();
+        self.undo_request = None;
+        let event = match engine_move {
+            Move::Play(point) => GameEvent::Played {
+                color: color_to_wire(color),
+                point: wire::point_to_wire(point),
+                captured: points_to_wire(self.game.last_captured().iter().copied()),
+            },
+            Move::Pass => GameEvent::Passed {
+                color: color_to_wire(color),
+                forced: false,
+            },
+            Move::Resign => {
+                let result = self.game.result().expect("resigning ends the game");
+                return self.end_with(result).await.map(Ok);
+            }
+        };
+        self.clock_moved(now_ms);
+        self.commit(event).await?;
+        if self.game.phase() == Phase::Scoring {
+            self.open_scoring().await?;
+        }
+        Ok(Ok(Flow::Continue))
+    }
+
+    /// Store the event with its game-time instant, then publish it with both clocks; the caller
+    /// acknowledges after this returns.
+    async fn commit(&mut self, event: GameEvent) -> Result<(), Fatal> {
+        let logged = self.append(event).await?;
+        self.announce(logged);
+        Ok(())
+    }
+
+    /// Store `event` as the next in the log; it is durable when this returns.
+    async fn append(&mut self, event: GameEvent) -> Result<LoggedEvent, Fatal> {
+        let seq = self.seq + 1;
+        let logged = LoggedEvent {
+            event,
+            at_ms: self.now_ms(),
+        };
+        let text = serde_json::to_string(&logged).map_err(|err| Fatal(err.to_string()))?;
+        let game = self.id;
+        self.ctx
+            .store
+            .call(move |store| store.append_event(game, seq, &text))
+            .await
+            .map_err(|err| Fatal(err.to_string()))?;
+        self.seq = seq;
+        let moves_count = self.game.moves().len() as u32;
+        self.moves_count
+            .store(moves_count, std::sync::atomic::Ordering::Relaxed);
+        Ok(logged)
+    }
+
+    /// Send the last stored event, `logged`, to everyone following the game.
+    fn announce(&mut self, logged: LoggedEvent) {
+        let frame = ServerMsg::GameEvent {
+            game: self.id,
+            seq: self.seq,
+            event: logged.event,
+            clocks: self
+                .clock_view(logged.at_ms)
+                .map(|view| clocks_to_wire(&view)),
+            server_time_ms: Some(unix_now_ms()),
+        }
+        .to_json();
+        // No subscribers is fine: the event is stored and snapshots include it.
+        let _ = self.frames.send(GameFrame {
+            seq: Some(self.seq),
+            text: frame.into(),
+            hidden_from: [None, None],
+        });
+    }
+}
+
+/// Sleep until `wake`, or for ever when there is nothing to wake for (a `select!` branch that never
+/// fires).
+async fn sleep_until_some(wake: Option<Instant>) {
+    match wake {
+        Some(wake) => tokio::time::sleep_until(wake).await,
+        None => std::future::pending().await,
+    }
+}

@@ -1,0 +1,170 @@
+//! Rebuilding a live game after a restart (or, scaled out, on the node that takes it over): the
+//! players and settings from the stored row, the pool from the ledger, then every logged event
+//! replayed in order at the game-time instant it first happened, so the board, the clocks, the
+//! scoring phase, undo requests and who was away come back exactly as they were; a log that already
+//! ends with the result is finished instead. Kept apart from the live paths because it must agree
+//! with all of them, event by event.
+
+use tengen_protocol::{EndReason, GameEvent, GameOutcome, GameSettings, PlayerInfo};
+use tengen_rules::{GameResult, Move, Phase, Point, WinBy};
+use tokio::time::Instant;
+
+use super::scoring::Scoring;
+use super::{Fatal, GameActor, LoggedEvent};
+use crate::game::wire::{self, color_from_wire, point_from_wire};
+use crate::game::{GameContext, StartGame};
+use crate::store::{LiveGameRow, UserRow};
+use crate::BoxError;
+
+impl GameActor {
+    /// Rebuild a live game from its stored row and event log. `Ok(None)` when the log shows the game
+    /// already ended (it is then finished in the store).
+    pub(in crate::game) async fn restore(
+        row: LiveGameRow,
+        ctx: GameContext,
+    ) -> Result<Option<GameActor>, BoxError> {
+        let settings: GameSettings = serde_json::from_str(&row.game.settings_json)?;
+        let (black_id, white_id) = (row.game.black, row.game.white);
+        let users = ctx
+            .store
+            .call(move |store| Ok((store.user_by_id(black_id)?, store.user_by_id(white_id)?)))
+            .await?;
+        let (Some(black), Some(white)) = users else {
+            return Err(format!("game {} has a missing player", row.id).into());
+        };
+        let start = StartGame {
+            table: row.game.table,
+            black: player_info(&black),
+            white: player_info(&white),
+            settings,
+            nigiri_seed: row.game.nigiri_seed,
+        };
+        let game = wire::new_engine_game(&settings)?;
+        let (tally, _) = ctx.ledger.tally(row.id).await?;
+        let mut actor = GameActor::new(row.id, start, game, ctx, row.game.started_at_ms)?;
+        actor.tally = tally;
+        let mut last_at_ms = 0;
+        for (seq, text) in &row.events {
+            let logged: LoggedEvent = serde_json::from_str(text)?;
+            actor.replay(&logged.event, logged.at_ms)?;
+            actor.seq = *seq;
+            last_at_ms = last_at_ms.max(logged.at_ms);
+        }
+        let moves_count = actor.game.moves().len() as u32;
+        actor
+            .moves_count
+            .store(moves_count, std::sync::atomic::Ordering::Relaxed);
+        // Game time goes on from the last recorded instant: the downtime belongs to no one.
+        actor.offset_ms = last_at_ms;
+        actor.epoch = Instant::now();
+        if actor.outcome.is_some() {
+            actor.finish().await;
+            return Ok(None);
+        }
+        // Nobody is connected to a freshly restored game: both count as away (and are announced so,
+        // unless the log already did) until they come back; the grace runs from the restart.
+        actor.seen = [true, true];
+        for since in actor.away_since_ms.iter_mut().flatten() {
+            *since = last_at_ms;
+        }
+        // A crash between the second pass and the scoring proposal leaves scoring unopened.
+        if actor.game.phase() == Phase::Scoring && actor.scoring.is_none() {
+            actor
+                .open_scoring()
+                .await
+                .map_err(|Fatal(err)| -> BoxError { err.into() })?;
+        }
+        Ok(Some(actor))
+    }
+
+    /// Apply one recorded event to the state, as when it first happened at game time `at_ms`.
+    fn replay(&mut self, event: &GameEvent, at_ms: u64) -> Result<(), BoxError> {
+        match event {
+            GameEvent::Played { color, point, .. } => {
+                self.game
+                    .play(color_from_wire(*color), Move::Play(point_from_wire(*point)))?;
+                self.clock_moved(at_ms);
+            }
+            GameEvent::Passed { color, forced } => {
+                if *forced {
+                    if let Some(clock) = &mut self.clock {
+                        clock.check(at_ms);
+                    }
+                } else {
+                    self.clock_moved(at_ms);
+                }
+                self.game.play(color_from_wire(*color), Move::Pass)?;
+                self.undo_request = None;
+            }
+            GameEvent::ScoringStarted { dead } => {
+                self.scoring = Some(Scoring {
+                    dead: dead.iter().map(|p| point_from_wire(*p)).collect(),
+                    accepted: [false, false],
+                });
+                self.enter_scoring(at_ms);
+            }
+            GameEvent::DeadMarked { dead, .. } => {
+                self.scoring = Some(Scoring {
+                    dead: dead.iter().map(|p| point_from_wire(*p)).collect(),
+                    accepted: [false, false],
+                });
+            }
+            GameEvent::ScoreAccepted { color } => {
+                if let Some(scoring) = &mut self.scoring {
+                    scoring.accepted[color_from_wire(*color).index()] = true;
+                }
+            }
+            GameEvent::Ended { outcome } => {
+                let result = self.result_of(outcome);
+                self.game.end(result);
+                self.outcome = Some(outcome.clone());
+            }
+            GameEvent::UndoRequested { color } => self.undo_request = Some(color_from_wire(*color)),
+            GameEvent::UndoDeclined { .. } => self.undo_request = None,
+            GameEvent::UndoAccepted { color, .. } => {
+                self.take_back(color_from_wire(*color), at_ms);
+            }
+            GameEvent::PlayResumed { to_move, .. } => {
+                self.restart_play(color_from_wire(*to_move), at_ms);
+            }
+            // Who was announced away; after a restart their grace starts again from the restart.
+            GameEvent::PlayerLeft { color, .. } => {
+                self.away_since_ms[color_from_wire(*color).index()] = Some(at_ms);
+            }
+            GameEvent::PlayerReturned { color } => {
+                self.away_since_ms[color_from_wire(*color).index()] = None;
+            }
+        }
+        Ok(())
+    }
+
+    /// The engine result a recorded outcome stands for (a count is counted again from the replayed
+    /// marking, which gives the same margin).
+    fn result_of(&self, outcome: &GameOutcome) -> GameResult {
+        let win = |win_by| match outcome.winner {
+            Some(winner) => GameResult::Win {
+                winner: color_from_wire(winner),
+                win_by,
+            },
+            None => GameResult::Void,
+        };
+        match outcome.reason {
+            EndReason::Resignation => win(WinBy::Resign),
+            EndReason::Time => win(WinBy::Time),
+            EndReason::Forfeit => win(WinBy::Forfeit),
+            EndReason::Void => GameResult::Void,
+            EndReason::Score => {
+                let dead: Vec<Point> = self
+                    .scoring
+                    .as_ref()
+                    .map(|s| s.dead.iter().copied().collect())
+                    .unwrap_or_default();
+                self.game.score(&dead).result
+            }
+        }
+    }
+}
+
+fn player_info(user: &UserRow) -> PlayerInfo {
+    crate::auth::player_info(user)
+}

@@ -1,0 +1,124 @@
+//! Undo requests (悔棋): asking to take back one's last move, the opponent's answer, and taking the
+//! moves back, both live and when the log is replayed.
+//!
+//! Rules decided here, in the players' terms:
+//! - Undo (悔棋): a player may ask to take back their last move while play is on; the opponent accepts
+//!   or declines. Accepted, the asker's last move is taken back, with the opponent's reply if one was
+//!   made since, so the asker is to move again; time already used is not given back. Any move or pass
+//!   withdraws a pending request. The log keeps the request and the answer, and the SGF root comment
+//!   lists accepted undos.
+
+use tengen_protocol::{ErrorCode, GameEvent, UserId};
+use tengen_rules::{Color, Phase};
+
+use super::{Fatal, Flow, GameActor};
+use crate::game::wire::{self, color_to_wire, side_of};
+use crate::Refusal;
+
+/// Accepted undos the record's comment lists. A real game has a handful; a pair taking moves back
+/// and forth for ever would otherwise grow the record without bound. Later undos are still in the
+/// event log.
+pub(super) const UNDO_NOTES_MAX: usize = 50;
+
+impl GameActor {
+    /// How many plies an undo by `color` takes back now: their last move, and the opponent's reply
+    /// if one followed it. `None` when `color` has no move to take back.
+    fn undo_plies(&self, color: Color) -> Option<usize> {
+        if self.game.phase() != Phase::Play {
+            return None;
+        }
+        let moves = self.game.moves();
+        match moves {
+            [.., (last, _)] if *last == color => Some(1),
+            [.., (mine, _), _] if *mine == color => Some(2),
+            _ => None,
+        }
+    }
+
+    pub(super) async fn ask_undo(&mut self, user: UserId) -> Result<Result<Flow, Refusal>, Fatal> {
+        let color = match self.color_of(user) {
+            Ok(color) => color,
+            Err(refusal) => return Ok(Err(refusal)),
+        };
+        if self.undo_request.is_some() {
+            return Ok(Err(Refusal::new(
+                ErrorCode::NoUndo,
+                "an undo request is already waiting for an answer",
+            )));
+        }
+        if self.undo_plies(color).is_none() {
+            return Ok(Err(Refusal::new(
+                ErrorCode::NoUndo,
+                "you have no move in play to take back",
+            )));
+        }
+        self.undo_request = Some(color);
+        self.commit(GameEvent::UndoRequested {
+            color: color_to_wire(color),
+        })
+        .await?;
+        Ok(Ok(Flow::Continue))
+    }
+
+    pub(super) async fn answer_undo(
+        &mut self,
+        user: UserId,
+        accept: bool,
+    ) -> Result<Result<Flow, Refusal>, Fatal> {
+        let color = match self.color_of(user) {
+            Ok(color) => color,
+            Err(refusal) => return Ok(Err(refusal)),
+        };
+        let asker = match self.undo_request {
+            Some(asker) if asker == color.opponent() => asker,
+            _ => {
+                return Ok(Err(Refusal::new(
+                    ErrorCode::NoUndo,
+                    "your opponent has not asked to take a move back",
+                )))
+            }
+        };
+        if !accept {
+            self.undo_request = None;
+            self.commit(GameEvent::UndoDeclined {
+                color: color_to_wire(asker),
+            })
+            .await?;
+            return Ok(Ok(Flow::Continue));
+        }
+        let now_ms = self.now_ms();
+        self.take_back(asker, now_ms);
+        self.commit(GameEvent::UndoAccepted {
+            color: color_to_wire(asker),
+            by: color_to_wire(color),
+            moves_count: self.game.moves().len() as u32,
+            to_move: color_to_wire(self.game.to_move()),
+            board: wire::board_rows(self.game.board()),
+        })
+        .await?;
+        Ok(Ok(Flow::Continue))
+    }
+
+    /// Take back `asker`'s last move (and the reply after it) at game time `at_ms`; the clock goes
+    /// to `asker` without giving back time already used.
+    pub(super) fn take_back(&mut self, asker: Color, at_ms: u64) {
+        self.undo_request = None;
+        let Some(plies) = self.undo_plies(asker) else {
+            return;
+        };
+        let number = self.game.moves().len() + 1 - plies;
+        for _ in 0..plies {
+            self.game.undo();
+        }
+        if self.undo_notes.len() < UNDO_NOTES_MAX {
+            self.undo_notes
+                .push(format!("{asker} took back move {number} (undo accepted)"));
+        }
+        if let Some(clock) = &mut self.clock {
+            let paused = clock.pause(at_ms);
+            if paused.is_ok() {
+                let _ = clock.resume(at_ms, side_of(self.game.to_move()));
+            }
+        }
+    }
+}
