@@ -68,6 +68,9 @@ pub type Frame = axum::extract::ws::Utf8Bytes;
 /// Errors that stop the server from starting or running; reported by `main` and tests.
 pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
+/// Where an actor (a game, the hall) answers a command: the result, or why it was refused.
+pub type Reply<T> = tokio::sync::oneshot::Sender<Result<T, Refusal>>;
+
 /// A request refused for an expected reason: a stable [`ErrorCode`] (itself the enum of expected
 /// failures every client switches on) and a sentence for people.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]

@@ -28,10 +28,7 @@ use crate::game::{self, GameCmd, PlayerMove};
 use crate::hall::{Audience, HallCmd, HallEvent};
 use crate::ledger;
 use crate::study::{self, Study};
-use crate::{unix_now_ms, AppState, ConnPermit, Frame, Refusal};
-
-/// Where an actor answers a command that has nothing to return but success or a refusal.
-type Reply = tokio::sync::oneshot::Sender<Result<(), Refusal>>;
+use crate::{unix_now_ms, AppState, ConnPermit, Frame, Refusal, Reply};
 
 /// Tables one connection may watch at once: a person follows a few; the bound caps hall bookkeeping.
 const TABLES_PER_SESSION_MAX: usize = 16;
@@ -987,7 +984,7 @@ impl Session {
     async fn game_ack(
         &self,
         game: GameId,
-        make: impl FnOnce(UserId, Reply) -> GameCmd,
+        make: impl FnOnce(UserId, Reply<()>) -> GameCmd,
     ) -> Result<Answer, Refusal> {
         let user = self.user()?;
         self.game(game)
@@ -1001,7 +998,7 @@ impl Session {
     /// acknowledged once the hall took it.
     async fn hall_ack(
         &self,
-        make: impl FnOnce(UserId, Reply) -> HallCmd,
+        make: impl FnOnce(UserId, Reply<()>) -> HallCmd,
     ) -> Result<Answer, Refusal> {
         let user = self.user()?;
         self.state.hall.ask(|reply| make(user, reply)).await?;

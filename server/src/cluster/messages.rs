@@ -19,7 +19,7 @@ use tokio::sync::oneshot;
 use crate::game::{BetReceipt, GameCmd, PlayerMove, StartGame};
 use crate::hall::{automatch::Seeker, Audience, HallCmd};
 use crate::side::Side;
-use crate::{Frame, Refusal};
+use crate::{Frame, Refusal, Reply};
 
 /// A node's identity for this run of the process: random at start, so a restarted node is a new node
 /// and its predecessor's games are taken over like any dead node's.
@@ -335,8 +335,6 @@ pub type Completer = Box<dyn FnOnce(Result<Response, Refusal>) + Send>;
 
 /// The owner's side of a forwarded request: resolves once the local actor has answered.
 pub type Answer = Pin<Box<dyn Future<Output = Result<Response, Refusal>> + Send>>;
-
-type Reply<T> = oneshot::Sender<Result<T, Refusal>>;
 
 /// A reply that does not have the shape the command expects: the other node runs other code.
 fn mismatch() -> Refusal {

@@ -28,10 +28,8 @@ use crate::config::{FOLLOW_ELSEWHERE_MS, FOLLOW_ELSEWHERE_RETRY_MS};
 use crate::hall::{HallCmd, HallHandle};
 use crate::ledger::Ledger;
 use crate::store::{LiveGameRow, NewGame, StoreHandle};
-use crate::{unix_now_ms, BoxError, Frame, Refusal, Shutdown, TaskGuard};
+use crate::{unix_now_ms, BoxError, Frame, Refusal, Reply, Shutdown, TaskGuard};
 use tengen_protocol::ErrorCode;
-
-type Reply<T> = oneshot::Sender<Result<T, Refusal>>;
 
 /// What a game actor needs from the rest of the server.
 #[derive(Debug, Clone)]

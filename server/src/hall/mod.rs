@@ -40,7 +40,7 @@ use crate::config::{
 use crate::game::{GameContext, Games};
 use crate::ledger::Ledger;
 use crate::store::StoreHandle;
-use crate::{Frame, Refusal, Shutdown, TaskGuard};
+use crate::{Frame, Refusal, Reply, Shutdown, TaskGuard};
 use challenges::Challenge;
 use rooms::Room;
 use table::Table;
@@ -68,8 +68,6 @@ pub struct HallEvent {
     /// state and events without asking.
     pub started_game: Option<GameId>,
 }
-
-type Reply<T> = oneshot::Sender<Result<T, Refusal>>;
 
 /// What a session may ask of the hall.
 #[derive(Debug)]

@@ -397,7 +397,7 @@ impl GameActor {
     /// Send the reply of a command that may have changed the game, and tell the loop what follows.
     fn answer(
         &self,
-        reply: super::Reply<()>,
+        reply: crate::Reply<()>,
         result: Result<Result<Flow, Refusal>, Fatal>,
     ) -> Result<Flow, Fatal> {
         match result {
