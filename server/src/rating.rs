@@ -114,8 +114,8 @@ pub async fn rate_game(
     }
     store
         .call(move |store| {
-            let update = |before: [Glicko; 2]| after_game(before, result).unwrap_or(before);
-            store.rate_game(game, players, &update)
+            let update = move |before: [Glicko; 2]| after_game(before, result).unwrap_or(before);
+            store.rate_game(game, players, std::sync::Arc::new(update))
         })
         .await
         .map(|_| ())

@@ -51,6 +51,10 @@ impl Default for Glicko {
     }
 }
 
+/// How a game's result moves both players' (Black, White) ratings: shared, so a backend may apply
+/// it on its own writer thread.
+pub type RatingUpdate = std::sync::Arc<dyn Fn([Glicko; 2]) -> [Glicko; 2] + Send + Sync>;
+
 /// What is recorded when a game starts.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NewGame {
@@ -187,7 +191,7 @@ pub trait Store: Send + Sync + 'static {
         &self,
         game: GameId,
         players: [UserId; 2],
-        update: &dyn Fn([Glicko; 2]) -> [Glicko; 2],
+        update: RatingUpdate,
     ) -> Result<Option<[Glicko; 2]>, StoreError>;
     /// The games `user` played (live and finished), newest first, at most `limit`.
     fn games_of_user(&self, user: UserId, limit: usize) -> Result<Vec<GameListRow>, StoreError>;
@@ -352,7 +356,7 @@ pub(crate) fn conformance(store: &dyn Store) {
     );
     assert_eq!(store.live_games().unwrap().len(), 1);
     // Rating a game happens once; both players' states are read and written together.
-    let update = |[b, w]: [Glicko; 2]| {
+    let update: RatingUpdate = std::sync::Arc::new(|[b, w]: [Glicko; 2]| {
         [
             Glicko {
                 rating: b.rating + 10.0,
@@ -365,13 +369,13 @@ pub(crate) fn conformance(store: &dyn Store) {
                 ..w
             },
         ]
-    };
+    });
     let rated = store
-        .rate_game(game, [alice, bob], &update)
+        .rate_game(game, [alice, bob], update.clone())
         .unwrap()
         .unwrap();
     assert_eq!((rated[0].rating, rated[1].games), (1510.0, 1));
-    assert_eq!(store.rate_game(game, [alice, bob], &update).unwrap(), None);
+    assert_eq!(store.rate_game(game, [alice, bob], update).unwrap(), None);
     let alice_row = store.user_by_id(alice).unwrap().unwrap();
     assert_eq!((alice_row.rating, alice_row.rated_games), (1510, 1));
     // A player's games, newest first, finished ones with their result.

@@ -2,10 +2,11 @@
 //! an acknowledged event survives a crash or power loss. One connection behind a mutex is enough: every
 //! call already runs on the blocking pool, and SQLite serializes writers anyway.
 //!
-//! The hot writes, game events (every move of every live game) and ledger batches (every bet, stake
-//! and settlement), share one group commit: an fsync costs up to milliseconds, and SQLite has one
-//! writer, so separate commits for moves and bets would queue behind each other on the connection,
-//! each paying its own fsync. Each `append_event` or `apply_batches` call queues its write; the writer
+//! Every write of play and money shares one group commit: game events (every move of every live
+//! game), ledger batches (every bet, stake and settlement), and a game's start, result and rating.
+//! An fsync costs up to milliseconds, and SQLite has one writer, so separate commits would queue
+//! behind each other on the connection, each paying its own fsync (when many games end at once,
+//! their results and ratings held every move up for hundreds of milliseconds). Each `append_event` or `apply_batches` call queues its write; the writer
 //! writes every queued write in one transaction with one fsync, and each caller returns only once its
 //! own write is durable. Within the group, a refused write (a duplicate
 //! event, a batch without the points) fails alone; a failure of the database itself fails the group.
@@ -23,7 +24,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use rusqlite::{params, Connection, ErrorCode as SqliteCode, OptionalExtension};
 use tengen_protocol::{GameId, TableId, UserId};
 
-use super::{GameListRow, Glicko, LiveGameRow, NewGame, Store, StoreError, UserRow};
+use super::{GameListRow, Glicko, LiveGameRow, NewGame, RatingUpdate, Store, StoreError, UserRow};
 use crate::config::{
     STORE_CHECKPOINT_INTERVAL_MS, STORE_GROUP_COMMIT_WRITES_MAX, STORE_WRITE_QUEUE_LEN,
 };
@@ -165,7 +166,6 @@ fn checkpoint_loop(conn: &Connection, stopped: &Receiver<()>) {
 type QueuedWrite = (PendingWrite, SyncSender<WriteOutcome>);
 
 /// A write waiting for the next group commit.
-#[derive(Debug)]
 enum PendingWrite {
     /// One game event (`append_event`).
     Event {
@@ -175,21 +175,43 @@ enum PendingWrite {
     },
     /// Independent ledger batches (`apply_batches`), each all-or-nothing on its own.
     Batches(Vec<Batch>),
+    /// A new game's row (`create_game`).
+    NewGame(NewGame),
+    /// A game's result and record (`finish_game`).
+    Finish {
+        game: GameId,
+        result: String,
+        sgf: String,
+        now_ms: u64,
+    },
+    /// A finished game's ratings (`rate_game`), read, updated and written inside the group.
+    Rate {
+        game: GameId,
+        players: [UserId; 2],
+        update: RatingUpdate,
+    },
 }
 
 /// What a committed (or failed) write did, kept until its caller collects it.
 #[derive(Debug)]
 enum WriteOutcome {
-    Event(Result<(), StoreError>),
+    /// An event stored, or a game finished.
+    Done(Result<(), StoreError>),
     Batches(Result<Vec<Result<Applied, StoreError>>, StoreError>),
+    NewGame(Result<GameId, StoreError>),
+    Rated(Result<Option<[Glicko; 2]>, StoreError>),
 }
 
 impl PendingWrite {
     /// The outcome of this write when its whole group failed.
     fn failed(&self, err: StoreError) -> WriteOutcome {
         match self {
-            PendingWrite::Event { .. } => WriteOutcome::Event(Err(err)),
+            PendingWrite::Event { .. } | PendingWrite::Finish { .. } => {
+                WriteOutcome::Done(Err(err))
+            }
             PendingWrite::Batches(_) => WriteOutcome::Batches(Err(err)),
+            PendingWrite::NewGame(_) => WriteOutcome::NewGame(Err(err)),
+            PendingWrite::Rate { .. } => WriteOutcome::Rated(Err(err)),
         }
     }
 }
@@ -330,15 +352,50 @@ fn write_group(
                 seq,
                 event_json,
             } => match insert_event(&tx, *game, *seq, event_json) {
-                Ok(()) => WriteOutcome::Event(Ok(())),
+                Ok(()) => WriteOutcome::Done(Ok(())),
                 Err(err) if is_constraint(&err) => {
-                    WriteOutcome::Event(Err(StoreError::DuplicateEvent {
+                    WriteOutcome::Done(Err(StoreError::DuplicateEvent {
                         game: *game,
                         seq: *seq,
                     }))
                 }
                 Err(err) => return Err(backend(err)),
             },
+            PendingWrite::NewGame(game) => match insert_game(&tx, game) {
+                Ok(id) => WriteOutcome::NewGame(Ok(id)),
+                // A player who does not exist: this game alone is refused.
+                Err(err) if is_constraint(&err) => WriteOutcome::NewGame(Err(backend(err))),
+                Err(err) => return Err(backend(err)),
+            },
+            PendingWrite::Finish {
+                game,
+                result,
+                sgf,
+                now_ms,
+            } => {
+                let updated = tx
+                    .prepare_cached(
+                        "UPDATE games SET result = ?2, sgf = ?3, ended_at_ms = ?4 WHERE id = ?1",
+                    )
+                    .and_then(|mut stmt| {
+                        stmt.execute(params![game.0 as i64, result, sgf, *now_ms as i64])
+                    })
+                    .map_err(backend)?;
+                WriteOutcome::Done(match updated {
+                    0 => Err(StoreError::NoSuchGame(*game)),
+                    _ => Ok(()),
+                })
+            }
+            PendingWrite::Rate {
+                game,
+                players,
+                update,
+            } => {
+                let savepoint = tx.savepoint().map_err(backend)?;
+                let rated = rate_in(&savepoint, *game, *players, &**update).map_err(backend)?;
+                savepoint.commit().map_err(backend)?;
+                WriteOutcome::Rated(Ok(rated))
+            }
             PendingWrite::Batches(batches) => {
                 let mut results = Vec::with_capacity(batches.len());
                 for batch in batches {
@@ -361,6 +418,61 @@ fn write_group(
     }
     tx.commit().map_err(backend)?;
     Ok(outcomes)
+}
+
+fn insert_game(conn: &Connection, game: &NewGame) -> rusqlite::Result<GameId> {
+    conn.prepare_cached(
+        "INSERT INTO games (black, white, table_id, settings, nigiri_seed, started_at_ms)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+    )?
+    .execute(params![
+        game.black.0 as i64,
+        game.white.0 as i64,
+        game.table.map(|t| t.0 as i64),
+        game.settings_json,
+        game.nigiri_seed.map(|s| s as i64),
+        game.started_at_ms as i64
+    ])?;
+    Ok(GameId(conn.last_insert_rowid() as u64))
+}
+
+/// Rate `game` once: `None` when it was rated before. The caller's savepoint makes it one unit.
+fn rate_in(
+    conn: &Connection,
+    game: GameId,
+    players: [UserId; 2],
+    update: &dyn Fn([Glicko; 2]) -> [Glicko; 2],
+) -> rusqlite::Result<Option<[Glicko; 2]>> {
+    match conn.execute(
+        "INSERT INTO rated_games (game_id) VALUES (?1)",
+        params![game.0 as i64],
+    ) {
+        Ok(_) => {}
+        Err(err) if is_constraint(&err) => return Ok(None),
+        Err(err) => return Err(err),
+    }
+    let before = [glicko_of(conn, players[0])?, glicko_of(conn, players[1])?];
+    let after = update(before);
+    for (user, glicko) in players.iter().zip(after.iter()) {
+        conn.execute(
+            "INSERT INTO ratings (user_id, rating, deviation, volatility, games)
+             VALUES (?1, ?2, ?3, ?4, ?5)
+             ON CONFLICT (user_id) DO UPDATE SET rating = ?2, deviation = ?3,
+                 volatility = ?4, games = ?5",
+            params![
+                user.0 as i64,
+                glicko.rating,
+                glicko.deviation,
+                glicko.volatility,
+                glicko.games as i64
+            ],
+        )?;
+        conn.execute(
+            "UPDATE users SET rating = ?2 WHERE id = ?1",
+            params![user.0 as i64, glicko.rating.round() as i64],
+        )?;
+    }
+    Ok(Some(after))
 }
 
 fn insert_event(
@@ -732,21 +844,10 @@ impl Store for SqliteStore {
     }
 
     fn create_game(&self, game: &NewGame) -> Result<GameId, StoreError> {
-        let conn = self.conn();
-        conn.execute(
-            "INSERT INTO games (black, white, table_id, settings, nigiri_seed, started_at_ms)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-            params![
-                game.black.0 as i64,
-                game.white.0 as i64,
-                game.table.map(|t| t.0 as i64),
-                game.settings_json,
-                game.nigiri_seed.map(|s| s as i64),
-                game.started_at_ms as i64
-            ],
-        )
-        .map_err(backend)?;
-        Ok(GameId(conn.last_insert_rowid() as u64))
+        match self.submit(PendingWrite::NewGame(game.clone())) {
+            WriteOutcome::NewGame(outcome) => outcome,
+            other => unreachable!("a new game's ticket holds its id: {other:?}"),
+        }
     }
 
     fn append_event(&self, game: GameId, seq: u64, event_json: &str) -> Result<(), StoreError> {
@@ -756,8 +857,8 @@ impl Store for SqliteStore {
             event_json: event_json.to_string(),
         };
         match self.submit(write) {
-            WriteOutcome::Event(outcome) => outcome,
-            WriteOutcome::Batches(_) => unreachable!("an event's ticket holds an event's outcome"),
+            WriteOutcome::Done(outcome) => outcome,
+            other => unreachable!("an event's ticket holds an event's outcome: {other:?}"),
         }
     }
 
@@ -772,17 +873,16 @@ impl Store for SqliteStore {
         sgf: &str,
         now_ms: u64,
     ) -> Result<(), StoreError> {
-        let updated = self
-            .conn()
-            .execute(
-                "UPDATE games SET result = ?2, sgf = ?3, ended_at_ms = ?4 WHERE id = ?1",
-                params![game.0 as i64, result, sgf, now_ms as i64],
-            )
-            .map_err(backend)?;
-        if updated == 0 {
-            return Err(StoreError::NoSuchGame(game));
+        let write = PendingWrite::Finish {
+            game,
+            result: result.to_string(),
+            sgf: sgf.to_string(),
+            now_ms,
+        };
+        match self.submit(write) {
+            WriteOutcome::Done(outcome) => outcome,
+            other => unreachable!("a result's ticket holds its outcome: {other:?}"),
         }
-        Ok(())
     }
 
     fn game_sgf(&self, game: GameId) -> Result<Option<String>, StoreError> {
@@ -806,46 +906,17 @@ impl Store for SqliteStore {
         &self,
         game: GameId,
         players: [UserId; 2],
-        update: &dyn Fn([Glicko; 2]) -> [Glicko; 2],
+        update: RatingUpdate,
     ) -> Result<Option<[Glicko; 2]>, StoreError> {
-        let mut conn = self.conn();
-        let tx = conn.transaction().map_err(backend)?;
-        match tx.execute(
-            "INSERT INTO rated_games (game_id) VALUES (?1)",
-            params![game.0 as i64],
-        ) {
-            Ok(_) => {}
-            Err(err) if is_constraint(&err) => return Ok(None),
-            Err(err) => return Err(backend(err)),
+        let write = PendingWrite::Rate {
+            game,
+            players,
+            update,
+        };
+        match self.submit(write) {
+            WriteOutcome::Rated(outcome) => outcome,
+            other => unreachable!("a rating's ticket holds its outcome: {other:?}"),
         }
-        let before = [
-            glicko_of(&tx, players[0]).map_err(backend)?,
-            glicko_of(&tx, players[1]).map_err(backend)?,
-        ];
-        let after = update(before);
-        for (user, glicko) in players.iter().zip(after.iter()) {
-            tx.execute(
-                "INSERT INTO ratings (user_id, rating, deviation, volatility, games)
-                 VALUES (?1, ?2, ?3, ?4, ?5)
-                 ON CONFLICT (user_id) DO UPDATE SET rating = ?2, deviation = ?3,
-                     volatility = ?4, games = ?5",
-                params![
-                    user.0 as i64,
-                    glicko.rating,
-                    glicko.deviation,
-                    glicko.volatility,
-                    glicko.games as i64
-                ],
-            )
-            .map_err(backend)?;
-            tx.execute(
-                "UPDATE users SET rating = ?2 WHERE id = ?1",
-                params![user.0 as i64, glicko.rating.round() as i64],
-            )
-            .map_err(backend)?;
-        }
-        tx.commit().map_err(backend)?;
-        Ok(Some(after))
     }
 
     fn games_of_user(&self, user: UserId, limit: usize) -> Result<Vec<GameListRow>, StoreError> {
@@ -887,7 +958,7 @@ impl Store for SqliteStore {
         }
         match self.submit(PendingWrite::Batches(batches.to_vec())) {
             WriteOutcome::Batches(outcome) => outcome,
-            WriteOutcome::Event(_) => unreachable!("a batch's ticket holds a batch's outcome"),
+            other => unreachable!("a batch's ticket holds a batch's outcome: {other:?}"),
         }
     }
 
@@ -1110,7 +1181,7 @@ mod tests {
             event(3, "third"),
         ];
         let outcomes = commit_group(&mut store.conn(), &group);
-        assert!(matches!(outcomes[0], WriteOutcome::Event(Ok(()))));
+        assert!(matches!(outcomes[0], WriteOutcome::Done(Ok(()))));
         match &outcomes[1] {
             WriteOutcome::Batches(Ok(results)) => {
                 assert_eq!(results[0], Ok(Applied::Applied));
@@ -1125,9 +1196,9 @@ mod tests {
         }
         assert!(matches!(
             outcomes[2],
-            WriteOutcome::Event(Err(StoreError::DuplicateEvent { seq: 1, .. }))
+            WriteOutcome::Done(Err(StoreError::DuplicateEvent { seq: 1, .. }))
         ));
-        assert!(matches!(outcomes[3], WriteOutcome::Event(Ok(()))));
+        assert!(matches!(outcomes[3], WriteOutcome::Done(Ok(()))));
         let events: Vec<String> = store
             .game_events(game)
             .unwrap()
@@ -1137,6 +1208,64 @@ mod tests {
         assert_eq!(events, ["first", "second", "third"]);
         assert_eq!(store.balance(Account::User(black)).unwrap(), 10);
         assert_eq!(store.balance(Account::User(white)).unwrap(), 0);
+    }
+
+    #[test]
+    fn games_start_end_and_are_rated_in_the_group_and_refusals_fail_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SqliteStore::open(dir.path()).unwrap();
+        let black = store.create_user("black", "h", 1).unwrap();
+        let white = store.create_user("white", "h", 1).unwrap();
+        let game = store.create_game(&untimed_game(black, white)).unwrap();
+        let plus_ten: RatingUpdate = Arc::new(|[b, w]: [Glicko; 2]| {
+            [
+                Glicko {
+                    rating: b.rating + 10.0,
+                    ..b
+                },
+                w,
+            ]
+        });
+        let rate = |game| PendingWrite::Rate {
+            game,
+            players: [black, white],
+            update: Arc::clone(&plus_ten),
+        };
+        let finish = |game| PendingWrite::Finish {
+            game,
+            result: "B+R".into(),
+            sgf: "(;RE[B+R])".into(),
+            now_ms: 2,
+        };
+        // Two games end and are rated, one of them twice; a game of a player who does not exist,
+        // the end of a game that does not exist, and a new game, all in one commit.
+        let group = [
+            finish(game),
+            rate(game),
+            rate(game),
+            PendingWrite::NewGame(untimed_game(black, UserId(999))),
+            finish(GameId(999)),
+            PendingWrite::NewGame(untimed_game(white, black)),
+        ];
+        let outcomes = commit_group(&mut store.conn(), &group);
+        assert!(matches!(outcomes[0], WriteOutcome::Done(Ok(()))));
+        match &outcomes[1] {
+            WriteOutcome::Rated(Ok(Some([b, _]))) => assert_eq!(b.rating, 1510.0),
+            other => panic!("the first rating: {other:?}"),
+        }
+        assert!(matches!(outcomes[2], WriteOutcome::Rated(Ok(None))));
+        assert!(matches!(outcomes[3], WriteOutcome::NewGame(Err(_))));
+        assert!(matches!(
+            outcomes[4],
+            WriteOutcome::Done(Err(StoreError::NoSuchGame(GameId(999))))
+        ));
+        let WriteOutcome::NewGame(Ok(next)) = outcomes[5] else {
+            panic!("the new game: {:?}", outcomes[5]);
+        };
+        assert_eq!(next, GameId(game.0 + 1), "the refused game used no id");
+        assert_eq!(store.game_sgf(game).unwrap().as_deref(), Some("(;RE[B+R])"));
+        assert_eq!(store.user_by_id(black).unwrap().unwrap().rating, 1510);
+        assert_eq!(store.user_by_id(white).unwrap().unwrap().rating, 1500);
     }
 
     #[test]

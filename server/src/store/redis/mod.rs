@@ -33,7 +33,9 @@ use self::records::{
     corrupt, events_in_order, glicko_from_text, glicko_text, live_game_row, new_game_from_fields,
     parse_number, user_from_fields,
 };
-use super::{Fences, GameListRow, Glicko, LiveGameRow, NewGame, Store, StoreError, UserRow};
+use super::{
+    Fences, GameListRow, Glicko, LiveGameRow, NewGame, RatingUpdate, Store, StoreError, UserRow,
+};
 use crate::ledger::book::{Account, AccountBalance, Applied, Batch, SettlementRecord, Transfer};
 use crate::BoxError;
 
@@ -580,11 +582,11 @@ impl Store for RedisStore {
         &self,
         game: GameId,
         players: [UserId; 2],
-        update: &dyn Fn([Glicko; 2]) -> [Glicko; 2],
+        update: RatingUpdate,
     ) -> Result<Option<[Glicko; 2]>, StoreError> {
         self.write(|conn| {
             for _ in 0..RATE_ATTEMPTS_MAX {
-                let attempt = try_rate_game(conn, game, players, update);
+                let attempt = try_rate_game(conn, game, players, &*update);
                 if attempt.is_err() {
                     // Leave no WATCH behind on a connection that goes back to the pool.
                     let _ = ::redis::cmd("UNWATCH").exec(conn);
