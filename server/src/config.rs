@@ -140,6 +140,11 @@ pub const POOL_PUSH_MS: u64 = 1_000;
 /// queue makes the next caller wait for room.
 pub const STORE_WRITE_QUEUE_LEN: usize = LIVE_GAMES_MAX + 64;
 
+/// Read-only SQLite connections beside the writer's. In WAL mode each reads the last commit while the
+/// writer makes the next, so a read never waits out a group's fsync; a few are enough because a read
+/// takes microseconds (they only queue when many games end at once and each reads its book).
+pub const STORE_READERS: usize = 4;
+
 /// Writes committed together at most: one transaction, one fsync. A group of this many moves and bets
 /// is a few milliseconds of SQLite work, short enough that the writes queued behind it wait little.
 pub const STORE_GROUP_COMMIT_WRITES_MAX: usize = 1_024;

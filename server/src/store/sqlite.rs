@@ -1,6 +1,8 @@
 //! The embedded [`Store`] backend: one SQLite file in the data directory, in WAL mode with full fsync so
-//! an acknowledged event survives a crash or power loss. One connection behind a mutex is enough: every
-//! call already runs on the blocking pool, and SQLite serializes writers anyway.
+//! an acknowledged event survives a crash or power loss. One connection writes (SQLite serializes
+//! writers anyway); reads go to a few read-only connections beside it, which WAL lets read the last
+//! commit while the writer makes the next, so no read waits out an fsync and no write waits for a
+//! queue of reads. Every call already runs on the blocking pool.
 //!
 //! Every write of play and money shares one group commit: game events (every move of every live
 //! game), ledger batches (every bet, stake and settlement), and a game's start, result and rating.
@@ -18,15 +20,17 @@
 //! which cost a move tens of milliseconds on a busy machine.)
 
 use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, TryLockError};
 
 use rusqlite::{params, Connection, ErrorCode as SqliteCode, OptionalExtension};
 use tengen_protocol::{GameId, TableId, UserId};
 
 use super::{GameListRow, Glicko, LiveGameRow, NewGame, RatingUpdate, Store, StoreError, UserRow};
 use crate::config::{
-    STORE_CHECKPOINT_INTERVAL_MS, STORE_GROUP_COMMIT_WRITES_MAX, STORE_WRITE_QUEUE_LEN,
+    STORE_CHECKPOINT_INTERVAL_MS, STORE_GROUP_COMMIT_WRITES_MAX, STORE_READERS,
+    STORE_WRITE_QUEUE_LEN,
 };
 use crate::ledger::book::{
     Account, AccountBalance, Applied, Batch, SettlementPart, SettlementRecord, Transfer,
@@ -108,10 +112,13 @@ CREATE TABLE IF NOT EXISTS ledger_settlements (
 ) WITHOUT ROWID;
 ";
 
-/// SQLite behind a mutex, and the group-commit writer thread with its queue.
+/// SQLite: the writer's connection, the group-commit writer thread with its queue, and the readers.
 #[derive(Debug)]
 pub struct SqliteStore {
+    /// The connection that writes: the writer thread's, and the few writes outside the group
+    /// (accounts and sessions).
     conn: Arc<Mutex<Connection>>,
+    readers: Readers,
     /// The writer's queue; `None` only while the store is being dropped.
     writer: Option<SyncSender<QueuedWrite>>,
     writer_thread: Option<std::thread::JoinHandle<()>>,
@@ -247,6 +254,7 @@ impl SqliteStore {
             .map_err(backend)?;
         conn.execute_batch(SCHEMA).map_err(backend)?;
         let checkpointer = Checkpointer::start(&data_dir.join(DB_FILE))?;
+        let readers = Readers::open(&data_dir.join(DB_FILE))?;
         let conn = Arc::new(Mutex::new(conn));
         let (writer, queue) = sync_channel(STORE_WRITE_QUEUE_LEN);
         let writer_conn = Arc::clone(&conn);
@@ -256,6 +264,7 @@ impl SqliteStore {
             .map_err(|err| StoreError::Backend(format!("cannot start the writer: {err}")))?;
         Ok(SqliteStore {
             conn,
+            readers,
             writer: Some(writer),
             writer_thread: Some(writer_thread),
             checkpointer: Some(checkpointer),
@@ -264,6 +273,11 @@ impl SqliteStore {
 
     fn conn(&self) -> MutexGuard<'_, Connection> {
         lock(&self.conn)
+    }
+
+    /// A connection for reading.
+    fn reader(&self) -> MutexGuard<'_, Connection> {
+        self.readers.get()
     }
 
     /// Queue `write` for the writer's next group commit and wait until it is durable (or refused).
@@ -291,6 +305,43 @@ impl Drop for SqliteStore {
         if let Some(checkpointer) = self.checkpointer.take() {
             checkpointer.stop();
         }
+    }
+}
+
+/// The read-only connections: a free one when there is one, else the next in turn.
+#[derive(Debug)]
+struct Readers {
+    conns: Vec<Mutex<Connection>>,
+    next: AtomicUsize,
+}
+
+impl Readers {
+    fn open(path: &Path) -> Result<Readers, StoreError> {
+        let conns = (0..STORE_READERS)
+            .map(|_| {
+                let conn = Connection::open(path).map_err(backend)?;
+                // A read-only connection cannot write by mistake, outside the group commit.
+                conn.pragma_update(None, "query_only", "ON")
+                    .map_err(backend)?;
+                Ok(Mutex::new(conn))
+            })
+            .collect::<Result<Vec<_>, StoreError>>()?;
+        Ok(Readers {
+            conns,
+            next: AtomicUsize::new(0),
+        })
+    }
+
+    fn get(&self) -> MutexGuard<'_, Connection> {
+        for conn in &self.conns {
+            match conn.try_lock() {
+                Ok(free) => return free,
+                Err(TryLockError::Poisoned(poison)) => return poison.into_inner(),
+                Err(TryLockError::WouldBlock) => {}
+            }
+        }
+        let turn = self.next.fetch_add(1, Ordering::Relaxed) % self.conns.len();
+        lock(&self.conns[turn])
     }
 }
 
@@ -767,7 +818,7 @@ impl Store for SqliteStore {
     }
 
     fn user_by_name(&self, username: &str) -> Result<Option<UserRow>, StoreError> {
-        self.conn()
+        self.reader()
             .query_row(
                 &format!("{USER_COLUMNS} WHERE u.username_key = ?1"),
                 params![username.to_ascii_lowercase()],
@@ -778,7 +829,7 @@ impl Store for SqliteStore {
     }
 
     fn user_by_id(&self, id: UserId) -> Result<Option<UserRow>, StoreError> {
-        self.conn()
+        self.reader()
             .query_row(
                 &format!("{USER_COLUMNS} WHERE u.id = ?1"),
                 params![id.0 as i64],
@@ -808,7 +859,7 @@ impl Store for SqliteStore {
         token_digest: &str,
         now_ms: u64,
     ) -> Result<Option<(UserId, u64)>, StoreError> {
-        self.conn()
+        self.reader()
             .query_row(
                 "SELECT user_id, expires_at_ms FROM sessions
                  WHERE token_digest = ?1 AND expires_at_ms > ?2",
@@ -863,7 +914,7 @@ impl Store for SqliteStore {
     }
 
     fn game_events(&self, game: GameId) -> Result<Vec<(u64, String)>, StoreError> {
-        events_of(&self.conn(), game)
+        events_of(&self.reader(), game)
     }
 
     fn finish_game(
@@ -887,7 +938,7 @@ impl Store for SqliteStore {
 
     fn game_sgf(&self, game: GameId) -> Result<Option<String>, StoreError> {
         let sgf: Option<Option<String>> = self
-            .conn()
+            .reader()
             .query_row(
                 "SELECT sgf FROM games WHERE id = ?1",
                 params![game.0 as i64],
@@ -899,7 +950,7 @@ impl Store for SqliteStore {
     }
 
     fn live_games(&self) -> Result<Vec<LiveGameRow>, StoreError> {
-        games_with_events(&self.conn(), "ended_at_ms IS NULL")
+        games_with_events(&self.reader(), "ended_at_ms IS NULL")
     }
 
     fn rate_game(
@@ -920,7 +971,7 @@ impl Store for SqliteStore {
     }
 
     fn games_of_user(&self, user: UserId, limit: usize) -> Result<Vec<GameListRow>, StoreError> {
-        let conn = self.conn();
+        let conn = self.reader();
         let mut stmt = conn
             .prepare(
                 "SELECT g.id, b.username, w.username, g.settings, g.result, g.started_at_ms
@@ -964,7 +1015,7 @@ impl Store for SqliteStore {
 
     fn balance(&self, account: Account) -> Result<i64, StoreError> {
         let balance: Option<i64> = self
-            .conn()
+            .reader()
             .query_row(
                 "SELECT balance FROM ledger_accounts WHERE account = ?1",
                 params![account.key()],
@@ -976,7 +1027,7 @@ impl Store for SqliteStore {
     }
 
     fn game_transfers(&self, game: GameId) -> Result<Vec<Transfer>, StoreError> {
-        let conn = self.conn();
+        let conn = self.reader();
         let mut stmt = conn
             .prepare_cached(&format!(
                 "SELECT {TRANSFER_COLUMNS} FROM ledger_transfers WHERE game_id = ?1 ORDER BY seq"
@@ -993,7 +1044,7 @@ impl Store for SqliteStore {
         account: Account,
         limit: usize,
     ) -> Result<Vec<Transfer>, StoreError> {
-        let conn = self.conn();
+        let conn = self.reader();
         let mut stmt = conn
             .prepare_cached(&format!(
                 "SELECT {TRANSFER_COLUMNS} FROM ledger_transfers
@@ -1010,7 +1061,7 @@ impl Store for SqliteStore {
     }
 
     fn settlements(&self, game: GameId) -> Result<Vec<SettlementRecord>, StoreError> {
-        let conn = self.conn();
+        let conn = self.reader();
         let mut stmt = conn
             .prepare_cached(
                 "SELECT part, tax_bp, summary, at_ms FROM ledger_settlements
@@ -1033,7 +1084,7 @@ impl Store for SqliteStore {
     }
 
     fn account_balances(&self) -> Result<Vec<AccountBalance>, StoreError> {
-        let conn = self.conn();
+        let conn = self.reader();
         let mut stmt = conn
             .prepare("SELECT account, balance FROM ledger_accounts ORDER BY account")
             .map_err(backend)?;
@@ -1051,7 +1102,7 @@ impl Store for SqliteStore {
 
     fn granted_total(&self) -> Result<u64, StoreError> {
         let total: i64 = self
-            .conn()
+            .reader()
             .query_row(
                 "SELECT COALESCE(SUM(amount), 0) FROM ledger_transfers WHERE kind = 'grant'",
                 [],
@@ -1062,7 +1113,7 @@ impl Store for SqliteStore {
     }
 
     fn settled_games(&self) -> Result<Vec<GameId>, StoreError> {
-        let conn = self.conn();
+        let conn = self.reader();
         let mut stmt = conn
             .prepare("SELECT DISTINCT game_id FROM ledger_settlements ORDER BY game_id")
             .map_err(backend)?;
@@ -1074,7 +1125,7 @@ impl Store for SqliteStore {
 
     fn unsettled_finished_games(&self) -> Result<Vec<LiveGameRow>, StoreError> {
         games_with_events(
-            &self.conn(),
+            &self.reader(),
             "ended_at_ms IS NOT NULL AND id NOT IN (SELECT game_id FROM ledger_settlements)",
         )
     }
