@@ -25,7 +25,7 @@ use crate::config::{
     WAGER_RECORDS_MAX, WRITE_TIMEOUT_MS,
 };
 use crate::game::{self, GameCmd, PlayerMove};
-use crate::hall::{Audience, HallCmd, HallEvent};
+use crate::hall::{Audience, HallCmd, HallEvent, UserEvents};
 use crate::ledger;
 use crate::study::{self, Study};
 use crate::{unix_now_ms, AppState, ConnPermit, Frame, Refusal, Reply};
@@ -102,6 +102,9 @@ struct Session {
     in_hall: bool,
     /// A subscription to the hall's lists made by `enter_hall`, for the socket loop to take up.
     lobby: Option<broadcast::Receiver<HallEvent>>,
+    /// The pushes addressed to this user alone, subscribed at login and handed to the serve loop
+    /// as `lobby` is.
+    user_events: Option<UserEvents>,
     room: Option<RoomId>,
     /// Tables this connection joined as a watcher; bounded by [`TABLES_PER_SESSION_MAX`].
     tables: BTreeSet<TableId>,
@@ -168,6 +171,7 @@ pub(crate) async fn run(state: Arc<AppState>, socket: WebSocket, permit: ConnPer
         token: None,
         in_hall: false,
         lobby: None,
+        user_events: None,
         room: None,
         tables: BTreeSet::new(),
         games: HashMap::new(),
@@ -192,6 +196,8 @@ impl Session {
         let mut hall_rx = self.state.hall.subscribe();
         // The hall's lists, only while this connection is in the hall (see `lobby`).
         let mut lobby_rx: Option<broadcast::Receiver<HallEvent>> = None;
+        // This user's own pushes, while logged in (see `user_events`).
+        let mut user_rx: Option<UserEvents> = None;
         let shutdown = self.state.shutdown.clone();
         let ping_every = Duration::from_millis(PING_INTERVAL_MS);
         let mut pings = tokio::time::interval_at(Instant::now() + ping_every, ping_every);
@@ -219,6 +225,7 @@ impl Session {
                 }
                 event = hall_rx.recv() => self.on_hall_event(event).await,
                 event = next_lobby_event(&mut lobby_rx) => self.on_hall_event(event).await,
+                event = next_user_event(&mut user_rx) => self.on_hall_event(event).await,
                 Some(frame) = out_rx.recv() => {
                     self.pushes.push(frame);
                     // Take what else is ready, so a busy game costs one flush, not one per frame.
@@ -237,6 +244,12 @@ impl Session {
             }
             if !self.in_hall {
                 lobby_rx = None;
+            }
+            if let Some(user_events) = self.user_events.take() {
+                user_rx = Some(user_events);
+            }
+            if self.player.is_none() {
+                user_rx = None;
             }
             if !self.write_pushes(&mut sink).await {
                 return;
@@ -788,6 +801,8 @@ impl Session {
             .open_account(session.player.user)
             .await
             .map_err(internal)?;
+        // Subscribed before the hall hears of this user, so no push to them falls in between.
+        self.user_events = Some(self.state.hall.subscribe_user(session.player.user));
         self.state
             .hall
             .send_or_busy(HallCmd::Online {
@@ -1107,6 +1122,16 @@ impl Session {
                 self.pushes.push(frame);
             }
         }
+    }
+}
+
+/// The next push to this user alone, or never while the connection is not logged in.
+async fn next_user_event(
+    user: &mut Option<UserEvents>,
+) -> Result<HallEvent, broadcast::error::RecvError> {
+    match user {
+        Some(user) => user.recv().await,
+        None => std::future::pending().await,
     }
 }
 

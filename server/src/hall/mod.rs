@@ -25,6 +25,7 @@ mod tables;
 pub use live::first_takes_black;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use tengen_protocol::{
@@ -35,7 +36,7 @@ use tokio::sync::{broadcast, mpsc, oneshot};
 
 use crate::config::{
     Config, HALL_EVENT_QUEUE_LEN, HALL_INBOX_LEN, HALL_WAIT_MS, TABLES_PER_ROOM,
-    WATCHER_COUNT_PUSH_MS,
+    USER_EVENT_QUEUE_LEN, WATCHER_COUNT_PUSH_MS,
 };
 use crate::game::{GameContext, Games};
 use crate::ledger::Ledger;
@@ -212,15 +213,55 @@ pub enum HallCmd {
 }
 
 /// The way in to the hall actor, and its pushes on two broadcasts: the lobby's (the hall's lists,
-/// for the sessions that entered the hall) and every other (a room's, a table's, a user's), which
-/// every session receives and filters. Two, because the lobby's are the many (players coming and
-/// going, games listed and re-listed) and most connections (a player in a game, a watcher) never
-/// look at the lists.
+/// for the sessions that entered the hall) and every other addressed to a room or a table, which
+/// every session receives and filters; and a channel per logged-in user for what is addressed to
+/// users alone (a challenge, a game started for them, a new balance), which only their sessions
+/// receive. The lobby's are the many (players coming and going, games listed and re-listed) and
+/// most connections (a player in a game, a watcher) never look at the lists; and when hundreds of
+/// games end and start again at once, their players' pushes must not wake every connection.
 #[derive(Debug, Clone)]
 pub struct HallHandle {
     inbox: mpsc::Sender<HallCmd>,
     lobby: broadcast::Sender<HallEvent>,
     events: broadcast::Sender<HallEvent>,
+    users: UserChannels,
+}
+
+/// Per logged-in user, the channel of the pushes addressed to them alone.
+type UserChannels = Arc<Mutex<HashMap<UserId, broadcast::Sender<HallEvent>>>>;
+
+/// One session's receiver of its user's pushes; the user's channel goes when their last one does.
+#[derive(Debug)]
+pub struct UserEvents {
+    rx: broadcast::Receiver<HallEvent>,
+    user: UserId,
+    users: UserChannels,
+}
+
+impl UserEvents {
+    pub async fn recv(&mut self) -> Result<HallEvent, broadcast::error::RecvError> {
+        self.rx.recv().await
+    }
+}
+
+impl Drop for UserEvents {
+    fn drop(&mut self) {
+        let mut users = lock_users(&self.users);
+        // `self.rx` still counts here: 1 means it is the user's last receiver.
+        if users
+            .get(&self.user)
+            .is_some_and(|tx| tx.receiver_count() <= 1)
+        {
+            users.remove(&self.user);
+        }
+    }
+}
+
+fn lock_users(
+    users: &Mutex<HashMap<UserId, broadcast::Sender<HallEvent>>>,
+) -> std::sync::MutexGuard<'_, HashMap<UserId, broadcast::Sender<HallEvent>>> {
+    // The map is whole after any panic (each operation is one insert, remove or lookup).
+    users.lock().unwrap_or_else(|poison| poison.into_inner())
 }
 
 impl HallHandle {
@@ -234,27 +275,47 @@ impl HallHandle {
                 inbox,
                 lobby,
                 events,
+                users: UserChannels::default(),
             },
             inbox_rx,
         )
     }
 
-    /// Push to this node's sessions: to the lobby's broadcast if addressed to the hall, to the
-    /// other if addressed to anyone else. (The cluster feeds other nodes' hall pushes in here.)
+    /// Push to this node's sessions: to the lobby's broadcast if addressed to the hall; to the
+    /// other if addressed to a room or a table (its users, if any, filter it from there too); else
+    /// to each addressed user's own channel. (The cluster feeds other nodes' hall pushes in here.)
     pub fn publish(&self, event: HallEvent) {
-        let targeted = event.audience.room.is_some()
-            || event.audience.table.is_some()
-            || event.audience.users.iter().any(Option::is_some);
+        let shared = event.audience.room.is_some() || event.audience.table.is_some();
         // No receivers is fine: nobody is listening.
         if event.audience.hall {
             let _ = self.lobby.send(event.clone());
         }
-        if targeted {
+        if shared {
             let _ = self.events.send(event);
+            return;
+        }
+        let users = lock_users(&self.users);
+        for user in event.audience.users.iter().flatten() {
+            if let Some(channel) = users.get(user) {
+                let _ = channel.send(event.clone());
+            }
         }
     }
 
-    /// Receive the pushes addressed to rooms, tables and users from now on.
+    /// Receive the pushes addressed to `user` alone from now on.
+    pub fn subscribe_user(&self, user: UserId) -> UserEvents {
+        let rx = lock_users(&self.users)
+            .entry(user)
+            .or_insert_with(|| broadcast::channel(USER_EVENT_QUEUE_LEN).0)
+            .subscribe();
+        UserEvents {
+            rx,
+            user,
+            users: Arc::clone(&self.users),
+        }
+    }
+
+    /// Receive the pushes addressed to rooms and tables from now on.
     pub fn subscribe(&self) -> broadcast::Receiver<HallEvent> {
         self.events.subscribe()
     }
@@ -601,5 +662,43 @@ fn users_audience(users: [Option<UserId>; 2]) -> Audience {
     Audience {
         users,
         ..Audience::default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn to_user(user: UserId, text: &str) -> HallEvent {
+        HallEvent {
+            audience: Audience {
+                users: [Some(user), None],
+                ..Audience::default()
+            },
+            text: Frame::from(text.to_string()),
+            started_game: None,
+        }
+    }
+
+    #[tokio::test]
+    async fn a_users_pushes_reach_only_their_sessions_and_their_channel_goes_with_the_last() {
+        let (hall, _inbox) = HallHandle::channels();
+        let (alice, bob) = (UserId(1), UserId(2));
+        let mut everyone = hall.subscribe();
+        let mut alice_here = hall.subscribe_user(alice);
+        let alice_there = hall.subscribe_user(alice);
+        let mut bob_here = hall.subscribe_user(bob);
+        hall.publish(to_user(alice, "for alice"));
+        assert_eq!(alice_here.recv().await.unwrap().text.as_str(), "for alice");
+        assert!(bob_here.rx.try_recv().is_err(), "bob hears nothing of it");
+        assert!(everyone.try_recv().is_err(), "nor does every session");
+        // The channel stays while one of alice's sessions is left, and goes with the last.
+        drop(alice_there);
+        assert!(lock_users(&hall.users).contains_key(&alice));
+        drop(alice_here);
+        assert!(!lock_users(&hall.users).contains_key(&alice));
+        // A push to someone with no session is dropped quietly.
+        hall.publish(to_user(alice, "nobody listens"));
+        assert!(lock_users(&hall.users).contains_key(&bob));
     }
 }
