@@ -72,8 +72,10 @@ pub const HALL_RELAY_BATCH_MAX: usize = 256;
 pub const HALL_EVENT_QUEUE_LEN: usize = 1024;
 
 /// Pushes addressed to one user alone (challenges, games started, balances) waiting for their
-/// sessions; a session that falls this far behind resyncs, as on the hall's broadcasts.
-pub const USER_EVENT_QUEUE_LEN: usize = 256;
+/// sessions; a session that falls this far behind resyncs, as on the hall's broadcasts. Such pushes
+/// are rare, and the channel's slots are allocated up front for every logged-in user (at 256, a
+/// load test's RSS grew by 8 KiB per connection).
+pub const USER_EVENT_QUEUE_LEN: usize = 32;
 
 /// Bytes the WebSocket layer reads from a socket at a time (tungstenite's default is 128 KiB). Client
 /// frames are small (a move is under 100 bytes), and this buffer exists for every open connection, so
