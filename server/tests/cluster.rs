@@ -166,6 +166,17 @@ async fn players_and_watchers_on_two_nodes_share_one_game_and_its_pool() {
         let report = assert_audit_clean(node).await;
         assert_eq!(report["house"], 400 - carol_gets);
     }
+    // A challenge crosses nodes: bob on `a` (the hall's) challenges alice on `b`, who declines.
+    let alice_id = alice.user.unwrap();
+    let sent = bob
+        .ok(json!({"type": "challenge", "user": alice_id, "settings": common::settings_9x9()}))
+        .await;
+    let challenged = alice.wait_type("challenged").await;
+    assert_eq!(challenged["challenge"], sent["challenge"]);
+    alice
+        .ok(json!({"type": "decline_challenge", "challenge": challenged["challenge"]}))
+        .await;
+    bob.wait_type("challenge_declined").await;
     // Accounts are shared: alice logs in on the other node too.
     a.player_login("alice").await.close().await;
     // The record is there through either node.

@@ -223,17 +223,19 @@ async fn relay_hall(cluster: Cluster, shutdown: crate::Shutdown) {
     let _tasks = cluster.inner.ctx.tasks.clone();
     let mut lobby = cluster.inner.hall.subscribe_lobby();
     let mut events = cluster.inner.hall.subscribe();
+    let mut to_users = cluster.inner.hall.subscribe_to_users();
     loop {
         let first = tokio::select! {
             _ = shutdown.wait() => return,
             event = lobby.recv() => event,
             event = events.recv() => event,
+            event = to_users.recv() => event,
         };
         let mut batch = Vec::new();
         if !take(first, &mut batch) {
             return;
         }
-        for receiver in [&mut lobby, &mut events] {
+        for receiver in [&mut lobby, &mut events, &mut to_users] {
             while batch.len() < HALL_RELAY_BATCH_MAX {
                 match receiver.try_recv() {
                     Ok(event) => batch.push(event),

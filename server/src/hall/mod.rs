@@ -225,6 +225,9 @@ pub struct HallHandle {
     lobby: broadcast::Sender<HallEvent>,
     events: broadcast::Sender<HallEvent>,
     users: UserChannels,
+    /// Every push addressed to users alone, for the cluster's relay to the other nodes (nobody
+    /// listens on one node).
+    to_users: broadcast::Sender<HallEvent>,
 }
 
 /// Per logged-in user, the channel of the pushes addressed to them alone.
@@ -270,12 +273,14 @@ impl HallHandle {
         let (inbox, inbox_rx) = mpsc::channel(HALL_INBOX_LEN);
         let (lobby, _) = broadcast::channel(HALL_EVENT_QUEUE_LEN);
         let (events, _) = broadcast::channel(HALL_EVENT_QUEUE_LEN);
+        let (to_users, _) = broadcast::channel(HALL_EVENT_QUEUE_LEN);
         (
             HallHandle {
                 inbox,
                 lobby,
                 events,
                 users: UserChannels::default(),
+                to_users,
             },
             inbox_rx,
         )
@@ -294,12 +299,20 @@ impl HallHandle {
             let _ = self.events.send(event);
             return;
         }
+        if self.to_users.receiver_count() > 0 {
+            let _ = self.to_users.send(event.clone());
+        }
         let users = lock_users(&self.users);
         for user in event.audience.users.iter().flatten() {
             if let Some(channel) = users.get(user) {
                 let _ = channel.send(event.clone());
             }
         }
+    }
+
+    /// Receive every push addressed to users alone from now on (to relay them to other nodes).
+    pub fn subscribe_to_users(&self) -> broadcast::Receiver<HallEvent> {
+        self.to_users.subscribe()
     }
 
     /// Receive the pushes addressed to `user` alone from now on.
