@@ -934,6 +934,7 @@ impl Session {
             games: self.state.games.clone(),
             game,
             handle: handle.clone(),
+            store: self.state.store.clone(),
         };
         let forwarder = game::forward(
             source,

@@ -18,7 +18,9 @@ use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
-use tengen_protocol::{GameId, GameSettings, GameSummary, PlayerInfo, Point, TableId, UserId};
+use tengen_protocol::{
+    GameEvent, GameId, GameSettings, GameSummary, PlayerInfo, Point, ServerMsg, TableId, UserId,
+};
 use tokio::sync::{broadcast, mpsc, oneshot, watch, Notify};
 use tokio::task::JoinHandle;
 
@@ -598,29 +600,76 @@ pub struct Source {
     pub games: Games,
     pub game: GameId,
     pub handle: GameHandle,
+    /// The game's log, for the events a follower missed when the game ended elsewhere first.
+    pub store: StoreHandle,
+}
+
+/// Where a game whose actor stopped here went.
+enum Elsewhere {
+    /// It goes on on another node: follow it there.
+    Running(Subscription),
+    /// It ended on another node before this follower found it there: its last events.
+    Ended(Vec<Frame>),
 }
 
 impl Source {
-    /// A subscription to the game where it runs now, if it did not end but goes on on another
-    /// node. The takeover takes a few ticks, so this asks again until [`FOLLOW_ELSEWHERE_MS`].
-    async fn follow_elsewhere(&mut self, viewer: Option<PlayerInfo>) -> Option<Subscription> {
+    /// The game where it runs now, if it did not end but goes on on another node. The takeover
+    /// takes a few ticks, so this asks again until [`FOLLOW_ELSEWHERE_MS`]; the other node may also
+    /// have finished the game by then, and the events after `seq` are then read from its log.
+    async fn follow_elsewhere(
+        &mut self,
+        viewer: Option<PlayerInfo>,
+        seq: u64,
+    ) -> Option<Elsewhere> {
         if self.handle.has_ended() {
             return None;
         }
         self.games.cluster()?;
         let deadline = tokio::time::Instant::now() + Duration::from_millis(FOLLOW_ELSEWHERE_MS);
         while tokio::time::Instant::now() < deadline {
-            if let Ok(handle) = self.games.get(self.game).await {
-                if !handle.is_closed() {
+            match self.games.get(self.game).await {
+                Ok(handle) if !handle.is_closed() => {
                     if let Ok(subscription) = subscribe(&handle, viewer.clone()).await {
                         self.handle = handle;
-                        return Some(subscription);
+                        return Some(Elsewhere::Running(subscription));
+                    }
+                }
+                _ => {
+                    if let Some(frames) = self.ended_after(seq).await {
+                        return Some(Elsewhere::Ended(frames));
                     }
                 }
             }
             tokio::time::sleep(Duration::from_millis(FOLLOW_ELSEWHERE_RETRY_MS)).await;
         }
         None
+    }
+
+    /// The game's events after `seq` as frames, if its log ends with the game's end.
+    async fn ended_after(&self, seq: u64) -> Option<Vec<Frame>> {
+        let game = self.game;
+        let logged = self.store.call(move |store| store.game_events(game)).await;
+        let events: Vec<(u64, GameEvent)> = logged
+            .ok()?
+            .into_iter()
+            .filter(|(logged_seq, _)| *logged_seq > seq)
+            .map(|(seq, json)| serde_json::from_str(&json).ok().map(|event| (seq, event)))
+            .collect::<Option<_>>()?;
+        if !matches!(events.last(), Some((_, GameEvent::Ended { .. }))) {
+            return None;
+        }
+        let frame = |(seq, event)| {
+            // The clocks at each moment are gone with the actor; the end needs none.
+            let msg = ServerMsg::GameEvent {
+                game,
+                seq,
+                event,
+                clocks: None,
+                server_time_ms: None,
+            };
+            Frame::from(msg.to_json())
+        };
+        Some(events.into_iter().map(frame).collect())
     }
 }
 
@@ -638,6 +687,8 @@ pub fn forward(
 ) -> JoinHandle<()> {
     tokio::spawn(async move {
         let _tasks = tasks;
+        // The last event this socket has: in the snapshot, or forwarded since.
+        let mut seq = subscription.seq;
         loop {
             let frame = tokio::select! {
                 _ = shutdown.wait() => break,
@@ -663,6 +714,7 @@ pub fn forward(
                     if frame.seq.is_some_and(|seq| seq <= subscription.seq) {
                         continue;
                     }
+                    seq = frame.seq.unwrap_or(seq);
                     if out.send(frame.text).await.is_err() {
                         break;
                     }
@@ -674,6 +726,7 @@ pub fn forward(
                         break;
                     };
                     subscription = fresh;
+                    seq = subscription.seq;
                     if out.send(subscription.snapshot.clone()).await.is_err() {
                         break;
                     }
@@ -682,12 +735,23 @@ pub fn forward(
                     // Scaled out, a game whose actor stopped here may go on on another node (this
                     // node lost its lease): follow it there, from a fresh snapshot.
                     let viewer = viewer.borrow().clone();
-                    let Some(fresh) = source.follow_elsewhere(viewer).await else {
-                        break;
-                    };
-                    subscription = fresh;
-                    if out.send(subscription.snapshot.clone()).await.is_err() {
-                        break;
+                    match source.follow_elsewhere(viewer, seq).await {
+                        Some(Elsewhere::Running(fresh)) => {
+                            subscription = fresh;
+                            seq = subscription.seq;
+                            if out.send(subscription.snapshot.clone()).await.is_err() {
+                                break;
+                            }
+                        }
+                        Some(Elsewhere::Ended(frames)) => {
+                            for frame in frames {
+                                if out.send(frame).await.is_err() {
+                                    break;
+                                }
+                            }
+                            break;
+                        }
+                        None => break,
                     }
                 }
             }
@@ -755,10 +819,13 @@ mod tests {
         let (trigger, shutdown) = Shutdown::new();
         let (alive, _alive_rx) = mpsc::channel(1);
         let tasks = TaskGuard { _alive: alive };
+        let dir = tempfile::tempdir().unwrap();
+        let sqlite = crate::store::sqlite::SqliteStore::open(dir.path()).unwrap();
         let source = Source {
             games: Games::new(),
             game: GameId(1),
             handle,
+            store: StoreHandle::new(Arc::new(sqlite)),
         };
         let forwarder = forward(source, subscription, viewer_rx, out_tx, shutdown, tasks);
 
