@@ -443,9 +443,16 @@ fn write_group(
                 update,
             } => {
                 let savepoint = tx.savepoint().map_err(backend)?;
-                let rated = rate_in(&savepoint, *game, *players, &**update).map_err(backend)?;
-                savepoint.commit().map_err(backend)?;
-                WriteOutcome::Rated(Ok(rated))
+                match rate_in(&savepoint, *game, *players, &**update) {
+                    Ok(rated) => {
+                        savepoint.commit().map_err(backend)?;
+                        WriteOutcome::Rated(Ok(rated))
+                    }
+                    // A player who does not exist: dropping the savepoint undoes this rating
+                    // alone, and the moves and bets in the group stand.
+                    Err(err) if is_constraint(&err) => WriteOutcome::Rated(Err(backend(err))),
+                    Err(err) => return Err(backend(err)),
+                }
             }
             PendingWrite::Batches(batches) => {
                 let mut results = Vec::with_capacity(batches.len());
@@ -1288,12 +1295,19 @@ mod tests {
             sgf: "(;RE[B+R])".into(),
             now_ms: 2,
         };
-        // Two games end and are rated, one of them twice; a game of a player who does not exist,
-        // the end of a game that does not exist, and a new game, all in one commit.
+        // A game ends and is rated, twice; a rating, and a game, of a player who does not exist;
+        // the end of a game that does not exist; and a new game, all in one commit.
+        let another = store.create_game(&untimed_game(black, white)).unwrap();
+        let stranger = PendingWrite::Rate {
+            game: another,
+            players: [black, UserId(999)],
+            update: Arc::clone(&plus_ten),
+        };
         let group = [
             finish(game),
             rate(game),
             rate(game),
+            stranger,
             PendingWrite::NewGame(untimed_game(black, UserId(999))),
             finish(GameId(999)),
             PendingWrite::NewGame(untimed_game(white, black)),
@@ -1305,15 +1319,16 @@ mod tests {
             other => panic!("the first rating: {other:?}"),
         }
         assert!(matches!(outcomes[2], WriteOutcome::Rated(Ok(None))));
-        assert!(matches!(outcomes[3], WriteOutcome::NewGame(Err(_))));
+        assert!(matches!(outcomes[3], WriteOutcome::Rated(Err(_))));
+        assert!(matches!(outcomes[4], WriteOutcome::NewGame(Err(_))));
         assert!(matches!(
-            outcomes[4],
+            outcomes[5],
             WriteOutcome::Done(Err(StoreError::NoSuchGame(GameId(999))))
         ));
-        let WriteOutcome::NewGame(Ok(next)) = outcomes[5] else {
-            panic!("the new game: {:?}", outcomes[5]);
+        let WriteOutcome::NewGame(Ok(next)) = outcomes[6] else {
+            panic!("the new game: {:?}", outcomes[6]);
         };
-        assert_eq!(next, GameId(game.0 + 1), "the refused game used no id");
+        assert_eq!(next, GameId(another.0 + 1), "the refused game used no id");
         assert_eq!(store.game_sgf(game).unwrap().as_deref(), Some("(;RE[B+R])"));
         assert_eq!(store.user_by_id(black).unwrap().unwrap().rating, 1510);
         assert_eq!(store.user_by_id(white).unwrap().unwrap().rating, 1500);
