@@ -224,8 +224,10 @@ impl Session {
                     }
                 }
                 event = hall_rx.recv() => self.on_hall_event(event).await,
-                event = next_lobby_event(&mut lobby_rx) => self.on_hall_event(event).await,
-                event = next_user_event(&mut user_rx) => self.on_hall_event(event).await,
+                event = next_event(lobby_rx.as_mut()) => self.on_hall_event(event).await,
+                event = next_event(user_rx.as_mut().map(UserEvents::receiver)) => {
+                    self.on_hall_event(event).await
+                }
                 Some(frame) = out_rx.recv() => {
                     self.pushes.push(frame);
                     // Take what else is ready, so a busy game costs one flush, not one per frame.
@@ -1126,22 +1128,13 @@ impl Session {
     }
 }
 
-/// The next push to this user alone, or never while the connection is not logged in.
-async fn next_user_event(
-    user: &mut Option<UserEvents>,
+/// The next push on a receiver the connection holds only at times (the hall's lists while in the
+/// hall, the user's own while logged in), or never while it holds none.
+async fn next_event(
+    receiver: Option<&mut broadcast::Receiver<HallEvent>>,
 ) -> Result<HallEvent, broadcast::error::RecvError> {
-    match user {
-        Some(user) => user.recv().await,
-        None => std::future::pending().await,
-    }
-}
-
-/// The next push to the hall's lists, or never while the connection is not in the hall.
-async fn next_lobby_event(
-    lobby: &mut Option<broadcast::Receiver<HallEvent>>,
-) -> Result<HallEvent, broadcast::error::RecvError> {
-    match lobby {
-        Some(lobby) => lobby.recv().await,
+    match receiver {
+        Some(receiver) => receiver.recv().await,
         None => std::future::pending().await,
     }
 }

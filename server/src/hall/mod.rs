@@ -1,9 +1,9 @@
 //! The hall: one actor owning rooms, tables, seats, settings agreement, nigiri, direct challenges, who
 //! is online, and room and table chat. Sessions talk to it through [`HallHandle`] (a bounded inbox; a
 //! request that finds it full for [`HALL_WAIT_MS`] is answered `busy`), and it pushes every change
-//! once, serialized, on one of two broadcast channels (the lobby's lists, and everything addressed to
-//! a room, a table or a user) whose items say who should receive them ([`Audience`]); each session
-//! filters for itself. Live games are started here and then belong to `game`; the game tells the
+//! once, serialized, with who should receive it ([`Audience`]): the lobby's lists and whatever is
+//! addressed to a room or a table on two broadcasts, which each session filters for itself, and what
+//! is addressed to users alone on each user's own channel (see [`HallHandle`]). Live games are started here and then belong to `game`; the game tells the
 //! hall when it ends, and after settling, whose balances changed.
 //!
 //! The actor's work is split by subject, each file an `impl Hall` block on the state defined
@@ -231,7 +231,8 @@ pub struct HallHandle {
 }
 
 /// Per logged-in user, the channel of the pushes addressed to them alone.
-type UserChannels = Arc<Mutex<HashMap<UserId, broadcast::Sender<HallEvent>>>>;
+type UserChannels = Arc<Mutex<UserChannelMap>>;
+type UserChannelMap = HashMap<UserId, broadcast::Sender<HallEvent>>;
 
 /// One session's receiver of its user's pushes; the user's channel goes when their last one does.
 #[derive(Debug)]
@@ -242,8 +243,8 @@ pub struct UserEvents {
 }
 
 impl UserEvents {
-    pub async fn recv(&mut self) -> Result<HallEvent, broadcast::error::RecvError> {
-        self.rx.recv().await
+    pub fn receiver(&mut self) -> &mut broadcast::Receiver<HallEvent> {
+        &mut self.rx
     }
 }
 
@@ -260,9 +261,7 @@ impl Drop for UserEvents {
     }
 }
 
-fn lock_users(
-    users: &Mutex<HashMap<UserId, broadcast::Sender<HallEvent>>>,
-) -> std::sync::MutexGuard<'_, HashMap<UserId, broadcast::Sender<HallEvent>>> {
+fn lock_users(users: &Mutex<UserChannelMap>) -> std::sync::MutexGuard<'_, UserChannelMap> {
     // The map is whole after any panic (each operation is one insert, remove or lookup).
     users.lock().unwrap_or_else(|poison| poison.into_inner())
 }
@@ -702,7 +701,8 @@ mod tests {
         let alice_there = hall.subscribe_user(alice);
         let mut bob_here = hall.subscribe_user(bob);
         hall.publish(to_user(alice, "for alice"));
-        assert_eq!(alice_here.recv().await.unwrap().text.as_str(), "for alice");
+        let heard = alice_here.receiver().recv().await.unwrap();
+        assert_eq!(heard.text.as_str(), "for alice");
         assert!(bob_here.rx.try_recv().is_err(), "bob hears nothing of it");
         assert!(everyone.try_recv().is_err(), "nor does every session");
         // The channel stays while one of alice's sessions is left, and goes with the last.
