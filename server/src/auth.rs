@@ -1,21 +1,20 @@
-//! Accounts and sessions: username and password rules, argon2id hashing (always on the blocking pool),
+//! Accounts and sessions: username and password rules, argon2id hashing (on the hashing pool, `hashing`),
 //! session tokens (256 random bits, stored only as their SHA-256 digest, expiring), and the per-account
 //! login throttle. It answers "who is this?"; what a user may do is decided by the hall and the games.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+mod hashing;
 
-use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
-use argon2::{Algorithm, Argon2, Params, Version};
+use std::collections::HashMap;
+use std::sync::Mutex;
+
 use rand::RngCore;
 use sha2::{Digest, Sha256};
 use tengen_protocol::{ErrorCode, PlayerInfo, UserId};
-use tokio::sync::Semaphore;
 
+use self::hashing::HashPool;
 use crate::config::{
-    Argon2Params, HASHING_CONCURRENCY_MAX, LOGIN_FAILURES_MAX, LOGIN_FAILURE_WINDOW_MS,
-    LOGIN_THROTTLE_ENTRIES_MAX, PASSWORD_CHARS_MAX, PASSWORD_CHARS_MIN, USERNAME_CHARS_MAX,
-    USERNAME_CHARS_MIN,
+    Argon2Params, LOGIN_FAILURES_MAX, LOGIN_FAILURE_WINDOW_MS, LOGIN_THROTTLE_ENTRIES_MAX,
+    PASSWORD_CHARS_MAX, PASSWORD_CHARS_MIN, USERNAME_CHARS_MAX, USERNAME_CHARS_MIN,
 };
 use crate::store::{StoreError, StoreHandle, UserRow};
 
@@ -38,6 +37,9 @@ pub enum AuthError {
     Throttled,
     #[error("the session token is unknown or expired")]
     InvalidToken,
+    /// Too many passwords are being checked at once; nothing was done.
+    #[error("the server is busy checking passwords; try again in a moment")]
+    Busy,
     #[error("account service failed: {0}")]
     Internal(String),
 }
@@ -51,6 +53,7 @@ impl AuthError {
             AuthError::BadCredentials => ErrorCode::BadCredentials,
             AuthError::Throttled => ErrorCode::LoginThrottled,
             AuthError::InvalidToken => ErrorCode::InvalidToken,
+            AuthError::Busy => ErrorCode::Busy,
             AuthError::Internal(_) => ErrorCode::Internal,
         }
     }
@@ -177,34 +180,8 @@ pub struct Auth {
     /// A hash of a random password, verified against when a username is unknown so that "no such user"
     /// costs the same time as "wrong password" and timing does not reveal who has an account.
     dummy_hash: String,
-    /// Bounds hashes in flight to [`HASHING_CONCURRENCY_MAX`].
-    hashing: Arc<Semaphore>,
-}
-
-fn hasher(params: Argon2Params) -> Result<Argon2<'static>, AuthError> {
-    let params = Params::new(params.memory_kib, params.passes, params.lanes, None)
-        .map_err(|err| AuthError::Internal(format!("bad argon2 parameters: {err}")))?;
-    Ok(Argon2::new(Algorithm::Argon2id, Version::V0x13, params))
-}
-
-fn hash_password(params: Argon2Params, password: &str) -> Result<String, AuthError> {
-    let mut salt_bytes = [0u8; 16];
-    rand::rng().fill_bytes(&mut salt_bytes);
-    let salt = SaltString::encode_b64(&salt_bytes)
-        .map_err(|err| AuthError::Internal(format!("salt: {err}")))?;
-    hasher(params)?
-        .hash_password(password.as_bytes(), &salt)
-        .map(|hash| hash.to_string())
-        .map_err(|err| AuthError::Internal(format!("hashing: {err}")))
-}
-
-/// Verify with the parameters recorded in the hash itself, so old hashes keep working after a change.
-fn verify_password(params: Argon2Params, password: &str, phc: &str) -> Result<bool, AuthError> {
-    let parsed =
-        PasswordHash::new(phc).map_err(|err| AuthError::Internal(format!("stored hash: {err}")))?;
-    Ok(hasher(params)?
-        .verify_password(password.as_bytes(), &parsed)
-        .is_ok())
+    /// Where every password is hashed and checked.
+    hashing: HashPool,
 }
 
 /// The digest under which a token is stored.
@@ -223,28 +200,14 @@ fn new_token() -> String {
     hex(&bytes)
 }
 
-/// Run CPU-heavy hashing off the async runtime, at most `limit`'s permits at once.
-async fn blocking<T: Send + 'static>(
-    limit: &Semaphore,
-    work: impl FnOnce() -> Result<T, AuthError> + Send + 'static,
-) -> Result<T, AuthError> {
-    let _permit = limit
-        .acquire()
-        .await
-        .map_err(|_| AuthError::Internal("hashing is shut down".into()))?;
-    tokio::task::spawn_blocking(work)
-        .await
-        .map_err(|err| AuthError::Internal(format!("hashing task failed: {err}")))?
-}
-
 impl Auth {
     pub async fn new(
         store: StoreHandle,
         argon2: Argon2Params,
         session_ttl_ms: u64,
     ) -> Result<Auth, AuthError> {
-        let hashing = Arc::new(Semaphore::new(HASHING_CONCURRENCY_MAX));
-        let dummy_hash = blocking(&hashing, move || hash_password(argon2, &new_token())).await?;
+        let hashing = HashPool::new();
+        let dummy_hash = hashing.hash(argon2, new_token()).await?;
         Ok(Auth {
             store,
             argon2,
@@ -271,9 +234,7 @@ impl Auth {
     ) -> Result<Authenticated, AuthError> {
         validate_username(username)?;
         validate_password(password)?;
-        let params = self.argon2;
-        let password = password.to_string();
-        let hash = blocking(&self.hashing, move || hash_password(params, &password)).await?;
+        let hash = self.hashing.hash(self.argon2, password.to_string()).await?;
         let name = username.to_string();
         let id = self
             .store
@@ -315,12 +276,7 @@ impl Auth {
         let phc = user
             .as_ref()
             .map_or_else(|| self.dummy_hash.clone(), |u| u.password_hash.clone());
-        let params = self.argon2;
-        let password = password.to_string();
-        let matches = blocking(&self.hashing, move || {
-            verify_password(params, &password, &phc)
-        })
-        .await?;
+        let matches = self.hashing.verify(password.to_string(), phc).await?;
         match user {
             Some(user) if matches => {
                 self.throttle().record_success(&key);
@@ -419,18 +375,5 @@ mod tests {
         assert_ne!(a, new_token());
         assert_ne!(token_digest(&a), a);
         assert_eq!(token_digest(&a).len(), 64);
-    }
-
-    #[test]
-    fn hashes_verify_only_their_password() {
-        let params = Argon2Params {
-            memory_kib: 64,
-            passes: 1,
-            lanes: 1,
-        };
-        let phc = hash_password(params, "correct horse").unwrap();
-        assert!(phc.starts_with("$argon2id$"));
-        assert!(verify_password(params, "correct horse", &phc).unwrap());
-        assert!(!verify_password(params, "wrong horse", &phc).unwrap());
     }
 }

@@ -28,7 +28,7 @@ use crate::game::{self, GameCmd, PlayerMove};
 use crate::hall::{Audience, HallCmd, HallEvent, UserEvents};
 use crate::ledger;
 use crate::study::{self, Study};
-use crate::{unix_now_ms, AppState, ConnPermit, Frame, Refusal, Reply};
+use crate::{unix_now_ms, AppState, Frame, Refusal, Reply};
 
 /// Tables one connection may watch at once: a person follows a few; the bound caps hall bookkeeping.
 const TABLES_PER_SESSION_MAX: usize = 16;
@@ -159,8 +159,7 @@ fn auth_refusal(err: AuthError) -> Refusal {
 }
 
 /// Serve one upgraded socket until it closes or the server shuts down.
-pub(crate) async fn run(state: Arc<AppState>, socket: WebSocket, permit: ConnPermit) {
-    let _permit = permit;
+pub(crate) async fn run(state: Arc<AppState>, socket: WebSocket) {
     let _tasks = state.tasks.clone();
     let (out_tx, out_rx) = mpsc::channel(OUTBOUND_QUEUE_LEN);
     let (viewer, _) = watch::channel(None);
@@ -202,9 +201,13 @@ impl Session {
         let ping_every = Duration::from_millis(PING_INTERVAL_MS);
         let mut pings = tokio::time::interval_at(Instant::now() + ping_every, ping_every);
         let mut last_heard = Instant::now();
+        let hello_by = last_heard + Duration::from_millis(self.state.config.hello_deadline_ms);
         loop {
             let next = tokio::select! {
                 _ = shutdown.wait() => Next::Close(CLOSE_GOING_AWAY, "server shutting down"),
+                _ = hello_deadline(self.said_hello, hello_by) => {
+                    Next::Close(CLOSE_POLICY, "no hello in time")
+                }
                 incoming = stream.next() => match incoming {
                     Some(Ok(message)) => {
                         last_heard = Instant::now();
@@ -306,6 +309,14 @@ impl Session {
     }
 
     async fn on_message(&mut self, message: Message) -> Next {
+        if let Message::Close(_) = message {
+            return Next::Close(1000, "bye");
+        }
+        // Every frame counts, binary frames and pings included: a flood of any kind is dropped.
+        if !self.limit.allow(Instant::now()) {
+            return self.over_limit(&message);
+        }
+        self.strikes = 0;
         let text = match message {
             Message::Text(text) => text,
             Message::Binary(_) => {
@@ -316,26 +327,12 @@ impl Session {
                 ));
                 return Next::Continue;
             }
-            Message::Close(_) => return Next::Close(1000, "bye"),
             // Pings are answered by the WebSocket layer.
-            Message::Ping(_) | Message::Pong(_) => return Next::Continue,
+            Message::Ping(_) | Message::Pong(_) | Message::Close(_) => return Next::Continue,
         };
-        if !self.limit.allow(Instant::now()) {
-            self.strikes += 1;
-            if self.strikes >= RATE_LIMIT_STRIKES_MAX {
-                return Next::Close(CLOSE_POLICY, "too many messages");
-            }
-            self.push(&ServerMsg::error(
-                None,
-                ErrorCode::RateLimited,
-                "too many messages; this one was dropped",
-            ));
-            return Next::Continue;
-        }
-        self.strikes = 0;
         if text.len() > MAX_FRAME_BYTES {
             self.push(&ServerMsg::error(
-                None,
+                crate::frame::request_id(text.as_str()),
                 ErrorCode::FrameTooLarge,
                 format!("frames are at most {MAX_FRAME_BYTES} bytes"),
             ));
@@ -352,6 +349,24 @@ impl Session {
                 self.push(&reply);
             }
             Err(err) => self.push(&ServerMsg::error(err.id, err.code, err.message)),
+        }
+        Next::Continue
+    }
+
+    /// A frame over the rate limit: dropped, and the connection closed after
+    /// [`RATE_LIMIT_STRIKES_MAX`] in a row. A text frame is answered `rate_limited` (with its request's
+    /// id, so a client waiting on it hears); other frames carry no request and get no answer.
+    fn over_limit(&mut self, message: &Message) -> Next {
+        self.strikes += 1;
+        if self.strikes >= RATE_LIMIT_STRIKES_MAX {
+            return Next::Close(CLOSE_POLICY, "too many messages");
+        }
+        if let Message::Text(text) = message {
+            self.push(&ServerMsg::error(
+                crate::frame::request_id(text.as_str()),
+                ErrorCode::RateLimited,
+                "too many messages; this one was dropped",
+            ));
         }
         Next::Continue
     }
@@ -1137,4 +1152,12 @@ async fn next_event(
         Some(receiver) => receiver.recv().await,
         None => std::future::pending().await,
     }
+}
+
+/// Fires at `at` while the connection has not said hello; never once it has.
+async fn hello_deadline(said_hello: bool, at: Instant) {
+    if said_hello {
+        std::future::pending::<()>().await;
+    }
+    tokio::time::sleep_until(at).await;
 }
