@@ -268,10 +268,12 @@ pub const ARGON2_LANES: u32 = 1;
 /// started on a machine with fewer cores, where more would only add memory, not throughput.
 pub const HASHING_CONCURRENCY_MAX: usize = 4;
 
-/// Hashes waiting for a hashing thread. A hash takes tens of milliseconds, so a full queue is under a
-/// second's wait on two cores; past it a login or registration is answered `busy` at once rather than
-/// queued behind a flood (each connection has at most one request in flight, so honest clients rarely
-/// see it; the load generator's setup stays well under it).
+/// Hashes waiting for a hashing thread. A hash takes tens of milliseconds, so a full queue is one to
+/// two seconds' wait on two cores (60 waiting took 1.4-2.2 s on a busy machine); past it a login or
+/// registration is answered `busy` at once rather than queued behind a flood. Each connection has at
+/// most one request in flight, so honest clients rarely see it, and the load generator's setup (32
+/// registrations at once) stays well under it. The queue holds passwords, not argon2 memory, so its
+/// length bounds waiting, not RSS.
 pub const HASHING_QUEUE_MAX: usize = 64;
 
 /// How often the server pings an idle socket, so dead connections (a laptop closed mid-game) are

@@ -263,11 +263,18 @@ fn serve(args: ServeArgs) -> std::process::ExitCode {
 fn connections_within_descriptors(wanted: usize) -> usize {
     let before = rlimit::getrlimit(rlimit::Resource::NOFILE).map_or(0, |(soft, _)| soft);
     let limit = match rlimit::increase_nofile_limit(u64::MAX) {
-        Ok(limit) => {
+        Ok(limit) if limit > before => {
             tracing::info!(
                 before,
                 now = limit,
                 "raised the open-file soft limit to the hard limit"
+            );
+            limit
+        }
+        Ok(limit) => {
+            tracing::info!(
+                limit,
+                "the open-file soft limit is at the hard limit already"
             );
             limit
         }
