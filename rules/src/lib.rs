@@ -26,7 +26,7 @@ mod zobrist;
 
 pub use board::Board;
 pub use color::Color;
-pub use dead::{chain_ownership, estimate_dead};
+pub use dead::estimate_dead;
 pub use error::{IllegalMove, SetupError};
 pub use game::{Game, HandicapPlacement, KoRule, Phase, Rules};
 pub use handicap::fixed_handicap_points;

@@ -51,15 +51,6 @@ pub fn estimate_dead(board: &Board) -> Vec<Point> {
     dead
 }
 
-/// Calibration only: per chain, a stone of it, its colour, its size and its mean ownership in percent.
-#[doc(hidden)]
-pub fn chain_ownership(board: &Board) -> Vec<(Point, Color, usize, i32)> {
-    judge(board)
-        .into_iter()
-        .filter_map(|c| Some((*c.stones.first()?, c.color, c.stones.len(), c.percent)))
-        .collect()
-}
-
 /// A chain and what the estimate makes of it.
 #[derive(Debug, Clone)]
 struct Chain {
@@ -105,12 +96,29 @@ fn is_dead(board: &Board, chain: &Chain, percent_at: &[i32]) -> bool {
     let liberties = board
         .liberties_up_to(stone, READ_LIBERTIES_MAX + 1, stone)
         .len();
-    if chain.percent.abs() < UNDECIDED_PERCENT && liberties <= READ_LIBERTIES_MAX {
-        if reading::dies_moving_first(board, stone) == Some(true) {
-            return true;
-        }
+    let undecided = chain.percent.abs() < UNDECIDED_PERCENT && liberties <= READ_LIBERTIES_MAX;
+    if undecided
+        && attackers_hold(board, chain, percent_at)
+        && reading::dies_moving_first(board, stone) == Some(true)
+    {
+        return true;
     }
     chain.percent < -DEAD_OWNERSHIP_PERCENT && !connects_to_life(board, stone, percent_at)
+}
+
+/// Whether every opponent chain touching `chain` is likely to live (not below `-DEAD_OWNERSHIP_PERCENT`):
+/// reading a race against stones that are themselves dead would only find that they can capture first.
+fn attackers_hold(board: &Board, chain: &Chain, percent_at: &[i32]) -> bool {
+    let size = board.size() as usize;
+    let enemy = Some(chain.color.opponent());
+    chain.stones.iter().all(|&s| {
+        board.adjacent(s).all(|n| {
+            board.get(n) != enemy
+                || percent_at
+                    .get(slot(size, n))
+                    .is_some_and(|&p| p >= -DEAD_OWNERSHIP_PERCENT)
+        })
+    })
 }
 
 /// Whether the chain through `stone` is in atari at a point where its owner's stone would join it to a
@@ -178,44 +186,4 @@ fn settle(board: &Board) -> (Vec<bool>, Vec<Option<Color>>) {
         }
     }
     (alive, barred)
-}
-
-#[cfg(test)]
-mod debug {
-    use super::*;
-    #[test]
-    #[ignore]
-    fn show_ownership() {
-        let name = std::env::var("DEAD_DEBUG").unwrap();
-        let bytes = std::fs::read(format!("/work/shared/data/sgf-corpus/games/{name}")).unwrap();
-        let record = crate::sgf::parse(&bytes).unwrap();
-        let game = record.replay(crate::game::KoRule::Positional).unwrap();
-        let board = game.board();
-        let size = board.size() as usize;
-        let mut barred: Vec<Option<Color>> = vec![None; size * size];
-        for color in [Color::Black, Color::White] {
-            let settled = benson::settle(board, color);
-            println!("{color} benson alive {}", settled.alive.len());
-            for p in settled.vital {
-                barred[slot(size, p)] = Some(color.opponent());
-            }
-        }
-        let own = playout::ownership(board, &barred, PLAYOUTS, board.hash() ^ SEED);
-        for row in 0..size {
-            let mut line = String::new();
-            for col in 0..size {
-                let p = Point::new(col as u8, row as u8);
-                let c = match board.get(p) {
-                    Some(Color::Black) => 'X',
-                    Some(Color::White) => 'O',
-                    None => '.',
-                };
-                line.push_str(&format!(
-                    "{c}{:>4} ",
-                    own.sums[slot(size, p)] * 100 / own.runs
-                ));
-            }
-            println!("{:>2} {line}", 19 - row);
-        }
-    }
 }
