@@ -162,3 +162,39 @@ fn a_race_lost_even_moving_first_is_dead() {
     assert!(dead.contains(&r18));
     assert!(!dead.contains(&o19));
 }
+
+/// Any position the server can hold (every board size, unfinished games with chains in atari) gets an
+/// estimate made only of stones, whole chains at a time, the same every time.
+#[test]
+fn random_positions_of_every_size_get_whole_chains_of_stones() {
+    use tengen_rules::random::{random_move, SeededRng};
+    use tengen_rules::{Game, Move, Rules};
+    for size in [2u8, 3, 4, 5, 7, 9, 13, 19, 25] {
+        let mut game = Game::new(Rules {
+            size,
+            ..Rules::default()
+        })
+        .unwrap();
+        let mut rng = SeededRng::new(u64::from(size));
+        for _ in 0..(size as usize * size as usize * 2 / 3) {
+            let color = game.to_move();
+            match random_move(&game, color, &mut rng) {
+                Move::Play(point) => game.play(color, Move::Play(point)).unwrap(),
+                _ => break,
+            }
+        }
+        let board = game.board();
+        let dead = estimate_dead(board);
+        assert_eq!(estimate_dead(board), dead, "{size}x{size}");
+        for &point in &dead {
+            assert!(
+                board.get(point).is_some(),
+                "{size}x{size}: {point:?} is empty"
+            );
+            assert!(
+                board.chain(point).iter().all(|p| dead.contains(p)),
+                "{size}x{size}: part of a chain"
+            );
+        }
+    }
+}

@@ -24,8 +24,14 @@ use crate::color::Color;
 use crate::point::Point;
 use playout::{slot, Ownership};
 
-/// Playouts per estimate: enough for a stable ownership on 19x19 while staying well under 100 ms.
-const PLAYOUTS: usize = 256;
+/// Playouts per estimate on a finished 19x19 position: enough for a stable ownership in about 25 ms.
+const PLAYOUTS_MAX: usize = 256;
+/// Playouts per estimate at least, however open the board: below this the ownership gets noisy.
+const PLAYOUTS_MIN: usize = 64;
+/// Moves all playouts together may play, about: a playout plays some two moves per empty point, so an
+/// open board (players passing early, a 25x25 board) gets fewer playouts instead of a slower estimate,
+/// which runs in the game's actor when the second pass lands.
+const PLAYOUT_MOVES_BUDGET: usize = 64_000;
 /// A chain is dead when its mean ownership is below minus this (percent). Measured on counted corpus
 /// records against GNU Go: living chains in finished games sit above +30%, dead ones mostly below -30%.
 const DEAD_OWNERSHIP_PERCENT: i32 = 15;
@@ -65,7 +71,9 @@ struct Chain {
 fn judge(board: &Board) -> Vec<Chain> {
     let size = board.size() as usize;
     let (alive, barred) = settle(board);
-    let ownership = playout::ownership(board, &barred, PLAYOUTS, board.hash() ^ SEED);
+    let empty = board.points().filter(|&p| board.get(p).is_none()).count();
+    let runs = (PLAYOUT_MOVES_BUDGET / (2 * empty + 1)).clamp(PLAYOUTS_MIN, PLAYOUTS_MAX);
+    let ownership = playout::ownership(board, &barred, runs, board.hash() ^ SEED);
     let mut chains = chains_with_ownership(board, &ownership);
     let mut percent_at = vec![0i32; size * size];
     for chain in &mut chains {

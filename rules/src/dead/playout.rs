@@ -134,6 +134,9 @@ impl<'a> Playout<'a> {
 
     fn remove_empty(&mut self, point: Point) {
         let at = self.place[slot(self.size, point)];
+        if at >= self.empty.len() {
+            return;
+        }
         self.empty.swap_remove(at);
         if let Some(&moved) = self.empty.get(at) {
             self.place[slot(self.size, moved)] = at;
