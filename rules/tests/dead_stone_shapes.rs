@@ -198,3 +198,17 @@ fn random_positions_of_every_size_get_whole_chains_of_stones() {
         }
     }
 }
+
+/// 00242 (not in the sample; GNU Go's answer: B7 dead, the rest alive): Black's 24-stone chain from A12
+/// to J15 lives by capturing White's B7, which is in atari and dies even with White to move. The
+/// playouts, where White often escapes first, leave the chain at about -24%; the race decides it.
+#[test]
+fn the_winner_of_a_race_lives() {
+    let board = sample_board("00242.sgf");
+    let dead = estimate_dead(&board);
+    let b7 = Point::from_gtp("B7", 19).unwrap();
+    let j15 = Point::from_gtp("J15", 19).unwrap();
+    assert_eq!(board.get(j15), Some(Color::Black));
+    assert!(dead.contains(&b7));
+    assert!(!dead.contains(&j15));
+}

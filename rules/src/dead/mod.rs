@@ -38,6 +38,8 @@ const DEAD_OWNERSHIP_PERCENT: i32 = 15;
 /// A chain whose mean ownership is within this of zero (percent) is undecided by the playouts, and is
 /// read locally when it is short of liberties.
 const UNDECIDED_PERCENT: i32 = 60;
+/// In a race, an opponent chain below minus this mean ownership (percent) is taken as dead already.
+const ATTACKER_DEAD_PERCENT: i32 = 35;
 /// Chains with at most this many liberties are read locally when undecided.
 const READ_LIBERTIES_MAX: usize = 3;
 /// A living chain, for the connection rule: its mean ownership is at least this (percent).
@@ -64,6 +66,8 @@ struct Chain {
     color: Color,
     /// Mean ownership from the owner's side, -100..=100 (Benson's verdicts count as ±100).
     percent: i32,
+    /// Captured in a local race even moving first (see `reading`).
+    lost_race: bool,
     dead: bool,
 }
 
@@ -88,34 +92,62 @@ fn judge(board: &Board) -> Vec<Chain> {
         }
     }
     for chain in &mut chains {
-        chain.dead = is_dead(board, chain, &percent_at);
+        chain.lost_race = loses_race(board, chain, &percent_at);
+    }
+    let won_race = race_winners(board, &chains);
+    for chain in &mut chains {
+        let first = chain.stones.first().map_or(0, |&p| slot(size, p));
+        chain.dead = if chain.percent.abs() == 100 || chain.lost_race {
+            chain.percent < 0 || chain.lost_race
+        } else if won_race.get(first) == Some(&true) {
+            false
+        } else {
+            chain.percent < -DEAD_OWNERSHIP_PERCENT
+                && !connects_to_life(board, first_stone(chain), &percent_at)
+        };
     }
     chains
 }
 
-/// The verdict on one chain, given every chain's mean ownership (`percent_at`, per point).
-fn is_dead(board: &Board, chain: &Chain, percent_at: &[i32]) -> bool {
-    let Some(&stone) = chain.stones.first() else {
+fn first_stone(chain: &Chain) -> Point {
+    chain.stones.first().copied().unwrap_or(Point::new(0, 0))
+}
+
+/// Whether `chain` is undecided by the playouts, short of liberties, up against opponent chains that
+/// hold, and captured even when its owner moves first.
+fn loses_race(board: &Board, chain: &Chain, percent_at: &[i32]) -> bool {
+    let stone = first_stone(chain);
+    if chain.percent.abs() >= UNDECIDED_PERCENT {
         return false;
-    };
-    if chain.percent.abs() == 100 {
-        return chain.percent < 0;
     }
     let liberties = board
         .liberties_up_to(stone, READ_LIBERTIES_MAX + 1, stone)
         .len();
-    let undecided = chain.percent.abs() < UNDECIDED_PERCENT && liberties <= READ_LIBERTIES_MAX;
-    if undecided
+    liberties <= READ_LIBERTIES_MAX
         && attackers_hold(board, chain, percent_at)
         && reading::dies_moving_first(board, stone) == Some(true)
-    {
-        return true;
-    }
-    chain.percent < -DEAD_OWNERSHIP_PERCENT && !connects_to_life(board, stone, percent_at)
 }
 
-/// Whether every opponent chain touching `chain` is likely to live (not below `-DEAD_OWNERSHIP_PERCENT`):
-/// reading a race against stones that are themselves dead would only find that they can capture first.
+/// Per point, whether its stone belongs to a chain touching one that lost a race: the winner of a race
+/// lives, however the playouts (which often lose the race for it) scored it.
+fn race_winners(board: &Board, chains: &[Chain]) -> Vec<bool> {
+    let size = board.size() as usize;
+    let mut won = vec![false; size * size];
+    for chain in chains.iter().filter(|c| c.lost_race) {
+        let winner = Some(chain.color.opponent());
+        for &s in &chain.stones {
+            for n in board.adjacent(s).filter(|&n| board.get(n) == winner) {
+                for p in board.chain(n) {
+                    won[slot(size, p)] = true;
+                }
+            }
+        }
+    }
+    won
+}
+
+/// Whether every opponent chain touching `chain` may live (not below `-ATTACKER_DEAD_PERCENT`): reading a
+/// race against stones that are themselves dead would only find that they can capture first.
 fn attackers_hold(board: &Board, chain: &Chain, percent_at: &[i32]) -> bool {
     let size = board.size() as usize;
     let enemy = Some(chain.color.opponent());
@@ -124,7 +156,7 @@ fn attackers_hold(board: &Board, chain: &Chain, percent_at: &[i32]) -> bool {
             board.get(n) != enemy
                 || percent_at
                     .get(slot(size, n))
-                    .is_some_and(|&p| p >= -DEAD_OWNERSHIP_PERCENT)
+                    .is_some_and(|&p| p >= -ATTACKER_DEAD_PERCENT)
         })
     })
 }
@@ -172,6 +204,7 @@ fn chains_with_ownership(board: &Board, ownership: &Ownership) -> Vec<Chain> {
             stones,
             color,
             percent,
+            lost_race: false,
             dead: false,
         });
     }
