@@ -19,6 +19,10 @@ use crate::color::Color;
 use crate::point::Point;
 use crate::random::SeededRng;
 
+/// A playout stops after this many moves per point of the board at the latest: finished positions end in
+/// well under one, and the bound only cuts off long ko fights, which random play can repeat forever.
+const MOVES_PER_POINT_MAX: usize = 3;
+
 /// Per point, the sum over playouts of +1 when Black owned it at the end, -1 when White did.
 #[derive(Debug, Clone)]
 pub(super) struct Ownership {
@@ -44,7 +48,7 @@ pub(super) fn ownership(
             Color::White
         };
         let mut playout = Playout::new(board.clone(), barred);
-        playout.run(first, &mut rng, 3 * size * size);
+        playout.run(first, &mut rng, MOVES_PER_POINT_MAX * size * size);
         playout.tally(&mut sums);
     }
     Ownership {
