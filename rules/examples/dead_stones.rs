@@ -4,13 +4,14 @@
 //! cargo run --release -p tengen-rules --example dead_stones -- --corpus DIR --count 150
 //! ```
 //!
-//! Takes `--count` records spread evenly over the counted records of `--corpus` (see `compare::counted`),
+//! Takes `--count` records spread evenly over the counted records of `--corpus` (default: the corpus in
+//! `rules/tests/data/sgf-corpus`, or `$TENGEN_SGF_CORPUS`; see `compare::counted` for which count),
 //! replays each to its final position, runs `estimate_dead` and GNU Go (`gnugo --mode gtp --chinese-rules`,
 //! `loadsgf` then `final_status_list dead`, at most `--timeout` seconds per position), and prints how often
 //! the dead sets are identical, the stones that differ, how often the count's winner is the recorded
 //! winner with each marking, and the time per estimate of each. GNU Go's answers are cached in `--cache`
-//! (default `target/dead-stones-gnugo.tsv`), so reruns only run our estimate. `--export DIR` writes the
-//! sample's records and GNU Go's answers for the CI test; `--verbose` lists every record that differs;
+//! (default `target/dead-stones-gnugo.tsv`), so reruns only run our estimate. `--export FILE` writes GNU
+//! Go's answers for the sample, which the CI test reads (`rules/tests/data/dead-stones/gnugo.tsv`); `--verbose` lists every record that differs;
 //! `--show` also draws each differing board; `--cached-only` compares only the records already in the cache, without running GNU Go.
 
 #[path = "../tests/dead_stones/compare.rs"]
@@ -40,13 +41,13 @@ struct Args {
 }
 
 fn parse_args() -> Result<Args, String> {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+    let rules = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let mut args = Args {
         corpus: std::env::var_os("TENGEN_SGF_CORPUS")
             .map(PathBuf::from)
-            .unwrap_or_else(|| root.join("../shared/data/sgf-corpus/games")),
+            .unwrap_or_else(|| rules.join("tests/data/sgf-corpus/games")),
         count: 150,
-        cache: root.join("target/dead-stones-gnugo.tsv"),
+        cache: rules.join("../target/dead-stones-gnugo.tsv"),
         gnugo: PathBuf::from("/usr/games/gnugo"),
         timeout: Duration::from_secs(60),
         export: None,
@@ -226,21 +227,20 @@ fn percentiles(times: &mut [f64]) -> String {
     )
 }
 
-/// Writes the sample's records and GNU Go's answers where the CI test reads them.
+/// Writes GNU Go's answers for the sample where the CI test reads them (the records are in the corpus).
 fn export(
-    dir: &Path,
+    file: &Path,
     picked: &[(Counted, PathBuf)],
     answers: &BTreeMap<String, GnuAnswer>,
 ) -> std::io::Result<()> {
-    std::fs::create_dir_all(dir)?;
-    let mut lines = Vec::new();
-    for (counted, path) in picked {
-        if let Some(answer) = answers.get(&counted.name).filter(|a| a.dead.is_some()) {
-            std::fs::copy(path, dir.join(&counted.name))?;
-            lines.push(answer_line(&counted.name, answer));
-        }
-    }
-    std::fs::write(dir.join("gnugo.tsv"), lines.join("\n") + "\n")
+    let lines: Vec<String> = picked
+        .iter()
+        .filter_map(|(counted, _)| {
+            let answer = answers.get(&counted.name).filter(|a| a.dead.is_some())?;
+            Some(answer_line(&counted.name, answer))
+        })
+        .collect();
+    std::fs::write(file, lines.join("\n") + "\n")
 }
 
 fn main() {
@@ -260,12 +260,15 @@ fn main() {
     };
     let answers = gnu_answers(&args, &picked);
     report(&args, &picked, &answers);
-    if let Some(dir) = &args.export {
-        if let Err(e) = export(dir, &picked, &answers) {
-            eprintln!("dead_stones: export to {}: {e}", dir.display());
+    if let Some(file) = &args.export {
+        if let Err(e) = export(file, &picked, &answers) {
+            eprintln!("dead_stones: export to {}: {e}", file.display());
             std::process::exit(1);
         }
-        println!("exported the sample to {}", dir.display());
+        println!(
+            "exported GNU Go's answers for the sample to {}",
+            file.display()
+        );
     }
 }
 

@@ -135,8 +135,9 @@ fn an_empty_board_and_a_lone_stone_have_nothing_dead() {
     assert!(estimate_dead(&board).is_empty());
 }
 
-fn sample_board(name: &str) -> Board {
-    let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/dead-stones");
+fn corpus_board(name: &str) -> Board {
+    let dir =
+        std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/sgf-corpus/games");
     let bytes = std::fs::read(dir.join(name)).unwrap();
     compare::counted(name, &bytes).unwrap().game.board().clone()
 }
@@ -145,7 +146,7 @@ fn sample_board(name: &str) -> Board {
 /// only a ko). Playouts lose it when the side to move is busy capturing elsewhere; GNU Go calls it alive.
 #[test]
 fn a_stone_in_atari_that_can_connect_to_its_living_group_is_alive() {
-    let board = sample_board("02777.sgf");
+    let board = corpus_board("02777.sgf");
     let m16 = Point::from_gtp("M16", 19).unwrap();
     assert_eq!(board.get(m16), Some(Color::White));
     assert!(!estimate_dead(&board).contains(&m16));
@@ -155,7 +156,7 @@ fn a_stone_in_atari_that_can_connect_to_its_living_group_is_alive() {
 /// playouts leave at even odds; the local reading settles it (GNU Go agrees, and so does the result).
 #[test]
 fn a_race_lost_even_moving_first_is_dead() {
-    let board = sample_board("03667.sgf");
+    let board = corpus_board("03667.sgf");
     let r18 = Point::from_gtp("R18", 19).unwrap();
     let o19 = Point::from_gtp("O19", 19).unwrap();
     let dead = estimate_dead(&board);
@@ -199,12 +200,12 @@ fn random_positions_of_every_size_get_whole_chains_of_stones() {
     }
 }
 
-/// 00242 (not in the sample; GNU Go's answer: B7 dead, the rest alive): Black's 24-stone chain from A12
+/// 00242 (not in the CI sample; GNU Go's answer there: B7 dead, the rest alive): Black's 24-stone chain from A12
 /// to J15 lives by capturing White's B7, which is in atari and dies even with White to move. The
 /// playouts, where White often escapes first, leave the chain at about -24%; the race decides it.
 #[test]
 fn the_winner_of_a_race_lives() {
-    let board = sample_board("00242.sgf");
+    let board = corpus_board("00242.sgf");
     let dead = estimate_dead(&board);
     let b7 = Point::from_gtp("B7", 19).unwrap();
     let j15 = Point::from_gtp("J15", 19).unwrap();

@@ -1,8 +1,8 @@
-//! The dead-stone estimate against GNU Go 3.8 on a fixed sample of counted 19x19 records, kept in the
-//! repository (`tests/data/dead-stones/`: the records and GNU Go's `final_status_list dead` for each, as
-//! written by `cargo run --release -p tengen-rules --example dead_stones -- --export DIR`), so CI needs
-//! neither the corpus nor GNU Go. It fails when agreement drops below what the estimate reached when the
-//! sample was taken; docs/dead-stones.md has the figures and the method.
+//! The dead-stone estimate against GNU Go 3.8 on a fixed sample of 150 counted 19x19 records of the
+//! corpus in `tests/data/sgf-corpus`, with GNU Go's `final_status_list dead` for each kept in
+//! `tests/data/dead-stones/gnugo.tsv` (written by `cargo run --release -p tengen-rules --example
+//! dead_stones -- --export FILE`), so CI does not run GNU Go. It fails when agreement drops below what the
+//! estimate reached when the sample was taken; docs/dead-stones.md has the figures and the method.
 
 #[path = "dead_stones/compare.rs"]
 mod compare;
@@ -21,18 +21,26 @@ const WINNER_RIGHT_MIN: usize = 143;
 /// Stones the estimate calls dead where GNU Go calls them alive, as reached (one group of six stones).
 const ONLY_OURS_MAX: usize = 6;
 
-fn data_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/dead-stones")
+fn answers_file() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/dead-stones/gnugo.tsv")
+}
+
+fn corpus_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/sgf-corpus/games")
 }
 
 fn sample() -> Vec<(String, Comparison)> {
-    let dir = data_dir();
-    let answers = read_answers(&dir.join("gnugo.tsv"));
-    assert_eq!(answers.len(), RECORDS, "answers in {}", dir.display());
+    let answers = read_answers(&answers_file());
+    assert_eq!(
+        answers.len(),
+        RECORDS,
+        "answers in {}",
+        answers_file().display()
+    );
     answers
         .iter()
         .map(|(name, answer)| {
-            let bytes = std::fs::read(dir.join(name)).unwrap();
+            let bytes = std::fs::read(corpus_dir().join(name)).unwrap();
             let record = counted(name, &bytes).unwrap_or_else(|| panic!("{name} is not counted"));
             let ours: BTreeSet<Point> = estimate_dead(record.game.board()).into_iter().collect();
             let gnu = answer.dead.as_ref().unwrap();
@@ -92,7 +100,7 @@ fn the_chains_named_in_the_issue_are_dead() {
         ),
     ];
     for (name, stones) in cases {
-        let bytes = std::fs::read(data_dir().join(name)).unwrap();
+        let bytes = std::fs::read(corpus_dir().join(name)).unwrap();
         let record = counted(name, &bytes).unwrap();
         let dead = estimate_dead(record.game.board());
         for text in *stones {
