@@ -8,10 +8,13 @@
 //!    chain gets its mean ownership: over its stones and all playouts, how often its points ended its
 //!    owner's (+100%) or the opponent's (-100%).
 //! 3. Local reading (`reading`) for the chains the playouts leave undecided and that are short of
-//!    liberties: such a chain is dead when it is captured even if its owner moves first.
+//!    liberties: such a chain is dead when it is captured even if its owner moves first, and the
+//!    opponent chains touching it, having won the race, are alive.
+//!
+//! docs/dead-stones.md has the reasons for each step and the measurement against GNU Go.
 //! 4. The rest by ownership: dead below `-DEAD_OWNERSHIP_PERCENT`, except a chain in atari that its
-//!    owner can connect to a living chain (a capture there would only start a ko or be answered by the
-//!    connection, so a player counts it alive).
+//!    owner can connect to a living chain (the owner connects the moment it is threatened, so a player
+//!    counts it alive; the playouts lose it when the side to move captures something larger first).
 //!
 //! The playouts are seeded from the position's hash, so the same position always gets the same proposal.
 
