@@ -85,11 +85,16 @@ fn the_estimate_agrees_with_gnu_go_on_the_sample() {
     );
 }
 
-/// The chains the issue named as left standing: an enclosed chain with two liberties that are not eyes,
-/// and a chain along the edge in the opponent's corner.
+/// The chains the issue named as left standing: two chains inside the opponent's corner sharing one
+/// liberty, an enclosed chain with two liberties that are not eyes, and a chain along the edge in the
+/// opponent's corner.
 #[test]
 fn the_chains_named_in_the_issue_are_dead() {
     let cases: &[(&str, &[&str])] = &[
+        (
+            "04019.sgf",
+            &["Q18", "R18", "Q17", "S19", "T19", "T18", "T17", "S17"],
+        ),
         (
             "01030.sgf",
             &["O2", "P2", "P3", "P4", "Q3", "R3", "R2", "S2"],
