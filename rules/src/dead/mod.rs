@@ -94,8 +94,9 @@ fn judge(board: &Board) -> Vec<Chain> {
             percent_at[slot(size, p)] = chain.percent;
         }
     }
+    let mut nodes_left = reading::NODES_TOTAL_MAX;
     for chain in &mut chains {
-        chain.lost_race = loses_race(board, chain, &percent_at);
+        chain.lost_race = loses_race(board, chain, &percent_at, &mut nodes_left);
     }
     let won_race = race_winners(board, &chains);
     for chain in &mut chains {
@@ -118,7 +119,7 @@ fn first_stone(chain: &Chain) -> Point {
 
 /// Whether `chain` is undecided by the playouts, short of liberties, up against opponent chains that
 /// hold, and captured even when its owner moves first.
-fn loses_race(board: &Board, chain: &Chain, percent_at: &[i32]) -> bool {
+fn loses_race(board: &Board, chain: &Chain, percent_at: &[i32], nodes_left: &mut u32) -> bool {
     let stone = first_stone(chain);
     if chain.percent.abs() >= UNDECIDED_PERCENT {
         return false;
@@ -128,7 +129,7 @@ fn loses_race(board: &Board, chain: &Chain, percent_at: &[i32]) -> bool {
         .len();
     liberties <= READ_LIBERTIES_MAX
         && attackers_hold(board, chain, percent_at)
-        && reading::dies_moving_first(board, stone) == Some(true)
+        && reading::dies_moving_first(board, stone, nodes_left) == Some(true)
 }
 
 /// Per point, whether its stone belongs to a chain touching one that lost a race: the winner of a race

@@ -5,8 +5,9 @@
 //! search answers it by trying, for both sides, only the moves that matter to the chain: its liberties,
 //! the liberties of the opponent chains touching it that are about as short of liberties (the other side
 //! of a race), and captures of those in atari. The chain is saved once it has `ESCAPED_LIBERTIES`; the
-//! search gives up (no verdict) past `DEPTH_MAX` moves or `NODES_MAX` positions, which keeps a reading to
-//! well under a millisecond.
+//! search gives up (no verdict) past `DEPTH_MAX` moves or `NODES_MAX` positions, and all readings of one
+//! estimate share `NODES_TOTAL_MAX`, so a position full of short-of-liberty chains (players can build
+//! any position before passing) cannot make the estimate slow.
 
 use crate::board::Board;
 use crate::color::Color;
@@ -18,13 +19,20 @@ const ESCAPED_LIBERTIES: usize = 4;
 const DEPTH_MAX: u32 = 10;
 /// Positions visited at most per question.
 const NODES_MAX: u32 = 3000;
+/// Positions visited at most by all the readings of one estimate: each costs a board copy (a few
+/// microseconds), so this keeps the reading under about 100 ms in the worst case.
+pub(super) const NODES_TOTAL_MAX: u32 = 30_000;
 
 /// Whether the chain through `stone` is captured even when its owner moves first: `Some(true)` when it
-/// is, `Some(false)` when the owner saves it, `None` when the reading ran out of budget.
-pub(super) fn dies_moving_first(board: &Board, stone: Point) -> Option<bool> {
+/// is, `Some(false)` when the owner saves it, `None` when the reading ran out of budget. The positions
+/// visited are taken from `nodes_left`, the estimate's budget.
+pub(super) fn dies_moving_first(board: &Board, stone: Point, nodes_left: &mut u32) -> Option<bool> {
     let owner = board.get(stone)?;
-    let mut budget = NODES_MAX;
-    captured(board, stone, owner, None, DEPTH_MAX, &mut budget)
+    let mut budget = NODES_MAX.min(*nodes_left);
+    let start = budget;
+    let verdict = captured(board, stone, owner, None, DEPTH_MAX, &mut budget);
+    *nodes_left -= start - budget;
+    verdict
 }
 
 /// Whether the target chain (through `stone`, owned by `owner`) ends captured with `to_move` to play.
