@@ -2,6 +2,7 @@
 //! same comparison on a fixed sample in the repository): which records count, GNU Go's answers as stored
 //! in a TSV file, and the comparison of a dead set with GNU Go's and with the recorded winner.
 
+// The example and the tests each use part of this module.
 #![allow(dead_code)]
 
 use std::collections::{BTreeMap, BTreeSet};
