@@ -42,6 +42,7 @@ pub mod session;
 pub mod side;
 pub mod store;
 pub mod study;
+pub mod throttle;
 
 use std::collections::HashMap;
 use std::net::IpAddr;
@@ -183,6 +184,13 @@ pub(crate) struct ConnPermit {
     ip: IpAddr,
 }
 
+impl ConnPermit {
+    /// The client's address.
+    pub(crate) fn ip(&self) -> IpAddr {
+        self.ip
+    }
+}
+
 impl ConnCounter {
     pub(crate) fn try_acquire(self: &Arc<Self>, ip: IpAddr, max: usize) -> Option<ConnPermit> {
         let mut per_ip = self.per_ip.lock().unwrap_or_else(|p| p.into_inner());
@@ -275,11 +283,18 @@ pub async fn run(
     let store =
         tokio::task::spawn_blocking(move || open_fenced_store(&opening, store_fences)).await??;
     let store = StoreHandle::new(store);
-    let auth = Auth::new(store.clone(), config.argon2, config.session_ttl_ms).await?;
+    let auth = Auth::new(
+        store.clone(),
+        config.argon2,
+        config.session_ttl_ms,
+        config.throttles,
+    )
+    .await?;
     let (alive_tx, mut alive_rx) = mpsc::channel::<()>(1);
     let tasks = TaskGuard { _alive: alive_tx };
     let games = Games::new();
-    let ledger = Ledger::new(store.clone(), config.grant_points, config.tax_bp);
+    let ledger = Ledger::new(store.clone(), config.grant_points, config.tax_bp)
+        .with_grant_delay(config.grant_delay_ms);
     let game_context = |hall: &HallHandle| game::GameContext {
         store: store.clone(),
         ledger: ledger.clone(),

@@ -34,6 +34,14 @@ struct ServeArgs {
     /// Fortune points granted to each new account.
     #[arg(long, env = "TENGEN_GRANT_POINTS", default_value_t = config::GRANT_POINTS_DEFAULT)]
     grant_points: u64,
+    /// Grant new accounts their points at once instead of with their first finished game or after a
+    /// day. For load tests and experiments: it lets a farm of accounts collect grants.
+    #[arg(long, env = "TENGEN_GRANT_AT_ONCE")]
+    grant_at_once: bool,
+    /// Accounts one address may register before each further one waits (a minute, doubling to an
+    /// hour). Load tests, whose players all come from one address, raise it.
+    #[arg(long, env = "TENGEN_REGISTRATIONS_PER_IP", default_value_t = config::REGISTRATIONS_PER_ADDRESS)]
+    registrations_per_ip: u32,
     /// The house tax on winnings in basis points (500 = 5%).
     #[arg(long, env = "TENGEN_TAX_BP", default_value_t = config::TAX_BP_DEFAULT,
           value_parser = clap::value_parser!(u32).range(0..=10_000))]
@@ -184,6 +192,10 @@ impl ServeArgs {
         config.allowed_origins = self.allow_origin.clone();
         config.connections_per_ip_max = self.connections_per_ip;
         config.grant_points = self.grant_points;
+        if self.grant_at_once {
+            config.grant_delay_ms = 0;
+        }
+        config.throttles.register_address.free = self.registrations_per_ip;
         config.tax_bp = self.tax_bp;
         config.admin_token = self.admin_token.clone().filter(|token| !token.is_empty());
         config.messages_per_second = self.messages_per_second;
