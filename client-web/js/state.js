@@ -265,6 +265,12 @@ export function applyMessage(state, msg) {
   switch (msg.type) {
     case 'session':
       state.me = { user: msg.user, username: msg.username };
+      state.pendingGrant = msg.pending_grant ?? 0;
+      break;
+    case 'logged_out':
+      state.me = null;
+      state.pendingGrant = 0;
+      state.notices.push({ key: `auth.logged_out.${msg.reason}` });
       break;
     case 'hall':
       state.hall = { rooms: msg.rooms, players: msg.players, games: msg.games };
@@ -324,6 +330,8 @@ export function applyMessage(state, msg) {
     case 'balance':
       state.balance = msg.balance;
       state.taxBp = msg.tax_bp;
+      // A pending grant's account holds nothing until the grant lands (it can neither bet nor stake).
+      if (msg.balance > 0) state.pendingGrant = 0;
       break;
     case 'bet_placed':
       state.balance = msg.balance;

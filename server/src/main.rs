@@ -36,7 +36,7 @@ struct ServeArgs {
     grant_points: u64,
     /// Grant new accounts their points at once instead of with their first finished game or after a
     /// day. For load tests and experiments: it lets a farm of accounts collect grants.
-    #[arg(long, env = "TENGEN_GRANT_AT_ONCE")]
+    #[arg(long, env = "TENGEN_GRANT_AT_ONCE", value_parser = clap::builder::FalseyValueParser::new())]
     grant_at_once: bool,
     /// Accounts one address may register before each further one waits (a minute, doubling to an
     /// hour). Load tests, whose players all come from one address, raise it.
