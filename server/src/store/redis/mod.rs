@@ -415,6 +415,16 @@ impl Store for RedisStore {
 
     fn delete_session(&self, token_digest: &str) -> Result<(), StoreError> {
         self.write(|conn| {
+            let user: Option<u64> = ::redis::cmd("HGET")
+                .arg(keys::session(token_digest))
+                .arg("user")
+                .query(conn)?;
+            if let Some(user) = user {
+                ::redis::cmd("SREM")
+                    .arg(keys::user_sessions(UserId(user)))
+                    .arg(token_digest)
+                    .exec(conn)?;
+            }
             ::redis::pipe()
                 .cmd("DEL")
                 .arg(keys::session(token_digest))
@@ -548,9 +558,23 @@ impl Store for RedisStore {
                 if expired.is_empty() {
                     return Ok(purged);
                 }
+                // Their users, to drop them from the users' session sets too.
+                let mut owners = ::redis::pipe();
+                for digest in &expired {
+                    owners.cmd("HGET").arg(keys::session(digest)).arg("user");
+                }
+                let users: Vec<Option<u64>> = owners.query(conn)?;
                 let mut pipe = ::redis::pipe();
                 for digest in &expired {
                     pipe.cmd("DEL").arg(keys::session(digest));
+                }
+                for (digest, user) in expired.iter().zip(&users) {
+                    if let Some(user) = user {
+                        pipe.cmd("SREM")
+                            .arg(keys::user_sessions(UserId(*user)))
+                            .arg(digest)
+                            .ignore();
+                    }
                 }
                 pipe.cmd("ZREM")
                     .arg(keys::SESSIONS_BY_EXPIRY)
