@@ -20,6 +20,7 @@ export function createState() {
     chats: new Map(), // channel key → [{from, text, at_ms}]
     challenges: [], // incoming: {challenge, from, settings}
     balance: null, // fortune points, when the server keeps them
+    pendingGrant: 0, // starting points not granted yet (a new account's, until its first finished game or a day)
     taxBp: null,
     pools: new Map(), // game id → the wire's pool object
     myBets: new Map(), // game id → {side, total}: my bet in that game's pool, from `bet_placed`
