@@ -380,6 +380,9 @@ pub struct Config {
     pub messages_burst: u32,
     /// Extra allowed browser origins (exact `scheme://host[:port]`), besides same-origin and localhost.
     pub allowed_origins: Vec<String>,
+    /// Reverse proxies whose `X-Forwarded-For` names the client, for the login and registration
+    /// throttles (behind `deploy/nginx.conf`, its address). Empty: the socket's address is the client's.
+    pub trusted_proxies: Vec<std::net::IpAddr>,
     pub session_ttl_ms: u64,
     /// Fortune points granted to each new account.
     pub grant_points: u64,
@@ -441,6 +444,7 @@ impl Config {
             messages_per_second: MESSAGES_PER_SECOND,
             messages_burst: MESSAGES_BURST,
             allowed_origins: Vec::new(),
+            trusted_proxies: Vec::new(),
             session_ttl_ms: SESSION_TTL_MS,
             game_timing: GameTiming::default(),
             grant_points: GRANT_POINTS_DEFAULT,

@@ -184,13 +184,6 @@ pub(crate) struct ConnPermit {
     ip: IpAddr,
 }
 
-impl ConnPermit {
-    /// The client's address.
-    pub(crate) fn ip(&self) -> IpAddr {
-        self.ip
-    }
-}
-
 impl ConnCounter {
     pub(crate) fn try_acquire(self: &Arc<Self>, ip: IpAddr, max: usize) -> Option<ConnPermit> {
         let mut per_ip = self.per_ip.lock().unwrap_or_else(|p| p.into_inner());

@@ -28,6 +28,10 @@ struct ServeArgs {
     /// Extra browser origins allowed to open WebSockets (besides same-origin and localhost).
     #[arg(long, env = "TENGEN_ALLOW_ORIGIN", value_delimiter = ',')]
     allow_origin: Vec<String>,
+    /// Reverse proxies (addresses, comma-separated) whose X-Forwarded-For names the client for the
+    /// login and registration throttles; behind nginx, its address (e.g. 127.0.0.1).
+    #[arg(long, env = "TENGEN_TRUSTED_PROXY", value_delimiter = ',')]
+    trusted_proxy: Vec<std::net::IpAddr>,
     /// Simultaneous WebSocket connections per client IP (the load generator needs many).
     #[arg(long, env = "TENGEN_CONNECTIONS_PER_IP", default_value_t = config::CONNECTIONS_PER_IP_MAX)]
     connections_per_ip: usize,
@@ -190,6 +194,7 @@ impl ServeArgs {
             config.rooms = self.rooms.clone();
         }
         config.allowed_origins = self.allow_origin.clone();
+        config.trusted_proxies = self.trusted_proxy.clone();
         config.connections_per_ip_max = self.connections_per_ip;
         config.grant_points = self.grant_points;
         if self.grant_at_once {

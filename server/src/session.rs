@@ -99,7 +99,8 @@ enum Next {
 
 struct Session {
     state: Arc<AppState>,
-    /// The client's address, for the login and registration throttles.
+    /// The client's address (behind a trusted proxy, the one it forwards), for the login and
+    /// registration throttles.
     peer: IpAddr,
     said_hello: bool,
     player: Option<PlayerInfo>,
@@ -164,8 +165,7 @@ fn auth_refusal(err: AuthError) -> Refusal {
 }
 
 /// Serve one upgraded socket until it closes or the server shuts down.
-pub(crate) async fn run(state: Arc<AppState>, socket: WebSocket, permit: ConnPermit) {
-    let peer = permit.ip();
+pub(crate) async fn run(state: Arc<AppState>, socket: WebSocket, permit: ConnPermit, peer: IpAddr) {
     let _permit = permit;
     let _tasks = state.tasks.clone();
     let (out_tx, out_rx) = mpsc::channel(OUTBOUND_QUEUE_LEN);

@@ -11,6 +11,8 @@
 
 use std::net::IpAddr;
 
+use axum::http::HeaderValue;
+
 use crate::config::Throttles;
 use crate::store::{StoreError, StoreHandle};
 
@@ -34,6 +36,25 @@ impl LoginCounters {
             address: format!("login:address:{address}"),
         }
     }
+}
+
+/// The client's address: the socket's, unless the socket comes from a trusted reverse proxy
+/// (`Config::trusted_proxies`), whose `X-Forwarded-For` then names the client (its last entry: the one
+/// the proxy itself added; earlier ones are the client's to invent). Without this every client behind
+/// the proxy would share the proxy's throttle counters.
+pub fn client_address(
+    peer: IpAddr,
+    forwarded_for: Option<&HeaderValue>,
+    trusted_proxies: &[IpAddr],
+) -> IpAddr {
+    if !trusted_proxies.contains(&peer) {
+        return peer;
+    }
+    forwarded_for
+        .and_then(|value| value.to_str().ok())
+        .and_then(|list| list.rsplit(',').next())
+        .and_then(|last| last.trim().parse().ok())
+        .unwrap_or(peer)
 }
 
 /// An IPv4 address as it is; an IPv6 address by its /64 prefix.
@@ -115,6 +136,20 @@ mod tests {
         assert_eq!(address_key(a), address_key(b));
         let mapped: IpAddr = "::ffff:203.0.113.9".parse().unwrap();
         assert_eq!(address_key(mapped), "203.0.113.9");
+    }
+
+    #[test]
+    fn only_a_trusted_proxy_names_the_client() {
+        let proxy: IpAddr = "127.0.0.1".parse().unwrap();
+        let client: IpAddr = "198.51.100.7".parse().unwrap();
+        let header = HeaderValue::from_static("10.9.9.9, 198.51.100.7");
+        assert_eq!(client_address(proxy, Some(&header), &[proxy]), client);
+        // Anyone else's header is ignored, as is a missing or malformed one.
+        assert_eq!(client_address(client, Some(&header), &[proxy]), client);
+        assert_eq!(client_address(proxy, Some(&header), &[]), proxy);
+        assert_eq!(client_address(proxy, None, &[proxy]), proxy);
+        let junk = HeaderValue::from_static("not an address");
+        assert_eq!(client_address(proxy, Some(&junk), &[proxy]), proxy);
     }
 
     #[test]

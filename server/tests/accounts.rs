@@ -48,6 +48,42 @@ async fn the_owner_logs_in_from_another_address_after_someone_elses_failures() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn behind_a_trusted_proxy_the_forwarded_address_is_the_clients() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = test_config(dir.path());
+    config.trusted_proxies = vec!["127.0.0.1".parse().unwrap()];
+    let server = TestServer::start_with(config).await;
+    server.player("ken").await;
+    let url = server.ws_url();
+    let mut guesser = Client::connect_forwarded(&url, "198.51.100.1").await;
+    guesser.hello().await;
+    for _ in 0..LOGIN_FAILURES_MAX {
+        guesser
+            .err(login("ken", "wrong password"), "bad_credentials")
+            .await;
+    }
+    guesser.err(login("ken", PASSWORD), "login_throttled").await;
+    // Another client through the same proxy is another address.
+    let mut owner = Client::connect_forwarded(&url, "198.51.100.2").await;
+    owner.hello().await;
+    owner.ok(login("ken", PASSWORD)).await;
+    // A client that is not the proxy cannot pick its address: its own is used.
+    let mut liar = Client::connect_from(
+        &server.ws_url(),
+        server.addr,
+        std::net::IpAddr::from([127, 0, 0, 20]),
+    )
+    .await;
+    liar.hello().await;
+    for _ in 0..LOGIN_FAILURES_MAX {
+        liar.err(login("ken", "wrong password"), "bad_credentials")
+            .await;
+    }
+    liar.err(login("ken", PASSWORD), "login_throttled").await;
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn one_address_guessing_many_accounts_is_throttled() {
     let server = TestServer::start().await;
     server.player("victim").await;

@@ -173,6 +173,23 @@ impl Client {
         }
     }
 
+    /// A connection as a reverse proxy makes it: with `X-Forwarded-For: forwarded_for`.
+    pub async fn connect_forwarded(url: &str, forwarded_for: &str) -> Client {
+        use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+        let mut request = url.into_client_request().unwrap();
+        request
+            .headers_mut()
+            .insert("x-forwarded-for", forwarded_for.parse().unwrap());
+        let (ws, _) = tokio_tungstenite::connect_async(request).await.unwrap();
+        Client {
+            ws,
+            next_id: 1,
+            backlog: VecDeque::new(),
+            user: None,
+            token: None,
+        }
+    }
+
     pub async fn send_text(&mut self, text: &str) {
         self.ws.send(Message::text(text)).await.unwrap();
     }
