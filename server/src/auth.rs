@@ -217,6 +217,7 @@ impl Auth {
         if let Some(wait_ms) =
             throttle::registration_attempt(&self.store, self.throttles, ip, now_ms).await?
         {
+            tracing::debug!(%ip, wait_ms, "registration throttled");
             return Err(AuthError::RegistrationThrottled { wait_ms });
         }
         let params = self.argon2;
@@ -258,6 +259,8 @@ impl Auth {
         if let Some(wait_ms) =
             throttle::login_attempt(&self.store, self.throttles, &counters, now_ms).await?
         {
+            // Debug only: a guesser's every refused attempt would otherwise be a line.
+            tracing::debug!(%ip, wait_ms, "login throttled");
             return Err(AuthError::Throttled { wait_ms });
         }
         let name = username.to_string();
@@ -276,7 +279,10 @@ impl Auth {
         .await?;
         match user {
             Some(user) if matches => {
-                throttle::login_succeeded(&self.store, &counters).await?;
+                // Not fatal: the counters then only keep one attempt too many until they expire.
+                if let Err(err) = throttle::login_succeeded(&self.store, &counters).await {
+                    tracing::warn!(%err, "could not take a successful login off the throttles");
+                }
                 self.open_session(&user, now_ms).await
             }
             // The attempt stays counted.
