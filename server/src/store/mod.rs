@@ -1,4 +1,5 @@
-//! Durable state behind one trait, [`Store`]: accounts, session tokens (as digests), games with their
+//! Durable state behind one trait, [`Store`]: accounts, session tokens (as digests), the login and
+//! registration throttles' counters (so every node counts the same attempts; see [`Backoff`]), games with their
 //! settings, each live game's event log, and finished games' results and SGF. The trait is synchronous
 //! and backend-neutral (SQLite embedded, Redis when scaled out); [`StoreHandle`] is how async code calls it,
 //! always on tokio's blocking pool so no store call ever blocks the async runtime. What the events mean

@@ -4,7 +4,8 @@
 //!
 //! What must be atomic is one command, one Redis Function call (`functions.lua`, loaded at open with
 //! FUNCTION LOAD REPLACE, so it is also in the append-only file) or one WATCH/MULTI on one slot:
-//! appending a game event (refusing a seq already there), each ledger batch (every check before the
+//! appending a game event (refusing a seq already there), counting an attempt on several throttle
+//! counters (all checked before any is counted), each ledger batch (every check before the
 //! first write, then the transfers, the balances, the indexes, the settlement records and the audit
 //! stream `{ledger}:audit`), and rating a game once. Steps that span slots (creating a user, then
 //! claiming the name; recording a game, then indexing it) are ordered so that a crash between them
