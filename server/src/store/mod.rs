@@ -58,9 +58,14 @@ impl Backoff {
             .min(self.max_ms)
     }
 
-    /// How long an attempt at `now_ms` must still wait, given a counter's `count` and `last_ms`.
+    /// How long an attempt at `now_ms` must still wait, given a counter's `count` and `last_ms`. A
+    /// free attempt never waits, even when another node's or task's clock put `last_ms` a little
+    /// after this `now_ms` (concurrent attempts take their times before they reach the store).
     pub fn wait_ms(&self, count: u32, last_ms: u64, now_ms: u64) -> u64 {
-        (last_ms.saturating_add(self.delay_ms(count))).saturating_sub(now_ms)
+        match self.delay_ms(count) {
+            0 => 0,
+            delay => last_ms.saturating_add(delay).saturating_sub(now_ms),
+        }
     }
 }
 
@@ -519,6 +524,11 @@ fn throttle_conformance(store: &dyn Store) {
         store.throttle_attempt(&both("pair", "other"), 3100),
         Ok(None)
     );
+    // A free attempt passes even when the last one was stamped later (clocks of concurrent callers).
+    let skew = vec![("skew".to_string(), backoff)];
+    assert_eq!(store.throttle_attempt(&skew, 5000), Ok(None));
+    assert_eq!(store.throttle_attempt(&skew, 4990), Ok(None));
+    assert_eq!(store.throttle_attempt(&skew, 4990), Ok(Some(1010)));
     // Forgotten after `forget_ms` without a counted attempt.
     let pair = vec![("pair".to_string(), backoff)];
     assert_eq!(store.throttle_attempt(&pair, 3100), Ok(None));

@@ -617,20 +617,22 @@ fn throttle_in(
     for (key, backoff) in counters {
         let (count, last_ms) = throttle_state(tx, key, now_ms)?;
         wait = wait.max(backoff.wait_ms(count, last_ms, now_ms));
-        states.push(count);
+        states.push((count, last_ms));
     }
     if wait > 0 {
         return Ok(Some(wait));
     }
-    for ((key, backoff), count) in counters.iter().zip(states) {
+    for ((key, backoff), (count, last_ms)) in counters.iter().zip(states) {
+        // The latest of the stamps: a caller whose clock is behind never shortens a wait.
+        let last_ms = last_ms.max(now_ms);
         tx.execute(
             "INSERT OR REPLACE INTO throttles (key, count, last_ms, expires_at_ms)
              VALUES (?1, ?2, ?3, ?4)",
             params![
                 key,
                 i64::from(count.saturating_add(1)),
-                now_ms as i64,
-                now_ms.saturating_add(backoff.forget_ms) as i64
+                last_ms as i64,
+                last_ms.saturating_add(backoff.forget_ms) as i64
             ],
         )?;
     }

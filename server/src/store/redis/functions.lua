@@ -222,22 +222,27 @@ end
 -- Returns 0 when counted, else the longest wait in ms.
 local function throttle_attempt(keys, args)
   local now = tonumber(args[1])
-  local counts = {}
+  local counts, lasts = {}, {}
   local wait = 0
   for i, key in ipairs(keys) do
     local at = 1 + (i - 1) * 4
     local count, last = throttle_state(key, now)
     local delay = throttle_delay(count, tonumber(args[at + 1]), tonumber(args[at + 2]),
       tonumber(args[at + 3]))
-    wait = math.max(wait, last + delay - now)
+    if delay > 0 then
+      wait = math.max(wait, last + delay - now)
+    end
     counts[i] = count
+    lasts[i] = math.max(last, now)
   end
   if wait > 0 then
     return wait
   end
   for i, key in ipairs(keys) do
     local forget = tonumber(args[1 + (i - 1) * 4 + 4])
-    redis.call('HSET', key, 'count', counts[i] + 1, 'last_ms', now, 'expires_at_ms', now + forget)
+    -- The latest of the stamps: a caller whose clock is behind never shortens a wait.
+    redis.call('HSET', key, 'count', counts[i] + 1, 'last_ms', lasts[i], 'expires_at_ms',
+      lasts[i] + forget)
     redis.call('PEXPIRE', key, forget)
   end
   return 0
