@@ -7,7 +7,10 @@ mod common;
 
 use common::{start_table_game, test_config, Client, TestServer};
 use serde_json::{json, Value};
-use tengen_server::config::{LOGIN_ADDRESS_FAILURES_MAX, LOGIN_FAILURES_MAX};
+use tengen_server::config::{
+    LOGIN_ACCOUNT_DELAY_MAX_MS, LOGIN_ACCOUNT_FAILURES_MAX, LOGIN_ADDRESS_FAILURES_MAX,
+    LOGIN_FAILURES_MAX,
+};
 
 const PASSWORD: &str = "password123";
 
@@ -44,6 +47,37 @@ async fn the_owner_logs_in_from_another_address_after_someone_elses_failures() {
     let mut owner = server.client_from(3).await;
     let session = owner.ok(login("Alice", PASSWORD)).await;
     assert_eq!(session["type"], "session");
+    server.stop().await;
+}
+
+/// The wait a throttled answer names, in seconds.
+fn wait_seconds(reply: &Value) -> u64 {
+    let message = reply["message"].as_str().unwrap_or_default();
+    let after = message.split("try again in ").nth(1).unwrap_or_default();
+    after.trim_end_matches(" s").parse().unwrap_or(u64::MAX)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn guesses_spread_over_addresses_slow_the_account_but_never_for_long() {
+    let server = TestServer::start().await;
+    server.player("lena").await;
+    // Each address stays within its own free failures; together they use up the account's.
+    let per_address = LOGIN_FAILURES_MAX;
+    let addresses = LOGIN_ACCOUNT_FAILURES_MAX.div_ceil(per_address);
+    for n in 0..addresses {
+        let mut guesser = server.client_from(30 + n as u8).await;
+        for _ in 0..per_address {
+            guesser
+                .err(login("lena", "wrong password"), "bad_credentials")
+                .await;
+        }
+    }
+    // Now every address waits, the owner's new one too, but at most the account's cap (a minute),
+    // however long the per-address waits have grown.
+    let mut owner = server.client_from(60).await;
+    let throttled = owner.err(login("lena", PASSWORD), "login_throttled").await;
+    let cap_s = LOGIN_ACCOUNT_DELAY_MAX_MS / 1000;
+    assert!(wait_seconds(&throttled) <= cap_s, "{throttled}");
     server.stop().await;
 }
 
