@@ -249,6 +249,11 @@ pub const REGISTRATION_FORGET_MS: u64 = 24 * 60 * 60 * 1000;
 /// game gets it at once.
 pub const GRANT_DELAY_MS: u64 = 24 * 60 * 60 * 1000;
 
+/// The newest games of a user the Redis store looks through for a finished one (whether a pending
+/// grant is due). Only accounts still waiting for their grant are asked, and they have played few
+/// games; the bound keeps one login's lookup small whatever a user's history.
+pub const FINISHED_GAME_LOOKBACK: usize = 100;
+
 /// The login and registration throttles (see the constants above); tests change them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Throttles {

@@ -186,8 +186,8 @@ pub trait Store: Send + Sync + 'static {
     fn throttle_release(&self, release: &[String], clear: &[String]) -> Result<(), StoreError>;
     /// Whether a ledger transfer with this id is in the book.
     fn has_transfer(&self, id: &str) -> Result<bool, StoreError>;
-    /// Whether `user` played a game that finished (among their [`FINISHED_GAME_LOOKBACK`] newest
-    /// games on Redis: asked only of accounts still waiting for their grant, who have played few).
+    /// Whether `user` played a game that finished (on Redis, among their
+    /// [`FINISHED_GAME_LOOKBACK`](crate::config::FINISHED_GAME_LOOKBACK) newest games).
     fn has_finished_game(&self, user: UserId) -> Result<bool, StoreError>;
     /// Record a new game and assign its id.
     fn create_game(&self, game: &NewGame) -> Result<GameId, StoreError>;
@@ -252,9 +252,6 @@ pub trait Store: Send + Sync + 'static {
     /// The games `user` played (live and finished), newest first, at most `limit`.
     fn games_of_user(&self, user: UserId, limit: usize) -> Result<Vec<GameListRow>, StoreError>;
 }
-
-/// The newest games of a user a backend may look through for a finished one.
-pub const FINISHED_GAME_LOOKBACK: usize = 100;
 
 /// One game in a player's list.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -526,7 +526,7 @@ impl Store for RedisStore {
             let ids: Vec<u64> = ::redis::cmd("ZREVRANGE")
                 .arg(keys::user_games(user))
                 .arg(0)
-                .arg(super::FINISHED_GAME_LOOKBACK.saturating_sub(1))
+                .arg(crate::config::FINISHED_GAME_LOOKBACK.saturating_sub(1))
                 .query(conn)?;
             if ids.is_empty() {
                 return Ok(false);
