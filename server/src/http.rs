@@ -352,7 +352,13 @@ async fn admin_audit(
     let Some(token) = &state.config.admin_token else {
         return (StatusCode::NOT_FOUND, "not found").into_response();
     };
-    if let Err(refusal) = admin_check(&state, peer.ip(), &headers, token) {
+    // Behind a trusted proxy, each client its own count (the overall bound holds either way).
+    let client = crate::throttle::client_address(
+        peer.ip(),
+        headers.get("x-forwarded-for"),
+        &state.config.trusted_proxies,
+    );
+    if let Err(refusal) = admin_check(&state, client, &headers, token) {
         return refusal.into_response();
     }
     match state.store.call(crate::ledger::audit).await {
@@ -414,13 +420,18 @@ async fn ws_upgrade(
         tracing::info!(?origin, %peer, "refused a WebSocket from a foreign origin");
         return (StatusCode::FORBIDDEN, "origin not allowed").into_response();
     }
+    let client = crate::throttle::client_address(
+        peer.ip(),
+        headers.get("x-forwarded-for"),
+        &state.config.trusted_proxies,
+    );
     upgrade
         .max_frame_size(MAX_WS_MESSAGE_BYTES)
         .max_message_size(MAX_WS_MESSAGE_BYTES)
         .read_buffer_size(WS_READ_BUFFER_BYTES)
         .write_buffer_size(WS_WRITE_BUFFER_BYTES)
         .max_write_buffer_size(WS_WRITE_BUFFER_MAX_BYTES)
-        .on_upgrade(move |socket| crate::session::run(state, socket))
+        .on_upgrade(move |socket| crate::session::run(state, socket, client))
 }
 
 #[cfg(test)]
