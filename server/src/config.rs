@@ -106,8 +106,9 @@ pub const CLUSTER_TICK_MS: u64 = 1_000;
 /// about three seconds.
 pub const LEASE_TTL_MS: u64 = 3 * CLUSTER_TICK_MS;
 
-/// How long a node waits for another node's answer before telling the user `busy`. Longer than a
-/// takeover, so a request caught by one is answered rather than dropped.
+/// How long a node waits for another node's answer before telling the user `outcome_unknown` (the
+/// other node may have acted). Longer than a takeover, so a request caught by one is answered rather
+/// than dropped.
 pub const CLUSTER_REQUEST_TIMEOUT_MS: u64 = 5_000;
 
 /// Messages of one mirrored game waiting for its stand-in actor. A stand-in this far behind has
@@ -145,6 +146,13 @@ pub const POOL_PUSH_MS: u64 = 1_000;
 /// append) plus the ledger writer's one group, so this is room for every live game at once; a full
 /// queue makes the next caller wait for room.
 pub const STORE_WRITE_QUEUE_LEN: usize = LIVE_GAMES_MAX + 64;
+
+/// How long a game whose event could not be stored (the store out of reach, or a write whose outcome
+/// is unknown) waits before reading its log back to settle what happened, and between attempts while
+/// the store stays away. Its deadlines wait as long: a timeout cannot be recorded without the store.
+/// Short enough that play goes on within a moment of the store's return, long enough that a game
+/// does not hammer a store that is down (two reads a second per game).
+pub const STORE_RETRY_MS: u64 = 500;
 
 /// Read-only SQLite connections beside the writer's. In WAL mode each reads the last commit while the
 /// writer makes the next, so a read never waits out a group's fsync; a few are enough because a read

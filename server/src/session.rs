@@ -12,8 +12,8 @@ use axum::extract::ws::{CloseFrame, Message, WebSocket};
 use futures_util::stream::SplitSink;
 use futures_util::{SinkExt, StreamExt};
 use tengen_protocol::{
-    ChatChannel, ClientMsg, Color, ErrorCode, GameId, PlayerInfo, Request, RequestId, RoomId,
-    ServerMsg, TableId, UserId, PROTOCOL_VERSION,
+    ChatChannel, ClientMsg, Color, ErrorCode, GameId, PlayerInfo, Request, RequestId, RequestKey,
+    RoomId, ServerMsg, TableId, UserId, PROTOCOL_VERSION,
 };
 use tokio::sync::{broadcast, mpsc, watch};
 use tokio::task::JoinHandle;
@@ -142,13 +142,11 @@ fn refuse<T>(code: ErrorCode, message: impl Into<String>) -> Result<T, Refusal> 
     Err(Refusal::new(code, message))
 }
 
-/// A store failure behind a request: logged, and answered `internal` (nothing changed).
+/// A store failure behind a request: logged, and answered `unavailable` (the store is out of
+/// reach), `outcome_unknown` (a write broke off) or `internal` (nothing changed).
 fn internal(err: crate::store::StoreError) -> Refusal {
     tracing::error!(%err, "store failure");
-    Refusal::new(
-        ErrorCode::Internal,
-        "the server could not do that; nothing changed",
-    )
+    game::store_refusal(&err)
 }
 
 fn auth_refusal(err: AuthError) -> Refusal {
@@ -520,9 +518,11 @@ impl Session {
                 }
                 None => refuse(ErrorCode::NotThere, format!("you do not watch game {game}")),
             },
-            ClientMsg::Play { game, point } => self.game_move(game, PlayerMove::Play(point)).await,
-            ClientMsg::Pass { game } => self.game_move(game, PlayerMove::Pass).await,
-            ClientMsg::Resign { game } => self.game_move(game, PlayerMove::Resign).await,
+            ClientMsg::Play { game, point, key } => {
+                self.game_move(game, PlayerMove::Play(point), key).await
+            }
+            ClientMsg::Pass { game, key } => self.game_move(game, PlayerMove::Pass, key).await,
+            ClientMsg::Resign { game, key } => self.game_move(game, PlayerMove::Resign, key).await,
             ClientMsg::ToggleDead { game, point } => {
                 self.game_ack(game, |user, reply| GameCmd::ToggleDead {
                     user,
@@ -623,7 +623,12 @@ impl Session {
                 .await
             }
             ClientMsg::Chat { channel, text } => self.chat(channel, text).await,
-            ClientMsg::Bet { game, side, amount } => self.bet(id, game, side, amount).await,
+            ClientMsg::Bet {
+                game,
+                side,
+                amount,
+                key,
+            } => self.bet(id, game, (side, amount), key).await,
             ClientMsg::StakeOffer {
                 table,
                 left,
@@ -648,10 +653,11 @@ impl Session {
                 })
                 .await
             }
-            ClientMsg::StakeRaise { game, amount } => {
+            ClientMsg::StakeRaise { game, amount, key } => {
                 self.game_ack(game, |user, reply| GameCmd::StakeRaise {
                     user,
                     amount,
+                    key,
                     reply,
                 })
                 .await
@@ -703,8 +709,8 @@ impl Session {
         &mut self,
         id: Option<RequestId>,
         game: GameId,
-        side: Color,
-        amount: u64,
+        (side, amount): (Color, u64),
+        key: Option<RequestKey>,
     ) -> Result<Answer, Refusal> {
         let user = self.user()?;
         let asked = match self.game(game).await {
@@ -714,6 +720,7 @@ impl Session {
                         user,
                         side: ledger::side_from_wire(side),
                         amount,
+                        key: key.clone(),
                         reply,
                     })
                     .await
@@ -722,11 +729,21 @@ impl Session {
         };
         let receipt = match asked {
             Ok(receipt) => receipt,
-            // The actor is gone (or going): for a finished game that means betting has closed.
+            // The actor is gone (or going): for a finished game that means betting has closed,
+            // unless this is a keyed bet the game took before it ended.
             Err(refusal)
                 if refusal.code == ErrorCode::NoSuchGame && self.finished(game).await? =>
             {
-                return Err(ledger::BetRejected::Closed.into());
+                let retried = match key {
+                    Some(key) => {
+                        let side = ledger::side_from_wire(side);
+                        let ledger = &self.state.ledger;
+                        ledger.retried_bet(game, user, key, side, amount).await?
+                    }
+                    None => None,
+                };
+                let (total, balance) = retried.ok_or(ledger::BetRejected::Closed)?;
+                game::BetReceipt { total, balance }
             }
             Err(refusal) => return Err(refusal),
         };
@@ -983,9 +1000,31 @@ impl Session {
         }
     }
 
-    async fn game_move(&self, game: GameId, mv: PlayerMove) -> Result<Answer, Refusal> {
-        self.game_ack(game, |user, reply| GameCmd::Move { user, mv, reply })
-            .await
+    async fn game_move(
+        &self,
+        game: GameId,
+        mv: PlayerMove,
+        key: Option<RequestKey>,
+    ) -> Result<Answer, Refusal> {
+        let asked = self
+            .game_ack(game, |user, reply| GameCmd::Move {
+                user,
+                mv,
+                key: key.clone(),
+                reply,
+            })
+            .await;
+        match (asked, key) {
+            // A keyed retry of the resignation (or last move) that ended the game: from its log.
+            (Err(refusal), Some(key)) if refusal.code == ErrorCode::NoSuchGame => {
+                let user = self.user()?;
+                match game::retry_after_end(&self.state.store, game, user, key, mv).await? {
+                    Some(()) => Ok(Answer::Ack),
+                    None => Err(refusal),
+                }
+            }
+            (asked, _) => asked,
+        }
     }
 
     async fn answer_undo(&self, game: GameId, accept: bool) -> Result<Answer, Refusal> {

@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 use std::time::Duration;
 use tengen_protocol::{
     self as wire, ClientMsg, ClockSettings, Clocks, GameEvent, GameId, GamePhase, GameState,
-    RequestId,
+    RequestId, RequestKey,
 };
 use tengen_rules::{Color, Game, HandicapPlacement, KoRule, Komi, Move, Phase, Point, Rules};
 use tokio::task::JoinHandle;
@@ -20,6 +20,17 @@ const SCORING_TOGGLES_MAX: u32 = 30;
 /// Time kept back from the engine's thinking when the bot's clock is short, for the round trip of the
 /// move to the server.
 const CLOCK_SAFETY_MS: u64 = 1_000;
+
+/// Times the bot sends a move again after `busy`, `unavailable` or `outcome_unknown` before it gives
+/// the game up: with [`MOVE_RETRY_MS`] between them, ten seconds of a server or store outage.
+pub const MOVE_RETRIES_MAX: u32 = 20;
+/// The wait before sending a move again: long enough not to hammer a server that is down.
+pub const MOVE_RETRY_MS: u64 = 500;
+
+/// A fresh key for one move: random, so a restarted bot never repeats a key of an earlier run.
+fn fresh_key() -> Option<RequestKey> {
+    RequestKey::new(format!("bot-{:016x}", rand::random::<u64>())).ok()
+}
 
 /// Something the bridge must send.
 #[derive(Debug)]
@@ -47,6 +58,9 @@ pub struct Match {
     /// The latest clocks the server sent, and when they arrived.
     clocks: Option<(Clocks, tokio::time::Instant)>,
     awaiting: Option<RequestId>,
+    /// The move last sent (with its key), to send again as it was when the server could not take
+    /// it, and how many times it was sent again.
+    last_move: Option<(ClientMsg, u32)>,
     gave_up: bool,
     toggles: u32,
     proposed_dead: Option<BTreeSet<Point>>,
@@ -76,6 +90,7 @@ impl Match {
             clock: state.settings.clock,
             clocks: None,
             awaiting: None,
+            last_move: None,
             gave_up: false,
             toggles: 0,
             proposed_dead: None,
@@ -102,6 +117,26 @@ impl Match {
 
     pub fn move_acknowledged(&mut self) {
         self.awaiting = None;
+        self.last_move = None;
+    }
+
+    /// Remember a move being sent, so it can be sent again with the same key.
+    pub fn note_move(&mut self, msg: &ClientMsg) {
+        let again = self.last_move.take().filter(|(last, _)| last == msg);
+        let count = again.map_or(0, |(_, count)| count);
+        self.last_move = Some((msg.clone(), count));
+    }
+
+    /// The server could not take the move (`busy`, `unavailable`, `outcome_unknown`): the same
+    /// move with the same key, which the server plays once however many times it arrives; `None`
+    /// after [`MOVE_RETRIES_MAX`].
+    pub fn retry_move(&mut self) -> Option<ClientMsg> {
+        let (msg, count) = self.last_move.as_mut()?;
+        if *count >= MOVE_RETRIES_MAX {
+            return None;
+        }
+        *count += 1;
+        Some(msg.clone())
     }
 
     /// The server refused the bot's move: engine and server disagree, so resign this game.
@@ -115,7 +150,10 @@ impl Match {
             return Vec::new();
         }
         self.gave_up = true;
-        vec![EngineStep::Send(ClientMsg::Resign { game: self.game })]
+        vec![EngineStep::Send(ClientMsg::Resign {
+            game: self.game,
+            key: fresh_key(),
+        })]
     }
 
     /// Brings the mirror and a fresh engine to the server's state, then acts if it is the bot's turn.
@@ -324,8 +362,12 @@ impl Match {
             Move::Play(point) => ClientMsg::Play {
                 game: self.game,
                 point: to_wire(point),
+                key: fresh_key(),
             },
-            _ => ClientMsg::Pass { game: self.game },
+            _ => ClientMsg::Pass {
+                game: self.game,
+                key: fresh_key(),
+            },
         };
         vec![EngineStep::Send(msg)]
     }

@@ -167,7 +167,15 @@ impl Harness {
 
     async fn send(&self, user: UserId, mv: PlayerMove) -> Result<(), Refusal> {
         let handle = self.games.get(self.game).await?;
-        handle.ask(|reply| GameCmd::Move { user, mv, reply }).await
+        let key = None;
+        handle
+            .ask(|reply| GameCmd::Move {
+                user,
+                mv,
+                key,
+                reply,
+            })
+            .await
     }
 
     async fn play(&self, user: UserId, col: u8, row: u8) {

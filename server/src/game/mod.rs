@@ -11,6 +11,7 @@ mod actor_tests;
 pub mod viewers;
 pub mod wire;
 
+pub(crate) use actor::store_refusal;
 pub use viewers::{ViewerGuard, Viewers, WatcherList};
 
 use std::collections::HashMap;
@@ -19,7 +20,8 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use tengen_protocol::{
-    GameEvent, GameId, GameSettings, GameSummary, PlayerInfo, Point, ServerMsg, TableId, UserId,
+    GameEvent, GameId, GameSettings, GameSummary, PlayerInfo, Point, RequestKey, ServerMsg,
+    TableId, UserId,
 };
 use tokio::sync::{broadcast, mpsc, oneshot, watch, Notify};
 use tokio::task::JoinHandle;
@@ -123,6 +125,8 @@ pub enum GameCmd {
     Move {
         user: UserId,
         mv: PlayerMove,
+        /// The client's key, recorded with the event so a retry is answered, not played again.
+        key: Option<RequestKey>,
         reply: Reply<()>,
     },
     ToggleDead {
@@ -171,6 +175,8 @@ pub enum GameCmd {
         user: UserId,
         side: crate::side::Side,
         amount: u64,
+        /// The client's key, recorded with the transfer so a retry is answered, not placed again.
+        key: Option<RequestKey>,
         reply: Reply<BetReceipt>,
     },
     /// Stakes agreed at the game's table move into its escrow (from the players, or from the
@@ -188,6 +194,8 @@ pub enum GameCmd {
     StakeRaise {
         user: UserId,
         amount: u64,
+        /// As for a bet.
+        key: Option<RequestKey>,
         reply: Reply<()>,
     },
     /// The pool as it stands.
@@ -206,6 +214,46 @@ pub struct BetReceipt {
 }
 
 impl GameCmd {
+    /// Whether the command may change the game or move points: it then waits for the log to be
+    /// settled after a failed write, where a read is answered from what the actor has.
+    fn writes(&self) -> bool {
+        !matches!(
+            self,
+            GameCmd::Record { .. }
+                | GameCmd::Subscribe { .. }
+                | GameCmd::Mirror { .. }
+                | GameCmd::Summary { .. }
+                | GameCmd::Kibitz { .. }
+                | GameCmd::Pool { .. }
+        )
+    }
+
+    /// Refuse a command that changes something with `refusal`, for a reason that leaves it
+    /// undone (the store out of reach). Reads are never refused so.
+    fn refuse(self, refusal: Refusal) {
+        match self {
+            GameCmd::Move { reply, .. }
+            | GameCmd::ToggleDead { reply, .. }
+            | GameCmd::AcceptScore { reply, .. }
+            | GameCmd::ResumePlay { reply, .. }
+            | GameCmd::Undo { reply, .. }
+            | GameCmd::AnswerUndo { reply, .. }
+            | GameCmd::Kibitz { reply, .. }
+            | GameCmd::Stakes { reply, .. }
+            | GameCmd::StakeRaise { reply, .. } => {
+                let _ = reply.send(Err(refusal));
+            }
+            GameCmd::Bet { reply, .. } => {
+                let _ = reply.send(Err(refusal));
+            }
+            GameCmd::Record { .. }
+            | GameCmd::Subscribe { .. }
+            | GameCmd::Mirror { .. }
+            | GameCmd::Summary { .. }
+            | GameCmd::Pool { .. } => {}
+        }
+    }
+
     /// Refuses a command that arrived after the game ended (a deadline passed while it waited in
     /// the inbox), each with the reason its sender expects.
     fn refuse_ended(self) {
@@ -539,6 +587,23 @@ pub async fn record(games: &Games, store: &StoreHandle, game: GameId) -> Result<
         .await
         .map_err(|err| Refusal::new(ErrorCode::Internal, err.to_string()))?
         .ok_or_else(|| Refusal::new(ErrorCode::NoSuchGame, format!("no game {game}")))
+}
+
+/// A keyed move, pass or resignation sent to a game that is no longer live (a resignation whose
+/// `ack` was lost ended it): answered from the game's stored log. `Ok(None)` when the log has no
+/// such key (the request was never played).
+pub async fn retry_after_end(
+    store: &StoreHandle,
+    game: GameId,
+    user: UserId,
+    key: RequestKey,
+    mv: PlayerMove,
+) -> Result<Option<()>, Refusal> {
+    let events = store
+        .call(move |store| store.game_events(game))
+        .await
+        .map_err(|err| store_refusal(&err))?;
+    actor::answer_from_log(&events, user, &key, mv).transpose()
 }
 
 /// The games a user played, newest first, at most [`GAME_LIST_LEN_MAX`].
@@ -880,6 +945,7 @@ mod tests {
         let pass = |reply| GameCmd::Move {
             user: UserId(1),
             mv: PlayerMove::Pass,
+            key: None,
             reply,
         };
         let refused = handle.ask(pass).await.unwrap_err();

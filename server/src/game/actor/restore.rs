@@ -47,6 +47,7 @@ impl GameActor {
         for (seq, text) in &row.events {
             let logged: LoggedEvent = serde_json::from_str(text)?;
             actor.replay(&logged.event, logged.at_ms)?;
+            actor.remember_key(&logged);
             actor.seq = *seq;
             last_at_ms = last_at_ms.max(logged.at_ms);
         }
@@ -72,13 +73,13 @@ impl GameActor {
             actor
                 .open_scoring()
                 .await
-                .map_err(|Fatal(err)| -> BoxError { err.into() })?;
+                .map_err(|fatal: Fatal| -> BoxError { fatal.to_string().into() })?;
         }
         Ok(Some(actor))
     }
 
     /// Apply one recorded event to the state, as when it first happened at game time `at_ms`.
-    fn replay(&mut self, event: &GameEvent, at_ms: u64) -> Result<(), BoxError> {
+    pub(super) fn replay(&mut self, event: &GameEvent, at_ms: u64) -> Result<(), BoxError> {
         match event {
             GameEvent::Played { color, point, .. } => {
                 self.game
