@@ -708,7 +708,18 @@ impl Cluster {
             game,
             request: GameRequest::Players,
         };
-        let Response::Players { players } = self.ask(owner.node, body).await? else {
+        // Asking who plays changes nothing: an owner that does not answer it means "not now".
+        let asked = self.ask(owner.node, body).await.map_err(|refusal| {
+            if refusal.code == ErrorCode::OutcomeUnknown {
+                Refusal::new(
+                    ErrorCode::Busy,
+                    "the game's server node did not answer; try again",
+                )
+            } else {
+                refusal
+            }
+        });
+        let Response::Players { players } = asked? else {
             return Err(Refusal::new(ErrorCode::Internal, "a node sent no players"));
         };
         let mut remotes = lock(&self.inner.remotes);

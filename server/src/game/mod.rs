@@ -229,8 +229,9 @@ impl GameCmd {
     }
 
     /// Refuse a command that changes something with `refusal`, for a reason that leaves it
-    /// undone (the store out of reach). Reads are never refused so.
-    fn refuse(self, refusal: Refusal) {
+    /// undone (the store out of reach, a stand-in stopping before it forwarded it). Reads are
+    /// never refused so: their senders hear the game has stopped here when the reply is dropped.
+    pub(crate) fn refuse(self, refusal: Refusal) {
         match self {
             GameCmd::Move { reply, .. }
             | GameCmd::ToggleDead { reply, .. }
