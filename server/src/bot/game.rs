@@ -570,3 +570,38 @@ fn color_from_wire(color: wire::Color) -> Color {
         wire::Color::White => Color::White,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fresh_state() -> GameState {
+        let text = r#"{"game":19,"seq":0,"table":2,"black":{"user":1,"username":"gnugo","rank":"?","rating":1500},"white":{"user":2,"username":"bob","rank":"?","rating":1500},"settings":{"size":9,"komi_half_points":15,"handicap":0,"ko_rule":"positional","clock":{"kind":"none"},"nigiri":false},"nigiri_seed":null,"phase":"playing","to_move":"black","board":[".........",".........",".........",".........",".........",".........",".........",".........","........."],"captures_black":0,"captures_white":0,"moves_count":0,"dead":[],"accepted_black":false,"accepted_white":false,"outcome":null,"watchers_count":0}"#;
+        serde_json::from_str(text).unwrap()
+    }
+
+    /// A move the server could not take is sent again as it was, key included, a bounded number
+    /// of times; the next move gets a fresh key.
+    #[test]
+    fn a_move_is_retried_with_its_key_a_bounded_number_of_times() {
+        let mut game = Match::new("unused", "gnugo", COMMAND_TIMEOUT, &fresh_state());
+        let first = ClientMsg::Play {
+            game: GameId(19),
+            point: wire::Point { col: 2, row: 2 },
+            key: fresh_key(),
+        };
+        game.note_move(&first);
+        for _ in 0..MOVE_RETRIES_MAX {
+            let again = game.retry_move().unwrap();
+            assert_eq!(again, first);
+            // The bridge notes each copy it sends; that does not reset the count.
+            game.note_move(&again);
+        }
+        assert_eq!(game.retry_move(), None);
+        game.move_acknowledged();
+        assert_eq!(game.retry_move(), None);
+        assert_ne!(fresh_key(), fresh_key());
+        let key = fresh_key().unwrap();
+        assert!(key.as_str().starts_with("bot-"));
+    }
+}

@@ -502,7 +502,7 @@ impl Games {
             .store
             .call(move |store| store.create_game(&new_game))
             .await
-            .map_err(|err| Refusal::new(ErrorCode::Internal, err.to_string()))?;
+            .map_err(|err| store_refusal(&err))?;
         let players = [start.black.user, start.white.user];
         let ctx = match self.cluster() {
             Some(cluster) => cluster.claim_new_game(id, players, ctx).await?,
@@ -588,7 +588,7 @@ pub async fn record(games: &Games, store: &StoreHandle, game: GameId) -> Result<
     store
         .call(move |store| store.game_sgf(game))
         .await
-        .map_err(|err| Refusal::new(ErrorCode::Internal, err.to_string()))?
+        .map_err(|err| store_refusal(&err))?
         .ok_or_else(|| Refusal::new(ErrorCode::NoSuchGame, format!("no game {game}")))
 }
 
@@ -615,8 +615,7 @@ pub async fn list_games(
     username: &str,
 ) -> Result<Vec<tengen_protocol::GameListing>, Refusal> {
     let name = username.to_string();
-    let internal =
-        |err: crate::store::StoreError| Refusal::new(ErrorCode::Internal, err.to_string());
+    let internal = |err: crate::store::StoreError| store_refusal(&err);
     let user = store
         .call(move |store| store.user_by_name(&name))
         .await

@@ -326,7 +326,7 @@ impl GameActor {
                     let push_timer = sleep_until_some(self.watchers_pacer.due);
                     let pool_timer = sleep_until_some(self.pool_pacer.due);
                     tokio::select! {
-                        _ = shutdown.wait() => return false,
+                        _ = shutdown.wait() => return stopped_here(inbox),
                         cmd = inbox.recv() => match cmd {
                             Some(cmd) => self.step(Step::Command(cmd)).await,
                             None => return false,
@@ -350,7 +350,7 @@ impl GameActor {
                 }
                 Err(fatal) => {
                     tracing::warn!(game = %self.id, %fatal, "another node owns this game now; stopping it here");
-                    return false;
+                    return stopped_here(inbox);
                 }
             }
         }
@@ -664,6 +664,20 @@ impl GameActor {
             hidden_from: [None, None],
         });
     }
+}
+
+/// The actor stops with the game still live (a shutdown, or another node owns it now): commands
+/// still queued were not done, so they are refused `busy` rather than dropped (which their senders
+/// would read as the game having ended). Returns `false` for the run loop to return.
+fn stopped_here(mut inbox: mpsc::Receiver<GameCmd>) -> bool {
+    inbox.close();
+    while let Ok(cmd) = inbox.try_recv() {
+        cmd.refuse(Refusal::new(
+            ErrorCode::Busy,
+            "the game is moving to another server node; try again",
+        ));
+    }
+    false
 }
 
 /// What the run loop hands to [`GameActor::step`].
