@@ -47,6 +47,11 @@ fn info(user: UserId, name: &str) -> PlayerInfo {
 }
 
 async fn harness() -> Harness {
+    harness_with(LONG_MS).await
+}
+
+/// A game that is void unless its first move comes within `first_move_within_ms`.
+async fn harness_with(first_move_within_ms: u64) -> Harness {
     let dir = tempfile::tempdir().unwrap();
     let sqlite = SqliteStore::open(dir.path()).unwrap();
     let fault = Arc::clone(&sqlite.fault);
@@ -78,7 +83,7 @@ async fn harness() -> Harness {
         tasks,
         timing: GameTiming {
             disconnect_grace_ms: LONG_MS,
-            first_move_within_ms: LONG_MS,
+            first_move_within_ms,
             scoring_phase_ms: LONG_MS,
         },
     };
@@ -235,4 +240,40 @@ async fn a_bet_whose_reply_was_lost_is_placed_once_when_sent_again() {
     let pool = handle.ask(|reply| GameCmd::Pool { reply }).await.unwrap();
     assert_eq!(pool.total, 110);
     assert_eq!(h.ledger.balance(h.carol).await.unwrap(), grant - 110);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_deadline_that_cannot_be_recorded_waits_for_the_store() {
+    // Nobody moves: the game is void after 100 ms, but the store is down when that falls due.
+    let mut h = harness_with(100).await;
+    h.set(Fault::Down);
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    // Still live and served: the end could not be recorded, so it has not happened.
+    let handle = h.games.get(h.game).await.unwrap();
+    let state = subscribe(&handle, None).await.unwrap();
+    let snapshot: serde_json::Value = serde_json::from_str(state.snapshot.as_str()).unwrap();
+    assert_eq!(snapshot["state"]["phase"], "playing", "{snapshot}");
+    assert!(h.announced().is_empty());
+    // A move while the store is down changes nothing either.
+    let refused = h.play(h.black, 2, 2, None).await.unwrap_err();
+    assert_eq!(refused.code, ErrorCode::Unavailable);
+
+    // The store is back: the actor reads its log back by itself and records the end.
+    h.set(Fault::None);
+    let ended = tokio::time::timeout(std::time::Duration::from_secs(10), async {
+        loop {
+            let frame = h.frames.recv().await.unwrap();
+            if frame.text.as_str().contains("\"ended\"") {
+                return frame;
+            }
+        }
+    })
+    .await
+    .expect("the game ends once the store is back");
+    assert!(
+        ended.text.as_str().contains("\"void\""),
+        "{}",
+        ended.text.as_str()
+    );
+    assert_eq!(h.logged().await, vec![1]);
 }

@@ -195,6 +195,9 @@ pub(super) struct GameActor {
     /// The tally may lack a bet or stake whose write had an unknown outcome: read the book again
     /// before the next one.
     tally_stale: bool,
+    /// A command whose step failed in a deadline's write before it was handled, for the run loop
+    /// to answer after putting the game back.
+    held: Option<GameCmd>,
 }
 
 impl std::fmt::Debug for GameActor {
@@ -263,6 +266,7 @@ impl GameActor {
             announced_seq: 0,
             step_seq: 0,
             tally_stale: false,
+            held: None,
         })
     }
 
@@ -370,8 +374,11 @@ impl GameActor {
     /// node owns now ends the actor (`Err`).
     async fn step(&mut self, step: Step) -> Result<Flow, Fatal> {
         let step = match step {
-            // Reads are served even while the store is out of reach.
-            Step::Command(cmd) if !cmd.writes() => return self.handle(cmd).await,
+            // Reads are served even while the store is out of reach; one that can write nothing
+            // (no deadline is due) needs no checkpoint.
+            Step::Command(cmd) if !cmd.writes() && (self.in_doubt() || !self.deadline_due()) => {
+                return self.handle(cmd).await;
+            }
             step => step,
         };
         match self.settle_doubt().await {
@@ -402,17 +409,50 @@ impl GameActor {
         match result {
             Err(fatal) if !fatal.moved() => {
                 self.write_failed(before, &fatal);
+                // A command held up by a deadline whose write failed: refused, or served as a read.
+                if let Some(cmd) = self.held.take() {
+                    if cmd.writes() {
+                        cmd.refuse(outage::refusal(&fatal, false));
+                    } else {
+                        return self.handle(cmd).await;
+                    }
+                }
                 Ok(Flow::Continue)
             }
-            other => other,
+            other => {
+                if let Some(cmd) = self.held.take() {
+                    cmd.refuse(moving());
+                }
+                other
+            }
         }
     }
 
+    /// A deadline has passed and not been applied yet.
+    fn deadline_due(&self) -> bool {
+        self.next_deadline_ms()
+            .is_some_and(|at_ms| at_ms <= self.now_ms())
+    }
+
+    fn in_doubt(&self) -> bool {
+        self.doubt.retry_at().is_some()
+    }
+
     async fn handle(&mut self, cmd: GameCmd) -> Result<Flow, Fatal> {
-        // A deadline that passed while the command waited in the inbox applies first.
-        if self.on_deadline().await? == Flow::Over {
-            cmd.refuse_ended();
-            return Ok(Flow::Over);
+        // A deadline that passed while the command waited in the inbox applies first (while the log
+        // is in doubt, deadlines wait for the store).
+        if !self.in_doubt() {
+            match self.on_deadline().await {
+                Ok(Flow::Continue) => {}
+                Ok(Flow::Over) => {
+                    cmd.refuse_ended();
+                    return Ok(Flow::Over);
+                }
+                Err(fatal) => {
+                    self.held = Some(cmd);
+                    return Err(fatal);
+                }
+            }
         }
         match cmd {
             GameCmd::Move {
@@ -525,10 +565,7 @@ impl GameActor {
                 Ok(Flow::Continue)
             }
             Err(fatal) if fatal.moved() => {
-                let _ = reply.send(Err(Refusal::new(
-                    ErrorCode::Busy,
-                    "the game is moving to another server node; try again",
-                )));
+                let _ = reply.send(Err(moving()));
                 Err(fatal)
             }
             Err(fatal) => {
@@ -672,12 +709,17 @@ impl GameActor {
 fn stopped_here(mut inbox: mpsc::Receiver<GameCmd>) -> bool {
     inbox.close();
     while let Ok(cmd) = inbox.try_recv() {
-        cmd.refuse(Refusal::new(
-            ErrorCode::Busy,
-            "the game is moving to another server node; try again",
-        ));
+        cmd.refuse(moving());
     }
     false
+}
+
+/// `busy` for a command this node will not do because another node owns the game now.
+fn moving() -> Refusal {
+    Refusal::new(
+        ErrorCode::Busy,
+        "the game is moving to another server node; try again",
+    )
 }
 
 /// What the run loop hands to [`GameActor::step`].
