@@ -65,7 +65,8 @@ async fn harness_with(first_move_within_ms: u64) -> Harness {
     let tasks = TaskGuard { _alive: alive };
     let config = Config::new(std::path::PathBuf::from("unused"));
     let ledger = crate::ledger::Ledger::new(store.clone(), config.grant_points, config.tax_bp);
-    ledger.open_account(carol).await.unwrap();
+    // No grant delay: the grant lands at once.
+    ledger.open_account(carol, 0, 1).await.unwrap();
     let hall = crate::hall::spawn(
         &config,
         store.clone(),
