@@ -87,12 +87,20 @@ impl Study {
         if record.moves.len() >= STUDY_NODES_MAX {
             return Err(format!("a study holds at most {STUDY_NODES_MAX} moves"));
         }
-        let mut game = record
+        // The whole line must replay; the study then starts from the setup position, and the
+        // engine replays the moves from there as the user steps on.
+        let moves = record
+            .replay(KoRule::Positional)
+            .map_err(|err| err.to_string())?
+            .moves()
+            .to_vec();
+        let setup = GameRecord {
+            moves: Vec::new(),
+            ..record.clone()
+        };
+        let game = setup
             .replay(KoRule::Positional)
             .map_err(|err| err.to_string())?;
-        let moves = game.moves().to_vec();
-        // Back to the setup position: the engine replays the rest from there as the user steps on.
-        while game.undo().is_some() {}
         let mut study = Study::from_start(game);
         let mut parent = 0;
         for (color, mv) in moves {
@@ -147,8 +155,11 @@ impl Study {
         if self.cursor == 0 {
             return Err(refuse(ErrorCode::NoSuchMove, "this is the start"));
         }
-        let undone = self.game.undo();
-        assert!(undone.is_some(), "the engine holds the moves to the cursor");
+        // The engine holds exactly the moves to the cursor, so this only fails if that broke; the
+        // study is then left as it was.
+        self.game
+            .undo()
+            .map_err(|err| refuse(ErrorCode::Internal, err.to_string()))?;
         self.cursor = self.nodes[self.cursor].parent;
         Ok(())
     }
@@ -161,8 +172,10 @@ impl Study {
             ));
         };
         let Node { color, mv, .. } = self.nodes[child];
-        let replayed = self.apply(color, mv);
-        assert!(replayed.is_ok(), "a move of the tree replays: {replayed:?}");
+        // Every move of the tree was played from this very position before, so this only fails if
+        // that broke; the study is then left as it was.
+        self.apply(color, mv)
+            .map_err(|err| refuse(ErrorCode::Internal, err.to_string()))?;
         self.cursor = child;
         Ok(())
     }
@@ -292,5 +305,27 @@ mod tests {
             Study::load_sgf("not sgf").unwrap_err().code,
             ErrorCode::BadSgf
         );
+    }
+
+    #[test]
+    fn stepping_back_over_passes_that_resumed_play_keeps_the_study() {
+        let mut study = Study::open(9, 15, 0).unwrap();
+        for _ in 0..4 {
+            study.play(Move::Pass).unwrap();
+        }
+        // Back over the fourth pass: the third (which resumed play after two) replays.
+        study.back().unwrap();
+        assert_eq!(study.view().move_number, 3);
+        assert_eq!(study.view().to_move, tengen_protocol::Color::White);
+        study.play(at(4, 4)).unwrap();
+        assert_eq!(study.view().board[4], "....O....");
+        for _ in 0..4 {
+            study.back().unwrap();
+        }
+        assert_eq!(study.view().move_number, 0);
+        for _ in 0..4 {
+            study.forward(0).unwrap();
+        }
+        assert_eq!(study.view().move_number, 4);
     }
 }

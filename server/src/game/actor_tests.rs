@@ -549,3 +549,72 @@ async fn a_restart_charges_nobody_for_the_downtime() {
     trigger.trigger();
     drop(h.ctx);
 }
+
+/// The game's state as a fresh subscriber sees it.
+async fn state_of(games: &Games, game: GameId) -> Value {
+    let handle = games.get(game).await.unwrap();
+    let snapshot = subscribe(&handle, None).await.unwrap().snapshot;
+    let value: Value = serde_json::from_str(snapshot.as_str()).unwrap();
+    value["state"].clone()
+}
+
+/// Issue 13, item 1: pass, pass, a dispute resumes play, three moves, an accepted undo. The actor
+/// used to die replaying the moves without the resumption; now it takes the move back, plays on,
+/// and a restart rebuilds the same position from the log.
+#[tokio::test(start_paused = true)]
+async fn an_undo_after_a_scoring_dispute_takes_the_move_back_and_survives_a_restart() {
+    let h = harness(
+        ClockSettings::Absolute {
+            main_time_ms: LONG_MS,
+        },
+        timing(LONG_MS, LONG_MS, LONG_MS),
+    )
+    .await;
+    let (black, white) = (h.black, h.white);
+    let handle = h.games.get(h.game).await.unwrap();
+    h.play(black, 4, 4).await;
+    h.send(white, PlayerMove::Pass).await.unwrap();
+    h.send(black, PlayerMove::Pass).await.unwrap();
+    // White disputes: Black, who claimed the stones dead, moves first.
+    handle
+        .ask(|reply| GameCmd::ResumePlay { user: white, reply })
+        .await
+        .unwrap();
+    h.play(black, 2, 2).await;
+    h.play(white, 6, 6).await;
+    h.play(black, 2, 6).await;
+    handle
+        .ask(|reply| GameCmd::Undo { user: black, reply })
+        .await
+        .unwrap();
+    handle
+        .ask(|reply| GameCmd::AnswerUndo {
+            user: white,
+            accept: true,
+            reply,
+        })
+        .await
+        .unwrap();
+    let state = state_of(&h.games, h.game).await;
+    assert_eq!(state["phase"], "playing");
+    assert_eq!(state["to_move"], "black");
+    assert_eq!(state["moves_count"], 5);
+    assert_eq!(state["board"][6], "......O..");
+    // The game goes on: Black plays elsewhere.
+    h.play(black, 6, 2).await;
+    let live = state_of(&h.games, h.game).await;
+    assert_eq!(live["board"][2], "..X...X..");
+
+    // A restart replays the log, the resumption and the undo included, to the same position.
+    h.trigger.trigger();
+    let games = Games::new();
+    let (ctx, trigger, _alive) = context(&h.store, &games, timing(LONG_MS, LONG_MS, LONG_MS));
+    restore_live_games(ctx.clone(), &games).await.unwrap();
+    let restored = state_of(&games, h.game).await;
+    for field in ["board", "to_move", "phase", "moves_count", "captures_black"] {
+        assert_eq!(restored[field], live[field], "{field}");
+    }
+    drop(ctx);
+    trigger.trigger();
+    drop(h.ctx);
+}

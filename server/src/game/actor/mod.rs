@@ -49,7 +49,7 @@ use tengen_protocol::{
     ErrorCode, GameEvent, GameId, GameOutcome, GameSettings, GameSummary, PlayerInfo, ServerMsg,
     TableId, UserId,
 };
-use tengen_rules::{Color, Game, Move, Phase};
+use tengen_rules::{Color, Game, GameResult, Move, Phase, WinBy};
 use tokio::sync::{broadcast, mpsc};
 use tokio::time::Instant;
 
@@ -465,7 +465,11 @@ impl GameActor {
                 forced: false,
             },
             Move::Resign => {
-                let result = self.game.result().expect("resigning ends the game");
+                // The engine ended the game with the resignation; `end_with` keeps its result.
+                let result = self.game.result().unwrap_or(GameResult::Win {
+                    winner: color.opponent(),
+                    win_by: WinBy::Resign,
+                });
                 return self.end_with(result).await.map(Ok);
             }
         };
