@@ -295,6 +295,9 @@ pub struct Config {
     /// Fault injection for tests: a game's end is recorded but the actor stops before settling it,
     /// as if the process died right there. Never set in production.
     pub fault_stop_before_settlement: bool,
+    /// Fault injection for tests: a text frame equal to this makes its connection's task panic, as
+    /// a bug would, so tests can check the session is still cleaned up. Never set in production.
+    pub fault_panic_on_frame: Option<String>,
     /// Grace periods and limits of live games.
     pub game_timing: GameTiming,
 }
@@ -348,6 +351,7 @@ impl Config {
             tax_bp: TAX_BP_DEFAULT,
             admin_token: None,
             fault_stop_before_settlement: false,
+            fault_panic_on_frame: None,
         }
     }
 }
