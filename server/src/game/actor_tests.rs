@@ -618,3 +618,96 @@ async fn an_undo_after_a_scoring_dispute_takes_the_move_back_and_survives_a_rest
     trigger.trigger();
     drop(h.ctx);
 }
+
+/// Issue 13, item 5: an actor that panics is restarted from its log by its supervisor. The command
+/// it was handling is lost (its sender hears the game did not answer), but the game goes on under
+/// the same id and handle, from the same position, with the clocks running again, and a follower
+/// is given a fresh snapshot.
+#[tokio::test(start_paused = true)]
+async fn a_game_actor_that_panics_is_restarted_from_its_log_and_the_game_goes_on() {
+    let mut h = harness(
+        ClockSettings::Absolute {
+            main_time_ms: 600_000,
+        },
+        timing(LONG_MS, LONG_MS, LONG_MS),
+    )
+    .await;
+    let (black, white) = (h.black, h.white);
+    let handle = h.games.get(h.game).await.unwrap();
+    h.play(black, 4, 4).await;
+    h.play(white, 2, 2).await;
+    // A follower, as a session's forwarder holds one.
+    let subscription = subscribe(&handle, None).await.unwrap();
+    let (out, mut followed) = mpsc::channel(64);
+    let source = Source {
+        games: h.games.clone(),
+        game: h.game,
+        handle: handle.clone(),
+        store: h.store.clone(),
+    };
+    let (_viewer, viewer_rx) = tokio::sync::watch::channel(None);
+    let forwarder = forward(
+        source,
+        subscription,
+        viewer_rx,
+        out,
+        h.ctx.shutdown.clone(),
+        h.ctx.tasks.clone(),
+    );
+    h.at(1_000).await;
+
+    actor::panic_next_command();
+    let lost = h
+        .send(black, PlayerMove::Play(WirePoint { col: 6, row: 6 }))
+        .await;
+    assert!(lost.is_err(), "{lost:?}");
+    // The same handle reaches the restarted actor: the position is as logged, Black to move.
+    let state = state_of(&h.games, h.game).await;
+    assert_eq!(state["moves_count"], 2);
+    assert_eq!(state["to_move"], "black");
+    assert_eq!(state["board"][4], "....X....");
+    assert_eq!(state["clocks"]["black"]["running"], true);
+    assert!(!handle.is_closed());
+    h.play(black, 6, 6).await;
+    h.play(white, 2, 6).await;
+    // The follower got a fresh snapshot after the restart, then the moves after it.
+    let mut kinds = Vec::new();
+    while kinds.len() < 3 {
+        let frame = followed.recv().await.unwrap();
+        let value: Value = serde_json::from_str(frame.as_str()).unwrap();
+        if value["type"] == "game_state" || value["type"] == "game_event" {
+            kinds.push(value["type"].as_str().unwrap().to_string());
+        }
+    }
+    assert_eq!(kinds, ["game_state", "game_event", "game_event"]);
+    assert_eq!(h.games.local_ids(), vec![h.game]);
+    h.trigger.trigger();
+    forwarder.await.unwrap();
+    let _ = h.frames.try_recv();
+}
+
+/// An actor that panics again and again is restarted at most `GAME_RESTARTS_MAX` times within the
+/// window; then the game ends void through the normal ending instead of crashing in a loop.
+#[tokio::test(start_paused = true)]
+async fn a_game_that_keeps_panicking_ends_void_instead_of_looping() {
+    let h = harness(
+        ClockSettings::Absolute {
+            main_time_ms: 600_000,
+        },
+        timing(LONG_MS, LONG_MS, LONG_MS),
+    )
+    .await;
+    let black = h.black;
+    h.play(black, 4, 4).await;
+    for _ in 0..=crate::config::GAME_RESTARTS_MAX {
+        actor::panic_next_command();
+        let handle = h.games.get(h.game).await.unwrap();
+        let lost = handle.ask(|reply| GameCmd::Record { reply }).await;
+        assert!(lost.is_err());
+    }
+    let sgf = stored_sgf(&h).await;
+    assert!(sgf.contains("RE[Void]"), "{sgf}");
+    let ended = h.store.call(|s| s.live_games()).await.unwrap();
+    assert!(ended.is_empty());
+    h.trigger.trigger();
+}

@@ -30,7 +30,8 @@
 //! - `undo`: undo requests and taking moves back;
 //! - `ending`: ending a game, settling it, and its SGF record;
 //! - `audience`: subscribers, snapshots, the watchers list, the watchers' chat, coalesced pushes;
-//! - `money`: fortune points, the spectator pool, bets and the players' stakes.
+//! - `money`: fortune points, the spectator pool, bets and the players' stakes;
+//! - `supervisor`: restarting an actor that panicked from its log, a bounded number of times.
 
 mod audience;
 mod deadlines;
@@ -38,7 +39,11 @@ mod ending;
 mod money;
 mod restore;
 mod scoring;
+mod supervisor;
 mod undo;
+
+#[cfg(test)]
+pub(super) use supervisor::panic_next_command;
 
 use std::sync::atomic::{AtomicBool, AtomicU32};
 use std::sync::Arc;
@@ -254,7 +259,7 @@ impl GameActor {
 
     /// Run until the game ends (`true`) or the actor stops with the game still live (`false`: a
     /// shutdown, or an event the store would not take).
-    pub(super) async fn run(mut self, mut inbox: mpsc::Receiver<GameCmd>) -> bool {
+    pub(super) async fn run(mut self, inbox: &mut mpsc::Receiver<GameCmd>) -> bool {
         let _tasks = self.ctx.tasks.clone();
         let shutdown = self.ctx.shutdown.clone();
         let presence = Arc::clone(&self.presence);
@@ -301,6 +306,10 @@ impl GameActor {
     }
 
     async fn handle(&mut self, cmd: GameCmd) -> Result<Flow, Fatal> {
+        #[cfg(test)]
+        if supervisor::take_panic_fault() {
+            panic!("test fault: a game actor panics");
+        }
         // A deadline that passed while the command waited in the inbox applies first.
         if self.on_deadline().await? == Flow::Over {
             cmd.refuse_ended();
