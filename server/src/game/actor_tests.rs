@@ -61,7 +61,7 @@ fn settings(clock: ClockSettings) -> GameSettings {
     }
 }
 
-fn context(
+pub(super) fn context(
     store: &StoreHandle,
     games: &Games,
     timing: GameTiming,

@@ -8,6 +8,8 @@
 mod actor;
 #[cfg(test)]
 mod actor_tests;
+#[cfg(test)]
+mod model_tests;
 pub mod viewers;
 pub mod wire;
 
