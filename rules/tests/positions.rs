@@ -586,3 +586,23 @@ fn the_estimate_finds_a_dead_stone_inside_territory_and_keeps_living_groups() {
         "the top-left corner and the bottom three rows"
     );
 }
+
+#[test]
+fn any_komi_an_i32_holds_counts_without_overflow() {
+    use tengen_rules::{AreaCount, Score};
+    let count = AreaCount {
+        black_stones: 361,
+        ..AreaCount::default()
+    };
+    let black = Score::new(count, Komi::from_half_points(i32::MIN), 9);
+    assert_eq!(black.black_margin_half_points, i32::MAX - 18);
+    let white = Score::new(AreaCount::default(), Komi::from_half_points(i32::MAX), 9);
+    assert_eq!(white.black_margin_half_points, i32::MIN);
+    assert!(matches!(
+        white.result,
+        GameResult::Win {
+            winner: Color::White,
+            ..
+        }
+    ));
+}

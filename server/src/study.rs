@@ -19,6 +19,10 @@ use crate::Refusal;
 /// thousand; the bound keeps one connection's memory small. Beyond it new moves are refused.
 pub const STUDY_NODES_MAX: usize = 10_000;
 
+/// Komi a study accepts, either way, in half points: the 1,000 points an SGF record may say. More is
+/// a typing error (and would overflow a count).
+pub const STUDY_KOMI_HALF_POINTS_MAX: u32 = 2_000;
+
 /// One move of the tree; the root (index 0) has none.
 #[derive(Debug, Clone)]
 struct Node {
@@ -52,6 +56,15 @@ fn refuse(code: ErrorCode, message: impl Into<String>) -> Refusal {
 impl Study {
     /// An empty board of `size` with `handicap` stones on the star points.
     pub fn open(size: u8, komi_half_points: i32, handicap: u8) -> Result<Study, Refusal> {
+        if komi_half_points.unsigned_abs() > STUDY_KOMI_HALF_POINTS_MAX {
+            return Err(refuse(
+                ErrorCode::InvalidSettings,
+                format!(
+                    "komi is at most {} points either way",
+                    STUDY_KOMI_HALF_POINTS_MAX / 2
+                ),
+            ));
+        }
         let rules = Rules {
             size,
             komi: tengen_rules::Komi::from_half_points(komi_half_points),
@@ -327,5 +340,18 @@ mod tests {
             study.forward(0).unwrap();
         }
         assert_eq!(study.view().move_number, 4);
+    }
+
+    /// `study_open` with a komi of i32::MAX, then `study_count`, overflowed the count (a panic in
+    /// a debug build, a wrong result in a release one).
+    #[test]
+    fn an_absurd_komi_is_refused_and_the_largest_allowed_counts() {
+        for komi in [i32::MAX, i32::MIN, 2_001, -2_001] {
+            let refused = Study::open(9, komi, 0).unwrap_err();
+            assert_eq!(refused.code, ErrorCode::InvalidSettings);
+        }
+        let mut study = Study::open(9, -2_000, 0).unwrap();
+        study.play(at(4, 4)).unwrap();
+        assert_eq!(study.count().result, "B+1081");
     }
 }
