@@ -24,11 +24,20 @@ use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 
-/// The run's seed: the same frames every run, so a failure replays.
+/// The run's seed: the same frames every run, so a failure replays. `TENGEN_FUZZ_SEED` picks
+/// another for a longer hunt by hand.
 const SEED: u64 = 0x7E46_E413;
 
-/// Fuzz frames per run: a few thousand, a few seconds.
+/// Fuzz frames per run: a few thousand, a few seconds in CI. `TENGEN_FUZZ_FRAMES` sets more.
 const FRAMES: usize = 3_000;
+
+/// A setting from the environment, for runs by hand; CI uses the defaults.
+fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
+    std::env::var(name)
+        .ok()
+        .and_then(|value| value.parse().ok())
+        .unwrap_or(default)
+}
 
 /// Panics anywhere in this test's process, the server's tasks included.
 static PANICS: AtomicUsize = AtomicUsize::new(0);
@@ -502,7 +511,7 @@ async fn the_server_answers_every_fuzzed_frame_and_never_panics() {
     }
 
     let mut fuzzer = Fuzzer {
-        rng: StdRng::seed_from_u64(SEED),
+        rng: StdRng::seed_from_u64(env_or("TENGEN_FUZZ_SEED", SEED)),
         examples: examples(),
         targets: Targets {
             game,
@@ -515,8 +524,8 @@ async fn the_server_answers_every_fuzzed_frame_and_never_panics() {
         fuzzer.examples.len() > 50,
         "the README's examples were not found"
     );
-    let mut sent = 0;
-    while sent < FRAMES {
+    let (mut sent, frames) = (0, env_or("TENGEN_FUZZ_FRAMES", FRAMES));
+    while sent < frames {
         let index = fuzzer.rng.random_range(0..conns.len());
         // Now and then a run of one family on one connection, mostly well-formed.
         let run = if fuzzer.rng.random_bool(0.1) {

@@ -699,6 +699,21 @@ async fn a_game_that_keeps_panicking_ends_void_instead_of_looping() {
     .await;
     let black = h.black;
     h.play(black, 4, 4).await;
+    // A watcher's bet is in escrow when the trouble starts.
+    let carol = h
+        .store
+        .call(|s| s.create_user("carol", "h", 1))
+        .await
+        .unwrap();
+    let granted = h.ctx.ledger.open_account(carol).await.unwrap();
+    let handle = h.games.get(h.game).await.unwrap();
+    let bet = |reply| GameCmd::Bet {
+        user: carol,
+        side: crate::side::Side::Black,
+        amount: 100,
+        reply,
+    };
+    assert_eq!(handle.ask(bet).await.unwrap().balance, granted - 100);
     for _ in 0..=crate::config::GAME_RESTARTS_MAX {
         actor::panic_next_command();
         let handle = h.games.get(h.game).await.unwrap();
@@ -709,5 +724,10 @@ async fn a_game_that_keeps_panicking_ends_void_instead_of_looping() {
     assert!(sgf.contains("RE[Void]"), "{sgf}");
     let ended = h.store.call(|s| s.live_games()).await.unwrap();
     assert!(ended.is_empty());
+    // Void: the bet came back, and the books balance.
+    assert_eq!(h.ctx.ledger.balance(carol).await.unwrap(), granted);
+    let store = h.store.clone();
+    let audit = store.call(|s| crate::ledger::audit(s)).await.unwrap();
+    assert!(audit.ok, "{audit:?}");
     h.trigger.trigger();
 }

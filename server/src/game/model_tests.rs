@@ -481,8 +481,13 @@ fn the_actor_agrees_with_a_model_replay_under_random_actions() {
         watchers: [users[2], users[3]],
         covered: Default::default(),
     };
+    // `TENGEN_MODEL_CASES` runs more by hand; CI runs the default.
+    let cases = std::env::var("TENGEN_MODEL_CASES")
+        .ok()
+        .and_then(|cases| cases.parse().ok())
+        .unwrap_or(CASES);
     let config = ProptestConfig {
-        cases: CASES,
+        cases,
         failure_persistence: None,
         ..ProptestConfig::default()
     };
