@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs every test of Tengen, installing first whatever the tests need on a fresh machine.
-# The SGF corpus tests read ../shared/data/sgf-corpus (beside the checkout) or $TENGEN_SGF_CORPUS.
+# The SGF corpus tests read rules/tests/data/sgf-corpus (in the repository) or $TENGEN_SGF_CORPUS.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

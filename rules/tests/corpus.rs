@@ -1,4 +1,4 @@
-//! Replays every record of the real game corpus (`../shared/data/sgf-corpus`, 7,259 games nobody here
+//! Replays every record of the real game corpus (`tests/data/sgf-corpus`, 7,259 games nobody here
 //! wrote) and pins down what the engine does with each irregular record its README lists.
 
 use std::collections::BTreeMap;
@@ -10,7 +10,7 @@ fn corpus_dir() -> PathBuf {
     let dir = std::env::var_os("TENGEN_SGF_CORPUS")
         .map(PathBuf::from)
         .unwrap_or_else(|| {
-            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/data/sgf-corpus/games")
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/sgf-corpus/games")
         });
     assert!(
         dir.is_dir(),
