@@ -16,10 +16,12 @@ pub mod wire;
 pub use viewers::{ViewerGuard, Viewers, WatcherList};
 
 use std::collections::HashMap;
+use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
+use futures_util::FutureExt;
 use tengen_protocol::{
     GameEvent, GameId, GameSettings, GameSummary, PlayerInfo, Point, ServerMsg, TableId, UserId,
 };
@@ -507,7 +509,12 @@ impl Games {
     /// when the log shows it had already ended (it is finished and settled now instead).
     pub async fn restore(&self, row: LiveGameRow, ctx: &GameContext) -> Result<bool, BoxError> {
         let id = row.id;
-        match actor::GameActor::restore(row, ctx.clone()).await? {
+        // A log whose replay panics fails this one game, not the start or the takeover scan.
+        let restored = AssertUnwindSafe(actor::GameActor::restore(row, ctx.clone()))
+            .catch_unwind()
+            .await
+            .map_err(|_| -> BoxError { format!("replaying game {id}'s log panicked").into() })?;
+        match restored? {
             Some(actor) => {
                 let summary = actor.summary();
                 self.spawn(actor);
