@@ -731,3 +731,42 @@ async fn a_game_that_keeps_panicking_ends_void_instead_of_looping() {
     assert!(audit.ok, "{audit:?}");
     h.trigger.trigger();
 }
+
+/// A request queued while the game ended (here a pool asked right behind a resignation) gets the
+/// final answer instead of "the game has ended" with nothing: the actor answers what waited in its
+/// inbox once the game is settled.
+#[tokio::test(start_paused = true)]
+async fn requests_queued_behind_the_end_are_answered_with_the_final_state() {
+    let h = harness(
+        ClockSettings::Absolute {
+            main_time_ms: LONG_MS,
+        },
+        timing(LONG_MS, LONG_MS, LONG_MS),
+    )
+    .await;
+    let (black, white) = (h.black, h.white);
+    h.play(black, 4, 4).await;
+    let handle = h.games.get(h.game).await.unwrap();
+    let (resign, resigned) = tokio::sync::oneshot::channel();
+    let mv = PlayerMove::Resign;
+    let cmd = GameCmd::Move {
+        user: white,
+        mv,
+        reply: resign,
+    };
+    handle.try_send(cmd).unwrap();
+    let pool = handle.ask(|reply| GameCmd::Pool { reply });
+    let record = handle.ask(|reply| GameCmd::Record { reply });
+    let pass = handle.ask(|reply| GameCmd::Move {
+        user: black,
+        mv: PlayerMove::Pass,
+        reply,
+    });
+    let (pool, record, pass) = tokio::join!(pool, record, pass);
+    resigned.await.unwrap().unwrap();
+    let pool = pool.unwrap();
+    assert!(!pool.open && pool.settled, "{pool:?}");
+    assert!(record.unwrap().contains("RE[B+R]"));
+    assert_eq!(pass.unwrap_err().code, ErrorCode::WrongPhase);
+    h.trigger.trigger();
+}

@@ -295,12 +295,34 @@ impl GameActor {
                 Ok(Flow::Continue) => {}
                 Ok(Flow::Over) => {
                     self.finish().await;
+                    self.answer_after_the_end(inbox);
                     return true;
                 }
                 Err(Fatal(err)) => {
                     tracing::error!(game = %self.id, %err, "stopping a game: its event could not be stored");
                     return false;
                 }
+            }
+        }
+    }
+
+    /// Once the game is over and settled: close the inbox and answer what waited in it while the
+    /// game was being settled, the final pool and record included, instead of dropping it (its
+    /// sender would hear only that the game was gone).
+    fn answer_after_the_end(&self, inbox: &mut mpsc::Receiver<GameCmd>) {
+        inbox.close();
+        while let Ok(cmd) = inbox.try_recv() {
+            match cmd {
+                GameCmd::Pool { reply } => {
+                    let _ = reply.send(Ok(self.pool_info()));
+                }
+                GameCmd::Record { reply } => {
+                    let _ = reply.send(Ok(self.record_sgf(self.outcome.as_ref())));
+                }
+                GameCmd::Summary { reply } => {
+                    let _ = reply.send(Ok(self.summary()));
+                }
+                other => other.refuse_ended(),
             }
         }
     }
