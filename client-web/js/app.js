@@ -42,6 +42,13 @@ const net = new Connection({
     // A game starting at the table I look at, or one I play anywhere, opens at once.
     if (msg.type === 'game_started' && (following.table === msg.table || isMine(msg))) location.hash = `#/game/${msg.game}`;
     if (msg.type === 'challenged') answerChallenges();
+    // Logged out on another tab or device: back to the login screen (the notice says why).
+    if (msg.type === 'logged_out') {
+      automatchSearching = false;
+      guest = false;
+      location.hash = '#/';
+      route(true);
+    }
     scheduleRender();
   },
   onStatus: (status) => {
@@ -97,8 +104,8 @@ const actions = {
     guest = true;
     route(true);
   },
-  async logout() {
-    await net.logout().catch(() => {});
+  async logout(everywhere = false) {
+    await net.logout(everywhere ? 'logout_all' : 'logout').catch(() => {});
     state.me = null;
     automatchSearching = false;
     guest = false;
@@ -219,7 +226,9 @@ function renderHeader() {
     state.me ? h('a', { class: 'me', href: '#/bets', 'data-testid': 'me' }, state.me.username) : null,
     state.me ? h('a', { class: 'small', href: '#/games', 'data-testid': 'nav-games' }, t('nav.games')) : null,
     h('a', { class: 'small', href: '#/study', 'data-testid': 'nav-study' }, t('nav.study')),
+    state.me && state.pendingGrant ? h('span', { class: 'small', 'data-testid': 'pending-grant', title: t('balance.pending_hint') }, t('balance.pending', { points: state.pendingGrant })) : null,
     state.me ? h('button', { class: 'small', onclick: () => actions.logout() }, t('auth.logout')) : null,
+    state.me ? h('button', { class: 'small', 'data-testid': 'logout-all', onclick: () => actions.logout(true) }, t('auth.logout_all')) : null,
     h('button', { class: 'small', 'data-testid': 'lang-switch', 'aria-label': t('lang.label'), onclick: switchLanguage }, t('lang.switch')));
 }
 

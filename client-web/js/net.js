@@ -244,9 +244,10 @@ export class Connection {
     return session;
   }
 
-  async logout() {
+  /** Log out this session (`logout`) or every session of the account (`logout_all`). */
+  async logout(type = 'logout') {
     try {
-      await this.request({ type: 'logout' });
+      await this.request({ type });
     } finally {
       this.token = null;
     }
@@ -260,6 +261,8 @@ export class Connection {
       return;
     }
     if (msg.type === 'game_state') this.seq.reset(msg.state.game, msg.state.seq);
+    // Logged out elsewhere: the token is dead, so the next connection must not resume with it.
+    if (msg.type === 'logged_out') this.token = null;
     if (msg.type === 'game_event') {
       const verdict = this.seq.accept(msg.game, msg.seq);
       if (verdict === 'resync') {

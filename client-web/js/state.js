@@ -20,6 +20,7 @@ export function createState() {
     chats: new Map(), // channel key → [{from, text, at_ms}]
     challenges: [], // incoming: {challenge, from, settings}
     balance: null, // fortune points, when the server keeps them
+    pendingGrant: 0, // starting points not granted yet (a new account's, until its first finished game or a day)
     taxBp: null,
     pools: new Map(), // game id → the wire's pool object
     myBets: new Map(), // game id → {side, total}: my bet in that game's pool, from `bet_placed`
@@ -265,6 +266,12 @@ export function applyMessage(state, msg) {
   switch (msg.type) {
     case 'session':
       state.me = { user: msg.user, username: msg.username };
+      state.pendingGrant = msg.pending_grant ?? 0;
+      break;
+    case 'logged_out':
+      state.me = null;
+      state.pendingGrant = 0;
+      state.notices.push({ key: `auth.logged_out.${msg.reason}` });
       break;
     case 'hall':
       state.hall = { rooms: msg.rooms, players: msg.players, games: msg.games };
@@ -324,6 +331,8 @@ export function applyMessage(state, msg) {
     case 'balance':
       state.balance = msg.balance;
       state.taxBp = msg.tax_bp;
+      // A pending grant's account holds nothing until the grant lands (it can neither bet nor stake).
+      if (msg.balance > 0) state.pendingGrant = 0;
       break;
     case 'bet_placed':
       state.balance = msg.balance;

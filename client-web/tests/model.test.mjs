@@ -111,3 +111,16 @@ test('lifecycle events: server clocks, undo, play resumed after a dispute, a pla
   assert.equal(game.phase, 'playing');
   assert.equal(game.toMove, 'white');
 });
+
+test('a pending grant shows until points arrive; logged_out forgets the user and says why', () => {
+  const state = createState();
+  applyMessage(state, { type: 'session', user: 3, username: 'carol', token: 't', expires_at_ms: 1, pending_grant: 1000, grant_due_at_ms: 2 });
+  assert.equal(state.pendingGrant, 1000);
+  applyMessage(state, { type: 'balance', balance: 0, tax_bp: 500 });
+  assert.equal(state.pendingGrant, 1000);
+  applyMessage(state, { type: 'balance', balance: 1000, tax_bp: 500 });
+  assert.equal(state.pendingGrant, 0);
+  applyMessage(state, { type: 'logged_out', reason: 'logout_all' });
+  assert.equal(state.me, null);
+  assert.deepEqual(state.notices.at(-1), { key: 'auth.logged_out.logout_all' });
+});

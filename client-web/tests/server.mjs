@@ -20,7 +20,9 @@ export function tengenBinary() {
 /** Start a server; resolves with {url, stop()}. */
 export async function startTengen() {
   const data = mkdtempSync(join(tmpdir(), 'tengen-web-'));
-  const child = spawn(tengenBinary(), ['serve', '--listen', '127.0.0.1:0', '--data', data], {
+  // The tests register many players from one address and bet at once: grants at once, no registration limit.
+  const args = ['serve', '--listen', '127.0.0.1:0', '--data', data, '--grant-at-once', '--registrations-per-ip', '100000'];
+  const child = spawn(tengenBinary(), args, {
     env: { ...process.env, RUST_LOG: 'info', NO_COLOR: '1' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -378,6 +378,8 @@ impl Conn {
             username: player.username,
             token: user.0.to_string(),
             expires_at_ms: u64::MAX,
+            pending_grant: 0,
+            grant_due_at_ms: None,
         }
         .to_json()
         .into()]

@@ -66,6 +66,10 @@ async fn a_small_run_against_tengen_and_the_baseline_has_no_errors() {
         lanes: 1,
     };
     config.connections_per_ip_max = GAMES * (2 + WATCHERS);
+    // As the load runs start the server (`--grant-at-once`, `--registrations-per-ip`): every player
+    // registers from loopback and bets at once.
+    config.grant_delay_ms = 0;
+    config.throttles.register_address.free = u32::MAX;
     config.admin_token = Some(ADMIN_TOKEN.into());
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();

@@ -131,6 +131,10 @@ fn is_false(value: &bool) -> bool {
     !*value
 }
 
+fn is_zero(value: &u64) -> bool {
+    *value == 0
+}
+
 /// One player's clock as it stood at the frame's `server_time_ms`. Fields the time system does not use
 /// are 0. A client counts the running side down from `server_time_ms` to show it ticking.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -531,8 +535,11 @@ pub enum ClientMsg {
     Resume {
         token: String,
     },
-    /// End the session: the token stops working.
+    /// End the session: the token stops working, and every other connection using it is logged out.
     Logout,
+    /// End every session of this account ("log out everywhere"): all its tokens stop working and
+    /// all its other connections are logged out.
+    LogoutAll,
     /// Receive the hall (rooms, players online, live games) and its live updates.
     EnterHall,
     LeaveHall,
@@ -723,6 +730,7 @@ impl ClientMsg {
         "login",
         "resume",
         "logout",
+        "logout_all",
         "enter_hall",
         "leave_hall",
         "join_room",
@@ -851,6 +859,18 @@ pub enum ServerMsg {
         username: String,
         token: String,
         expires_at_ms: u64,
+        /// Starting fortune points not granted yet: a new account's grant waits for its first
+        /// finished game or a day. Absent (0) once granted.
+        #[serde(default, skip_serializing_if = "is_zero")]
+        pending_grant: u64,
+        /// When the pending grant lands at the latest (at the next login or resume from then on).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        grant_due_at_ms: Option<u64>,
+    },
+    /// Pushed when this connection's session ended elsewhere (`logout` on another connection with the
+    /// same token, or `logout_all` on any): the connection is not logged in any more.
+    LoggedOut {
+        reason: LogoutReason,
     },
     /// A request succeeded.
     Ack {
@@ -1069,6 +1089,16 @@ pub struct StudyView {
     pub next_moves: Vec<Option<Point>>,
 }
 
+/// Why a connection was logged out by a push.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LogoutReason {
+    /// Its token was logged out on another connection.
+    Logout,
+    /// The account logged out everywhere.
+    LogoutAll,
+}
+
 /// One game in a player's list.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct GameListing {
@@ -1104,8 +1134,11 @@ pub enum ErrorCode {
     AlreadyLoggedIn,
     /// Wrong username or password (deliberately not saying which).
     BadCredentials,
-    /// Too many failed logins for this account; wait and try again.
+    /// Too many failed logins (for this account, from this address, or both); the message says how
+    /// long to wait.
     LoginThrottled,
+    /// Too many new accounts from this address; the message says how long to wait.
+    RegistrationThrottled,
     /// The session token is unknown or expired.
     InvalidToken,
     UsernameTaken,
@@ -1191,6 +1224,7 @@ impl ErrorCode {
         ErrorCode::AlreadyLoggedIn,
         ErrorCode::BadCredentials,
         ErrorCode::LoginThrottled,
+        ErrorCode::RegistrationThrottled,
         ErrorCode::InvalidToken,
         ErrorCode::UsernameTaken,
         ErrorCode::InvalidUsername,
@@ -1248,6 +1282,7 @@ impl ServerMsg {
     pub const TYPES: &'static [&'static str] = &[
         "welcome",
         "session",
+        "logged_out",
         "ack",
         "error",
         "hall",

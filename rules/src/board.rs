@@ -278,6 +278,49 @@ impl Board {
         }
     }
 
+    /// An id of the chain through `point` (its head), equal for every stone of the chain while the board
+    /// is unchanged; `None` for an empty point.
+    pub(crate) fn chain_id(&self, point: Point) -> Option<usize> {
+        self.get(point)?;
+        Some(self.head[self.index(point)] as usize)
+    }
+
+    /// The number of stones of the chain through `point` (0 for an empty point).
+    pub(crate) fn chain_len(&self, point: Point) -> usize {
+        self.chain_id(point)
+            .map_or(0, |head| self.chains[head].stones as usize)
+    }
+
+    /// The one liberty of the chain through `point` when it is in atari, in O(1): with every pseudo-liberty
+    /// on the same point, their sum divided by their count is that point.
+    pub(crate) fn atari_liberty(&self, point: Point) -> Option<Point> {
+        let chain = &self.chains[self.chain_id(point)?];
+        chain
+            .in_atari()
+            .then(|| self.point_of(chain.liberty_sum as usize / chain.liberty_count as usize))
+    }
+
+    /// Up to `max` distinct liberties of the chain through `point`, other than `except`.
+    pub(crate) fn liberties_up_to(&self, point: Point, max: usize, except: Point) -> Vec<Point> {
+        let mut found = Vec::with_capacity(max);
+        if self.get(point).is_none() {
+            return found;
+        }
+        let except = self.index(except);
+        for stone in self.chain_indices(self.index(point)) {
+            for n in self.neighbours(stone) {
+                if self.cells[n] == Cell::Empty && n != except && !found.contains(&self.point_of(n))
+                {
+                    found.push(self.point_of(n));
+                    if found.len() >= max {
+                        return found;
+                    }
+                }
+            }
+        }
+        found
+    }
+
     pub(crate) fn index(&self, point: Point) -> usize {
         (point.row as usize + 1) * self.stride + point.col as usize + 1
     }

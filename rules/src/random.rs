@@ -1,8 +1,7 @@
-//! Seeded random play: the move `genmove` answers with, and the playouts of the dead-stone estimate. The
-//! generator is local and seeded by the caller, so the engine stays free of global randomness and every
-//! run with the same seed makes the same moves.
+//! Seeded random play: the move `genmove` answers with, and the generator of the dead-stone estimate's
+//! playouts. The generator is local and seeded by the caller, so the engine stays free of global randomness
+//! and every run with the same seed makes the same moves.
 
-use crate::board::Board;
 use crate::color::Color;
 use crate::game::Game;
 use crate::point::{Move, Point};
@@ -44,45 +43,4 @@ pub fn random_move(game: &Game, color: Color, rng: &mut SeededRng) -> Move {
         }
     }
     Move::Pass
-}
-
-/// Plays random moves (simple ko only, own eyes never filled) from `board` until both sides pass or
-/// `max_moves` is reached. Used to see which stones survive: cheap, and blind to seki.
-pub(crate) fn playout(board: &mut Board, first: Color, rng: &mut SeededRng, max_moves: usize) {
-    let mut to_move = first;
-    let mut passes = 0;
-    let mut ko_point: Option<Point> = None;
-    let mut candidates = Vec::with_capacity(board.size() as usize * board.size() as usize);
-    let mut captured = Vec::new();
-    for _ in 0..max_moves {
-        candidates.clear();
-        candidates.extend(board.points().filter(|&p| board.get(p).is_none()));
-        let mut chosen = None;
-        while !candidates.is_empty() {
-            let point = candidates.swap_remove(rng.below(candidates.len()));
-            if Some(point) == ko_point || board.is_eye_like(point, to_move) {
-                continue;
-            }
-            if let Ok(preview) = board.preview(point, to_move) {
-                chosen = Some((point, preview.ko_point));
-                break;
-            }
-        }
-        match chosen {
-            Some((point, ko)) => {
-                captured.clear();
-                board.play_unchecked(point, to_move, &mut captured);
-                ko_point = ko.map(|_| captured[0]);
-                passes = 0;
-            }
-            None => {
-                ko_point = None;
-                passes += 1;
-                if passes == 2 {
-                    return;
-                }
-            }
-        }
-        to_move = to_move.opponent();
-    }
 }

@@ -84,7 +84,7 @@ fn main() {
     let ledger = Ledger::new(StoreHandle::new(store.clone()), 1_000, 500);
     runtime.block_on(async {
         for user in 1..=USERS {
-            ledger.open_account(UserId(user)).await.unwrap();
+            ledger.open_account(UserId(user), 0, 0).await.unwrap();
         }
     });
 

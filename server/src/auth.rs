@@ -1,9 +1,9 @@
 //! Accounts and sessions: username and password rules, argon2id hashing (always on the blocking pool),
-//! session tokens (256 random bits, stored only as their SHA-256 digest, expiring), and the per-account
-//! login throttle. It answers "who is this?"; what a user may do is decided by the hall and the games.
+//! session tokens (256 random bits, stored only as their SHA-256 digest, expiring), and the login and
+//! registration throttles (see `throttle`). It answers "who is this?"; what a user may do is decided by the hall and the games.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::net::IpAddr;
+use std::sync::Arc;
 
 use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
 use argon2::{Algorithm, Argon2, Params, Version};
@@ -13,11 +13,11 @@ use tengen_protocol::{ErrorCode, PlayerInfo, UserId};
 use tokio::sync::Semaphore;
 
 use crate::config::{
-    Argon2Params, HASHING_CONCURRENCY_MAX, LOGIN_FAILURES_MAX, LOGIN_FAILURE_WINDOW_MS,
-    LOGIN_THROTTLE_ENTRIES_MAX, PASSWORD_CHARS_MAX, PASSWORD_CHARS_MIN, USERNAME_CHARS_MAX,
-    USERNAME_CHARS_MIN,
+    Argon2Params, Throttles, HASHING_CONCURRENCY_MAX, PASSWORD_CHARS_MAX, PASSWORD_CHARS_MIN,
+    USERNAME_CHARS_MAX, USERNAME_CHARS_MIN,
 };
 use crate::store::{StoreError, StoreHandle, UserRow};
+use crate::throttle::{self, LoginCounters};
 
 /// Random bytes in a session token: 256 bits, far beyond guessing.
 const TOKEN_BYTES: usize = 32;
@@ -34,8 +34,10 @@ pub enum AuthError {
     /// Deliberately the same for an unknown user and a wrong password.
     #[error("wrong username or password")]
     BadCredentials,
-    #[error("too many failed logins for this account; try again later")]
-    Throttled,
+    #[error("too many failed logins; try again in {} s", throttle::seconds(*wait_ms))]
+    Throttled { wait_ms: u64 },
+    #[error("too many new accounts from this address; try again in {} s", throttle::seconds(*wait_ms))]
+    RegistrationThrottled { wait_ms: u64 },
     #[error("the session token is unknown or expired")]
     InvalidToken,
     #[error("account service failed: {0}")]
@@ -49,7 +51,8 @@ impl AuthError {
             AuthError::InvalidPassword => ErrorCode::InvalidPassword,
             AuthError::UsernameTaken => ErrorCode::UsernameTaken,
             AuthError::BadCredentials => ErrorCode::BadCredentials,
-            AuthError::Throttled => ErrorCode::LoginThrottled,
+            AuthError::Throttled { .. } => ErrorCode::LoginThrottled,
+            AuthError::RegistrationThrottled { .. } => ErrorCode::RegistrationThrottled,
             AuthError::InvalidToken => ErrorCode::InvalidToken,
             AuthError::Internal(_) => ErrorCode::Internal,
         }
@@ -71,6 +74,8 @@ pub struct Authenticated {
     pub player: PlayerInfo,
     pub token: String,
     pub expires_at_ms: u64,
+    /// When the account was made (its starting grant waits on it).
+    pub created_at_ms: u64,
 }
 
 /// The hall's listing of an account. Ranks come with ratings in a later issue; until then "?".
@@ -108,72 +113,13 @@ pub fn validate_password(password: &str) -> Result<(), AuthError> {
     }
 }
 
-/// Failed logins of one account within the current window.
-#[derive(Debug, Clone, Copy)]
-struct Failures {
-    count: u32,
-    window_start_ms: u64,
-}
-
-/// Counts failed logins per account (by lowercased username) and refuses logins to an account that
-/// failed [`LOGIN_FAILURES_MAX`] times in the window, until the window ends. Pure: time is passed in.
-#[derive(Debug, Default)]
-struct Throttle {
-    /// Bounded by [`LOGIN_THROTTLE_ENTRIES_MAX`]; the oldest window is evicted when full.
-    failures: HashMap<String, Failures>,
-}
-
-impl Throttle {
-    fn is_throttled(&mut self, key: &str, now_ms: u64) -> bool {
-        match self.failures.get(key) {
-            Some(f) if now_ms >= f.window_start_ms + LOGIN_FAILURE_WINDOW_MS => {
-                self.failures.remove(key);
-                false
-            }
-            Some(f) => f.count >= LOGIN_FAILURES_MAX,
-            None => false,
-        }
-    }
-
-    fn record_failure(&mut self, key: &str, now_ms: u64) {
-        if !self.failures.contains_key(key) && self.failures.len() >= LOGIN_THROTTLE_ENTRIES_MAX {
-            self.evict(now_ms);
-        }
-        let entry = self.failures.entry(key.to_string()).or_insert(Failures {
-            count: 0,
-            window_start_ms: now_ms,
-        });
-        entry.count += 1;
-    }
-
-    fn record_success(&mut self, key: &str) {
-        self.failures.remove(key);
-    }
-
-    /// Drop expired windows, and if none expired, the oldest one.
-    fn evict(&mut self, now_ms: u64) {
-        self.failures
-            .retain(|_, f| now_ms < f.window_start_ms + LOGIN_FAILURE_WINDOW_MS);
-        if self.failures.len() >= LOGIN_THROTTLE_ENTRIES_MAX {
-            let oldest = self
-                .failures
-                .iter()
-                .min_by_key(|(_, f)| f.window_start_ms)
-                .map(|(key, _)| key.clone());
-            if let Some(key) = oldest {
-                self.failures.remove(&key);
-            }
-        }
-    }
-}
-
 /// The account service.
 #[derive(Debug)]
 pub struct Auth {
     store: StoreHandle,
     argon2: Argon2Params,
     session_ttl_ms: u64,
-    throttle: Mutex<Throttle>,
+    throttles: Throttles,
     /// A hash of a random password, verified against when a username is unknown so that "no such user"
     /// costs the same time as "wrong password" and timing does not reveal who has an account.
     dummy_hash: String,
@@ -242,6 +188,7 @@ impl Auth {
         store: StoreHandle,
         argon2: Argon2Params,
         session_ttl_ms: u64,
+        throttles: Throttles,
     ) -> Result<Auth, AuthError> {
         let hashing = Arc::new(Semaphore::new(HASHING_CONCURRENCY_MAX));
         let dummy_hash = blocking(&hashing, move || hash_password(argon2, &new_token())).await?;
@@ -249,28 +196,30 @@ impl Auth {
             store,
             argon2,
             session_ttl_ms,
-            throttle: Mutex::new(Throttle::default()),
+            throttles,
             dummy_hash,
             hashing,
         })
     }
 
-    fn throttle(&self) -> std::sync::MutexGuard<'_, Throttle> {
-        self.throttle
-            .lock()
-            .unwrap_or_else(|poison| poison.into_inner())
-    }
-
-    /// Create an account (a computer player's when `computer`) and open a session for it.
+    /// Create an account (a computer player's when `computer`) and open a session for it. Each
+    /// address makes a few accounts at once, then waits longer for each (see `throttle`).
     pub async fn register(
         &self,
         username: &str,
         password: &str,
         computer: bool,
+        ip: IpAddr,
         now_ms: u64,
     ) -> Result<Authenticated, AuthError> {
         validate_username(username)?;
         validate_password(password)?;
+        if let Some(wait_ms) =
+            throttle::registration_attempt(&self.store, self.throttles, ip, now_ms).await?
+        {
+            tracing::debug!(%ip, wait_ms, "registration throttled");
+            return Err(AuthError::RegistrationThrottled { wait_ms });
+        }
         let params = self.argon2;
         let password = password.to_string();
         let hash = blocking(&self.hashing, move || hash_password(params, &password)).await?;
@@ -292,20 +241,27 @@ impl Auth {
         self.open_session(&user, now_ms).await
     }
 
+    /// Check a password, counted by the login throttles first (see `throttle`): the attempt is
+    /// counted before hashing and taken back if it succeeds.
     pub async fn login(
         &self,
         username: &str,
         password: &str,
+        ip: IpAddr,
         now_ms: u64,
     ) -> Result<Authenticated, AuthError> {
-        let key = username.to_ascii_lowercase();
-        if self.throttle().is_throttled(&key, now_ms) {
-            return Err(AuthError::Throttled);
-        }
         // Overlong input would cost hashing time for nothing; it cannot match any account.
         if password.chars().count() > PASSWORD_CHARS_MAX || username.len() > USERNAME_CHARS_MAX * 4
         {
             return Err(AuthError::BadCredentials);
+        }
+        let counters = LoginCounters::new(username, ip);
+        if let Some(wait_ms) =
+            throttle::login_attempt(&self.store, self.throttles, &counters, now_ms).await?
+        {
+            // Debug only: a guesser's every refused attempt would otherwise be a line.
+            tracing::debug!(%ip, wait_ms, "login throttled");
+            return Err(AuthError::Throttled { wait_ms });
         }
         let name = username.to_string();
         let user = self
@@ -323,13 +279,14 @@ impl Auth {
         .await?;
         match user {
             Some(user) if matches => {
-                self.throttle().record_success(&key);
+                // Not fatal: the counters then only keep one attempt too many until they expire.
+                if let Err(err) = throttle::login_succeeded(&self.store, &counters).await {
+                    tracing::warn!(%err, "could not take a successful login off the throttles");
+                }
                 self.open_session(&user, now_ms).await
             }
-            _ => {
-                self.throttle().record_failure(&key, now_ms);
-                Err(AuthError::BadCredentials)
-            }
+            // The attempt stays counted.
+            _ => Err(AuthError::BadCredentials),
         }
     }
 
@@ -346,6 +303,7 @@ impl Auth {
             player: player_info(&user),
             token: token.to_string(),
             expires_at_ms,
+            created_at_ms: user.created_at_ms,
         })
     }
 
@@ -355,6 +313,14 @@ impl Auth {
             .call(move |store| store.delete_session(&digest))
             .await?;
         Ok(())
+    }
+
+    /// Revoke every session token of `user` ("log out everywhere").
+    pub async fn logout_all(&self, user: UserId) -> Result<usize, AuthError> {
+        Ok(self
+            .store
+            .call(move |store| store.delete_user_sessions(user))
+            .await?)
     }
 
     pub async fn user(&self, id: UserId) -> Result<Option<UserRow>, AuthError> {
@@ -373,6 +339,7 @@ impl Auth {
             player: player_info(user),
             token,
             expires_at_ms,
+            created_at_ms: user.created_at_ms,
         })
     }
 }
@@ -398,18 +365,6 @@ mod tests {
         assert!(validate_password("12345678").is_ok());
         assert!(validate_password(&"密".repeat(128)).is_ok());
         assert!(validate_password(&"密".repeat(129)).is_err());
-    }
-
-    #[test]
-    fn throttle_refuses_after_too_many_failures_until_the_window_ends() {
-        let mut throttle = Throttle::default();
-        for _ in 0..LOGIN_FAILURES_MAX {
-            assert!(!throttle.is_throttled("alice", 1000));
-            throttle.record_failure("alice", 1000);
-        }
-        assert!(throttle.is_throttled("alice", 1001));
-        assert!(!throttle.is_throttled("bob", 1001));
-        assert!(!throttle.is_throttled("alice", 1000 + LOGIN_FAILURE_WINDOW_MS));
     }
 
     #[test]

@@ -5,6 +5,8 @@
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
+use crate::store::Backoff;
+
 /// Where `tengen serve` listens unless told otherwise: loopback, so a fresh install is not exposed.
 pub const DEFAULT_LISTEN: &str = "127.0.0.1:8080";
 
@@ -201,16 +203,114 @@ pub const SESSION_TTL_MS: u64 = 30 * 24 * 60 * 60 * 1000;
 /// How often expired session rows are deleted, so the sessions table holds only live sessions.
 pub const SESSION_PURGE_INTERVAL_MS: u64 = 60 * 60 * 1000;
 
-/// Failed logins per account within [`LOGIN_FAILURE_WINDOW_MS`] before that account's logins are refused
-/// for the rest of the window: slows online password guessing to a crawl.
+/// Failed logins of one account from one address (IPv6: one /64) that pass at once; after them each
+/// further attempt must wait [`LOGIN_DELAY_BASE_MS`], doubling up to [`LOGIN_PAIR_DELAY_MAX_MS`]. Five
+/// covers a person's typos; a guesser then gets about four tries an hour.
 pub const LOGIN_FAILURES_MAX: u32 = 5;
 
-/// The window over which failed logins are counted, and how long a throttled account waits.
-pub const LOGIN_FAILURE_WINDOW_MS: u64 = 15 * 60 * 1000;
+/// The first wait after the free failures, doubling with each further failure: a person retyping
+/// barely notices a second; a guesser's rate halves with every miss.
+pub const LOGIN_DELAY_BASE_MS: u64 = 1_000;
 
-/// Accounts tracked by the login throttle. Entries expire after the window; when the map is full the
-/// oldest entry is evicted, so guessing across many names cannot grow memory.
-pub const LOGIN_THROTTLE_ENTRIES_MAX: usize = 100_000;
+/// The longest wait between guesses at one account from one address (15 minutes, what the old lock
+/// was, but now only for the guesser's own address).
+pub const LOGIN_PAIR_DELAY_MAX_MS: u64 = 15 * 60 * 1000;
+
+/// A counter of one account and one address is forgotten after a day without a failure (a success
+/// clears it at once).
+pub const LOGIN_PAIR_FORGET_MS: u64 = 24 * 60 * 60 * 1000;
+
+/// Failed logins of one account from all addresses together that pass at once: looser than the pair's,
+/// so one guesser's failures never slow the owner; beyond it a distributed guesser is slowed.
+pub const LOGIN_ACCOUNT_FAILURES_MAX: u32 = 20;
+
+/// The longest wait across addresses for one account: at most a minute, so the owner coming from a new
+/// address is slowed but never locked out by other people's guesses (a distributed guesser then gets
+/// at most one guess a minute at that account).
+pub const LOGIN_ACCOUNT_DELAY_MAX_MS: u64 = 60 * 1000;
+
+/// Failed logins from one address across all accounts that pass at once: enough for a household or a
+/// school behind one NAT mistyping now and then; a guesser spraying one password over many accounts is
+/// slowed after it.
+pub const LOGIN_ADDRESS_FAILURES_MAX: u32 = 30;
+
+/// The longest wait for one address across accounts (5 minutes): shorter than the pair's, since many
+/// people may share the address.
+pub const LOGIN_ADDRESS_DELAY_MAX_MS: u64 = 5 * 60 * 1000;
+
+/// The account-wide and address-wide login counters are forgotten after an hour without a failure.
+pub const LOGIN_WIDE_FORGET_MS: u64 = 60 * 60 * 1000;
+
+/// Accounts one address (IPv6: one /64) may register at once; then each further one waits
+/// [`REGISTRATION_DELAY_BASE_MS`], doubling up to [`REGISTRATION_DELAY_MAX_MS`]. Five covers a family;
+/// a farm of accounts gets about one an hour (it made 443 in 10 s before).
+pub const REGISTRATIONS_PER_ADDRESS: u32 = 5;
+
+/// The first wait after the free registrations of an address.
+pub const REGISTRATION_DELAY_BASE_MS: u64 = 60 * 1000;
+
+/// The longest wait between registrations from one address.
+pub const REGISTRATION_DELAY_MAX_MS: u64 = 60 * 60 * 1000;
+
+/// An address's registration counter is forgotten after a day without a registration.
+pub const REGISTRATION_FORGET_MS: u64 = 24 * 60 * 60 * 1000;
+
+/// How long a new account waits for its starting grant unless it finishes a game first: a day, so an
+/// account made only to collect the grant pays nothing for a day, and a real player who finishes a
+/// game gets it at once.
+pub const GRANT_DELAY_MS: u64 = 24 * 60 * 60 * 1000;
+
+/// The newest games of a user the Redis store looks through for a finished one (whether a pending
+/// grant is due). Only accounts still waiting for their grant are asked, and they have played few
+/// games; the bound keeps one login's lookup small whatever a user's history.
+pub const FINISHED_GAME_LOOKBACK: usize = 100;
+
+/// The login and registration throttles (see the constants above); tests change them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Throttles {
+    /// One account from one address.
+    pub login_pair: Backoff,
+    /// One account from every address.
+    pub login_account: Backoff,
+    /// One address across every account.
+    pub login_address: Backoff,
+    /// Registrations from one address.
+    pub register_address: Backoff,
+}
+
+impl Default for Throttles {
+    fn default() -> Throttles {
+        let login = |free, max_ms, forget_ms| Backoff {
+            free,
+            base_ms: LOGIN_DELAY_BASE_MS,
+            max_ms,
+            forget_ms,
+        };
+        Throttles {
+            login_pair: login(
+                LOGIN_FAILURES_MAX,
+                LOGIN_PAIR_DELAY_MAX_MS,
+                LOGIN_PAIR_FORGET_MS,
+            ),
+            login_account: login(
+                LOGIN_ACCOUNT_FAILURES_MAX,
+                LOGIN_ACCOUNT_DELAY_MAX_MS,
+                LOGIN_WIDE_FORGET_MS,
+            ),
+            login_address: login(
+                LOGIN_ADDRESS_FAILURES_MAX,
+                LOGIN_ADDRESS_DELAY_MAX_MS,
+                LOGIN_WIDE_FORGET_MS,
+            ),
+            register_address: Backoff {
+                free: REGISTRATIONS_PER_ADDRESS,
+                base_ms: REGISTRATION_DELAY_BASE_MS,
+                max_ms: REGISTRATION_DELAY_MAX_MS,
+                forget_ms: REGISTRATION_FORGET_MS,
+            },
+        }
+    }
+}
 
 /// Password length bounds in characters: 8 is the NIST minimum; 128 bounds hashing work per attempt.
 pub const PASSWORD_CHARS_MIN: usize = 8;
@@ -296,9 +396,16 @@ pub struct Config {
     pub messages_burst: u32,
     /// Extra allowed browser origins (exact `scheme://host[:port]`), besides same-origin and localhost.
     pub allowed_origins: Vec<String>,
+    /// Reverse proxies whose `X-Forwarded-For` names the client, for the login and registration
+    /// throttles (behind `deploy/nginx.conf`, its address). Empty: the socket's address is the client's.
+    pub trusted_proxies: Vec<std::net::IpAddr>,
     pub session_ttl_ms: u64,
     /// Fortune points granted to each new account.
     pub grant_points: u64,
+    /// How long a new account's grant waits for its first finished game ([`GRANT_DELAY_MS`]); zero
+    /// grants at once (tests and load tests).
+    pub grant_delay_ms: u64,
+    pub throttles: Throttles,
     /// The house tax rate in basis points (at most 10,000).
     pub tax_bp: u32,
     /// The bearer token that opens `/api/admin/...`; without one those routes answer 404.
@@ -356,9 +463,12 @@ impl Config {
             messages_per_second: MESSAGES_PER_SECOND,
             messages_burst: MESSAGES_BURST,
             allowed_origins: Vec::new(),
+            trusted_proxies: Vec::new(),
             session_ttl_ms: SESSION_TTL_MS,
             game_timing: GameTiming::default(),
             grant_points: GRANT_POINTS_DEFAULT,
+            grant_delay_ms: GRANT_DELAY_MS,
+            throttles: Throttles::default(),
             tax_bp: TAX_BP_DEFAULT,
             admin_token: None,
             fault_stop_before_settlement: false,

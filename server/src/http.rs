@@ -202,6 +202,11 @@ async fn ws_upgrade(
         tracing::info!(?origin, %peer, "refused a WebSocket from a foreign origin");
         return (StatusCode::FORBIDDEN, "origin not allowed").into_response();
     }
+    let client = crate::throttle::client_address(
+        peer.ip(),
+        headers.get("x-forwarded-for"),
+        &state.config.trusted_proxies,
+    );
     let Some(permit) = state
         .conns
         .try_acquire(peer.ip(), state.config.connections_per_ip_max)
@@ -218,7 +223,7 @@ async fn ws_upgrade(
         .read_buffer_size(WS_READ_BUFFER_BYTES)
         .write_buffer_size(WS_WRITE_BUFFER_BYTES)
         .max_write_buffer_size(WS_WRITE_BUFFER_MAX_BYTES)
-        .on_upgrade(move |socket| crate::session::run(state, socket, permit))
+        .on_upgrade(move |socket| crate::session::run(state, socket, permit, client))
 }
 
 #[cfg(test)]

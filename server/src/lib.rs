@@ -42,6 +42,7 @@ pub mod session;
 pub mod side;
 pub mod store;
 pub mod study;
+pub mod throttle;
 
 use std::collections::HashMap;
 use std::net::IpAddr;
@@ -275,11 +276,18 @@ pub async fn run(
     let store =
         tokio::task::spawn_blocking(move || open_fenced_store(&opening, store_fences)).await??;
     let store = StoreHandle::new(store);
-    let auth = Auth::new(store.clone(), config.argon2, config.session_ttl_ms).await?;
+    let auth = Auth::new(
+        store.clone(),
+        config.argon2,
+        config.session_ttl_ms,
+        config.throttles,
+    )
+    .await?;
     let (alive_tx, mut alive_rx) = mpsc::channel::<()>(1);
     let tasks = TaskGuard { _alive: alive_tx };
     let games = Games::new();
-    let ledger = Ledger::new(store.clone(), config.grant_points, config.tax_bp);
+    let ledger = Ledger::new(store.clone(), config.grant_points, config.tax_bp)
+        .with_grant_delay(config.grant_delay_ms);
     let game_context = |hall: &HallHandle| game::GameContext {
         store: store.clone(),
         ledger: ledger.clone(),

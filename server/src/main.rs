@@ -28,12 +28,24 @@ struct ServeArgs {
     /// Extra browser origins allowed to open WebSockets (besides same-origin and localhost).
     #[arg(long, env = "TENGEN_ALLOW_ORIGIN", value_delimiter = ',')]
     allow_origin: Vec<String>,
+    /// Reverse proxies (addresses, comma-separated) whose X-Forwarded-For names the client for the
+    /// login and registration throttles; behind nginx, its address (e.g. 127.0.0.1).
+    #[arg(long, env = "TENGEN_TRUSTED_PROXY", value_delimiter = ',')]
+    trusted_proxy: Vec<std::net::IpAddr>,
     /// Simultaneous WebSocket connections per client IP (the load generator needs many).
     #[arg(long, env = "TENGEN_CONNECTIONS_PER_IP", default_value_t = config::CONNECTIONS_PER_IP_MAX)]
     connections_per_ip: usize,
     /// Fortune points granted to each new account.
     #[arg(long, env = "TENGEN_GRANT_POINTS", default_value_t = config::GRANT_POINTS_DEFAULT)]
     grant_points: u64,
+    /// Grant new accounts their points at once instead of with their first finished game or after a
+    /// day. For load tests and experiments: it lets a farm of accounts collect grants.
+    #[arg(long, env = "TENGEN_GRANT_AT_ONCE", value_parser = clap::builder::FalseyValueParser::new())]
+    grant_at_once: bool,
+    /// Accounts one address may register before each further one waits (a minute, doubling to an
+    /// hour). Load tests, whose players all come from one address, raise it.
+    #[arg(long, env = "TENGEN_REGISTRATIONS_PER_IP", default_value_t = config::REGISTRATIONS_PER_ADDRESS)]
+    registrations_per_ip: u32,
     /// The house tax on winnings in basis points (500 = 5%).
     #[arg(long, env = "TENGEN_TAX_BP", default_value_t = config::TAX_BP_DEFAULT,
           value_parser = clap::value_parser!(u32).range(0..=10_000))]
@@ -182,8 +194,13 @@ impl ServeArgs {
             config.rooms = self.rooms.clone();
         }
         config.allowed_origins = self.allow_origin.clone();
+        config.trusted_proxies = self.trusted_proxy.clone();
         config.connections_per_ip_max = self.connections_per_ip;
         config.grant_points = self.grant_points;
+        if self.grant_at_once {
+            config.grant_delay_ms = 0;
+        }
+        config.throttles.register_address.free = self.registrations_per_ip;
         config.tax_bp = self.tax_bp;
         config.admin_token = self.admin_token.clone().filter(|token| !token.is_empty());
         config.messages_per_second = self.messages_per_second;

@@ -4,7 +4,10 @@
 //! for this connection, and the frames of the games it follows. It owns no shared state: when it ends,
 //! it tells the hall which room and tables it leaves.
 
+mod accounts;
+
 use std::collections::{BTreeSet, HashMap};
+use std::net::IpAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -25,7 +28,7 @@ use crate::config::{
     WAGER_RECORDS_MAX, WRITE_TIMEOUT_MS,
 };
 use crate::game::{self, GameCmd, PlayerMove};
-use crate::hall::{Audience, HallCmd, HallEvent, UserEvents};
+use crate::hall::{Audience, HallCmd, HallEvent, Revocation, UserEvents};
 use crate::ledger;
 use crate::study::{self, Study};
 use crate::{unix_now_ms, AppState, ConnPermit, Frame, Refusal, Reply};
@@ -96,6 +99,9 @@ enum Next {
 
 struct Session {
     state: Arc<AppState>,
+    /// The client's address (behind a trusted proxy, the one it forwards), for the login and
+    /// registration throttles.
+    peer: IpAddr,
     said_hello: bool,
     player: Option<PlayerInfo>,
     token: Option<String>,
@@ -177,13 +183,14 @@ fn auth_refusal(err: AuthError) -> Refusal {
 }
 
 /// Serve one upgraded socket until it closes or the server shuts down.
-pub(crate) async fn run(state: Arc<AppState>, socket: WebSocket, permit: ConnPermit) {
+pub(crate) async fn run(state: Arc<AppState>, socket: WebSocket, permit: ConnPermit, peer: IpAddr) {
     let _permit = permit;
     let _tasks = state.tasks.clone();
     let (out_tx, out_rx) = mpsc::channel(OUTBOUND_QUEUE_LEN);
     let (viewer, _) = watch::channel(None);
     let mut session = Session {
         state: Arc::clone(&state),
+        peer,
         said_hello: false,
         player: None,
         token: None,
@@ -421,7 +428,7 @@ impl Session {
                 let result = self
                     .state
                     .auth
-                    .register(&username, &password, computer, unix_now_ms())
+                    .register(&username, &password, computer, self.peer, unix_now_ms())
                     .await;
                 self.logged_in(id, result).await
             }
@@ -430,7 +437,7 @@ impl Session {
                 let result = self
                     .state
                     .auth
-                    .login(&username, &password, unix_now_ms())
+                    .login(&username, &password, self.peer, unix_now_ms())
                     .await;
                 self.logged_in(id, result).await
             }
@@ -440,6 +447,7 @@ impl Session {
                 self.logged_in(id, result).await
             }
             ClientMsg::Logout => self.logout().await,
+            ClientMsg::LogoutAll => self.logout_all().await,
             ClientMsg::EnterHall => {
                 // Subscribed before the snapshot is taken, so no update falls between them.
                 let lobby = self.state.hall.subscribe_lobby();
@@ -829,11 +837,11 @@ impl Session {
         result: Result<Authenticated, AuthError>,
     ) -> Result<Answer, Refusal> {
         let session = result.map_err(auth_refusal)?;
-        // The starting grant, once per account, and the balance shown with the session.
-        let balance = self
+        // The starting grant when due (once per account), and the balance shown with the session.
+        let opened = self
             .state
             .ledger
-            .open_account(session.player.user)
+            .open_account(session.player.user, session.created_at_ms, unix_now_ms())
             .await
             .map_err(internal)?;
         // Subscribed before the hall hears of this user, so no push to them falls in between.
@@ -859,7 +867,7 @@ impl Session {
         // Last before the reply, so the games' states keep coming first.
         self.push(&ServerMsg::Balance {
             id: None,
-            balance,
+            balance: opened.balance,
             tax_bp: self.state.ledger.tax_bp(),
         });
         Ok(Answer::Msg(Box::new(ServerMsg::Session {
@@ -868,29 +876,9 @@ impl Session {
             username: session.player.username,
             token: session.token,
             expires_at_ms: session.expires_at_ms,
+            pending_grant: opened.pending_grant,
+            grant_due_at_ms: opened.grant_due_at_ms,
         })))
-    }
-
-    async fn logout(&mut self) -> Result<Answer, Refusal> {
-        let player = self.player()?;
-        if let Some(token) = &self.token {
-            self.state.auth.logout(token).await.map_err(auth_refusal)?;
-        }
-        if let Some(room) = self.room {
-            self.leave_room(room).await?;
-        }
-        self.state
-            .hall
-            .send_or_busy(HallCmd::SessionGone {
-                user: Some(player.user),
-                room: None,
-                tables: Vec::new(),
-            })
-            .await?;
-        self.player = None;
-        self.token = None;
-        self.viewer.send_replace(None);
-        Ok(Answer::Ack)
     }
 
     async fn join_room(&mut self, room: RoomId) -> Result<Answer, Refusal> {
@@ -1116,6 +1104,10 @@ impl Session {
         match event {
             Ok(event) => {
                 if self.wants(&event.audience) {
+                    if let Some(revocation) = Revocation::from_frame(event.text.as_str()) {
+                        self.on_revoked(revocation).await;
+                        return Next::Continue;
+                    }
                     self.pushes.push(event.text);
                     if let Some(game) = event.started_game {
                         // A game that ended already is simply missed.

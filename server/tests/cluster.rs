@@ -398,3 +398,48 @@ async fn when_the_owner_node_dies_the_other_takes_the_game_over_with_fair_clocks
     let sgf = common::http_get(addr, &sgf_url, None).await;
     assert!(sgf.contains("RE[W+R]"), "{sgf}");
 }
+
+/// A connection to `node` resumed with `token`.
+async fn resumed(node: &TestServer, token: &str) -> Client {
+    let mut client = node.client().await;
+    client.hello().await;
+    client.ok(json!({"type": "resume", "token": token})).await;
+    client
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn login_throttles_and_logouts_reach_every_node() {
+    let redis = RedisServer::start();
+    let (_dirs, a, b) = two_nodes(&redis).await;
+    a.player("judy").await;
+    // Guesses from one address spread over both nodes count together.
+    let login = |password: &str| json!({"type": "login", "username": "judy", "password": password});
+    let mut on_a = a.client_from(2).await;
+    let mut on_b = b.client_from(2).await;
+    for n in 0..tengen_server::config::LOGIN_FAILURES_MAX {
+        let guesser = if n % 2 == 0 { &mut on_a } else { &mut on_b };
+        guesser
+            .err(login("wrong password"), "bad_credentials")
+            .await;
+    }
+    on_a.err(login("password123"), "login_throttled").await;
+    on_b.err(login("password123"), "login_throttled").await;
+
+    // A logout on the hall's node ends the same token's connection on the other node, and only it.
+    let mut judy = a.player_login("judy").await;
+    let mut tab = resumed(&b, judy.token.as_deref().unwrap()).await;
+    let mut phone = b.player_login("judy").await;
+    judy.ok(json!({"type": "logout"})).await;
+    assert_eq!(tab.wait_type("logged_out").await["reason"], "logout");
+    tab.err(json!({"type": "balance"}), "not_logged_in").await;
+    phone.ok(json!({"type": "balance"})).await;
+    // Logging out everywhere from the other node reaches the hall's node.
+    let mut laptop = resumed(&a, phone.token.as_deref().unwrap()).await;
+    phone.ok(json!({"type": "logout_all"})).await;
+    assert_eq!(laptop.wait_type("logged_out").await["reason"], "logout_all");
+    laptop
+        .err(json!({"type": "balance"}), "not_logged_in")
+        .await;
+    b.stop().await;
+    a.stop().await;
+}

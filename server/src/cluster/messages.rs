@@ -322,6 +322,10 @@ pub enum HallRequest {
     Balances {
         balances: Vec<(UserId, u64)>,
     },
+    Revoked {
+        user: UserId,
+        token_digest: Option<String>,
+    },
     GameRestored {
         summary: GameSummary,
     },
@@ -707,6 +711,7 @@ pub fn hall_request(cmd: HallCmd) -> (HallRequest, Option<Completer>) {
         ),
         HallCmd::GameEnded { game, table } => (R::GameEnded { game, table }, None),
         HallCmd::Balances { balances } => (R::Balances { balances }, None),
+        HallCmd::Revoked { user, token_digest } => (R::Revoked { user, token_digest }, None),
         HallCmd::GameRestored { summary } => (R::GameRestored { summary }, None),
         HallCmd::Relisted { summary } => (R::Relisted { summary }, None),
     }
@@ -861,6 +866,7 @@ pub fn hall_cmd(request: HallRequest) -> (HallCmd, Option<Answer>) {
         }),
         R::GameEnded { game, table } => (HallCmd::GameEnded { game, table }, None),
         R::Balances { balances } => (HallCmd::Balances { balances }, None),
+        R::Revoked { user, token_digest } => (HallCmd::Revoked { user, token_digest }, None),
         R::GameRestored { summary } => (HallCmd::GameRestored { summary }, None),
         R::Relisted { summary } => (HallCmd::Relisted { summary }, None),
     }

@@ -60,6 +60,39 @@ pub struct Audience {
     pub users: [Option<UserId>; 2],
 }
 
+/// A revocation as it travels to a user's connections (across nodes, like any push to a user): a
+/// frame no client ever sees. Each connection of the user reads it, and one bound to the revoked
+/// token (or any, when `token_digest` is `None`) logs out and tells its client `logged_out`.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Revocation {
+    pub token_digest: Option<String>,
+}
+
+impl Revocation {
+    /// How the frame starts: no server message does (their `type` comes first), and chat text is
+    /// always inside a string, so nothing a user sends can look like one.
+    const PREFIX: &'static str = "{\"revoked\":";
+
+    fn frame(&self) -> Frame {
+        let body = serde_json::to_string(&self.token_digest).unwrap_or_else(|_| "null".into());
+        Frame::from(format!("{}{body}}}", Self::PREFIX))
+    }
+
+    /// The revocation a pushed frame carries, if it is one.
+    pub fn from_frame(text: &str) -> Option<Revocation> {
+        let body = text.strip_prefix(Self::PREFIX)?.strip_suffix('}')?;
+        let token_digest = serde_json::from_str(body).ok()?;
+        Some(Revocation { token_digest })
+    }
+
+    /// Whether a connection holding the token with `digest` is logged out by this.
+    pub fn ends(&self, digest: &str) -> bool {
+        self.token_digest
+            .as_deref()
+            .is_none_or(|revoked| revoked == digest)
+    }
+}
+
 /// One push, serialized once and shared by every session that receives it.
 #[derive(Debug, Clone)]
 pub struct HallEvent {
@@ -201,6 +234,12 @@ pub enum HallCmd {
     /// pushed to that user's connections.
     Balances {
         balances: Vec<(UserId, u64)>,
+    },
+    /// A user's session token (`token_digest`), or all of them (`None`), was revoked: every connection
+    /// of that user on every node bound to it is logged out (see [`Revocation`]).
+    Revoked {
+        user: UserId,
+        token_digest: Option<String>,
     },
     /// Sent at startup for a game restored from the store, so its table shows it again.
     GameRestored {
@@ -645,6 +684,10 @@ impl Hall {
             }
             HallCmd::GameEnded { game, table } => self.game_ended(game, table),
             HallCmd::Balances { balances } => self.push_balances(balances),
+            HallCmd::Revoked { user, token_digest } => {
+                let text = Revocation { token_digest }.frame();
+                self.publish_text(users_audience([Some(user), None]), text, None);
+            }
             HallCmd::GameRestored { summary } => self.game_restored(summary),
             HallCmd::Relisted { summary } => self.relist(summary),
         }

@@ -9,6 +9,8 @@
 //! its inbox, so a bet is either in before play ended or refused after.
 
 pub mod book;
+mod grant;
+pub use grant::Opened;
 pub mod pool;
 pub mod settle;
 
@@ -235,6 +237,8 @@ pub struct Ledger {
     /// The group-commit writer's queue: bets, stakes and grants from every game share its commits.
     writes: mpsc::Sender<PendingWrite>,
     grant_points: u64,
+    /// How long a new account's grant waits for its first finished game (see `grant`).
+    grant_delay_ms: u64,
     tax_bp: u32,
 }
 
@@ -281,7 +285,16 @@ impl Ledger {
             store,
             writes,
             grant_points,
+            grant_delay_ms: 0,
             tax_bp,
+        }
+    }
+
+    /// New accounts wait `grant_delay_ms` for their grant unless they finish a game first (0: at once).
+    pub fn with_grant_delay(self, grant_delay_ms: u64) -> Ledger {
+        Ledger {
+            grant_delay_ms,
+            ..self
         }
     }
 
@@ -295,28 +308,6 @@ impl Ledger {
 
     pub fn tax_bp(&self) -> u32 {
         self.tax_bp
-    }
-
-    /// Make sure `user` has had their starting grant (once, ever: the transfer id is derived from
-    /// the user id) and return their balance.
-    pub async fn open_account(&self, user: UserId) -> Result<u64, StoreError> {
-        if self.grant_points > 0 {
-            self.write(Batch {
-                transfers: vec![Transfer {
-                    id: format!("grant:{user}"),
-                    from: Account::Mint,
-                    to: Account::User(user),
-                    amount: self.grant_points,
-                    kind: TransferKind::Grant,
-                    game: None,
-                    side: None,
-                    at_ms: unix_now_ms(),
-                }],
-                settlements: Vec::new(),
-            })
-            .await?;
-        }
-        self.balance(user).await
     }
 
     pub async fn balance(&self, user: UserId) -> Result<u64, StoreError> {
@@ -965,9 +956,15 @@ mod tests {
         let ledger = Ledger::new(StoreHandle::new(store.clone()), GRANT, 500);
         for name in ["black", "white", "carol", "dave"] {
             let user = store.create_user(name, "h", 0).unwrap();
-            assert_eq!(ledger.open_account(user).await.unwrap(), GRANT);
+            assert_eq!(
+                ledger.open_account(user, 0, 1).await.unwrap().balance,
+                GRANT
+            );
             // Opening again never grants twice.
-            assert_eq!(ledger.open_account(user).await.unwrap(), GRANT);
+            assert_eq!(
+                ledger.open_account(user, 0, 1).await.unwrap().balance,
+                GRANT
+            );
         }
         let game = store
             .create_game(&NewGame {

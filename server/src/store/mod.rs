@@ -1,4 +1,5 @@
-//! Durable state behind one trait, [`Store`]: accounts, session tokens (as digests), games with their
+//! Durable state behind one trait, [`Store`]: accounts, session tokens (as digests), the login and
+//! registration throttles' counters (so every node counts the same attempts; see [`Backoff`]), games with their
 //! settings, each live game's event log, and finished games' results and SGF. The trait is synchronous
 //! and backend-neutral (SQLite embedded, Redis when scaled out); [`StoreHandle`] is how async code calls it,
 //! always on tokio's blocking pool so no store call ever blocks the async runtime. What the events mean
@@ -29,6 +30,43 @@ pub struct UserRow {
     pub rated_games: u32,
     /// A computer player, registered by `tengen bot`.
     pub computer: bool,
+    /// When the account was made: its starting grant waits for a day or its first finished game.
+    pub created_at_ms: u64,
+}
+
+/// How one throttle counter slows repeated attempts (failed logins, registrations): the first `free`
+/// counted attempts pass at once, then each further one must come `base_ms`, 2×, 4×, ... (at most
+/// `max_ms`) after the last counted one. A counter left alone for `forget_ms` is forgotten.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Backoff {
+    pub free: u32,
+    pub base_ms: u64,
+    pub max_ms: u64,
+    pub forget_ms: u64,
+}
+
+impl Backoff {
+    /// How long after the last counted attempt the next may come, with `count` attempts counted.
+    pub fn delay_ms(&self, count: u32) -> u64 {
+        if count < self.free {
+            return 0;
+        }
+        // 2^40 times any base is past every cap; the bound only keeps the shift defined.
+        let doublings = (count - self.free).min(40);
+        self.base_ms
+            .saturating_mul(1u64 << doublings)
+            .min(self.max_ms)
+    }
+
+    /// How long an attempt at `now_ms` must still wait, given a counter's `count` and `last_ms`. A
+    /// free attempt never waits, even when another node's or task's clock put `last_ms` a little
+    /// after this `now_ms` (concurrent attempts take their times before they reach the store).
+    pub fn wait_ms(&self, count: u32, last_ms: u64, now_ms: u64) -> u64 {
+        match self.delay_ms(count) {
+            0 => 0,
+            delay => last_ms.saturating_add(delay).saturating_sub(now_ms),
+        }
+    }
 }
 
 /// A player's Glicko-2 state, as stored. New players start at the Glicko-2 defaults.
@@ -131,8 +169,26 @@ pub trait Store: Send + Sync + 'static {
         now_ms: u64,
     ) -> Result<Option<(UserId, u64)>, StoreError>;
     fn delete_session(&self, token_digest: &str) -> Result<(), StoreError>;
-    /// Forget sessions expired by `now_ms`; returns how many.
+    /// Forget every session of `user` ("log out everywhere"); returns how many there were.
+    fn delete_user_sessions(&self, user: UserId) -> Result<usize, StoreError>;
+    /// Forget sessions (and throttle counters) expired by `now_ms`; returns how many sessions.
     fn purge_sessions(&self, now_ms: u64) -> Result<usize, StoreError>;
+    /// Count one attempt on every counter of `counters` at once, if each of them lets one through at
+    /// `now_ms` (see [`Backoff`]); otherwise count none and return how long the caller must still
+    /// wait (the longest wait). Shared by every node and kept across restarts; each counter expires
+    /// `forget_ms` after its last counted attempt.
+    fn throttle_attempt(
+        &self,
+        counters: &[(String, Backoff)],
+        now_ms: u64,
+    ) -> Result<Option<u64>, StoreError>;
+    /// Take one counted attempt back from each of `release` (it succeeded) and forget `clear`.
+    fn throttle_release(&self, release: &[String], clear: &[String]) -> Result<(), StoreError>;
+    /// Whether a ledger transfer with this id is in the book.
+    fn has_transfer(&self, id: &str) -> Result<bool, StoreError>;
+    /// Whether `user` played a game that finished (on Redis, among their
+    /// [`FINISHED_GAME_LOOKBACK`](crate::config::FINISHED_GAME_LOOKBACK) newest games).
+    fn has_finished_game(&self, user: UserId) -> Result<bool, StoreError>;
     /// Record a new game and assign its id.
     fn create_game(&self, game: &NewGame) -> Result<GameId, StoreError>;
     /// Append one event to a live game's log, durably, before anyone hears of it.
@@ -394,6 +450,90 @@ pub(crate) fn conformance(store: &dyn Store) {
     );
 
     ledger_conformance(store, alice, bob, game);
+    assert_eq!(store.user_by_id(bob).unwrap().unwrap().created_at_ms, 3);
+    assert!(store.has_finished_game(alice).unwrap());
+    let carol = store.create_user("carol", "hash-c", 4).unwrap();
+    assert!(!store.has_finished_game(carol).unwrap());
+    assert!(store.has_transfer(&format!("grant:{alice}")).unwrap());
+    assert!(!store.has_transfer(&format!("grant:{carol}")).unwrap());
+    // Log out everywhere: every session of that user goes, nobody else's.
+    store.create_session("carol-1", carol, 5000).unwrap();
+    store.create_session("carol-2", carol, 6000).unwrap();
+    assert_eq!(store.delete_user_sessions(carol), Ok(2));
+    assert_eq!(store.session_user("carol-2", 0).unwrap(), None);
+    assert_eq!(
+        store.session_user("digest-4", 1500).unwrap(),
+        Some((bob, 2000))
+    );
+    assert_eq!(store.delete_user_sessions(carol), Ok(0));
+    throttle_conformance(store);
+}
+
+/// Throttle counters: free attempts, then growing waits from the last counted one; all counters of a
+/// call counted together or none; released, cleared and forgotten.
+#[cfg(test)]
+fn throttle_conformance(store: &dyn Store) {
+    let backoff = Backoff {
+        free: 2,
+        base_ms: 1000,
+        max_ms: 3000,
+        forget_ms: 60_000,
+    };
+    let loose = Backoff {
+        free: 10,
+        ..backoff
+    };
+    let both = |a: &str, b: &str| vec![(a.to_string(), backoff), (b.to_string(), loose)];
+    assert_eq!(store.throttle_attempt(&both("pair", "wide"), 100), Ok(None));
+    assert_eq!(store.throttle_attempt(&both("pair", "wide"), 100), Ok(None));
+    // Two counted: the third waits a second after the last.
+    assert_eq!(
+        store.throttle_attempt(&both("pair", "wide"), 600),
+        Ok(Some(500))
+    );
+    assert_eq!(
+        store.throttle_attempt(&both("pair", "wide"), 1100),
+        Ok(None)
+    );
+    // Three counted: two seconds now; then the cap.
+    assert_eq!(
+        store.throttle_attempt(&both("pair", "wide"), 3000),
+        Ok(Some(100))
+    );
+    assert_eq!(
+        store.throttle_attempt(&both("pair", "wide"), 3100),
+        Ok(None)
+    );
+    assert_eq!(
+        store.throttle_attempt(&both("pair", "wide"), 3100),
+        Ok(Some(3000))
+    );
+    // A refused call counted nothing anywhere: "wide" has 4 of its 10 free.
+    let wide = vec![("wide".to_string(), Backoff { free: 5, ..backoff })];
+    assert_eq!(store.throttle_attempt(&wide, 3100), Ok(None));
+    assert_eq!(store.throttle_attempt(&wide, 3100), Ok(Some(1000)));
+    // A release takes one back; a clear forgets the counter.
+    store
+        .throttle_release(&["wide".to_string()], &["pair".to_string()])
+        .unwrap();
+    assert_eq!(store.throttle_attempt(&wide, 3100), Ok(None));
+    assert_eq!(
+        store.throttle_attempt(&both("pair", "other"), 3100),
+        Ok(None)
+    );
+    // A free attempt passes even when the last one was stamped later (clocks of concurrent callers).
+    let skew = vec![("skew".to_string(), backoff)];
+    assert_eq!(store.throttle_attempt(&skew, 5000), Ok(None));
+    assert_eq!(store.throttle_attempt(&skew, 4990), Ok(None));
+    assert_eq!(store.throttle_attempt(&skew, 4990), Ok(Some(1010)));
+    // Forgotten after `forget_ms` without a counted attempt.
+    let pair = vec![("pair".to_string(), backoff)];
+    assert_eq!(store.throttle_attempt(&pair, 3100), Ok(None));
+    assert_eq!(store.throttle_attempt(&pair, 3100), Ok(Some(1000)));
+    let later = 3100 + backoff.forget_ms;
+    store.purge_sessions(later).unwrap();
+    assert_eq!(store.throttle_attempt(&pair, later), Ok(None));
+    assert_eq!(store.throttle_attempt(&pair, later), Ok(None));
 }
 
 /// The ledger half of the conformance suite: idempotent transfers, all-or-nothing batches, no

@@ -27,7 +27,9 @@ use std::sync::{Arc, Mutex, MutexGuard, TryLockError};
 use rusqlite::{params, Connection, ErrorCode as SqliteCode, OptionalExtension};
 use tengen_protocol::{GameId, TableId, UserId};
 
-use super::{GameListRow, Glicko, LiveGameRow, NewGame, RatingUpdate, Store, StoreError, UserRow};
+use super::{
+    Backoff, GameListRow, Glicko, LiveGameRow, NewGame, RatingUpdate, Store, StoreError, UserRow,
+};
 use crate::config::{
     STORE_CHECKPOINT_INTERVAL_MS, STORE_GROUP_COMMIT_WRITES_MAX, STORE_READERS,
     STORE_WRITE_QUEUE_LEN,
@@ -56,6 +58,13 @@ CREATE TABLE IF NOT EXISTS sessions (
     user_id INTEGER NOT NULL REFERENCES users(id),
     expires_at_ms INTEGER NOT NULL
 );
+CREATE INDEX IF NOT EXISTS sessions_user ON sessions (user_id);
+CREATE TABLE IF NOT EXISTS throttles (
+    key TEXT PRIMARY KEY,
+    count INTEGER NOT NULL,
+    last_ms INTEGER NOT NULL,
+    expires_at_ms INTEGER NOT NULL
+) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS games (
     id INTEGER PRIMARY KEY,
     black INTEGER NOT NULL REFERENCES users(id),
@@ -68,6 +77,8 @@ CREATE TABLE IF NOT EXISTS games (
     result TEXT,
     sgf TEXT
 );
+CREATE INDEX IF NOT EXISTS games_black ON games (black);
+CREATE INDEX IF NOT EXISTS games_white ON games (white);
 CREATE TABLE IF NOT EXISTS ratings (
     user_id INTEGER PRIMARY KEY REFERENCES users(id),
     rating REAL NOT NULL,
@@ -577,12 +588,61 @@ fn user_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<UserRow> {
         rating: row.get(3)?,
         rated_games: row.get::<_, i64>(4)? as u32,
         computer: row.get(5)?,
+        created_at_ms: row.get::<_, i64>(6)? as u64,
     })
+}
+
+/// A throttle counter's `(count, last_ms)` as of `now_ms` (expired counts as none).
+fn throttle_state(tx: &Connection, key: &str, now_ms: u64) -> rusqlite::Result<(u32, u64)> {
+    let row = tx
+        .query_row(
+            "SELECT count, last_ms FROM throttles WHERE key = ?1 AND expires_at_ms > ?2",
+            params![key, now_ms as i64],
+            |row| Ok((row.get::<_, i64>(0)?, row.get::<_, i64>(1)?)),
+        )
+        .optional()?;
+    Ok(row.map_or((0, 0), |(count, last)| {
+        (u32::try_from(count).unwrap_or(u32::MAX), last as u64)
+    }))
+}
+
+/// [`Store::throttle_attempt`] in one transaction: every check before the first write.
+fn throttle_in(
+    tx: &Connection,
+    counters: &[(String, Backoff)],
+    now_ms: u64,
+) -> rusqlite::Result<Option<u64>> {
+    let mut states = Vec::with_capacity(counters.len());
+    let mut wait = 0;
+    for (key, backoff) in counters {
+        let (count, last_ms) = throttle_state(tx, key, now_ms)?;
+        wait = wait.max(backoff.wait_ms(count, last_ms, now_ms));
+        states.push((count, last_ms));
+    }
+    if wait > 0 {
+        return Ok(Some(wait));
+    }
+    for ((key, backoff), (count, last_ms)) in counters.iter().zip(states) {
+        // The latest of the stamps: a caller whose clock is behind never shortens a wait.
+        let last_ms = last_ms.max(now_ms);
+        tx.execute(
+            "INSERT OR REPLACE INTO throttles (key, count, last_ms, expires_at_ms)
+             VALUES (?1, ?2, ?3, ?4)",
+            params![
+                key,
+                i64::from(count.saturating_add(1)),
+                last_ms as i64,
+                last_ms.saturating_add(backoff.forget_ms) as i64
+            ],
+        )?;
+    }
+    Ok(None)
 }
 
 /// The users' columns of [`user_from_row`], with the count of rated games from `ratings`.
 const USER_COLUMNS: &str =
-    "SELECT u.id, u.username, u.password_hash, u.rating, COALESCE(r.games, 0), u.computer
+    "SELECT u.id, u.username, u.password_hash, u.rating, COALESCE(r.games, 0), u.computer,
+            u.created_at_ms
      FROM users u LEFT JOIN ratings r ON r.user_id = u.id";
 
 fn glicko_of(conn: &Connection, user: UserId) -> rusqlite::Result<Glicko> {
@@ -892,12 +952,80 @@ impl Store for SqliteStore {
             .map_err(backend)
     }
 
-    fn purge_sessions(&self, now_ms: u64) -> Result<usize, StoreError> {
+    fn delete_user_sessions(&self, user: UserId) -> Result<usize, StoreError> {
         self.conn()
             .execute(
-                "DELETE FROM sessions WHERE expires_at_ms <= ?1",
-                params![now_ms as i64],
+                "DELETE FROM sessions WHERE user_id = ?1",
+                params![user.0 as i64],
             )
+            .map_err(backend)
+    }
+
+    fn purge_sessions(&self, now_ms: u64) -> Result<usize, StoreError> {
+        let conn = self.conn();
+        conn.execute(
+            "DELETE FROM throttles WHERE expires_at_ms <= ?1",
+            params![now_ms as i64],
+        )
+        .map_err(backend)?;
+        conn.execute(
+            "DELETE FROM sessions WHERE expires_at_ms <= ?1",
+            params![now_ms as i64],
+        )
+        .map_err(backend)
+    }
+
+    fn throttle_attempt(
+        &self,
+        counters: &[(String, Backoff)],
+        now_ms: u64,
+    ) -> Result<Option<u64>, StoreError> {
+        let mut conn = self.conn();
+        let tx = conn.transaction().map_err(backend)?;
+        let wait = throttle_in(&tx, counters, now_ms).map_err(backend)?;
+        tx.commit().map_err(backend)?;
+        Ok(wait)
+    }
+
+    fn throttle_release(&self, release: &[String], clear: &[String]) -> Result<(), StoreError> {
+        let mut conn = self.conn();
+        let tx = conn.transaction().map_err(backend)?;
+        for key in release {
+            tx.execute(
+                "UPDATE throttles SET count = count - 1 WHERE key = ?1 AND count > 0",
+                params![key],
+            )
+            .map_err(backend)?;
+        }
+        for key in clear {
+            tx.execute("DELETE FROM throttles WHERE key = ?1", params![key])
+                .map_err(backend)?;
+        }
+        tx.commit().map_err(backend)
+    }
+
+    fn has_transfer(&self, id: &str) -> Result<bool, StoreError> {
+        self.reader()
+            .query_row(
+                "SELECT 1 FROM ledger_transfers WHERE id = ?1",
+                params![id],
+                |_| Ok(()),
+            )
+            .optional()
+            .map(|row| row.is_some())
+            .map_err(backend)
+    }
+
+    fn has_finished_game(&self, user: UserId) -> Result<bool, StoreError> {
+        self.reader()
+            .query_row(
+                "SELECT 1 FROM games WHERE (black = ?1 OR white = ?1) AND result IS NOT NULL
+                 LIMIT 1",
+                params![user.0 as i64],
+                |_| Ok(()),
+            )
+            .optional()
+            .map(|row| row.is_some())
             .map_err(backend)
     }
 

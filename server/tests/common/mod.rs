@@ -37,9 +37,17 @@ pub struct TestServer {
     _dir: Option<tempfile::TempDir>,
 }
 
+/// Production settings but cheap hashing, the grant at once (tests bet right after registering), no
+/// registration limit (tests register many players from 127.0.0.1), and login waits long enough that
+/// a throttled login is still throttled however slow the machine (no test waits them out).
 pub fn test_config(data_dir: &Path) -> Config {
     let mut config = Config::new(data_dir.to_path_buf());
     config.argon2 = FAST_ARGON2;
+    config.grant_delay_ms = 0;
+    config.throttles.register_address.free = u32::MAX;
+    config.throttles.login_pair.base_ms = 60 * 60 * 1000;
+    config.throttles.login_account.base_ms = 60 * 60 * 1000;
+    config.throttles.login_address.base_ms = 60 * 60 * 1000;
     config
 }
 
@@ -75,6 +83,14 @@ impl TestServer {
 
     pub async fn client(&self) -> Client {
         Client::connect(&self.ws_url()).await
+    }
+
+    /// A client that said hello, connected from the loopback address `127.0.0.<last>`.
+    pub async fn client_from(&self, last: u8) -> Client {
+        let local = std::net::IpAddr::from([127, 0, 0, last]);
+        let mut client = Client::connect_from(&self.ws_url(), self.addr, local).await;
+        client.hello().await;
+        client
     }
 
     /// A client that said hello and registered `username`.
@@ -130,6 +146,41 @@ pub struct Client {
 impl Client {
     pub async fn connect(url: &str) -> Client {
         let (ws, _) = tokio_tungstenite::connect_async(url).await.unwrap();
+        Client {
+            ws,
+            next_id: 1,
+            backlog: VecDeque::new(),
+            user: None,
+            token: None,
+        }
+    }
+
+    /// A connection from another loopback address (`127.0.0.2` and so on: Linux answers the whole
+    /// 127/8), for tests of what the server does per client address.
+    pub async fn connect_from(url: &str, server: SocketAddr, local: std::net::IpAddr) -> Client {
+        let socket = tokio::net::TcpSocket::new_v4().unwrap();
+        socket.bind(SocketAddr::new(local, 0)).unwrap();
+        let stream = socket.connect(server).await.unwrap();
+        let (ws, _) = tokio_tungstenite::client_async(url, MaybeTlsStream::Plain(stream))
+            .await
+            .unwrap();
+        Client {
+            ws,
+            next_id: 1,
+            backlog: VecDeque::new(),
+            user: None,
+            token: None,
+        }
+    }
+
+    /// A connection as a reverse proxy makes it: with `X-Forwarded-For: forwarded_for`.
+    pub async fn connect_forwarded(url: &str, forwarded_for: &str) -> Client {
+        use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+        let mut request = url.into_client_request().unwrap();
+        request
+            .headers_mut()
+            .insert("x-forwarded-for", forwarded_for.parse().unwrap());
+        let (ws, _) = tokio_tungstenite::connect_async(request).await.unwrap();
         Client {
             ws,
             next_id: 1,

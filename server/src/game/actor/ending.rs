@@ -73,6 +73,7 @@ impl GameActor {
             // The game stays unsettled in the store; the next start settles it.
             Err(err) => tracing::error!(game = %self.id, %err, "could not settle a game"),
         }
+        self.grant_pending(players).await;
         let sgf = self.record_sgf(Some(&outcome));
         let (game, result) = (self.id, outcome.sgf.clone());
         let now_ms = unix_now_ms();
@@ -90,6 +91,22 @@ impl GameActor {
             {
                 tracing::error!(game = %self.id, %err, "could not rate a finished game");
             }
+        }
+    }
+
+    /// A new account's pending grant lands with its first finished game (see `ledger::grant`), and
+    /// its owner hears the new balance.
+    async fn grant_pending(&self, players: [UserId; 2]) {
+        match self.ctx.ledger.grant_after_game(players).await {
+            Ok(granted) if !granted.is_empty() => match self.ctx.ledger.balances(granted).await {
+                Ok(balances) => self.ctx.hall.send(HallCmd::Balances { balances }).await,
+                Err(err) => {
+                    tracing::warn!(game = %self.id, %err, "could not read granted balances")
+                }
+            },
+            Ok(_) => {}
+            // It lands at their next login once the day is over, or with their next game.
+            Err(err) => tracing::error!(game = %self.id, %err, "could not grant after a game"),
         }
     }
 

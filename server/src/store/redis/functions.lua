@@ -198,6 +198,71 @@ local function apply_batch(keys, args)
   return {'ok', 'applied'}
 end
 
+-- A throttle counter's count as of `now` (an expired one counts 0) and its last counted attempt.
+local function throttle_state(key, now)
+  local fields = redis.call('HMGET', key, 'count', 'last_ms', 'expires_at_ms')
+  local count, last, expires = tonumber(fields[1]), tonumber(fields[2]), tonumber(fields[3])
+  if count == nil or last == nil or expires == nil or expires <= now then
+    return 0, 0
+  end
+  return count, last
+end
+
+-- How long after the last counted attempt the next may come (Backoff::delay_ms in store/mod.rs).
+local function throttle_delay(count, free, base, max)
+  if count < free then
+    return 0
+  end
+  local doublings = math.min(count - free, 40)
+  return math.min(base * 2 ^ doublings, max)
+end
+
+-- Count one attempt on every counter if each lets one through now, else none (Store::throttle_attempt).
+-- KEYS: the counters. ARGV: now, then per key: free, base_ms, max_ms, forget_ms.
+-- Returns 0 when counted, else the longest wait in ms.
+local function throttle_attempt(keys, args)
+  local now = tonumber(args[1])
+  local counts, lasts = {}, {}
+  local wait = 0
+  for i, key in ipairs(keys) do
+    local at = 1 + (i - 1) * 4
+    local count, last = throttle_state(key, now)
+    local delay = throttle_delay(count, tonumber(args[at + 1]), tonumber(args[at + 2]),
+      tonumber(args[at + 3]))
+    if delay > 0 then
+      wait = math.max(wait, last + delay - now)
+    end
+    counts[i] = count
+    lasts[i] = math.max(last, now)
+  end
+  if wait > 0 then
+    return wait
+  end
+  for i, key in ipairs(keys) do
+    local forget = tonumber(args[1 + (i - 1) * 4 + 4])
+    -- The latest of the stamps: a caller whose clock is behind never shortens a wait.
+    redis.call('HSET', key, 'count', counts[i] + 1, 'last_ms', lasts[i], 'expires_at_ms',
+      lasts[i] + forget)
+    redis.call('PEXPIRE', key, forget)
+  end
+  return 0
+end
+
+-- Take one attempt back from a counter, or forget it (Store::throttle_release).
+-- KEYS: the counters. ARGV: per key, 'release' or 'clear'.
+local function throttle_release(keys, args)
+  for i, key in ipairs(keys) do
+    if args[i] == 'clear' then
+      redis.call('DEL', key)
+    elseif tonumber(redis.call('HGET', key, 'count') or '0') > 0 then
+      redis.call('HINCRBY', key, 'count', -1)
+    end
+  end
+  return 0
+end
+
 redis.register_function('tengen_append_event', append_event)
+redis.register_function('tengen_throttle_attempt', throttle_attempt)
+redis.register_function('tengen_throttle_release', throttle_release)
 redis.register_function('tengen_set_if_exists', set_if_exists)
 redis.register_function('tengen_apply_batch', apply_batch)

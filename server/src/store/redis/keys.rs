@@ -1,7 +1,7 @@
 //! Every Redis key the store uses, in one place. Each key carries a hash tag (`{...}`) chosen so
 //! that whatever must change atomically shares one slot: a user's record and game list (`{u:ID}`),
 //! a game's record and event log (`{g:ID}`), a session (`{s:DIGEST}`), the username index and user
-//! id counter (`{users}`), the game id counter and game indexes (`{games}`), the ratings (`{ratings}`)
+//! id counter (`{users}`), the throttle counters (`{throttle}`), the game id counter and game indexes (`{games}`), the ratings (`{ratings}`)
 //! and the whole fortune-point ledger (`{ledger}`). Steps that span tags (create a user, then claim
 //! the name) are ordered so a crash between them leaves only an unreachable leftover.
 //!
@@ -24,6 +24,18 @@ pub fn user(user: UserId) -> String {
 /// The games a user played, as a sorted set scored by game id (so newest first is a reverse range).
 pub fn user_games(user: UserId) -> String {
     format!("{{u:{user}}}:games")
+}
+
+/// The token digests of a user's sessions (a set), for "log out everywhere". A hint: a digest whose
+/// session expired or was deleted is skipped and dropped when read.
+pub fn user_sessions(user: UserId) -> String {
+    format!("{{u:{user}}}:sessions")
+}
+
+/// A throttle counter's hash (`count`, `last_ms`, `expires_at_ms`), with a TTL. Every counter
+/// shares the `{throttle}` tag so that one function call checks and counts several at once.
+pub fn throttle(key: &str) -> String {
+    format!("{{throttle}}:{key}")
 }
 
 /// A session's hash: `user` and `expires_at_ms`.

@@ -4,7 +4,8 @@
 //!
 //! What must be atomic is one command, one Redis Function call (`functions.lua`, loaded at open with
 //! FUNCTION LOAD REPLACE, so it is also in the append-only file) or one WATCH/MULTI on one slot:
-//! appending a game event (refusing a seq already there), each ledger batch (every check before the
+//! appending a game event (refusing a seq already there), counting an attempt on several throttle
+//! counters (all checked before any is counted), each ledger batch (every check before the
 //! first write, then the transfers, the balances, the indexes, the settlement records and the audit
 //! stream `{ledger}:audit`), and rating a game once. Steps that span slots (creating a user, then
 //! claiming the name; recording a game, then indexing it) are ordered so that a crash between them
@@ -34,7 +35,8 @@ use self::records::{
     parse_number, user_from_fields,
 };
 use super::{
-    Fences, GameListRow, Glicko, LiveGameRow, NewGame, RatingUpdate, Store, StoreError, UserRow,
+    Backoff, Fences, GameListRow, Glicko, LiveGameRow, NewGame, RatingUpdate, Store, StoreError,
+    UserRow,
 };
 use crate::ledger::book::{Account, AccountBalance, Applied, Batch, SettlementRecord, Transfer};
 use crate::BoxError;
@@ -136,7 +138,7 @@ fn read_user(conn: &mut Connection, id: UserId) -> Result<Option<UserRow>, Failu
     let (fields, glicko): (Vec<Option<String>>, Option<String>) = ::redis::pipe()
         .cmd("HMGET")
         .arg(keys::user(id))
-        .arg(&["username", "password_hash", "computer"])
+        .arg(&["username", "password_hash", "computer", "created_at_ms"])
         .cmd("HGET")
         .arg(keys::GLICKO)
         .arg(id.0)
@@ -372,6 +374,10 @@ impl Store for RedisStore {
                 .arg(expires_at_ms)
                 .arg(token_digest)
                 .ignore()
+                .cmd("SADD")
+                .arg(keys::user_sessions(user))
+                .arg(token_digest)
+                .ignore()
                 .cmd("HSET")
                 .arg(keys::session(token_digest))
                 .arg("user")
@@ -410,6 +416,16 @@ impl Store for RedisStore {
 
     fn delete_session(&self, token_digest: &str) -> Result<(), StoreError> {
         self.write(|conn| {
+            let user: Option<u64> = ::redis::cmd("HGET")
+                .arg(keys::session(token_digest))
+                .arg("user")
+                .query(conn)?;
+            if let Some(user) = user {
+                ::redis::cmd("SREM")
+                    .arg(keys::user_sessions(UserId(user)))
+                    .arg(token_digest)
+                    .exec(conn)?;
+            }
             ::redis::pipe()
                 .cmd("DEL")
                 .arg(keys::session(token_digest))
@@ -420,6 +436,109 @@ impl Store for RedisStore {
                 .ignore()
                 .exec(conn)?;
             Ok(())
+        })
+    }
+
+    fn delete_user_sessions(&self, user: UserId) -> Result<usize, StoreError> {
+        // Idempotent, so a call cut short by a broken connection is simply redone.
+        self.write(|conn| {
+            let digests: Vec<String> = ::redis::cmd("SMEMBERS")
+                .arg(keys::user_sessions(user))
+                .query(conn)?;
+            if digests.is_empty() {
+                return Ok(0);
+            }
+            let mut pipe = ::redis::pipe();
+            for digest in &digests {
+                pipe.cmd("DEL").arg(keys::session(digest));
+            }
+            pipe.cmd("ZREM")
+                .arg(keys::SESSIONS_BY_EXPIRY)
+                .arg(&digests)
+                .ignore()
+                .cmd("SREM")
+                .arg(keys::user_sessions(user))
+                .arg(&digests)
+                .ignore();
+            let deleted: Vec<usize> = pipe.query(conn)?;
+            Ok(deleted.iter().sum())
+        })
+    }
+
+    fn throttle_attempt(
+        &self,
+        counters: &[(String, Backoff)],
+        now_ms: u64,
+    ) -> Result<Option<u64>, StoreError> {
+        let keys: Vec<String> = counters
+            .iter()
+            .map(|(key, _)| keys::throttle(key))
+            .collect();
+        let keys: Vec<&str> = keys.iter().map(String::as_str).collect();
+        let mut call = function("tengen_throttle_attempt", &keys);
+        call.arg(now_ms);
+        for (_, backoff) in counters {
+            call.arg(backoff.free)
+                .arg(backoff.base_ms)
+                .arg(backoff.max_ms)
+                .arg(backoff.forget_ms);
+        }
+        self.write(|conn| {
+            let wait: u64 = call_function(conn, &call)?;
+            Ok((wait > 0).then_some(wait))
+        })
+    }
+
+    fn throttle_release(&self, release: &[String], clear: &[String]) -> Result<(), StoreError> {
+        let keys: Vec<String> = release
+            .iter()
+            .chain(clear)
+            .map(|key| keys::throttle(key))
+            .collect();
+        if keys.is_empty() {
+            return Ok(());
+        }
+        let keys: Vec<&str> = keys.iter().map(String::as_str).collect();
+        let mut call = function("tengen_throttle_release", &keys);
+        for _ in release {
+            call.arg("release");
+        }
+        for _ in clear {
+            call.arg("clear");
+        }
+        self.write(|conn| {
+            call_function::<()>(conn, &call)?;
+            Ok(())
+        })
+    }
+
+    fn has_transfer(&self, id: &str) -> Result<bool, StoreError> {
+        self.read(|conn| {
+            Ok(::redis::cmd("HEXISTS")
+                .arg(keys::LEDGER_TRANSFERS)
+                .arg(id)
+                .query(conn)?)
+        })
+    }
+
+    fn has_finished_game(&self, user: UserId) -> Result<bool, StoreError> {
+        self.read(|conn| {
+            let ids: Vec<u64> = ::redis::cmd("ZREVRANGE")
+                .arg(keys::user_games(user))
+                .arg(0)
+                .arg(crate::config::FINISHED_GAME_LOOKBACK.saturating_sub(1))
+                .query(conn)?;
+            if ids.is_empty() {
+                return Ok(false);
+            }
+            let mut pipe = ::redis::pipe();
+            for id in &ids {
+                pipe.cmd("HEXISTS")
+                    .arg(keys::game(GameId(*id)))
+                    .arg("result");
+            }
+            let finished: Vec<bool> = pipe.query(conn)?;
+            Ok(finished.into_iter().any(|done| done))
         })
     }
 
@@ -440,9 +559,23 @@ impl Store for RedisStore {
                 if expired.is_empty() {
                     return Ok(purged);
                 }
+                // Their users, to drop them from the users' session sets too.
+                let mut owners = ::redis::pipe();
+                for digest in &expired {
+                    owners.cmd("HGET").arg(keys::session(digest)).arg("user");
+                }
+                let users: Vec<Option<u64>> = owners.query(conn)?;
                 let mut pipe = ::redis::pipe();
                 for digest in &expired {
                     pipe.cmd("DEL").arg(keys::session(digest));
+                }
+                for (digest, user) in expired.iter().zip(&users) {
+                    if let Some(user) = user {
+                        pipe.cmd("SREM")
+                            .arg(keys::user_sessions(UserId(*user)))
+                            .arg(digest)
+                            .ignore();
+                    }
                 }
                 pipe.cmd("ZREM")
                     .arg(keys::SESSIONS_BY_EXPIRY)

@@ -60,7 +60,7 @@ pub(super) fn user_from_fields(
     fields: &[Option<String>],
     glicko: Option<&str>,
 ) -> Result<Option<UserRow>, StoreError> {
-    let [Some(username), Some(password_hash), computer] = fields else {
+    let [Some(username), Some(password_hash), computer, created_at_ms] = fields else {
         return Ok(None);
     };
     let glicko = glicko_from_text(glicko)?;
@@ -71,6 +71,11 @@ pub(super) fn user_from_fields(
         rating: glicko.rating.round() as i32,
         rated_games: glicko.games,
         computer: computer.as_deref() == Some("1"),
+        created_at_ms: created_at_ms
+            .as_deref()
+            .map(|text| parse_number("created_at_ms", text))
+            .transpose()?
+            .unwrap_or(0),
     }))
 }
 

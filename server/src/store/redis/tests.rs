@@ -292,3 +292,24 @@ fn junk_in_redis_is_a_backend_error() {
         Err(StoreError::Backend(_))
     ));
 }
+
+/// A user's set of session digests (kept for "log out everywhere") loses each session as it is
+/// logged out or purged, so it never grows with sessions long gone.
+#[test]
+fn a_users_session_set_forgets_logged_out_and_expired_sessions() {
+    let (_dir, server) = durable_redis();
+    let store = RedisStore::open(&server.url(), false).unwrap();
+    let user = store.create_user("kate", "hash", 1).unwrap();
+    store.create_session("gone", user, 100).unwrap();
+    store.create_session("out", user, 5000).unwrap();
+    store.create_session("kept", user, 5000).unwrap();
+    store.delete_session("out").unwrap();
+    assert_eq!(store.purge_sessions(200), Ok(1));
+    let client = Client::open(server.url()).unwrap();
+    let mut conn = client.get_connection().unwrap();
+    let left: Vec<String> = ::redis::cmd("SMEMBERS")
+        .arg(keys::user_sessions(user))
+        .query(&mut conn)
+        .unwrap();
+    assert_eq!(left, vec!["kept".to_string()]);
+}

@@ -1,0 +1,363 @@
+//! Measures the dead-stone estimate against GNU Go 3.8 on counted 19x19 records of the corpus.
+//!
+//! ```text
+//! cargo run --release -p tengen-rules --example dead_stones -- --corpus DIR --count 150
+//! ```
+//!
+//! Takes `--count` records spread evenly over the counted records of `--corpus` (default: the corpus in
+//! `rules/tests/data/sgf-corpus`, or `$TENGEN_SGF_CORPUS`; see `compare::counted` for which count),
+//! replays each to its final position, runs `estimate_dead` and GNU Go (`gnugo --mode gtp --chinese-rules`,
+//! `loadsgf` then `final_status_list dead`, at most `--timeout` seconds per position), and prints how often
+//! the dead sets are identical, the stones that differ, how often the count's winner is the recorded
+//! winner with each marking, and the time per estimate of each. GNU Go's answers are cached in `--cache`
+//! (default `target/dead-stones-gnugo.tsv`), so reruns only run our estimate. `--export FILE` writes GNU
+//! Go's answers for the sample, which the CI test reads (`rules/tests/data/dead-stones/gnugo.tsv`); `--verbose` lists every record that differs;
+//! `--show` also draws each differing board; `--cached-only` compares only the records already in the cache, without running GNU Go.
+
+#[path = "../tests/dead_stones/compare.rs"]
+mod compare;
+
+use compare::{
+    answer_line, compare, counted, gtp_list, read_answers, Comparison, Counted, GnuAnswer,
+};
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+use tengen_rules::{estimate_dead, Point};
+
+struct Args {
+    corpus: PathBuf,
+    count: usize,
+    cache: PathBuf,
+    gnugo: PathBuf,
+    timeout: Duration,
+    export: Option<PathBuf>,
+    verbose: bool,
+    cached_only: bool,
+    show: bool,
+}
+
+fn parse_args() -> Result<Args, String> {
+    let rules = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let mut args = Args {
+        corpus: std::env::var_os("TENGEN_SGF_CORPUS")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| rules.join("tests/data/sgf-corpus/games")),
+        count: 150,
+        cache: rules.join("../target/dead-stones-gnugo.tsv"),
+        gnugo: PathBuf::from("/usr/games/gnugo"),
+        timeout: Duration::from_secs(60),
+        export: None,
+        verbose: false,
+        cached_only: false,
+        show: false,
+    };
+    let mut words = std::env::args().skip(1);
+    while let Some(word) = words.next() {
+        let mut value = || words.next().ok_or(format!("{word} needs a value"));
+        match word.as_str() {
+            "--corpus" => args.corpus = value()?.into(),
+            "--count" => args.count = value()?.parse().map_err(|e| format!("--count: {e}"))?,
+            "--cache" => args.cache = value()?.into(),
+            "--gnugo" => args.gnugo = value()?.into(),
+            "--timeout" => {
+                let seconds = value()?.parse().map_err(|e| format!("--timeout: {e}"))?;
+                args.timeout = Duration::from_secs(seconds);
+            }
+            "--export" => args.export = Some(value()?.into()),
+            "--verbose" => args.verbose = true,
+            "--cached-only" => args.cached_only = true,
+            "--show" => args.show = true,
+            other => return Err(format!("unknown argument {other}")),
+        }
+    }
+    // A corpus directory holding `games/` is accepted too.
+    if args.corpus.join("games").is_dir() {
+        args.corpus = args.corpus.join("games");
+    }
+    Ok(args)
+}
+
+/// `count` counted records spread evenly over all counted records of the corpus, in name order.
+fn select(corpus: &Path, count: usize) -> Result<Vec<(Counted, PathBuf)>, String> {
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(corpus)
+        .map_err(|e| format!("{}: {e}", corpus.display()))?
+        .filter_map(|entry| entry.ok().map(|e| e.path()))
+        .filter(|path| path.extension().is_some_and(|e| e == "sgf"))
+        .collect();
+    paths.sort();
+    let all: Vec<(Counted, PathBuf)> = paths
+        .into_iter()
+        .filter_map(|path| {
+            let name = path.file_name()?.to_string_lossy().into_owned();
+            let bytes = std::fs::read(&path).ok()?;
+            Some((counted(&name, &bytes)?, path))
+        })
+        .collect();
+    println!(
+        "{} counted 19x19 records with komi in {}",
+        all.len(),
+        corpus.display()
+    );
+    let step = (all.len() as f64 / count.max(1) as f64).max(1.0);
+    let mut picked = Vec::new();
+    for (index, item) in all.into_iter().enumerate() {
+        if picked.len() < count && index >= (picked.len() as f64 * step) as usize {
+            picked.push(item);
+        }
+    }
+    Ok(picked)
+}
+
+/// Runs GNU Go on the final position of `sgf`, timing `final_status_list dead` alone.
+fn run_gnugo(gnugo: &Path, sgf: &Path, timeout: Duration) -> GnuAnswer {
+    let child = Command::new(gnugo)
+        .args(["--mode", "gtp", "--chinese-rules"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn();
+    let Ok(mut child) = child else {
+        return GnuAnswer {
+            millis: 0,
+            dead: None,
+        };
+    };
+    let (Some(mut stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
+        return GnuAnswer {
+            millis: 0,
+            dead: None,
+        };
+    };
+    let (sender, replies) = mpsc::channel();
+    std::thread::spawn(move || read_replies(BufReader::new(stdout), sender));
+    let mut ask = |command: String| -> Option<String> {
+        writeln!(stdin, "{command}").ok()?;
+        stdin.flush().ok()?;
+        replies.recv_timeout(timeout).ok()
+    };
+    let loaded = ask(format!("loadsgf {}", sgf.display()));
+    let started = Instant::now();
+    let answer = loaded.and_then(|_| ask("final_status_list dead".to_string()));
+    let millis = started.elapsed().as_millis() as u64;
+    let _ = child.kill();
+    let _ = child.wait();
+    let dead = answer.filter(|a| a.starts_with('=')).map(|a| {
+        a.trim_start_matches('=')
+            .split_whitespace()
+            .filter_map(|v| Point::from_gtp(v, 19))
+            .collect()
+    });
+    GnuAnswer { millis, dead }
+}
+
+/// Sends each GTP reply (its lines up to the blank line that ends it) down `sender`.
+fn read_replies(stdout: impl BufRead, sender: mpsc::Sender<String>) {
+    let mut reply = String::new();
+    for line in stdout.lines() {
+        let Ok(line) = line else { return };
+        if line.trim().is_empty() {
+            if !reply.is_empty() && sender.send(std::mem::take(&mut reply)).is_err() {
+                return;
+            }
+        } else {
+            reply.push_str(&line);
+            reply.push('\n');
+        }
+    }
+}
+
+/// GNU Go's answers for `picked`, from the cache or by running it (and appending to the cache).
+fn gnu_answers(args: &Args, picked: &[(Counted, PathBuf)]) -> BTreeMap<String, GnuAnswer> {
+    let mut answers = read_answers(&args.cache);
+    let missing: Vec<_> = picked
+        .iter()
+        .filter(|(c, _)| !answers.contains_key(&c.name))
+        .collect();
+    if missing.is_empty() || args.cached_only {
+        return answers;
+    }
+    println!(
+        "running GNU Go on {} records not in {}",
+        missing.len(),
+        args.cache.display()
+    );
+    if let Some(dir) = args.cache.parent() {
+        let _ = std::fs::create_dir_all(dir);
+    }
+    let mut cache = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&args.cache)
+        .ok();
+    for (index, (counted, path)) in missing.iter().enumerate() {
+        let answer = run_gnugo(&args.gnugo, path, args.timeout);
+        println!(
+            "  {}/{} {} {} ms",
+            index + 1,
+            missing.len(),
+            counted.name,
+            answer.millis
+        );
+        if let Some(file) = cache.as_mut() {
+            let _ = writeln!(file, "{}", answer_line(&counted.name, &answer));
+        }
+        answers.insert(counted.name.clone(), answer);
+    }
+    answers
+}
+
+/// The median, 90th percentile and maximum of `times`, in milliseconds.
+fn percentiles(times: &mut [f64]) -> String {
+    times.sort_by(f64::total_cmp);
+    let at = |q: f64| {
+        times
+            .get(((times.len() as f64 - 1.0) * q).round() as usize)
+            .copied()
+            .unwrap_or(0.0)
+    };
+    format!(
+        "median {:.1} ms, p90 {:.1} ms, max {:.1} ms",
+        at(0.5),
+        at(0.9),
+        at(1.0)
+    )
+}
+
+/// Writes GNU Go's answers for the sample where the CI test reads them (the records are in the corpus).
+fn export(
+    file: &Path,
+    picked: &[(Counted, PathBuf)],
+    answers: &BTreeMap<String, GnuAnswer>,
+) -> std::io::Result<()> {
+    let lines: Vec<String> = picked
+        .iter()
+        .filter_map(|(counted, _)| {
+            let answer = answers.get(&counted.name).filter(|a| a.dead.is_some())?;
+            Some(answer_line(&counted.name, answer))
+        })
+        .collect();
+    std::fs::write(file, lines.join("\n") + "\n")
+}
+
+fn main() {
+    let args = match parse_args() {
+        Ok(args) => args,
+        Err(message) => {
+            eprintln!("dead_stones: {message}");
+            std::process::exit(2);
+        }
+    };
+    let picked = match select(&args.corpus, args.count) {
+        Ok(picked) => picked,
+        Err(message) => {
+            eprintln!("dead_stones: {message}");
+            std::process::exit(1);
+        }
+    };
+    let answers = gnu_answers(&args, &picked);
+    report(&args, &picked, &answers);
+    if let Some(file) = &args.export {
+        if let Err(e) = export(file, &picked, &answers) {
+            eprintln!("dead_stones: export to {}: {e}", file.display());
+            std::process::exit(1);
+        }
+        println!(
+            "exported GNU Go's answers for the sample to {}",
+            file.display()
+        );
+    }
+}
+
+/// Runs the estimate on every picked record with a GNU Go answer and prints the figures.
+fn report(args: &Args, picked: &[(Counted, PathBuf)], answers: &BTreeMap<String, GnuAnswer>) {
+    let (mut ours_ms, mut gnu_ms, mut results) = (Vec::new(), Vec::new(), Vec::new());
+    let mut timed_out = 0;
+    for (counted, _) in picked {
+        let Some(answer) = answers.get(&counted.name) else {
+            continue;
+        };
+        gnu_ms.push(answer.millis as f64);
+        let Some(gnu) = &answer.dead else {
+            timed_out += 1;
+            continue;
+        };
+        let started = Instant::now();
+        let ours: BTreeSet<Point> = estimate_dead(counted.game.board()).into_iter().collect();
+        ours_ms.push(started.elapsed().as_secs_f64() * 1000.0);
+        let comparison = compare(counted, &ours, gnu);
+        if args.verbose && !comparison.identical {
+            print_difference(counted, &comparison);
+            if args.show {
+                print_board(counted, &comparison);
+            }
+        }
+        results.push(comparison);
+    }
+    print_figures(&results, timed_out);
+    println!("time per estimate, Tengen: {}", percentiles(&mut ours_ms));
+    println!("time per estimate, GNU Go: {}", percentiles(&mut gnu_ms));
+}
+
+fn print_difference(counted: &Counted, c: &Comparison) {
+    println!(
+        "{}: only ours [{}] only GNU Go [{}] winner right: ours {} GNU Go {}",
+        counted.name,
+        gtp_list(&c.only_ours),
+        gtp_list(&c.only_gnu),
+        c.our_winner_right,
+        c.gnu_winner_right
+    );
+}
+
+fn print_figures(results: &[Comparison], timed_out: usize) {
+    let n = results.len();
+    let pct = |k: usize| 100.0 * k as f64 / n.max(1) as f64;
+    let identical = results.iter().filter(|c| c.identical).count();
+    let only_ours: usize = results.iter().map(|c| c.only_ours.len()).sum();
+    let only_gnu: usize = results.iter().map(|c| c.only_gnu.len()).sum();
+    let ours_right = results.iter().filter(|c| c.our_winner_right).count();
+    let gnu_right = results.iter().filter(|c| c.gnu_winner_right).count();
+    println!("records compared: {n} (GNU Go timed out or failed on {timed_out} more)");
+    println!(
+        "dead sets identical: {identical}/{n} ({:.1}%)",
+        pct(identical)
+    );
+    println!(
+        "stones differing: {} ({only_ours} dead only for Tengen, {only_gnu} dead only for GNU Go)",
+        only_ours + only_gnu
+    );
+    println!("winner of the count = recorded winner: Tengen {ours_right}/{n} ({:.1}%), GNU Go {gnu_right}/{n} ({:.1}%)", pct(ours_right), pct(gnu_right));
+}
+
+/// The final position, dead stones as lower case: `x`/`o` where only Tengen, `b`/`w` where only GNU Go,
+/// `d`/`e` where both call the stone dead.
+fn print_board(counted: &Counted, c: &Comparison) {
+    let board = counted.game.board();
+    let size = board.size();
+    for row in 0..size {
+        let mut line = format!("{:>2} ", size - row);
+        for col in 0..size {
+            let p = Point::new(col, row);
+            let (ours, gnu) = (c.ours.contains(&p), c.gnu.contains(&p));
+            let mark = match (board.get(p), ours, gnu) {
+                (None, _, _) => '.',
+                (Some(tengen_rules::Color::Black), false, false) => 'X',
+                (Some(tengen_rules::Color::White), false, false) => 'O',
+                (Some(tengen_rules::Color::Black), true, false) => 'x',
+                (Some(tengen_rules::Color::White), true, false) => 'o',
+                (Some(tengen_rules::Color::Black), false, true) => 'b',
+                (Some(tengen_rules::Color::White), false, true) => 'w',
+                (Some(tengen_rules::Color::Black), true, true) => 'd',
+                (Some(tengen_rules::Color::White), true, true) => 'e',
+            };
+            line.push(mark);
+            line.push(' ');
+        }
+        println!("{line}");
+    }
+    println!("   A B C D E F G H J K L M N O P Q R S T");
+}

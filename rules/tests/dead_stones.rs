@@ -1,0 +1,116 @@
+//! The dead-stone estimate against GNU Go 3.8 on a fixed sample of 150 counted 19x19 records of the
+//! corpus in `tests/data/sgf-corpus`, with GNU Go's `final_status_list dead` for each kept in
+//! `tests/data/dead-stones/gnugo.tsv` (written by `cargo run --release -p tengen-rules --example
+//! dead_stones -- --export FILE`), so CI does not run GNU Go. It fails when agreement drops below what the
+//! estimate reached when the sample was taken; docs/dead-stones.md has the figures and the method.
+
+#[path = "dead_stones/compare.rs"]
+mod compare;
+
+use compare::{compare, counted, gtp_list, read_answers, Comparison};
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+use tengen_rules::{estimate_dead, Point};
+
+/// Records in the sample with an answer from GNU Go (one of the 150 timed out after 60 s and is left out).
+const RECORDS: usize = 149;
+/// Records whose dead set is identical to GNU Go's, as reached (147 of 149).
+const IDENTICAL_MIN: usize = 147;
+/// Records where counting with the estimate gives the recorded winner, as reached (GNU Go's marking: 144).
+const WINNER_RIGHT_MIN: usize = 143;
+/// Stones the estimate calls dead where GNU Go calls them alive, as reached (one group of six stones).
+const ONLY_OURS_MAX: usize = 6;
+
+fn answers_file() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/dead-stones/gnugo.tsv")
+}
+
+fn corpus_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/sgf-corpus/games")
+}
+
+fn sample() -> Vec<(String, Comparison)> {
+    let answers = read_answers(&answers_file());
+    assert_eq!(
+        answers.len(),
+        RECORDS,
+        "answers in {}",
+        answers_file().display()
+    );
+    answers
+        .iter()
+        .map(|(name, answer)| {
+            let bytes = std::fs::read(corpus_dir().join(name)).unwrap();
+            let record = counted(name, &bytes).unwrap_or_else(|| panic!("{name} is not counted"));
+            let ours: BTreeSet<Point> = estimate_dead(record.game.board()).into_iter().collect();
+            let gnu = answer.dead.as_ref().unwrap();
+            (name.clone(), compare(&record, &ours, gnu))
+        })
+        .collect()
+}
+
+#[test]
+fn the_estimate_agrees_with_gnu_go_on_the_sample() {
+    let results = sample();
+    for (name, c) in results.iter().filter(|(_, c)| !c.identical) {
+        println!(
+            "{name}: only ours [{}] only GNU Go [{}]",
+            gtp_list(&c.only_ours),
+            gtp_list(&c.only_gnu)
+        );
+    }
+    let identical = results.iter().filter(|(_, c)| c.identical).count();
+    let winner_right = results.iter().filter(|(_, c)| c.our_winner_right).count();
+    let gnu_winner_right = results.iter().filter(|(_, c)| c.gnu_winner_right).count();
+    let only_ours: usize = results.iter().map(|(_, c)| c.only_ours.len()).sum();
+    println!(
+        "identical {identical}/{RECORDS}, winner right {winner_right} (GNU Go {gnu_winner_right}), \
+         stones dead only for us {only_ours}"
+    );
+    assert!(
+        identical >= IDENTICAL_MIN,
+        "identical dead sets: {identical}"
+    );
+    assert!(
+        winner_right >= WINNER_RIGHT_MIN,
+        "winner right: {winner_right}"
+    );
+    assert!(
+        winner_right + 1 >= gnu_winner_right,
+        "more than one game behind GNU Go"
+    );
+    assert!(
+        only_ours <= ONLY_OURS_MAX,
+        "stones dead only for us: {only_ours}"
+    );
+}
+
+/// The chains the issue named as left standing: two chains inside the opponent's corner sharing one
+/// liberty, an enclosed chain with two liberties that are not eyes, and a chain along the edge in the
+/// opponent's corner.
+#[test]
+fn the_chains_named_in_the_issue_are_dead() {
+    let cases: &[(&str, &[&str])] = &[
+        (
+            "04019.sgf",
+            &["Q18", "R18", "Q17", "S19", "T19", "T18", "T17", "S17"],
+        ),
+        (
+            "01030.sgf",
+            &["O2", "P2", "P3", "P4", "Q3", "R3", "R2", "S2"],
+        ),
+        (
+            "01572.sgf",
+            &["B19", "C19", "C18", "C17", "C16", "C15", "D15"],
+        ),
+    ];
+    for (name, stones) in cases {
+        let bytes = std::fs::read(corpus_dir().join(name)).unwrap();
+        let record = counted(name, &bytes).unwrap();
+        let dead = estimate_dead(record.game.board());
+        for text in *stones {
+            let point = Point::from_gtp(text, 19).unwrap();
+            assert!(dead.contains(&point), "{name}: {text} should be dead");
+        }
+    }
+}
