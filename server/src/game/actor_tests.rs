@@ -705,7 +705,9 @@ async fn a_game_that_keeps_panicking_ends_void_instead_of_looping() {
         .call(|s| s.create_user("carol", "h", 1))
         .await
         .unwrap();
-    let granted = h.ctx.ledger.open_account(carol).await.unwrap();
+    // Old enough for the starting grant to have landed.
+    let opened = h.ctx.ledger.open_account(carol, 0, u64::MAX).await;
+    let granted = opened.unwrap().balance;
     let handle = h.games.get(h.game).await.unwrap();
     let bet = |reply| GameCmd::Bet {
         user: carol,

@@ -471,8 +471,10 @@ fn the_actor_agrees_with_a_model_replay_under_random_actions() {
         scoring_phase_ms: long_ms,
     };
     let (ctx, trigger, _alive) = runtime.block_on(async { context(&store, &games, timing) });
+    // The watchers' accounts are old enough for the starting grant to have landed: they can bet.
     for &watcher in &users[2..] {
-        runtime.block_on(ctx.ledger.open_account(watcher)).unwrap();
+        let opened = runtime.block_on(ctx.ledger.open_account(watcher, 0, u64::MAX));
+        assert!(opened.unwrap().balance > 0);
     }
     let world = World {
         games,
