@@ -769,6 +769,6 @@ async fn requests_queued_behind_the_end_are_answered_with_the_final_state() {
     let pool = pool.unwrap();
     assert!(!pool.open && pool.settled, "{pool:?}");
     assert!(record.unwrap().contains("RE[B+R]"));
-    assert_eq!(pass.unwrap_err().code, ErrorCode::WrongPhase);
+    assert_eq!(pass.unwrap_err().code, ErrorCode::NoSuchGame);
     h.trigger.trigger();
 }

@@ -306,9 +306,9 @@ impl GameActor {
         }
     }
 
-    /// Once the game is over and settled: close the inbox and answer what waited in it while the
-    /// game was being settled, the final pool and record included, instead of dropping it (its
-    /// sender would hear only that the game was gone).
+    /// Once the game is over and settled: close the inbox and answer the questions that waited
+    /// in it while the game was being settled (the final pool and record) instead of dropping them.
+    /// Anything else is dropped, and its sender hears `no_such_game`, as for a finished game.
     fn answer_after_the_end(&self, inbox: &mut mpsc::Receiver<GameCmd>) {
         inbox.close();
         while let Ok(cmd) = inbox.try_recv() {
@@ -322,7 +322,7 @@ impl GameActor {
                 GameCmd::Summary { reply } => {
                     let _ = reply.send(Ok(self.summary()));
                 }
-                other => other.refuse_ended(),
+                _ => {}
             }
         }
     }
