@@ -49,6 +49,17 @@ pub const CHAT_CHARS_MAX: usize = 500;
 /// inbox means the actor is stuck behind the store, and the sender is told `busy` instead of waiting.
 pub const GAME_INBOX_LEN: usize = 64;
 
+/// Restarts of one game's actor after a panic, within [`GAME_RESTART_WINDOW_MS`], before its
+/// supervisor gives up. A bug hit once (a rare command) is worth a restart from the log, so the
+/// players keep their game; one that comes back at once on every restart is in the game's own state,
+/// and restarting it for ever would only burn the CPU. Past the bound the game ends void, its stakes
+/// and bets refunded, through the normal ending.
+pub const GAME_RESTARTS_MAX: usize = 3;
+
+/// The window [`GAME_RESTARTS_MAX`] counts in: a minute holds any crash loop (a restart takes a store
+/// read), while panics days apart in a long correspondence game each get their restart.
+pub const GAME_RESTART_WINDOW_MS: u64 = 60_000;
+
 /// How long a subscription waits for room in a game's inbox. Subscriptions come in bursts (a game
 /// starts and all its table's watchers subscribe at once), so they queue briefly instead of being
 /// told `busy`; moves never wait.
@@ -410,6 +421,9 @@ pub struct Config {
     /// Fault injection for tests: a game's end is recorded but the actor stops before settling it,
     /// as if the process died right there. Never set in production.
     pub fault_stop_before_settlement: bool,
+    /// Fault injection for tests: a text frame equal to this makes its connection's task panic, as
+    /// a bug would, so tests can check the session is still cleaned up. Never set in production.
+    pub fault_panic_on_frame: Option<String>,
     /// Grace periods and limits of live games.
     pub game_timing: GameTiming,
 }
@@ -466,6 +480,7 @@ impl Config {
             tax_bp: TAX_BP_DEFAULT,
             admin_token: None,
             fault_stop_before_settlement: false,
+            fault_panic_on_frame: None,
         }
     }
 }

@@ -126,6 +126,8 @@ struct Session {
     pushes: Vec<Frame>,
     /// This connection's study board, if one is open.
     study: Option<Study>,
+    /// Set once the hall has been told the session is gone (see `release`).
+    released: bool,
 }
 
 /// A game this connection follows: the task copying its frames here, and its handle, kept so that
@@ -134,6 +136,22 @@ struct Session {
 struct Followed {
     forwarder: JoinHandle<()>,
     handle: game::GameHandle,
+}
+
+/// The cleanup runs however the task ends: a panic's unwind (or a cancelled task) drops the session
+/// without `cleanup`, and would leave its user online, in the room and seated. The hall is reached
+/// through an async queue, so the message goes from a task spawned here.
+impl Drop for Session {
+    fn drop(&mut self) {
+        let Some(gone) = self.release() else {
+            return;
+        };
+        tracing::warn!(player = ?self.player, "a connection ended without its cleanup; releasing it");
+        let hall = self.state.hall.clone();
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            runtime.spawn(async move { hall.send(gone).await });
+        }
+    }
 }
 
 impl std::fmt::Debug for Session {
@@ -190,6 +208,7 @@ pub(crate) async fn run(state: Arc<AppState>, socket: WebSocket, permit: ConnPer
         strikes: 0,
         pushes: Vec::new(),
         study: None,
+        released: false,
     };
     session.serve(socket, out_rx).await;
     session.cleanup().await;
@@ -295,15 +314,26 @@ impl Session {
 
     /// Leave the room and tables, go offline, stop forwarders.
     async fn cleanup(&mut self) {
+        if let Some(gone) = self.release() {
+            self.state.hall.send(gone).await;
+        }
+    }
+
+    /// Stop the forwarders (their presence and watcher guards go with them) and say what the hall
+    /// must undo: the room, the tables watched, the user's presence and with it a seat at a table
+    /// without a game. Once: from `cleanup`, or from `Drop` when the task ended any other way.
+    fn release(&mut self) -> Option<HallCmd> {
+        if std::mem::replace(&mut self.released, true) {
+            return None;
+        }
         for (_, followed) in self.games.drain() {
             followed.forwarder.abort();
         }
-        let gone = HallCmd::SessionGone {
+        Some(HallCmd::SessionGone {
             user: self.player.as_ref().map(|p| p.user),
             room: self.room.take(),
             tables: std::mem::take(&mut self.tables).into_iter().collect(),
-        };
-        self.state.hall.send(gone).await;
+        })
     }
 
     fn push(&mut self, msg: &ServerMsg) {
@@ -338,6 +368,9 @@ impl Session {
             return Next::Continue;
         }
         self.strikes = 0;
+        if self.state.config.fault_panic_on_frame.as_deref() == Some(text.as_str()) {
+            panic!("fault injection: a connection's task panics");
+        }
         if text.len() > MAX_FRAME_BYTES {
             self.push(&ServerMsg::error(
                 None,

@@ -9,6 +9,8 @@ mod actor;
 #[cfg(test)]
 mod actor_tests;
 #[cfg(test)]
+mod model_tests;
+#[cfg(test)]
 mod outage_tests;
 pub mod viewers;
 pub mod wire;
@@ -17,10 +19,12 @@ pub(crate) use actor::store_refusal;
 pub use viewers::{ViewerGuard, Viewers, WatcherList};
 
 use std::collections::HashMap;
+use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
+use futures_util::FutureExt;
 use tengen_protocol::{
     GameEvent, GameId, GameSettings, GameSummary, PlayerInfo, Point, RequestKey, ServerMsg,
     TableId, UserId,
@@ -533,8 +537,18 @@ impl Games {
             cluster.relay_game(actor.id(), mirror)
         });
         tokio::spawn(async move {
-            let id = actor.id();
-            let ended = actor.run(rx).await;
+            let (id, mut rx, mut relay) = (actor.id(), rx, relay);
+            // An actor restarted after a panic relays the game again from its fresh state.
+            let relay_again = || {
+                if let Some(cluster) = &cluster {
+                    let (reply, mirror) = oneshot::channel();
+                    let _ = handle.try_send(GameCmd::Mirror { reply });
+                    relay = Some(cluster.relay_game(id, mirror));
+                }
+            };
+            let ended = actor.supervise(&mut rx, relay_again).await;
+            // Closed before the registry forgets the game, so no subscriber waits on it.
+            drop(rx);
             games.remove(id);
             if let Some(cluster) = cluster {
                 cluster.game_stopped(id, players, relay, ended).await;
@@ -546,7 +560,12 @@ impl Games {
     /// when the log shows it had already ended (it is finished and settled now instead).
     pub async fn restore(&self, row: LiveGameRow, ctx: &GameContext) -> Result<bool, BoxError> {
         let id = row.id;
-        match actor::GameActor::restore(row, ctx.clone()).await? {
+        // A log whose replay panics fails this one game, not the start or the takeover scan.
+        let restored = AssertUnwindSafe(actor::GameActor::restore(row, ctx.clone()))
+            .catch_unwind()
+            .await
+            .map_err(|_| -> BoxError { format!("replaying game {id}'s log panicked").into() })?;
+        match restored? {
             Some(actor) => {
                 let summary = actor.summary();
                 self.spawn(actor);
@@ -691,6 +710,9 @@ impl Source {
         if self.handle.has_ended() {
             return None;
         }
+        if let Some(found) = self.follow_restarted(viewer.clone(), seq).await {
+            return Some(found);
+        }
         self.games.cluster()?;
         let deadline = tokio::time::Instant::now() + Duration::from_millis(FOLLOW_ELSEWHERE_MS);
         while tokio::time::Instant::now() < deadline {
@@ -710,6 +732,26 @@ impl Source {
             tokio::time::sleep(Duration::from_millis(FOLLOW_ELSEWHERE_RETRY_MS)).await;
         }
         None
+    }
+
+    /// The game where its supervisor restarted it on this node after a panic: the same inbox
+    /// answers again, from a fresh snapshot. If the supervisor ended the game instead (it kept
+    /// panicking), its last events from the log.
+    async fn follow_restarted(
+        &mut self,
+        viewer: Option<PlayerInfo>,
+        seq: u64,
+    ) -> Option<Elsewhere> {
+        let handle = self.games.get_local(self.game)?;
+        // The subscription waits in the inbox while the actor is rebuilt; it fails once the
+        // supervisor has stopped.
+        match subscribe(&handle, viewer).await {
+            Ok(subscription) => {
+                self.handle = handle;
+                Some(Elsewhere::Running(subscription))
+            }
+            Err(_) => self.ended_after(seq).await.map(Elsewhere::Ended),
+        }
     }
 
     /// The game's events after `seq` as frames, if its log ends with the game's end.

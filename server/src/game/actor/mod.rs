@@ -33,7 +33,8 @@
 //! - `money`: fortune points, the spectator pool, bets and the players' stakes;
 //! - `keys`: the clients' retry keys, recorded with moves, and answering a retry;
 //! - `outage`: a store write that failed or whose outcome is unknown: the game goes on as its log
-//!   says.
+//!   says;
+//! - `supervisor`: restarting an actor that panicked from its log, a bounded number of times.
 
 mod audience;
 mod deadlines;
@@ -43,10 +44,13 @@ mod money;
 mod outage;
 mod restore;
 mod scoring;
+mod supervisor;
 mod undo;
 
 pub(super) use keys::answer_from_log;
 pub(crate) use outage::store_refusal;
+#[cfg(test)]
+pub(super) use supervisor::panic_next_command;
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU32};
@@ -58,7 +62,7 @@ use tengen_protocol::{
     ErrorCode, GameEvent, GameId, GameOutcome, GameSettings, GameSummary, PlayerInfo, RequestKey,
     ServerMsg, TableId, UserId,
 };
-use tengen_rules::{Color, Game, Move, Phase};
+use tengen_rules::{Color, Game, GameResult, Move, Phase, WinBy};
 use tokio::sync::{broadcast, mpsc};
 use tokio::time::Instant;
 
@@ -314,7 +318,7 @@ impl GameActor {
 
     /// Run until the game ends (`true`) or the actor stops with the game still live (`false`: a
     /// shutdown, or another node owns the game now).
-    pub(super) async fn run(mut self, mut inbox: mpsc::Receiver<GameCmd>) -> bool {
+    pub(super) async fn run(mut self, inbox: &mut mpsc::Receiver<GameCmd>) -> bool {
         let _tasks = self.ctx.tasks.clone();
         let shutdown = self.ctx.shutdown.clone();
         let presence = Arc::clone(&self.presence);
@@ -350,6 +354,7 @@ impl GameActor {
                 Ok(Flow::Continue) => {}
                 Ok(Flow::Over) => {
                     self.finish().await;
+                    self.answer_after_the_end(inbox);
                     return true;
                 }
                 Err(fatal) => {
@@ -428,6 +433,27 @@ impl GameActor {
         }
     }
 
+    /// Once the game is over and settled: close the inbox and answer the questions that waited
+    /// in it while the game was being settled (the final pool and record) instead of dropping them.
+    /// Anything else is dropped, and its sender hears `no_such_game`, as for a finished game.
+    fn answer_after_the_end(&self, inbox: &mut mpsc::Receiver<GameCmd>) {
+        inbox.close();
+        while let Ok(cmd) = inbox.try_recv() {
+            match cmd {
+                GameCmd::Pool { reply } => {
+                    let _ = reply.send(Ok(self.pool_info()));
+                }
+                GameCmd::Record { reply } => {
+                    let _ = reply.send(Ok(self.record_sgf(self.outcome.as_ref())));
+                }
+                GameCmd::Summary { reply } => {
+                    let _ = reply.send(Ok(self.summary()));
+                }
+                _ => {}
+            }
+        }
+    }
+
     /// A deadline has passed and not been applied yet.
     fn deadline_due(&self) -> bool {
         self.next_deadline_ms()
@@ -439,6 +465,10 @@ impl GameActor {
     }
 
     async fn handle(&mut self, cmd: GameCmd) -> Result<Flow, Fatal> {
+        #[cfg(test)]
+        if supervisor::take_panic_fault() {
+            panic!("test fault: a game actor panics");
+        }
         // A deadline that passed while the command waited in the inbox applies first (while the log
         // is in doubt, deadlines wait for the store).
         if !self.in_doubt() {
@@ -626,7 +656,11 @@ impl GameActor {
                 forced: false,
             },
             Move::Resign => {
-                let result = self.game.result().expect("resigning ends the game");
+                // The engine ended the game with the resignation; `end_with` keeps its result.
+                let result = self.game.result().unwrap_or(GameResult::Win {
+                    winner: color.opponent(),
+                    win_by: WinBy::Resign,
+                });
                 self.ending_key = record;
                 return self.end_with(result).await.map(Ok);
             }
@@ -706,7 +740,7 @@ impl GameActor {
 /// The actor stops with the game still live (a shutdown, or another node owns it now): commands
 /// still queued were not done, so they are refused `busy` rather than dropped (which their senders
 /// would read as the game having ended). Returns `false` for the run loop to return.
-fn stopped_here(mut inbox: mpsc::Receiver<GameCmd>) -> bool {
+fn stopped_here(inbox: &mut mpsc::Receiver<GameCmd>) -> bool {
     inbox.close();
     while let Ok(cmd) = inbox.try_recv() {
         cmd.refuse(moving());

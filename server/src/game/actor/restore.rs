@@ -122,11 +122,19 @@ impl GameActor {
             }
             GameEvent::UndoRequested { color } => self.undo_request = Some(color_from_wire(*color)),
             GameEvent::UndoDeclined { .. } => self.undo_request = None,
-            GameEvent::UndoAccepted { color, .. } => {
-                self.take_back(color_from_wire(*color), at_ms);
-            }
+            // A log written before undos were checked at the answer may accept one with nothing
+            // to take back: it changed nothing then, and nothing now.
+            GameEvent::UndoAccepted { color, .. } => match self.undo_plies(color_from_wire(*color))
+            {
+                Some(_) => self
+                    .take_back(color_from_wire(*color), at_ms)
+                    .map_err(|refusal| refusal.message)?,
+                None => self.undo_request = None,
+            },
             GameEvent::PlayResumed { to_move, .. } => {
-                self.restart_play(color_from_wire(*to_move), at_ms);
+                if !self.restart_play(color_from_wire(*to_move), at_ms) {
+                    return Err("the log resumes play outside the scoring phase".into());
+                }
             }
             // Who was announced away; after a restart their grace starts again from the restart.
             GameEvent::PlayerLeft { color, .. } => {
