@@ -88,6 +88,8 @@ function errorText(err) {
 }
 
 const send = (msg) => net.request(msg);
+// Moves, bets and stake raises: keyed, and sent again with their key when the server could not take them.
+const sendKeyed = (msg) => net.requestKeyed(msg);
 const actions = {
   errorText,
   async login(username, password) {
@@ -141,9 +143,9 @@ const actions = {
     state.games.delete(game);
     send({ type: 'unwatch', game }).catch(() => {});
   },
-  play: (game, point) => send({ type: 'play', game, point }),
-  pass: (game) => send({ type: 'pass', game }),
-  resign: (game) => send({ type: 'resign', game }),
+  play: (game, point) => sendKeyed({ type: 'play', game, point }),
+  pass: (game) => sendKeyed({ type: 'pass', game }),
+  resign: (game) => sendKeyed({ type: 'resign', game }),
   toggleDead: (game, point) => send({ type: 'toggle_dead', game, point }),
   // The marking as shown: if the opponent toggled meanwhile, the server refuses (marking_changed).
   acceptScore: (game, dead) => send({ type: 'accept_score', game, dead }),
@@ -154,13 +156,13 @@ const actions = {
   // panel simply stays hidden.
   askPool: (game) => send({ type: 'pool', game }).catch(() => {}),
   async bet(game, side, amount) {
-    const placed = await send({ type: 'bet', game, side, amount });
+    const placed = await sendKeyed({ type: 'bet', game, side, amount });
     toast({ text: t('pool.placed', { amount: placed.amount, side: t(`color.${placed.side}`), balance: placed.balance }) });
   },
   stakeOffer: (table, left, right, terms) => send({ type: 'stake_offer', table, left, right, terms }),
   stakeAnswer: (table, agree) => send({ type: 'stake_answer', table, agree }),
   async stakeRaise(game, amount) {
-    await send({ type: 'stake_raise', game, amount });
+    await sendKeyed({ type: 'stake_raise', game, amount });
     toast({ text: t('stake.raised', { amount }) });
   },
   myBets() {

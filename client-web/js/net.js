@@ -3,7 +3,9 @@
 // exponential backoff; and per-game `seq` tracking, so a gap triggers a fresh `watch` (resync) and stale
 // or duplicate events never reach the state; and asking for the user's balance when points moved, one
 // request for a burst of reasons (`refreshBalance`). Everything else receives server messages through
-// `onMessage` and sends through `request`; views never see the socket.
+// `onMessage` and sends through `request`; views never see the socket. Requests that change a game or
+// move points go through `requestKeyed`: a fresh key per intent, and the same key when it is sent again
+// after an answer that says it was not done or may have been (so the server acts on it once).
 
 const PROTOCOL_VERSION = 1;
 const TOKEN_KEY = 'tengen.token';
@@ -19,6 +21,25 @@ const REQUEST_TIMEOUT_MS = 15000;
  * gives them back a moment later; the balance is asked for again after this long to show them.
  */
 export const BALANCE_RECHECK_MS = 1000;
+
+/**
+ * Failures after which a keyed request is sent again with the same key: certainly not done (`busy`,
+ * `unavailable`, `rate_limited`) or not known (`outcome_unknown`, no answer, a lost connection). The key
+ * makes the server act on it at most once however many copies arrive.
+ */
+const RETRY_CODES = new Set(['busy', 'unavailable', 'rate_limited', 'outcome_unknown', 'timeout', 'disconnected']);
+/** Sends of one keyed request at most; with `backoffMs` between them, about 8 seconds of trying. */
+const KEYED_ATTEMPTS_MAX = 5;
+
+/**
+ * A fresh request key: 128 random bits in hex. From `getRandomValues`, which (unlike `randomUUID`) also
+ * works on a page served over plain http from another host.
+ */
+export function freshKey(cryptoImpl = globalThis.crypto) {
+  const bytes = new Uint8Array(16);
+  cryptoImpl.getRandomValues(bytes);
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+}
 
 /** A failed request: the server's stable `code` and its human `message`. */
 export class RequestError extends Error {
@@ -226,6 +247,23 @@ export class Connection {
       this.pending.set(id, { resolve, reject, timer });
       this.socket.send(JSON.stringify({ ...msg, id }));
     });
+  }
+
+  /**
+   * Send a request that changes something (a move, a bet, a stake raise) with a fresh key, and send it
+   * again with the same key while the answer says it was not done or may have been, a few times with
+   * backoff. Resolves with the first real answer; rejects with the last failure.
+   */
+  async requestKeyed(msg, { attempts = KEYED_ATTEMPTS_MAX, wait = (ms) => new Promise((r) => setTimeout(r, ms)) } = {}) {
+    const keyed = { ...msg, key: msg.key ?? freshKey() };
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.request(keyed);
+      } catch (err) {
+        if (!RETRY_CODES.has(err.code) || attempt >= attempts) throw err;
+        await wait(backoffMs(attempt - 1));
+      }
+    }
   }
 
   /**

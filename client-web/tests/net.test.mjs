@@ -104,3 +104,41 @@ test('an unknown token is forgotten', async () => {
   assert.equal(ready[0].session, null);
   conn.close();
 });
+
+test('a keyed request is sent again with the same key until the server can take it', async () => {
+  FakeSocket.all = [];
+  // The server cannot take the bet twice (store down, then an unknown outcome), then places it.
+  const answers = ['unavailable', 'outcome_unknown', null];
+  class FlakySocket extends FakeSocket {
+    send(text) {
+      const msg = JSON.parse(text);
+      if (msg.type !== 'bet') return super.send(text);
+      this.sent.push(msg);
+      const code = answers.shift();
+      if (code) this.reply({ type: 'error', id: msg.id, code, message: code });
+      else this.reply({ type: 'bet_placed', id: msg.id, game: 3, side: 'black', amount: 5, total: 5, balance: 995, tax_bp: 500 });
+    }
+  }
+  const ready = [];
+  const conn = new Connection({ url: 'ws://test/ws', storage: memoryStorage(), onMessage: () => {}, onReady: (i) => ready.push(i), WebSocketImpl: FlakySocket });
+  conn.connect();
+  await until(() => ready.length === 1);
+  const placed = await conn.requestKeyed({ type: 'bet', game: 3, side: 'black', amount: 5 }, { wait: () => tick(0) });
+  assert.equal(placed.balance, 995);
+  const bets = FakeSocket.all[0].sent.filter((m) => m.type === 'bet');
+  assert.equal(bets.length, 3);
+  // One key for the intent, 32 hex digits, on every copy; each copy has its own request id.
+  assert.match(bets[0].key, /^[0-9a-f]{32}$/);
+  assert.ok(bets.every((m) => m.key === bets[0].key));
+  assert.equal(new Set(bets.map((m) => m.id)).size, 3);
+
+  // A refusal that means "no" is not retried, and the next intent gets a fresh key.
+  answers.push(null);
+  await conn.requestKeyed({ type: 'bet', game: 3, side: 'black', amount: 5 }, { wait: () => tick(0) });
+  const again = FakeSocket.all[0].sent.filter((m) => m.type === 'bet').at(-1);
+  assert.notEqual(again.key, bets[0].key);
+  answers.push('insufficient_points');
+  await assert.rejects(conn.requestKeyed({ type: 'bet', game: 3, side: 'black', amount: 5000 }, { wait: () => tick(0) }), { code: 'insufficient_points' });
+  assert.equal(FakeSocket.all[0].sent.filter((m) => m.type === 'bet').length, 5);
+  conn.close();
+});

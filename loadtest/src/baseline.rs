@@ -301,7 +301,7 @@ impl Conn {
                 replies.push(ack());
                 replies
             }
-            ClientMsg::Play { game, point } => {
+            ClientMsg::Play { game, point, .. } => {
                 self.publish(game, |color| GameEvent::Played {
                     color,
                     point,
@@ -309,14 +309,14 @@ impl Conn {
                 });
                 vec![ack()]
             }
-            ClientMsg::Pass { game } => {
+            ClientMsg::Pass { game, .. } => {
                 self.publish(game, |color| GameEvent::Passed {
                     color,
                     forced: false,
                 });
                 vec![ack()]
             }
-            ClientMsg::Resign { game } => {
+            ClientMsg::Resign { game, .. } => {
                 self.publish(game, |color| GameEvent::Ended {
                     outcome: GameOutcome {
                         winner: Some(match color {

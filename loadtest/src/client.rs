@@ -391,6 +391,7 @@ impl ClientTask {
                 game,
                 side,
                 amount: 1,
+                key: None,
             },
             intended: due,
             kind: Kind::Bet,

@@ -395,10 +395,11 @@ async fn drive(
                 ClientMsg::Play {
                     game,
                     point: wire_point(point),
+                    key: None,
                 },
                 false,
             ),
-            Move::Pass | Move::Resign => (ClientMsg::Resign { game }, true),
+            Move::Pass | Move::Resign => (ClientMsg::Resign { game, key: None }, true),
         };
         if resigning {
             setup.slot.set_ending();

@@ -57,6 +57,61 @@ newtype_id!(
     RequestId(u64)
 );
 
+/// Longest [`RequestKey`] in bytes: room for a UUID (36) or 32 random bytes in base64url (43), and
+/// small enough that a game keeping every key it saw stays small.
+pub const REQUEST_KEY_LEN_MAX: usize = 64;
+
+/// A client-chosen key that makes a request that changes something (a move, a pass, a resignation,
+/// a bet, a stake raise) safe to send again: the server records it with the effect, and a request
+/// with a key it already recorded for the same user and game gets the first outcome instead of
+/// acting twice (TigerBeetle's transfer ids, for clients). Send a fresh key per intent, and resend
+/// the same key when retrying. 1..=[`REQUEST_KEY_LEN_MAX`] characters of `A-Z a-z 0-9 _ -`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub struct RequestKey(String);
+
+impl RequestKey {
+    /// The key, if `text` is a well-formed one.
+    pub fn new(text: impl Into<String>) -> Result<RequestKey, String> {
+        let text = text.into();
+        let well_formed = (1..=REQUEST_KEY_LEN_MAX).contains(&text.len())
+            && text
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+        if well_formed {
+            Ok(RequestKey(text))
+        } else {
+            Err(format!(
+                "a key is 1 to {REQUEST_KEY_LEN_MAX} characters of A-Z a-z 0-9 _ -"
+            ))
+        }
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl TryFrom<String> for RequestKey {
+    type Error = String;
+
+    fn try_from(text: String) -> Result<RequestKey, String> {
+        RequestKey::new(text)
+    }
+}
+
+impl From<RequestKey> for String {
+    fn from(key: RequestKey) -> String {
+        key.0
+    }
+}
+
+impl std::fmt::Display for RequestKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
 /// A stone colour.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -606,12 +661,21 @@ pub enum ClientMsg {
     Play {
         game: GameId,
         point: Point,
+        /// Makes a retry safe: see [`RequestKey`].
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        key: Option<RequestKey>,
     },
     Pass {
         game: GameId,
+        /// Makes a retry safe: see [`RequestKey`].
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        key: Option<RequestKey>,
     },
     Resign {
         game: GameId,
+        /// Makes a retry safe: see [`RequestKey`].
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        key: Option<RequestKey>,
     },
     /// In the scoring phase: toggle the chain at `point` between dead and alive.
     ToggleDead {
@@ -687,6 +751,9 @@ pub enum ClientMsg {
         game: GameId,
         side: Color,
         amount: u64,
+        /// Makes a retry safe: see [`RequestKey`].
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        key: Option<RequestKey>,
     },
     /// A game's spectator pool and players' stakes, live or finished.
     Pool {
@@ -719,6 +786,9 @@ pub enum ClientMsg {
     StakeRaise {
         game: GameId,
         amount: u64,
+        /// Makes a retry safe: see [`RequestKey`].
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        key: Option<RequestKey>,
     },
 }
 
@@ -1182,7 +1252,7 @@ pub enum ErrorCode {
     NotAllowed,
     /// The game has as many watchers as it takes.
     TooManyWatchers,
-    /// The game or hall is too busy to take this request now; try again.
+    /// The game or hall is too busy to take this request now; it was certainly not done: try again.
     Busy,
     /// No undo request is pending, or there is no move of yours to take back.
     NoUndo,
@@ -1208,6 +1278,14 @@ pub enum ErrorCode {
     StakeNotReady,
     /// The server failed; nothing was changed.
     Internal,
+    /// This request's `key` was already used by you in this game for a different request.
+    KeyReused,
+    /// The server cannot tell whether the request took effect (another node did not answer in
+    /// time, or a store write broke off before its commit was confirmed): send it again with the
+    /// same `key`, which answers with its first outcome if it did.
+    OutcomeUnknown,
+    /// The store is unreachable; nothing changed: try again.
+    Unavailable,
 }
 
 impl ErrorCode {
@@ -1266,6 +1344,9 @@ impl ErrorCode {
         ErrorCode::StakeAgreed,
         ErrorCode::StakeNotReady,
         ErrorCode::Internal,
+        ErrorCode::KeyReused,
+        ErrorCode::OutcomeUnknown,
+        ErrorCode::Unavailable,
     ];
 }
 
@@ -1354,6 +1435,27 @@ mod tests {
     fn error_codes_display_as_their_wire_names() {
         assert_eq!(ErrorCode::BadCredentials.to_string(), "bad_credentials");
         assert_eq!(ErrorCode::Ko.to_string(), "ko");
+    }
+
+    #[test]
+    fn keys_are_bounded_and_plain() {
+        let ok = Request::parse(r#"{"type":"pass","game":1,"key":"a-b_C9"}"#).unwrap();
+        let key = RequestKey::new("a-b_C9").unwrap();
+        assert_eq!(
+            ok.msg,
+            ClientMsg::Pass {
+                game: GameId(1),
+                key: Some(key)
+            }
+        );
+        let long = "k".repeat(REQUEST_KEY_LEN_MAX + 1);
+        for bad in ["", "a:b", "sp ace", "é", long.as_str()] {
+            let text = format!(r#"{{"type":"pass","id":3,"game":1,"key":"{bad}"}}"#);
+            let err = Request::parse(&text).unwrap_err();
+            assert_eq!(err.code, ErrorCode::BadMessage, "{bad:?}");
+            assert_eq!(err.id, Some(RequestId(3)));
+        }
+        assert!(RequestKey::new("k".repeat(REQUEST_KEY_LEN_MAX)).is_ok());
     }
 
     #[test]

@@ -40,6 +40,44 @@ impl fmt::Display for IllegalMove {
 
 impl std::error::Error for IllegalMove {}
 
+/// Why a move could not be taken back. A refused undo changes nothing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UndoError {
+    /// No move has been played since the setup.
+    NothingToUndo,
+    /// The game is over, or free handicap stones are still being placed.
+    NotInPlay,
+    /// The recorded history did not replay: move `move_number` (from 1) was refused.
+    Replay {
+        move_number: usize,
+        reason: IllegalMove,
+    },
+    /// The recorded history did not replay: play could not resume after `after_moves` moves.
+    Resume { after_moves: usize },
+}
+
+impl fmt::Display for UndoError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            UndoError::NothingToUndo => f.write_str("there is no move to take back"),
+            UndoError::NotInPlay => f.write_str("the game is not in play"),
+            UndoError::Replay {
+                move_number,
+                reason,
+            } => write!(
+                f,
+                "move {move_number} of the record did not replay: {reason}"
+            ),
+            UndoError::Resume { after_moves } => write!(
+                f,
+                "play could not resume after move {after_moves} of the record"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for UndoError {}
+
 /// Why a game or board could not be set up as asked.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SetupError {

@@ -1,13 +1,17 @@
 //! A game of Go under Chinese rules: turns, passes, resignation, the ko rule against the whole history,
 //! handicap, undo and counting. The board does captures; this adds everything that needs the history.
 //!
+//! The history records exactly what happened: every move, and every point where play resumed after a
+//! scoring dispute (and who was to move then), so an undo replays the same game, resumes included.
+//! A replay that cannot apply the record changes nothing and reports why.
+//!
 //! Superko uses Zobrist hashes as a filter and confirms every hit by replaying the game, so a hash
 //! collision can never refuse a legal move. Hits only happen when a move really tries to repeat a
 //! position, so the replay costs nothing in ordinary play.
 
 use crate::board::Board;
 use crate::color::Color;
-use crate::error::{IllegalMove, SetupError};
+use crate::error::{IllegalMove, SetupError, UndoError};
 use crate::handicap::fixed_handicap_points;
 use crate::point::{Move, Point};
 use crate::score::{count_area, GameResult, Komi, Score};
@@ -97,6 +101,13 @@ impl Hasher for IdentityHasher {
 
 type HashHistory = HashSet<u64, BuildHasherDefault<IdentityHasher>>;
 
+/// Play resumed after a scoring dispute: after how many moves of the history, and who was to move.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Resumption {
+    pub after_moves: usize,
+    pub to_move: Color,
+}
+
 /// One game: the rules, the position, and everything played since the setup.
 #[derive(Debug, Clone)]
 pub struct Game {
@@ -108,6 +119,9 @@ pub struct Game {
     handicap_stones: u8,
     to_move: Color,
     moves: Vec<(Color, Move)>,
+    /// Where play resumed after two passes, in order. At most one per two passes, so bounded by the
+    /// moves; an undo drops those after the moves it keeps.
+    resumptions: Vec<Resumption>,
     /// Hashes of every earlier position (positional) or situation (situational) for superko.
     seen: HashHistory,
     /// Under simple ko, the point the player to move may not retake.
@@ -130,6 +144,7 @@ impl Game {
             handicap_stones: 0,
             to_move: Color::Black,
             moves: Vec::new(),
+            resumptions: Vec::new(),
             seen: HashHistory::default(),
             ko_point: None,
             passes_in_a_row: 0,
@@ -181,6 +196,11 @@ impl Game {
     /// Every move since setup, in order, with who made it.
     pub fn moves(&self) -> &[(Color, Move)] {
         &self.moves
+    }
+
+    /// Where play resumed after scoring disputes, in order.
+    pub fn resumptions(&self) -> &[Resumption] {
+        &self.resumptions
     }
 
     /// Stones captured so far by `color`.
@@ -291,7 +311,7 @@ impl Game {
                 self.pass(color);
                 Ok(())
             }
-            Move::Resign => unreachable!("handled above"),
+            Move::Resign => self.resign(color),
         }
     }
 
@@ -412,39 +432,88 @@ impl Game {
         false
     }
 
-    /// Takes back the last move (with the opponent's consent, which the server asks for). Returns the
-    /// move taken back, or `None` when there is nothing to take back or the game is over.
-    pub fn undo(&mut self) -> Option<(Color, Move)> {
+    /// Takes back the last move (with the opponent's consent, which the server asks for), and the
+    /// resumption after it if play had resumed since. Returns the move taken back; when there is
+    /// nothing to take back, the game is over, or the record fails to replay, nothing changes and
+    /// the reason comes back.
+    pub fn undo(&mut self) -> Result<(Color, Move), UndoError> {
         if matches!(self.phase, Phase::Over { .. } | Phase::PlacingHandicap) {
-            return None;
+            return Err(UndoError::NotInPlay);
         }
-        let last = self.moves.pop()?;
-        let moves = std::mem::take(&mut self.moves);
-        self.replay_from_start(moves);
-        Some(last)
+        let Some((&last, kept)) = self.moves.split_last() else {
+            return Err(UndoError::NothingToUndo);
+        };
+        let resumptions: Vec<Resumption> = self
+            .resumptions
+            .iter()
+            .copied()
+            .filter(|resumption| resumption.after_moves <= kept.len())
+            .collect();
+        *self = self.replayed(kept, &resumptions)?;
+        Ok(last)
     }
 
-    /// Rebuilds the position and history from the start by replaying moves already known to be legal.
-    fn replay_from_start(&mut self, moves: Vec<(Color, Move)>) {
-        self.board = self.start.clone();
-        self.to_move = self.start_to_move;
-        self.ko_point = None;
-        self.passes_in_a_row = 0;
-        self.phase = Phase::Play;
-        self.prisoners = [0, 0];
-        self.last_captured.clear();
-        self.remember_start();
-        for (color, mv) in moves {
-            self.to_move = color;
-            let replayed = self.play(color, mv);
-            assert!(
-                replayed.is_ok(),
-                "a recorded move {mv:?} by {color} failed to replay: {replayed:?}"
-            );
+    /// A game rebuilt from the start position by replaying `moves`, resuming play wherever
+    /// `resumptions` say; an error when the record does not replay (this game is left as it was).
+    fn replayed(
+        &self,
+        moves: &[(Color, Move)],
+        resumptions: &[Resumption],
+    ) -> Result<Game, UndoError> {
+        let mut game = Game {
+            rules: self.rules,
+            board: self.start.clone(),
+            start: self.start.clone(),
+            start_to_move: self.start_to_move,
+            handicap_stones: self.handicap_stones,
+            to_move: self.start_to_move,
+            moves: Vec::with_capacity(moves.len()),
+            resumptions: Vec::with_capacity(resumptions.len()),
+            seen: HashHistory::default(),
+            ko_point: None,
+            passes_in_a_row: 0,
+            phase: Phase::Play,
+            prisoners: [0, 0],
+            last_captured: Vec::new(),
+        };
+        game.remember_start();
+        let mut pending = resumptions.iter().peekable();
+        for (index, &(color, mv)) in moves.iter().enumerate() {
+            game.resume_where_recorded(index, &mut pending)?;
+            // As recorded: a record may hold two moves of one colour in a row (see `play_as`).
+            game.to_move = color;
+            game.play(color, mv).map_err(|reason| UndoError::Replay {
+                move_number: index + 1,
+                reason,
+            })?;
+        }
+        game.resume_where_recorded(moves.len(), &mut pending)?;
+        match pending.next() {
+            Some(resumption) => Err(UndoError::Resume {
+                after_moves: resumption.after_moves,
+            }),
+            None => Ok(game),
         }
     }
 
-    /// Leaves the scoring phase and plays on, `color` to move (the player who claimed disputed stones dead).
+    /// Applies the resumptions recorded after `moves_count` moves, as they happened.
+    fn resume_where_recorded<'a>(
+        &mut self,
+        moves_count: usize,
+        pending: &mut std::iter::Peekable<impl Iterator<Item = &'a Resumption>>,
+    ) -> Result<(), UndoError> {
+        while let Some(resumption) = pending.next_if(|r| r.after_moves == moves_count) {
+            if !self.resume(resumption.to_move) {
+                return Err(UndoError::Resume {
+                    after_moves: moves_count,
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Leaves the scoring phase and plays on, `color` to move (the player who claimed disputed stones
+    /// dead); the history records where and for whom.
     pub fn resume(&mut self, color: Color) -> bool {
         if self.phase != Phase::Scoring {
             return false;
@@ -452,6 +521,10 @@ impl Game {
         self.phase = Phase::Play;
         self.passes_in_a_row = 0;
         self.to_move = color;
+        self.resumptions.push(Resumption {
+            after_moves: self.moves.len(),
+            to_move: color,
+        });
         true
     }
 
@@ -476,5 +549,109 @@ impl Game {
             Phase::Over { result } => Some(result),
             _ => None,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn nine() -> Game {
+        Game::new(Rules {
+            size: 9,
+            ..Rules::default()
+        })
+        .unwrap()
+    }
+
+    fn at(col: u8, row: u8) -> Move {
+        Move::Play(Point::new(col, row))
+    }
+
+    /// Pass, pass, a dispute resumes play with Black to move, and three moves follow.
+    fn resumed_and_played_on() -> Game {
+        let mut game = nine();
+        game.play(Color::Black, Move::Pass).unwrap();
+        game.play(Color::White, Move::Pass).unwrap();
+        assert!(game.resume(Color::Black));
+        game.play(Color::Black, at(2, 2)).unwrap();
+        game.play(Color::White, at(6, 6)).unwrap();
+        game.play(Color::Black, at(2, 6)).unwrap();
+        game
+    }
+
+    #[test]
+    fn an_undo_after_play_resumed_replays_the_resumption() {
+        let mut game = resumed_and_played_on();
+        assert_eq!(game.undo(), Ok((Color::Black, at(2, 6))));
+        assert_eq!(game.phase(), Phase::Play);
+        assert_eq!(game.to_move(), Color::Black);
+        assert_eq!(game.moves().len(), 4);
+        assert_eq!(game.board().get(Point::new(2, 6)), None);
+        assert_eq!(game.board().get(Point::new(6, 6)), Some(Color::White));
+        // Play goes on from there as it would have.
+        game.play(Color::Black, at(4, 4)).unwrap();
+        assert_eq!(game.to_move(), Color::White);
+    }
+
+    #[test]
+    fn undo_back_over_the_resumption_returns_to_the_passes() {
+        let mut game = resumed_and_played_on();
+        for _ in 0..3 {
+            game.undo().unwrap();
+        }
+        // Back at the resumption: play is on, Black (who claimed the stones dead) to move.
+        assert_eq!(game.phase(), Phase::Play);
+        assert_eq!(game.to_move(), Color::Black);
+        assert_eq!(game.resumptions().len(), 1);
+        // Over it: White's pass is taken back, and the resumption with it.
+        assert_eq!(game.undo(), Ok((Color::White, Move::Pass)));
+        assert_eq!(game.phase(), Phase::Play);
+        assert_eq!(game.to_move(), Color::White);
+        assert!(game.resumptions().is_empty());
+        // White passes again: scoring, as the first time.
+        game.play(Color::White, Move::Pass).unwrap();
+        assert_eq!(game.phase(), Phase::Scoring);
+        assert_eq!(game.undo(), Ok((Color::White, Move::Pass)));
+        assert_eq!(game.undo(), Ok((Color::Black, Move::Pass)));
+        assert_eq!(game.undo(), Err(UndoError::NothingToUndo));
+    }
+
+    #[test]
+    fn two_disputes_in_one_game_both_replay() {
+        let mut game = resumed_and_played_on();
+        game.play(Color::White, Move::Pass).unwrap();
+        game.play(Color::Black, Move::Pass).unwrap();
+        assert!(game.resume(Color::White));
+        game.play(Color::White, at(0, 0)).unwrap();
+        assert_eq!(game.undo(), Ok((Color::White, at(0, 0))));
+        assert_eq!((game.phase(), game.to_move()), (Phase::Play, Color::White));
+        assert_eq!(game.resumptions().len(), 2);
+        game.play(Color::White, at(0, 0)).unwrap();
+        assert_eq!(game.board().get(Point::new(0, 0)), Some(Color::White));
+    }
+
+    #[test]
+    fn a_record_that_does_not_replay_refuses_the_undo_and_changes_nothing() {
+        let mut game = resumed_and_played_on();
+        // A history whose resumption is lost cannot replay the move after the two passes.
+        game.resumptions.clear();
+        let before = (game.board().clone(), game.moves().to_vec(), game.to_move());
+        assert_eq!(
+            game.undo(),
+            Err(UndoError::Replay {
+                move_number: 3,
+                reason: IllegalMove::GameOver
+            })
+        );
+        assert_eq!(
+            (game.board().clone(), game.moves().to_vec(), game.to_move()),
+            before
+        );
+        // A resumption where play was not in scoring does not replay either.
+        let mut game = resumed_and_played_on();
+        game.resumptions[0].after_moves = 1;
+        assert_eq!(game.undo(), Err(UndoError::Resume { after_moves: 1 }));
+        assert_eq!(game.moves().len(), 5);
     }
 }

@@ -280,7 +280,12 @@ impl Score {
     pub fn new(count: AreaCount, komi: Komi, handicap_compensation: u8) -> Score {
         let black = count.half_points(Color::Black) as i32;
         let white = count.half_points(Color::White) as i32;
-        let margin = black - white - komi.half_points - 2 * handicap_compensation as i32;
+        // Saturating: a komi from outside (a study's, an engine's) may be anything an i32 holds,
+        // and a count must not overflow over it.
+        let margin = black
+            .saturating_sub(white)
+            .saturating_sub(komi.half_points)
+            .saturating_sub(2 * handicap_compensation as i32);
         Score {
             count,
             komi,

@@ -3,7 +3,7 @@
 
 use tengen_rules::{
     count_area, estimate_dead, Color, Game, GameResult, HandicapPlacement, IllegalMove, KoRule,
-    Komi, Move, Phase, Point, Rules, WinBy,
+    Komi, Move, Phase, Point, Rules, UndoError, WinBy,
 };
 
 fn game_from(diagram: &str, ko_rule: KoRule, komi_half_points: i32) -> Game {
@@ -385,11 +385,11 @@ fn undo_takes_back_exactly_one_move() {
     let mut game = game_from(KO, KoRule::Positional, 0);
     let before = game.board().clone();
     game.play(Color::Black, p(2, 1)).unwrap();
-    assert_eq!(game.undo(), Some((Color::Black, p(2, 1))));
+    assert_eq!(game.undo(), Ok((Color::Black, p(2, 1))));
     assert_eq!(game.board(), &before);
     assert_eq!(game.to_move(), Color::Black);
     assert_eq!(game.prisoners(Color::Black), 0);
-    assert_eq!(game.undo(), None);
+    assert_eq!(game.undo(), Err(UndoError::NothingToUndo));
 }
 
 #[test]
@@ -585,4 +585,24 @@ fn the_estimate_finds_a_dead_stone_inside_territory_and_keeps_living_groups() {
         8 + 27,
         "the top-left corner and the bottom three rows"
     );
+}
+
+#[test]
+fn any_komi_an_i32_holds_counts_without_overflow() {
+    use tengen_rules::{AreaCount, Score};
+    let count = AreaCount {
+        black_stones: 361,
+        ..AreaCount::default()
+    };
+    let black = Score::new(count, Komi::from_half_points(i32::MIN), 9);
+    assert_eq!(black.black_margin_half_points, i32::MAX - 18);
+    let white = Score::new(AreaCount::default(), Komi::from_half_points(i32::MAX), 9);
+    assert_eq!(white.black_margin_half_points, i32::MIN);
+    assert!(matches!(
+        white.result,
+        GameResult::Win {
+            winner: Color::White,
+            ..
+        }
+    ));
 }

@@ -96,6 +96,17 @@ pub const CHAT_CHARS_MAX: usize = 500;
 /// inbox means the actor is stuck behind the store, and the sender is told `busy` instead of waiting.
 pub const GAME_INBOX_LEN: usize = 64;
 
+/// Restarts of one game's actor after a panic, within [`GAME_RESTART_WINDOW_MS`], before its
+/// supervisor gives up. A bug hit once (a rare command) is worth a restart from the log, so the
+/// players keep their game; one that comes back at once on every restart is in the game's own state,
+/// and restarting it for ever would only burn the CPU. Past the bound the game ends void, its stakes
+/// and bets refunded, through the normal ending.
+pub const GAME_RESTARTS_MAX: usize = 3;
+
+/// The window [`GAME_RESTARTS_MAX`] counts in: a minute holds any crash loop (a restart takes a store
+/// read), while panics days apart in a long correspondence game each get their restart.
+pub const GAME_RESTART_WINDOW_MS: u64 = 60_000;
+
 /// How long a subscription waits for room in a game's inbox. Subscriptions come in bursts (a game
 /// starts and all its table's watchers subscribe at once), so they queue briefly instead of being
 /// told `busy`; moves never wait.
@@ -155,8 +166,9 @@ pub const CLUSTER_TICK_MS: u64 = 1_000;
 /// about three seconds.
 pub const LEASE_TTL_MS: u64 = 3 * CLUSTER_TICK_MS;
 
-/// How long a node waits for another node's answer before telling the user `busy`. Longer than a
-/// takeover, so a request caught by one is answered rather than dropped.
+/// How long a node waits for another node's answer before telling the user `outcome_unknown` (the
+/// other node may have acted). Longer than a takeover, so a request caught by one is answered rather
+/// than dropped.
 pub const CLUSTER_REQUEST_TIMEOUT_MS: u64 = 5_000;
 
 /// Messages of one mirrored game waiting for its stand-in actor. A stand-in this far behind has
@@ -194,6 +206,13 @@ pub const POOL_PUSH_MS: u64 = 1_000;
 /// append) plus the ledger writer's one group, so this is room for every live game at once; a full
 /// queue makes the next caller wait for room.
 pub const STORE_WRITE_QUEUE_LEN: usize = LIVE_GAMES_MAX + 64;
+
+/// How long a game whose event could not be stored (the store out of reach, or a write whose outcome
+/// is unknown) waits before reading its log back to settle what happened, and between attempts while
+/// the store stays away. Its deadlines wait as long: a timeout cannot be recorded without the store.
+/// Short enough that play goes on within a moment of the store's return, long enough that a game
+/// does not hammer a store that is down (two reads a second per game).
+pub const STORE_RETRY_MS: u64 = 500;
 
 /// Read-only SQLite connections beside the writer's. In WAL mode each reads the last commit while the
 /// writer makes the next, so a read never waits out a group's fsync; a few are enough because a read
@@ -470,6 +489,9 @@ pub struct Config {
     /// Fault injection for tests: a game's end is recorded but the actor stops before settling it,
     /// as if the process died right there. Never set in production.
     pub fault_stop_before_settlement: bool,
+    /// Fault injection for tests: a text frame equal to this makes its connection's task panic, as
+    /// a bug would, so tests can check the session is still cleaned up. Never set in production.
+    pub fault_panic_on_frame: Option<String>,
     /// Grace periods and limits of live games.
     pub game_timing: GameTiming,
 }
@@ -530,6 +552,7 @@ impl Config {
             tax_bp: TAX_BP_DEFAULT,
             admin_token: None,
             fault_stop_before_settlement: false,
+            fault_panic_on_frame: None,
         }
     }
 }

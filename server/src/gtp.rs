@@ -294,7 +294,7 @@ impl Referee {
         self.game
             .undo()
             .map(|_| String::new())
-            .ok_or_else(|| "cannot undo".into())
+            .map_err(|_| "cannot undo".into())
     }
 
     fn is_legal(&self, args: &[String]) -> Reply {

@@ -15,8 +15,8 @@ use axum::extract::ws::{CloseFrame, Message, WebSocket};
 use futures_util::stream::SplitSink;
 use futures_util::{SinkExt, StreamExt};
 use tengen_protocol::{
-    ChatChannel, ClientMsg, Color, ErrorCode, GameId, PlayerInfo, Request, RequestId, RoomId,
-    ServerMsg, TableId, UserId, PROTOCOL_VERSION,
+    ChatChannel, ClientMsg, Color, ErrorCode, GameId, PlayerInfo, Request, RequestId, RequestKey,
+    RoomId, ServerMsg, TableId, UserId, PROTOCOL_VERSION,
 };
 use tokio::sync::{broadcast, mpsc, watch};
 use tokio::task::JoinHandle;
@@ -126,6 +126,8 @@ struct Session {
     pushes: Vec<Frame>,
     /// This connection's study board, if one is open.
     study: Option<Study>,
+    /// Set once the hall has been told the session is gone (see `release`).
+    released: bool,
 }
 
 /// A game this connection follows: the task copying its frames here, and its handle, kept so that
@@ -134,6 +136,22 @@ struct Session {
 struct Followed {
     forwarder: JoinHandle<()>,
     handle: game::GameHandle,
+}
+
+/// The cleanup runs however the task ends: a panic's unwind (or a cancelled task) drops the session
+/// without `cleanup`, and would leave its user online, in the room and seated. The hall is reached
+/// through an async queue, so the message goes from a task spawned here.
+impl Drop for Session {
+    fn drop(&mut self) {
+        let Some(gone) = self.release() else {
+            return;
+        };
+        tracing::warn!(player = ?self.player, "a connection ended without its cleanup; releasing it");
+        let hall = self.state.hall.clone();
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            runtime.spawn(async move { hall.send(gone).await });
+        }
+    }
 }
 
 impl std::fmt::Debug for Session {
@@ -148,13 +166,11 @@ fn refuse<T>(code: ErrorCode, message: impl Into<String>) -> Result<T, Refusal> 
     Err(Refusal::new(code, message))
 }
 
-/// A store failure behind a request: logged, and answered `internal` (nothing changed).
+/// A store failure behind a request: logged, and answered `unavailable` (the store is out of
+/// reach), `outcome_unknown` (a write broke off) or `internal` (nothing changed).
 fn internal(err: crate::store::StoreError) -> Refusal {
     tracing::error!(%err, "store failure");
-    Refusal::new(
-        ErrorCode::Internal,
-        "the server could not do that; nothing changed",
-    )
+    game::store_refusal(&err)
 }
 
 fn auth_refusal(err: AuthError) -> Refusal {
@@ -191,6 +207,7 @@ pub(crate) async fn run(state: Arc<AppState>, socket: WebSocket, peer: IpAddr) {
         strikes: 0,
         pushes: Vec::new(),
         study: None,
+        released: false,
     };
     session.serve(socket, out_rx).await;
     session.cleanup().await;
@@ -300,15 +317,26 @@ impl Session {
 
     /// Leave the room and tables, go offline, stop forwarders.
     async fn cleanup(&mut self) {
+        if let Some(gone) = self.release() {
+            self.state.hall.send(gone).await;
+        }
+    }
+
+    /// Stop the forwarders (their presence and watcher guards go with them) and say what the hall
+    /// must undo: the room, the tables watched, the user's presence and with it a seat at a table
+    /// without a game. Once: from `cleanup`, or from `Drop` when the task ended any other way.
+    fn release(&mut self) -> Option<HallCmd> {
+        if std::mem::replace(&mut self.released, true) {
+            return None;
+        }
         for (_, followed) in self.games.drain() {
             followed.forwarder.abort();
         }
-        let gone = HallCmd::SessionGone {
+        Some(HallCmd::SessionGone {
             user: self.player.as_ref().map(|p| p.user),
             room: self.room.take(),
             tables: std::mem::take(&mut self.tables).into_iter().collect(),
-        };
-        self.state.hall.send(gone).await;
+        })
     }
 
     fn push(&mut self, msg: &ServerMsg) {
@@ -337,6 +365,9 @@ impl Session {
             // Pings are answered by the WebSocket layer.
             Message::Ping(_) | Message::Pong(_) | Message::Close(_) => return Next::Continue,
         };
+        if self.state.config.fault_panic_on_frame.as_deref() == Some(text.as_str()) {
+            panic!("fault injection: a connection's task panics");
+        }
         if text.len() > MAX_FRAME_BYTES {
             self.push(&ServerMsg::error(
                 crate::frame::request_id(text.as_str()),
@@ -543,9 +574,11 @@ impl Session {
                 }
                 None => refuse(ErrorCode::NotThere, format!("you do not watch game {game}")),
             },
-            ClientMsg::Play { game, point } => self.game_move(game, PlayerMove::Play(point)).await,
-            ClientMsg::Pass { game } => self.game_move(game, PlayerMove::Pass).await,
-            ClientMsg::Resign { game } => self.game_move(game, PlayerMove::Resign).await,
+            ClientMsg::Play { game, point, key } => {
+                self.game_move(game, PlayerMove::Play(point), key).await
+            }
+            ClientMsg::Pass { game, key } => self.game_move(game, PlayerMove::Pass, key).await,
+            ClientMsg::Resign { game, key } => self.game_move(game, PlayerMove::Resign, key).await,
             ClientMsg::ToggleDead { game, point } => {
                 self.game_ack(game, |user, reply| GameCmd::ToggleDead {
                     user,
@@ -646,7 +679,12 @@ impl Session {
                 .await
             }
             ClientMsg::Chat { channel, text } => self.chat(channel, text).await,
-            ClientMsg::Bet { game, side, amount } => self.bet(id, game, side, amount).await,
+            ClientMsg::Bet {
+                game,
+                side,
+                amount,
+                key,
+            } => self.bet(id, game, (side, amount), key).await,
             ClientMsg::StakeOffer {
                 table,
                 left,
@@ -671,10 +709,11 @@ impl Session {
                 })
                 .await
             }
-            ClientMsg::StakeRaise { game, amount } => {
+            ClientMsg::StakeRaise { game, amount, key } => {
                 self.game_ack(game, |user, reply| GameCmd::StakeRaise {
                     user,
                     amount,
+                    key,
                     reply,
                 })
                 .await
@@ -726,8 +765,8 @@ impl Session {
         &mut self,
         id: Option<RequestId>,
         game: GameId,
-        side: Color,
-        amount: u64,
+        (side, amount): (Color, u64),
+        key: Option<RequestKey>,
     ) -> Result<Answer, Refusal> {
         let user = self.user()?;
         let asked = match self.game(game).await {
@@ -737,6 +776,7 @@ impl Session {
                         user,
                         side: ledger::side_from_wire(side),
                         amount,
+                        key: key.clone(),
                         reply,
                     })
                     .await
@@ -745,11 +785,21 @@ impl Session {
         };
         let receipt = match asked {
             Ok(receipt) => receipt,
-            // The actor is gone (or going): for a finished game that means betting has closed.
+            // The actor is gone (or going): for a finished game that means betting has closed,
+            // unless this is a keyed bet the game took before it ended.
             Err(refusal)
                 if refusal.code == ErrorCode::NoSuchGame && self.finished(game).await? =>
             {
-                return Err(ledger::BetRejected::Closed.into());
+                let retried = match key {
+                    Some(key) => {
+                        let side = ledger::side_from_wire(side);
+                        let ledger = &self.state.ledger;
+                        ledger.retried_bet(game, user, key, side, amount).await?
+                    }
+                    None => None,
+                };
+                let (total, balance) = retried.ok_or(ledger::BetRejected::Closed)?;
+                game::BetReceipt { total, balance }
             }
             Err(refusal) => return Err(refusal),
         };
@@ -986,9 +1036,31 @@ impl Session {
         }
     }
 
-    async fn game_move(&self, game: GameId, mv: PlayerMove) -> Result<Answer, Refusal> {
-        self.game_ack(game, |user, reply| GameCmd::Move { user, mv, reply })
-            .await
+    async fn game_move(
+        &self,
+        game: GameId,
+        mv: PlayerMove,
+        key: Option<RequestKey>,
+    ) -> Result<Answer, Refusal> {
+        let asked = self
+            .game_ack(game, |user, reply| GameCmd::Move {
+                user,
+                mv,
+                key: key.clone(),
+                reply,
+            })
+            .await;
+        match (asked, key) {
+            // A keyed retry of the resignation (or last move) that ended the game: from its log.
+            (Err(refusal), Some(key)) if refusal.code == ErrorCode::NoSuchGame => {
+                let user = self.user()?;
+                match game::retry_after_end(&self.state.store, game, user, key, mv).await? {
+                    Some(()) => Ok(Answer::Ack),
+                    None => Err(refusal),
+                }
+            }
+            (asked, _) => asked,
+        }
     }
 
     async fn answer_undo(&self, game: GameId, accept: bool) -> Result<Answer, Refusal> {

@@ -19,6 +19,10 @@ use crate::Refusal;
 /// thousand; the bound keeps one connection's memory small. Beyond it new moves are refused.
 pub const STUDY_NODES_MAX: usize = 10_000;
 
+/// Komi a study accepts, either way, in half points: the 1,000 points an SGF record may say. More is
+/// a typing error (and would overflow a count).
+pub const STUDY_KOMI_HALF_POINTS_MAX: u32 = 2_000;
+
 /// One move of the tree; the root (index 0) has none.
 #[derive(Debug, Clone)]
 struct Node {
@@ -52,6 +56,15 @@ fn refuse(code: ErrorCode, message: impl Into<String>) -> Refusal {
 impl Study {
     /// An empty board of `size` with `handicap` stones on the star points.
     pub fn open(size: u8, komi_half_points: i32, handicap: u8) -> Result<Study, Refusal> {
+        if komi_half_points.unsigned_abs() > STUDY_KOMI_HALF_POINTS_MAX {
+            return Err(refuse(
+                ErrorCode::InvalidSettings,
+                format!(
+                    "komi is at most {} points either way",
+                    STUDY_KOMI_HALF_POINTS_MAX / 2
+                ),
+            ));
+        }
         let rules = Rules {
             size,
             komi: tengen_rules::Komi::from_half_points(komi_half_points),
@@ -87,12 +100,20 @@ impl Study {
         if record.moves.len() >= STUDY_NODES_MAX {
             return Err(format!("a study holds at most {STUDY_NODES_MAX} moves"));
         }
-        let mut game = record
+        // The whole line must replay; the study then starts from the setup position, and the
+        // engine replays the moves from there as the user steps on.
+        let moves = record
+            .replay(KoRule::Positional)
+            .map_err(|err| err.to_string())?
+            .moves()
+            .to_vec();
+        let setup = GameRecord {
+            moves: Vec::new(),
+            ..record.clone()
+        };
+        let game = setup
             .replay(KoRule::Positional)
             .map_err(|err| err.to_string())?;
-        let moves = game.moves().to_vec();
-        // Back to the setup position: the engine replays the rest from there as the user steps on.
-        while game.undo().is_some() {}
         let mut study = Study::from_start(game);
         let mut parent = 0;
         for (color, mv) in moves {
@@ -147,8 +168,11 @@ impl Study {
         if self.cursor == 0 {
             return Err(refuse(ErrorCode::NoSuchMove, "this is the start"));
         }
-        let undone = self.game.undo();
-        assert!(undone.is_some(), "the engine holds the moves to the cursor");
+        // The engine holds exactly the moves to the cursor, so this only fails if that broke; the
+        // study is then left as it was.
+        self.game
+            .undo()
+            .map_err(|err| refuse(ErrorCode::Internal, err.to_string()))?;
         self.cursor = self.nodes[self.cursor].parent;
         Ok(())
     }
@@ -161,8 +185,10 @@ impl Study {
             ));
         };
         let Node { color, mv, .. } = self.nodes[child];
-        let replayed = self.apply(color, mv);
-        assert!(replayed.is_ok(), "a move of the tree replays: {replayed:?}");
+        // Every move of the tree was played from this very position before, so this only fails if
+        // that broke; the study is then left as it was.
+        self.apply(color, mv)
+            .map_err(|err| refuse(ErrorCode::Internal, err.to_string()))?;
         self.cursor = child;
         Ok(())
     }
@@ -292,5 +318,120 @@ mod tests {
             Study::load_sgf("not sgf").unwrap_err().code,
             ErrorCode::BadSgf
         );
+    }
+
+    #[test]
+    fn stepping_back_over_passes_that_resumed_play_keeps_the_study() {
+        let mut study = Study::open(9, 15, 0).unwrap();
+        for _ in 0..4 {
+            study.play(Move::Pass).unwrap();
+        }
+        // Back over the fourth pass: the third (which resumed play after two) replays.
+        study.back().unwrap();
+        assert_eq!(study.view().move_number, 3);
+        assert_eq!(study.view().to_move, tengen_protocol::Color::White);
+        study.play(at(4, 4)).unwrap();
+        assert_eq!(study.view().board[4], "....O....");
+        for _ in 0..4 {
+            study.back().unwrap();
+        }
+        assert_eq!(study.view().move_number, 0);
+        for _ in 0..4 {
+            study.forward(0).unwrap();
+        }
+        assert_eq!(study.view().move_number, 4);
+    }
+
+    /// `study_open` with a komi of i32::MAX, then `study_count`, overflowed the count (a panic in
+    /// a debug build, a wrong result in a release one).
+    #[test]
+    fn an_absurd_komi_is_refused_and_the_largest_allowed_counts() {
+        for komi in [i32::MAX, i32::MIN, 2_001, -2_001] {
+            let refused = Study::open(9, komi, 0).unwrap_err();
+            assert_eq!(refused.code, ErrorCode::InvalidSettings);
+        }
+        let mut study = Study::open(9, -2_000, 0).unwrap();
+        study.play(at(4, 4)).unwrap();
+        assert_eq!(study.count().result, "B+1081");
+    }
+
+    /// SGF loading is input a user controls in full: mutated records (bytes replaced, cut,
+    /// duplicated, nested deeply, odd properties) are refused `bad_sgf` or loaded, never a panic,
+    /// and a loaded record steps forward and back to its start.
+    #[test]
+    fn mutated_sgf_records_load_or_are_refused() {
+        use rand::rngs::StdRng;
+        use rand::seq::IndexedRandom;
+        use rand::{Rng, SeedableRng};
+        const RECORDS: usize = 2_000;
+        let seeds = [
+            "(;FF[4]GM[1]SZ[9]KM[7.5]AB[aa]PL[W];W[ee];B[cc];W[])",
+            "(;FF[4]GM[1]SZ[19]HA[2]AB[pd][dp];W[dd];B[pp];W[];B[];W[qq];B[tt])",
+            "(;SZ[5];B[aa];W[ba];B[ab];W[];B[];W[bb](;B[cc])(;B[dd]))",
+            "(;FF[4]SZ[2];B[aa];W[bb];B[ab];W[ba])",
+        ];
+        let pieces = [
+            "(",
+            ")",
+            ";",
+            "[",
+            "]",
+            "\\",
+            "SZ[",
+            "SZ[25]",
+            "SZ[0]",
+            "SZ[255]",
+            "SZ[1]",
+            "HA[9]",
+            "HA[300]",
+            "AB[zz]",
+            "AW[aa:ss]",
+            "B[",
+            "W[zz]",
+            "B[tt]",
+            "PL[X]",
+            "KM[1e300]",
+            "KM[-99999]",
+            "KM[nan]",
+            "AB[aa]",
+            "AE[aa]",
+            "W[]",
+            "((((((((",
+            "))))",
+            "€",
+            "\u{0}",
+        ];
+        let mut rng = StdRng::seed_from_u64(13);
+        for _ in 0..RECORDS {
+            let mut text: Vec<char> = seeds.choose(&mut rng).unwrap().chars().collect();
+            for _ in 0..rng.random_range(1..4) {
+                let at = rng.random_range(0..=text.len());
+                match rng.random_range(0..3) {
+                    0 => text.truncate(at),
+                    1 => {
+                        let piece = pieces.choose(&mut rng).unwrap();
+                        let tail = text.split_off(at);
+                        text.extend(piece.chars());
+                        text.extend(tail);
+                    }
+                    _ if at < text.len() => {
+                        text.remove(at);
+                    }
+                    _ => {}
+                }
+            }
+            let text: String = text.into_iter().collect();
+            match Study::load_sgf(&text) {
+                Ok(mut study) => {
+                    while study.forward(0).is_ok() {}
+                    while study.back().is_ok() {}
+                    assert_eq!(study.view().move_number, 0, "{text}");
+                }
+                Err(refusal) => assert_eq!(refusal.code, ErrorCode::BadSgf, "{text}"),
+            }
+        }
+        // Nesting far deeper than any record: refused, not a stack overflow.
+        let deep = format!("{}{}", "(;".repeat(100_000), ")".repeat(100_000));
+        let _ = Study::load_sgf(&deep);
     }
 }

@@ -399,6 +399,151 @@ async fn when_the_owner_node_dies_the_other_takes_the_game_over_with_fair_clocks
     assert!(sgf.contains("RE[W+R]"), "{sgf}");
 }
 
+fn keyed_play(game: u64, col: u8, row: u8, key: &str) -> Value {
+    json!({"type": "play", "game": game, "point": point(col, row), "key": key})
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_retry_through_the_other_node_is_recognised() {
+    let redis = RedisServer::start();
+    let (_dirs, a, b) = two_nodes(&redis).await;
+    // Black on `b`, so the game runs there; White and a watcher on `a`, forwarded to `b`.
+    let mut alice = b.player("alice").await;
+    let mut bob = a.player("bob").await;
+    let mut carol = a.player("carol").await;
+    let game = start_table_game(&mut alice, &mut bob, 1).await;
+
+    // Sent on the owner, retried through the other node (as a client that reconnected there).
+    alice.ok(keyed_play(game, 2, 2, "b-1")).await;
+    let mut alice_on_a = a.player_login("alice").await;
+    alice_on_a.ok(keyed_play(game, 2, 2, "b-1")).await;
+    // Sent through the other node, retried on the owner.
+    bob.ok(keyed_play(game, 6, 6, "w-1")).await;
+    let mut bob_on_b = b.player_login("bob").await;
+    bob_on_b.ok(keyed_play(game, 6, 6, "w-1")).await;
+    bob_on_b
+        .err(keyed_play(game, 5, 5, "w-1"), "key_reused")
+        .await;
+    // A bet through `a`, retried through `b`: placed once.
+    let bet = json!({"type": "bet", "game": game, "side": "black", "amount": 100, "key": "bet-1"});
+    assert_eq!(carol.ok(bet.clone()).await["type"], "bet_placed");
+    let mut carol_on_b = b.player_login("carol").await;
+    let again = carol_on_b.ok(bet).await;
+    assert_eq!(again["type"], "bet_placed", "{again}");
+    assert_eq!(again["total"], 100);
+    assert_eq!(balance(&mut carol_on_b).await, GRANT - 100);
+
+    let sgf = common::http_get(a.addr, &format!("/api/games/{game}.sgf"), None).await;
+    assert_eq!(sgf.matches(";B[").count(), 1, "{sgf}");
+    assert_eq!(sgf.matches(";W[").count(), 1, "{sgf}");
+    assert_audit_clean(&a).await;
+    b.stop().await;
+    a.stop().await;
+}
+
+/// A node that is alive (its heartbeat is in Redis) and reads its channel, but answers only
+/// `players` (so a stand-in can be made for its game) and never a move: the requests it got are
+/// kept for the test to look at. It stops when `stop` is set.
+fn silent_node(
+    redis: &RedisServer,
+    node: &str,
+    players: [u64; 2],
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+) -> std::thread::JoinHandle<Vec<Value>> {
+    let mut conn = raw_connection(redis);
+    let _: () = redis::cmd("SET")
+        .arg(format!("tengen:node:{node}"))
+        .arg("alive")
+        .arg("PX")
+        .arg(600_000)
+        .query(&mut conn)
+        .unwrap();
+    let mut replies = raw_connection(redis);
+    let mut listener = raw_connection(redis);
+    let channel = format!("tengen:node:{node}");
+    std::thread::spawn(move || {
+        listener
+            .set_read_timeout(Some(Duration::from_millis(100)))
+            .unwrap();
+        let mut pubsub = listener.as_pubsub();
+        pubsub.subscribe(&channel).unwrap();
+        let mut requests = Vec::new();
+        while !stop.load(std::sync::atomic::Ordering::SeqCst) {
+            let Ok(message) = pubsub.get_message() else {
+                continue;
+            };
+            let payload: String = message.get_payload().unwrap();
+            let msg: Value = serde_json::from_str(&payload).unwrap();
+            if msg["body"]["request"]["cmd"] == "players" {
+                let reply = json!({"kind": "reply", "id": msg["id"],
+                    "result": {"Ok": {"reply": "players", "players": players}}});
+                let to = format!("tengen:node:{:016x}", msg["from"].as_u64().unwrap());
+                let _: () = redis::cmd("PUBLISH")
+                    .arg(to)
+                    .arg(reply.to_string())
+                    .query(&mut replies)
+                    .unwrap();
+            } else {
+                requests.push(msg);
+            }
+        }
+        requests
+    })
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_forwarded_move_its_owner_never_answers_is_outcome_unknown() {
+    let redis = RedisServer::start();
+    let dir = tempfile::tempdir().unwrap();
+    let a = node(&redis, dir.path()).await;
+    let mut alice = a.player("alice").await;
+    let mut bob = a.player("bob").await;
+    let game = start_table_game(&mut alice, &mut bob, 1).await;
+    play(&mut alice, game, 2, 2).await;
+    // The players stop following the game, so no subscription here waits on the silent node.
+    for player in [&mut alice, &mut bob] {
+        player.ok(json!({"type": "unwatch", "game": game})).await;
+    }
+
+    // The game's lease now names a live node that takes requests and never answers them.
+    let silent = "00000000000000fe";
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let players = [alice.user.unwrap(), bob.user.unwrap()];
+    let listener = silent_node(&redis, silent, players, stop.clone());
+    let mut conn = raw_connection(&redis);
+    let _: () = redis::cmd("SET")
+        .arg(format!("{{g:{game}}}:owner"))
+        .arg(format!("{silent} 999999999"))
+        .query(&mut conn)
+        .unwrap();
+
+    // Until this node notices it lost the game, its own actor refuses the move (`busy`: its log is
+    // fenced, certainly not done); then the move goes to the silent owner, and nobody can say.
+    let white = keyed_play(game, 6, 6, "w-1");
+    let mut code = String::new();
+    for _ in 0..10 {
+        let reply = bob.request(white.clone()).await;
+        code = reply["code"].as_str().unwrap_or_default().to_string();
+        if code != "busy" {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    assert_eq!(code, "outcome_unknown");
+    stop.store(true, std::sync::atomic::Ordering::SeqCst);
+    let requests = listener.join().unwrap();
+    let moves: Vec<&Value> = requests
+        .iter()
+        .filter(|msg| msg["body"]["request"]["cmd"] == "move")
+        .collect();
+    assert!(!moves.is_empty(), "{requests:?}");
+    // The key went with the forwarded move, so the owner could have told a retry.
+    assert!(moves
+        .iter()
+        .all(|msg| msg["body"]["request"]["key"] == "w-1"));
+    a.stop().await;
+}
+
 /// A connection to `node` resumed with `token`.
 async fn resumed(node: &TestServer, token: &str) -> Client {
     let mut client = node.client().await;

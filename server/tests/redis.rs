@@ -136,3 +136,57 @@ async fn acknowledged_points_survive_redis_being_killed() {
     assert_audit_clean(&server).await;
     server.stop().await;
 }
+
+/// The code of a refused request.
+async fn refused(client: &mut common::Client, msg: Value) -> String {
+    let reply = client.request(msg.clone()).await;
+    assert_eq!(reply["type"], "error", "{msg} should be refused: {reply}");
+    reply["code"].as_str().unwrap().to_string()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_live_game_waits_out_a_redis_outage_and_goes_on() {
+    let mut redis = RedisServer::start();
+    let dir = tempfile::tempdir().unwrap();
+    let server = start_server(&redis, dir.path()).await;
+    let mut alice = server.player("alice").await;
+    let mut bob = server.player("bob").await;
+    let game = start_table_game(&mut alice, &mut bob, 1).await;
+    let mut carol = server.player("carol").await;
+    play(&mut alice, game, 2, 2).await;
+
+    redis.kill();
+    let white = json!({"type": "play", "game": game, "point": {"col": 6, "row": 6}, "key": "w-1"});
+    // The first write may have gone out on a connection Redis just dropped (its outcome unknown);
+    // after that the store is known to be down: nothing is done, and the game says so.
+    let first = refused(&mut bob, white.clone()).await;
+    assert!(
+        first == "unavailable" || first == "outcome_unknown",
+        "{first}"
+    );
+    assert_eq!(refused(&mut bob, white.clone()).await, "unavailable");
+    let bet = json!({"type": "bet", "game": game, "side": "black", "amount": 10, "key": "b-1"});
+    assert_eq!(refused(&mut carol, bet.clone()).await, "unavailable");
+    // The game is still there for whoever watches it.
+    let state = carol.ok(json!({"type": "watch", "game": game})).await;
+    assert_eq!(state["type"], "ack");
+    let watched = carol.wait_type("game_state").await;
+    assert_eq!(watched["state"]["moves_count"], 1);
+
+    // Redis is back: the same requests go through, once, and play goes on.
+    redis.restart();
+    bob.ok(white.clone()).await;
+    bob.ok(white).await;
+    assert_eq!(carol.ok(bet.clone()).await["balance"], GRANT - 10);
+    assert_eq!(carol.ok(bet).await["balance"], GRANT - 10);
+    play(&mut alice, game, 4, 4).await;
+    let record = alice.ok(json!({"type": "get_record", "game": game})).await;
+    let sgf = record["sgf"].as_str().unwrap();
+    assert!(sgf.contains(";B[cc];W[gg];B[ee]"), "{sgf}");
+    alice.ok(json!({"type": "resign", "game": game})).await;
+    // One bettor: her bet comes back when the game is settled.
+    wait_settled(&mut carol, game).await;
+    assert_eq!(balance(&mut carol).await, GRANT);
+    assert_audit_clean(&server).await;
+    server.stop().await;
+}

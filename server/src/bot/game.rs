@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 use std::time::Duration;
 use tengen_protocol::{
     self as wire, ClientMsg, ClockSettings, Clocks, GameEvent, GameId, GamePhase, GameState,
-    RequestId,
+    RequestId, RequestKey,
 };
 use tengen_rules::{Color, Game, HandicapPlacement, KoRule, Komi, Move, Phase, Point, Rules};
 use tokio::task::JoinHandle;
@@ -20,6 +20,17 @@ const SCORING_TOGGLES_MAX: u32 = 30;
 /// Time kept back from the engine's thinking when the bot's clock is short, for the round trip of the
 /// move to the server.
 const CLOCK_SAFETY_MS: u64 = 1_000;
+
+/// Times the bot sends a move again after `busy`, `unavailable` or `outcome_unknown` before it gives
+/// the game up: with [`MOVE_RETRY_MS`] between them, ten seconds of a server or store outage.
+pub const MOVE_RETRIES_MAX: u32 = 20;
+/// The wait before sending a move again: long enough not to hammer a server that is down.
+pub const MOVE_RETRY_MS: u64 = 500;
+
+/// A fresh key for one move: random, so a restarted bot never repeats a key of an earlier run.
+fn fresh_key() -> Option<RequestKey> {
+    RequestKey::new(format!("bot-{:016x}", rand::random::<u64>())).ok()
+}
 
 /// Something the bridge must send.
 #[derive(Debug)]
@@ -47,6 +58,9 @@ pub struct Match {
     /// The latest clocks the server sent, and when they arrived.
     clocks: Option<(Clocks, tokio::time::Instant)>,
     awaiting: Option<RequestId>,
+    /// The move last sent (with its key), to send again as it was when the server could not take
+    /// it, and how many times it was sent again.
+    last_move: Option<(ClientMsg, u32)>,
     gave_up: bool,
     toggles: u32,
     proposed_dead: Option<BTreeSet<Point>>,
@@ -76,6 +90,7 @@ impl Match {
             clock: state.settings.clock,
             clocks: None,
             awaiting: None,
+            last_move: None,
             gave_up: false,
             toggles: 0,
             proposed_dead: None,
@@ -102,6 +117,26 @@ impl Match {
 
     pub fn move_acknowledged(&mut self) {
         self.awaiting = None;
+        self.last_move = None;
+    }
+
+    /// Remember a move being sent, so it can be sent again with the same key.
+    pub fn note_move(&mut self, msg: &ClientMsg) {
+        let again = self.last_move.take().filter(|(last, _)| last == msg);
+        let count = again.map_or(0, |(_, count)| count);
+        self.last_move = Some((msg.clone(), count));
+    }
+
+    /// The server could not take the move (`busy`, `unavailable`, `outcome_unknown`): the same
+    /// move with the same key, which the server plays once however many times it arrives; `None`
+    /// after [`MOVE_RETRIES_MAX`].
+    pub fn retry_move(&mut self) -> Option<ClientMsg> {
+        let (msg, count) = self.last_move.as_mut()?;
+        if *count >= MOVE_RETRIES_MAX {
+            return None;
+        }
+        *count += 1;
+        Some(msg.clone())
     }
 
     /// The server refused the bot's move: engine and server disagree, so resign this game.
@@ -115,7 +150,10 @@ impl Match {
             return Vec::new();
         }
         self.gave_up = true;
-        vec![EngineStep::Send(ClientMsg::Resign { game: self.game })]
+        vec![EngineStep::Send(ClientMsg::Resign {
+            game: self.game,
+            key: fresh_key(),
+        })]
     }
 
     /// Brings the mirror and a fresh engine to the server's state, then acts if it is the bot's turn.
@@ -324,8 +362,12 @@ impl Match {
             Move::Play(point) => ClientMsg::Play {
                 game: self.game,
                 point: to_wire(point),
+                key: fresh_key(),
             },
-            _ => ClientMsg::Pass { game: self.game },
+            _ => ClientMsg::Pass {
+                game: self.game,
+                key: fresh_key(),
+            },
         };
         vec![EngineStep::Send(msg)]
     }
@@ -526,5 +568,40 @@ fn color_from_wire(color: wire::Color) -> Color {
     match color {
         wire::Color::Black => Color::Black,
         wire::Color::White => Color::White,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fresh_state() -> GameState {
+        let text = r#"{"game":19,"seq":0,"table":2,"black":{"user":1,"username":"gnugo","rank":"?","rating":1500},"white":{"user":2,"username":"bob","rank":"?","rating":1500},"settings":{"size":9,"komi_half_points":15,"handicap":0,"ko_rule":"positional","clock":{"kind":"none"},"nigiri":false},"nigiri_seed":null,"phase":"playing","to_move":"black","board":[".........",".........",".........",".........",".........",".........",".........",".........","........."],"captures_black":0,"captures_white":0,"moves_count":0,"dead":[],"accepted_black":false,"accepted_white":false,"outcome":null,"watchers_count":0}"#;
+        serde_json::from_str(text).unwrap()
+    }
+
+    /// A move the server could not take is sent again as it was, key included, a bounded number
+    /// of times; the next move gets a fresh key.
+    #[test]
+    fn a_move_is_retried_with_its_key_a_bounded_number_of_times() {
+        let mut game = Match::new("unused", "gnugo", COMMAND_TIMEOUT, &fresh_state());
+        let first = ClientMsg::Play {
+            game: GameId(19),
+            point: wire::Point { col: 2, row: 2 },
+            key: fresh_key(),
+        };
+        game.note_move(&first);
+        for _ in 0..MOVE_RETRIES_MAX {
+            let again = game.retry_move().unwrap();
+            assert_eq!(again, first);
+            // The bridge notes each copy it sends; that does not reset the count.
+            game.note_move(&again);
+        }
+        assert_eq!(game.retry_move(), None);
+        game.move_acknowledged();
+        assert_eq!(game.retry_move(), None);
+        assert_ne!(fresh_key(), fresh_key());
+        let key = fresh_key().unwrap();
+        assert!(key.as_str().starts_with("bot-"));
     }
 }

@@ -341,6 +341,16 @@ impl Bridge {
                 code,
                 message,
             } => match self.current.as_mut() {
+                // The server could not take it now: the same move, same key, a moment later.
+                Some(game) if game.awaits(id) && retryable(code) => match game.retry_move() {
+                    Some(again) => {
+                        tracing::info!("bot: move not taken ({code}); sending it again");
+                        let wait = Duration::from_millis(game::MOVE_RETRY_MS);
+                        tokio::time::sleep(wait).await;
+                        vec![EngineStep::Send(again)]
+                    }
+                    None => game.give_up(),
+                },
                 // A refused move means the engine and the server disagree: give the game up cleanly.
                 Some(game) if game.awaits(id) => {
                     tracing::warn!("bot: move refused ({code}: {message}); resigning");
@@ -367,6 +377,9 @@ impl Bridge {
         for step in steps {
             let EngineStep::Send(msg) = step;
             let is_move = matches!(msg, ClientMsg::Play { .. } | ClientMsg::Pass { .. });
+            if let Some(game) = self.current.as_mut().filter(|_| is_move) {
+                game.note_move(&msg);
+            }
             let id = self.send(socket, msg).await?;
             if let Some(game) = self.current.as_mut().filter(|_| is_move) {
                 game.sent_move(id);
@@ -374,6 +387,18 @@ impl Bridge {
         }
         Ok(())
     }
+}
+
+/// The refusals that mean "not taken now" rather than "illegal": a move sent again with its key
+/// is played at most once.
+fn retryable(code: ErrorCode) -> bool {
+    matches!(
+        code,
+        ErrorCode::Busy
+            | ErrorCode::RateLimited
+            | ErrorCode::Unavailable
+            | ErrorCode::OutcomeUnknown
+    )
 }
 
 enum Step {

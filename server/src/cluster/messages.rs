@@ -12,7 +12,7 @@ use std::pin::Pin;
 use serde::{Deserialize, Serialize};
 use tengen_protocol::{
     ChallengeId, ChatChannel, ErrorCode, GameId, GameSettings, GameSummary, PlayerInfo, Point,
-    PoolInfo, RoomId, Seat, StakeTerms, TableId, UserId,
+    PoolInfo, RequestKey, RoomId, Seat, StakeTerms, TableId, UserId,
 };
 use tokio::sync::oneshot;
 
@@ -171,6 +171,10 @@ pub enum GameRequest {
     Move {
         user: UserId,
         mv: PlayerMove,
+        /// The client's key travels with the request, so the owner recognises a retry that came
+        /// through another node.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        key: Option<RequestKey>,
     },
     ToggleDead {
         user: UserId,
@@ -200,6 +204,8 @@ pub enum GameRequest {
         user: UserId,
         side: Side,
         amount: u64,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        key: Option<RequestKey>,
     },
     Stakes {
         entries: Vec<(UserId, u64)>,
@@ -209,6 +215,8 @@ pub enum GameRequest {
     StakeRaise {
         user: UserId,
         amount: u64,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        key: Option<RequestKey>,
     },
     Pool,
     /// The game's state now, for a node that starts mirroring it.
@@ -398,9 +406,12 @@ fn frame_response(frame: Frame) -> Response {
 /// `Mirror` (which only a game's owner answers).
 pub fn game_request(cmd: GameCmd) -> Result<(GameRequest, Completer), GameCmd> {
     Ok(match cmd {
-        GameCmd::Move { user, mv, reply } => {
-            (GameRequest::Move { user, mv }, completer(reply, unit))
-        }
+        GameCmd::Move {
+            user,
+            mv,
+            key,
+            reply,
+        } => (GameRequest::Move { user, mv, key }, completer(reply, unit)),
         GameCmd::ToggleDead { user, point, reply } => (
             GameRequest::ToggleDead { user, point },
             completer(reply, unit),
@@ -435,9 +446,15 @@ pub fn game_request(cmd: GameCmd) -> Result<(GameRequest, Completer), GameCmd> {
             user,
             side,
             amount,
+            key,
             reply,
         } => (
-            GameRequest::Bet { user, side, amount },
+            GameRequest::Bet {
+                user,
+                side,
+                amount,
+                key,
+            },
             completer(reply, |response| match response {
                 Response::Bet { receipt } => Some(receipt),
                 _ => None,
@@ -459,9 +476,10 @@ pub fn game_request(cmd: GameCmd) -> Result<(GameRequest, Completer), GameCmd> {
         GameCmd::StakeRaise {
             user,
             amount,
+            key,
             reply,
         } => (
-            GameRequest::StakeRaise { user, amount },
+            GameRequest::StakeRaise { user, amount, key },
             completer(reply, unit),
         ),
         GameCmd::Pool { reply } => (
@@ -481,9 +499,15 @@ pub fn game_request(cmd: GameCmd) -> Result<(GameRequest, Completer), GameCmd> {
 /// own and never reach here.
 pub fn game_cmd(request: GameRequest) -> Option<(GameCmd, Answer)> {
     Some(match request {
-        GameRequest::Move { user, mv } => {
+        GameRequest::Move { user, mv, key } => {
             let (reply, answer) = asked(unit_response);
-            (GameCmd::Move { user, mv, reply }, answer)
+            let cmd = GameCmd::Move {
+                user,
+                mv,
+                key,
+                reply,
+            };
+            (cmd, answer)
         }
         GameRequest::ToggleDead { user, point } => {
             let (reply, answer) = asked(unit_response);
@@ -524,12 +548,18 @@ pub fn game_cmd(request: GameRequest) -> Option<(GameCmd, Answer)> {
             };
             (cmd, answer)
         }
-        GameRequest::Bet { user, side, amount } => {
+        GameRequest::Bet {
+            user,
+            side,
+            amount,
+            key,
+        } => {
             let (reply, answer) = asked(|receipt| Response::Bet { receipt });
             let cmd = GameCmd::Bet {
                 user,
                 side,
                 amount,
+                key,
                 reply,
             };
             (cmd, answer)
@@ -548,16 +578,15 @@ pub fn game_cmd(request: GameRequest) -> Option<(GameCmd, Answer)> {
             };
             (cmd, answer)
         }
-        GameRequest::StakeRaise { user, amount } => {
+        GameRequest::StakeRaise { user, amount, key } => {
             let (reply, answer) = asked(unit_response);
-            (
-                GameCmd::StakeRaise {
-                    user,
-                    amount,
-                    reply,
-                },
-                answer,
-            )
+            let cmd = GameCmd::StakeRaise {
+                user,
+                amount,
+                key,
+                reply,
+            };
+            (cmd, answer)
         }
         GameRequest::Pool => {
             let (reply, answer) = asked(|pool| Response::Pool { pool });

@@ -140,9 +140,21 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(|p| p.into_inner())
 }
 
+/// Redis out of reach for a lookup or a claim: nothing was done.
 fn redis_refusal(err: redis::RedisError) -> Refusal {
     tracing::warn!(%err, "redis request failed");
-    Refusal::busy()
+    Refusal::new(
+        ErrorCode::Unavailable,
+        "the store is unreachable; nothing changed: try again",
+    )
+}
+
+/// A forwarded request whose fate this node cannot know: the owner may have acted on it.
+fn unanswered() -> Refusal {
+    Refusal::new(
+        ErrorCode::OutcomeUnknown,
+        "another server node did not confirm whether that was done; send it again with the same key",
+    )
 }
 
 /// Who follows a game from another node, as that node reports it.
@@ -249,8 +261,9 @@ impl Cluster {
         conn.publish(channel, payload).await
     }
 
-    /// Send a request to `to`. With a completer, it is answered by the reply, or by `busy` when the
-    /// node is gone or does not answer within [`CLUSTER_REQUEST_TIMEOUT_MS`].
+    /// Send a request to `to`. With a completer, it is answered by the reply; by `busy` when no node
+    /// listens on `to`'s channel (certainly not done); by `outcome_unknown` when `to` does not answer
+    /// within [`CLUSTER_REQUEST_TIMEOUT_MS`] (it may have acted: a keyed retry settles it).
     pub(crate) async fn send_request(&self, to: NodeId, body: Request, done: Option<Completer>) {
         let id = match done {
             Some(done) => {
@@ -282,7 +295,11 @@ impl Cluster {
                 )),
             ),
             Ok(_) => {}
-            Err(err) => self.complete(id, Err(redis_refusal(err))),
+            // The publish may have reached the owner before the connection broke.
+            Err(err) => {
+                tracing::warn!(%err, "could not publish a request to another node");
+                self.complete(id, Err(unanswered()));
+            }
         }
     }
 
@@ -691,7 +708,18 @@ impl Cluster {
             game,
             request: GameRequest::Players,
         };
-        let Response::Players { players } = self.ask(owner.node, body).await? else {
+        // Asking who plays changes nothing: an owner that does not answer it means "not now".
+        let asked = self.ask(owner.node, body).await.map_err(|refusal| {
+            if refusal.code == ErrorCode::OutcomeUnknown {
+                Refusal::new(
+                    ErrorCode::Busy,
+                    "the game's server node did not answer; try again",
+                )
+            } else {
+                refusal
+            }
+        });
+        let Response::Players { players } = asked? else {
             return Err(Refusal::new(ErrorCode::Internal, "a node sent no players"));
         };
         let mut remotes = lock(&self.inner.remotes);
@@ -807,11 +835,9 @@ impl Cluster {
                 .filter_map(|id| pending.remove(id).map(|(_, done)| done))
                 .collect()
         };
+        // The request was delivered: the owner may have acted on it and its answer was lost.
         for done in expired {
-            done(Err(Refusal::new(
-                ErrorCode::Busy,
-                "another node did not answer in time; try again",
-            )));
+            done(Err(unanswered()));
         }
     }
 

@@ -117,6 +117,15 @@ impl RemoteGame {
                 }
             }
         }
+        // Commands still queued were never forwarded: certainly not done, so `busy` (dropping
+        // them would tell their senders the game had ended).
+        inbox.close();
+        while let Ok(cmd) = inbox.try_recv() {
+            cmd.refuse(Refusal::new(
+                ErrorCode::Busy,
+                "the game is moving between server nodes; try again",
+            ));
+        }
         self.cluster.forget_remote(self.game).await;
     }
 

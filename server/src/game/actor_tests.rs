@@ -61,7 +61,7 @@ fn settings(clock: ClockSettings) -> GameSettings {
     }
 }
 
-fn context(
+pub(super) fn context(
     store: &StoreHandle,
     games: &Games,
     timing: GameTiming,
@@ -167,7 +167,15 @@ impl Harness {
 
     async fn send(&self, user: UserId, mv: PlayerMove) -> Result<(), Refusal> {
         let handle = self.games.get(self.game).await?;
-        handle.ask(|reply| GameCmd::Move { user, mv, reply }).await
+        let key = None;
+        handle
+            .ask(|reply| GameCmd::Move {
+                user,
+                mv,
+                key,
+                reply,
+            })
+            .await
     }
 
     async fn play(&self, user: UserId, col: u8, row: u8) {
@@ -548,4 +556,230 @@ async fn a_restart_charges_nobody_for_the_downtime() {
     drop(ctx);
     trigger.trigger();
     drop(h.ctx);
+}
+
+/// The game's state as a fresh subscriber sees it.
+async fn state_of(games: &Games, game: GameId) -> Value {
+    let handle = games.get(game).await.unwrap();
+    let snapshot = subscribe(&handle, None).await.unwrap().snapshot;
+    let value: Value = serde_json::from_str(snapshot.as_str()).unwrap();
+    value["state"].clone()
+}
+
+/// Issue 13, item 1: pass, pass, a dispute resumes play, three moves, an accepted undo. The actor
+/// used to die replaying the moves without the resumption; now it takes the move back, plays on,
+/// and a restart rebuilds the same position from the log.
+#[tokio::test(start_paused = true)]
+async fn an_undo_after_a_scoring_dispute_takes_the_move_back_and_survives_a_restart() {
+    let h = harness(
+        ClockSettings::Absolute {
+            main_time_ms: LONG_MS,
+        },
+        timing(LONG_MS, LONG_MS, LONG_MS),
+    )
+    .await;
+    let (black, white) = (h.black, h.white);
+    let handle = h.games.get(h.game).await.unwrap();
+    h.play(black, 4, 4).await;
+    h.send(white, PlayerMove::Pass).await.unwrap();
+    h.send(black, PlayerMove::Pass).await.unwrap();
+    // White disputes: Black, who claimed the stones dead, moves first.
+    handle
+        .ask(|reply| GameCmd::ResumePlay { user: white, reply })
+        .await
+        .unwrap();
+    h.play(black, 2, 2).await;
+    h.play(white, 6, 6).await;
+    h.play(black, 2, 6).await;
+    handle
+        .ask(|reply| GameCmd::Undo { user: black, reply })
+        .await
+        .unwrap();
+    handle
+        .ask(|reply| GameCmd::AnswerUndo {
+            user: white,
+            accept: true,
+            reply,
+        })
+        .await
+        .unwrap();
+    let state = state_of(&h.games, h.game).await;
+    assert_eq!(state["phase"], "playing");
+    assert_eq!(state["to_move"], "black");
+    assert_eq!(state["moves_count"], 5);
+    assert_eq!(state["board"][6], "......O..");
+    // The game goes on: Black plays elsewhere.
+    h.play(black, 6, 2).await;
+    let live = state_of(&h.games, h.game).await;
+    assert_eq!(live["board"][2], "..X...X..");
+
+    // A restart replays the log, the resumption and the undo included, to the same position.
+    h.trigger.trigger();
+    let games = Games::new();
+    let (ctx, trigger, _alive) = context(&h.store, &games, timing(LONG_MS, LONG_MS, LONG_MS));
+    restore_live_games(ctx.clone(), &games).await.unwrap();
+    let restored = state_of(&games, h.game).await;
+    for field in ["board", "to_move", "phase", "moves_count", "captures_black"] {
+        assert_eq!(restored[field], live[field], "{field}");
+    }
+    drop(ctx);
+    trigger.trigger();
+    drop(h.ctx);
+}
+
+/// Issue 13, item 5: an actor that panics is restarted from its log by its supervisor. The command
+/// it was handling is lost (its sender hears the game did not answer), but the game goes on under
+/// the same id and handle, from the same position, with the clocks running again, and a follower
+/// is given a fresh snapshot.
+#[tokio::test(start_paused = true)]
+async fn a_game_actor_that_panics_is_restarted_from_its_log_and_the_game_goes_on() {
+    let mut h = harness(
+        ClockSettings::Absolute {
+            main_time_ms: 600_000,
+        },
+        timing(LONG_MS, LONG_MS, LONG_MS),
+    )
+    .await;
+    let (black, white) = (h.black, h.white);
+    let handle = h.games.get(h.game).await.unwrap();
+    h.play(black, 4, 4).await;
+    h.play(white, 2, 2).await;
+    // A follower, as a session's forwarder holds one.
+    let subscription = subscribe(&handle, None).await.unwrap();
+    let (out, mut followed) = mpsc::channel(64);
+    let source = Source {
+        games: h.games.clone(),
+        game: h.game,
+        handle: handle.clone(),
+        store: h.store.clone(),
+    };
+    let (_viewer, viewer_rx) = tokio::sync::watch::channel(None);
+    let forwarder = forward(
+        source,
+        subscription,
+        viewer_rx,
+        out,
+        h.ctx.shutdown.clone(),
+        h.ctx.tasks.clone(),
+    );
+    h.at(1_000).await;
+
+    actor::panic_next_command();
+    let lost = h
+        .send(black, PlayerMove::Play(WirePoint { col: 6, row: 6 }))
+        .await;
+    assert!(lost.is_err(), "{lost:?}");
+    // The same handle reaches the restarted actor: the position is as logged, Black to move.
+    let state = state_of(&h.games, h.game).await;
+    assert_eq!(state["moves_count"], 2);
+    assert_eq!(state["to_move"], "black");
+    assert_eq!(state["board"][4], "....X....");
+    assert_eq!(state["clocks"]["black"]["running"], true);
+    assert!(!handle.is_closed());
+    h.play(black, 6, 6).await;
+    h.play(white, 2, 6).await;
+    // The follower got a fresh snapshot after the restart, then the moves after it.
+    let mut kinds = Vec::new();
+    while kinds.len() < 3 {
+        let frame = followed.recv().await.unwrap();
+        let value: Value = serde_json::from_str(frame.as_str()).unwrap();
+        if value["type"] == "game_state" || value["type"] == "game_event" {
+            kinds.push(value["type"].as_str().unwrap().to_string());
+        }
+    }
+    assert_eq!(kinds, ["game_state", "game_event", "game_event"]);
+    assert_eq!(h.games.local_ids(), vec![h.game]);
+    h.trigger.trigger();
+    forwarder.await.unwrap();
+    let _ = h.frames.try_recv();
+}
+
+/// An actor that panics again and again is restarted at most `GAME_RESTARTS_MAX` times within the
+/// window; then the game ends void through the normal ending instead of crashing in a loop.
+#[tokio::test(start_paused = true)]
+async fn a_game_that_keeps_panicking_ends_void_instead_of_looping() {
+    let h = harness(
+        ClockSettings::Absolute {
+            main_time_ms: 600_000,
+        },
+        timing(LONG_MS, LONG_MS, LONG_MS),
+    )
+    .await;
+    let black = h.black;
+    h.play(black, 4, 4).await;
+    // A watcher's bet is in escrow when the trouble starts.
+    let carol = h
+        .store
+        .call(|s| s.create_user("carol", "h", 1))
+        .await
+        .unwrap();
+    // Old enough for the starting grant to have landed.
+    let opened = h.ctx.ledger.open_account(carol, 0, u64::MAX).await;
+    let granted = opened.unwrap().balance;
+    let handle = h.games.get(h.game).await.unwrap();
+    let bet = |reply| GameCmd::Bet {
+        user: carol,
+        side: crate::side::Side::Black,
+        amount: 100,
+        key: None,
+        reply,
+    };
+    assert_eq!(handle.ask(bet).await.unwrap().balance, granted - 100);
+    for _ in 0..=crate::config::GAME_RESTARTS_MAX {
+        actor::panic_next_command();
+        let handle = h.games.get(h.game).await.unwrap();
+        let lost = handle.ask(|reply| GameCmd::Record { reply }).await;
+        assert!(lost.is_err());
+    }
+    let sgf = stored_sgf(&h).await;
+    assert!(sgf.contains("RE[Void]"), "{sgf}");
+    let ended = h.store.call(|s| s.live_games()).await.unwrap();
+    assert!(ended.is_empty());
+    // Void: the bet came back, and the books balance.
+    assert_eq!(h.ctx.ledger.balance(carol).await.unwrap(), granted);
+    let store = h.store.clone();
+    let audit = store.call(crate::ledger::audit).await.unwrap();
+    assert!(audit.ok, "{audit:?}");
+    h.trigger.trigger();
+}
+
+/// A request queued while the game ended (here a pool asked right behind a resignation) gets the
+/// final answer instead of "the game has ended" with nothing: the actor answers what waited in its
+/// inbox once the game is settled.
+#[tokio::test(start_paused = true)]
+async fn requests_queued_behind_the_end_are_answered_with_the_final_state() {
+    let h = harness(
+        ClockSettings::Absolute {
+            main_time_ms: LONG_MS,
+        },
+        timing(LONG_MS, LONG_MS, LONG_MS),
+    )
+    .await;
+    let (black, white) = (h.black, h.white);
+    h.play(black, 4, 4).await;
+    let handle = h.games.get(h.game).await.unwrap();
+    let (resign, resigned) = tokio::sync::oneshot::channel();
+    let mv = PlayerMove::Resign;
+    let cmd = GameCmd::Move {
+        user: white,
+        mv,
+        key: None,
+        reply: resign,
+    };
+    handle.try_send(cmd).unwrap();
+    let pool = handle.ask(|reply| GameCmd::Pool { reply });
+    let record = handle.ask(|reply| GameCmd::Record { reply });
+    let pass = handle.ask(|reply| GameCmd::Move {
+        user: black,
+        mv: PlayerMove::Pass,
+        key: None,
+        reply,
+    });
+    let (pool, record, pass) = tokio::join!(pool, record, pass);
+    resigned.await.unwrap().unwrap();
+    let pool = pool.unwrap();
+    assert!(!pool.open && pool.settled, "{pool:?}");
+    assert!(record.unwrap().contains("RE[B+R]"));
+    assert_eq!(pass.unwrap_err().code, ErrorCode::NoSuchGame);
+    h.trigger.trigger();
 }

@@ -8,18 +8,26 @@
 mod actor;
 #[cfg(test)]
 mod actor_tests;
+#[cfg(test)]
+mod model_tests;
+#[cfg(test)]
+mod outage_tests;
 pub mod viewers;
 pub mod wire;
 
+pub(crate) use actor::store_refusal;
 pub use viewers::{ViewerGuard, Viewers, WatcherList};
 
 use std::collections::HashMap;
+use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
+use futures_util::FutureExt;
 use tengen_protocol::{
-    GameEvent, GameId, GameSettings, GameSummary, PlayerInfo, Point, ServerMsg, TableId, UserId,
+    GameEvent, GameId, GameSettings, GameSummary, PlayerInfo, Point, RequestKey, ServerMsg,
+    TableId, UserId,
 };
 use tokio::sync::{broadcast, mpsc, oneshot, watch, Notify};
 use tokio::task::JoinHandle;
@@ -123,6 +131,8 @@ pub enum GameCmd {
     Move {
         user: UserId,
         mv: PlayerMove,
+        /// The client's key, recorded with the event so a retry is answered, not played again.
+        key: Option<RequestKey>,
         reply: Reply<()>,
     },
     ToggleDead {
@@ -171,6 +181,8 @@ pub enum GameCmd {
         user: UserId,
         side: crate::side::Side,
         amount: u64,
+        /// The client's key, recorded with the transfer so a retry is answered, not placed again.
+        key: Option<RequestKey>,
         reply: Reply<BetReceipt>,
     },
     /// Stakes agreed at the game's table move into its escrow (from the players, or from the
@@ -188,6 +200,8 @@ pub enum GameCmd {
     StakeRaise {
         user: UserId,
         amount: u64,
+        /// As for a bet.
+        key: Option<RequestKey>,
         reply: Reply<()>,
     },
     /// The pool as it stands.
@@ -206,6 +220,47 @@ pub struct BetReceipt {
 }
 
 impl GameCmd {
+    /// Whether the command may change the game or move points: it then waits for the log to be
+    /// settled after a failed write, where a read is answered from what the actor has.
+    fn writes(&self) -> bool {
+        !matches!(
+            self,
+            GameCmd::Record { .. }
+                | GameCmd::Subscribe { .. }
+                | GameCmd::Mirror { .. }
+                | GameCmd::Summary { .. }
+                | GameCmd::Kibitz { .. }
+                | GameCmd::Pool { .. }
+        )
+    }
+
+    /// Refuse a command that changes something with `refusal`, for a reason that leaves it
+    /// undone (the store out of reach, a stand-in stopping before it forwarded it). Reads are
+    /// never refused so: their senders hear the game has stopped here when the reply is dropped.
+    pub(crate) fn refuse(self, refusal: Refusal) {
+        match self {
+            GameCmd::Move { reply, .. }
+            | GameCmd::ToggleDead { reply, .. }
+            | GameCmd::AcceptScore { reply, .. }
+            | GameCmd::ResumePlay { reply, .. }
+            | GameCmd::Undo { reply, .. }
+            | GameCmd::AnswerUndo { reply, .. }
+            | GameCmd::Kibitz { reply, .. }
+            | GameCmd::Stakes { reply, .. }
+            | GameCmd::StakeRaise { reply, .. } => {
+                let _ = reply.send(Err(refusal));
+            }
+            GameCmd::Bet { reply, .. } => {
+                let _ = reply.send(Err(refusal));
+            }
+            GameCmd::Record { .. }
+            | GameCmd::Subscribe { .. }
+            | GameCmd::Mirror { .. }
+            | GameCmd::Summary { .. }
+            | GameCmd::Pool { .. } => {}
+        }
+    }
+
     /// Refuses a command that arrived after the game ended (a deadline passed while it waited in
     /// the inbox), each with the reason its sender expects.
     fn refuse_ended(self) {
@@ -451,7 +506,7 @@ impl Games {
             .store
             .call(move |store| store.create_game(&new_game))
             .await
-            .map_err(|err| Refusal::new(ErrorCode::Internal, err.to_string()))?;
+            .map_err(|err| store_refusal(&err))?;
         let players = [start.black.user, start.white.user];
         let ctx = match self.cluster() {
             Some(cluster) => cluster.claim_new_game(id, players, ctx).await?,
@@ -482,8 +537,18 @@ impl Games {
             cluster.relay_game(actor.id(), mirror)
         });
         tokio::spawn(async move {
-            let id = actor.id();
-            let ended = actor.run(rx).await;
+            let (id, mut rx, mut relay) = (actor.id(), rx, relay);
+            // An actor restarted after a panic relays the game again from its fresh state.
+            let relay_again = || {
+                if let Some(cluster) = &cluster {
+                    let (reply, mirror) = oneshot::channel();
+                    let _ = handle.try_send(GameCmd::Mirror { reply });
+                    relay = Some(cluster.relay_game(id, mirror));
+                }
+            };
+            let ended = actor.supervise(&mut rx, relay_again).await;
+            // Closed before the registry forgets the game, so no subscriber waits on it.
+            drop(rx);
             games.remove(id);
             if let Some(cluster) = cluster {
                 cluster.game_stopped(id, players, relay, ended).await;
@@ -495,7 +560,12 @@ impl Games {
     /// when the log shows it had already ended (it is finished and settled now instead).
     pub async fn restore(&self, row: LiveGameRow, ctx: &GameContext) -> Result<bool, BoxError> {
         let id = row.id;
-        match actor::GameActor::restore(row, ctx.clone()).await? {
+        // A log whose replay panics fails this one game, not the start or the takeover scan.
+        let restored = AssertUnwindSafe(actor::GameActor::restore(row, ctx.clone()))
+            .catch_unwind()
+            .await
+            .map_err(|_| -> BoxError { format!("replaying game {id}'s log panicked").into() })?;
+        match restored? {
             Some(actor) => {
                 let summary = actor.summary();
                 self.spawn(actor);
@@ -537,8 +607,25 @@ pub async fn record(games: &Games, store: &StoreHandle, game: GameId) -> Result<
     store
         .call(move |store| store.game_sgf(game))
         .await
-        .map_err(|err| Refusal::new(ErrorCode::Internal, err.to_string()))?
+        .map_err(|err| store_refusal(&err))?
         .ok_or_else(|| Refusal::new(ErrorCode::NoSuchGame, format!("no game {game}")))
+}
+
+/// A keyed move, pass or resignation sent to a game that is no longer live (a resignation whose
+/// `ack` was lost ended it): answered from the game's stored log. `Ok(None)` when the log has no
+/// such key (the request was never played).
+pub async fn retry_after_end(
+    store: &StoreHandle,
+    game: GameId,
+    user: UserId,
+    key: RequestKey,
+    mv: PlayerMove,
+) -> Result<Option<()>, Refusal> {
+    let events = store
+        .call(move |store| store.game_events(game))
+        .await
+        .map_err(|err| store_refusal(&err))?;
+    actor::answer_from_log(&events, user, &key, mv).transpose()
 }
 
 /// The games a user played, newest first, at most [`GAME_LIST_LEN_MAX`].
@@ -547,8 +634,7 @@ pub async fn list_games(
     username: &str,
 ) -> Result<Vec<tengen_protocol::GameListing>, Refusal> {
     let name = username.to_string();
-    let internal =
-        |err: crate::store::StoreError| Refusal::new(ErrorCode::Internal, err.to_string());
+    let internal = |err: crate::store::StoreError| store_refusal(&err);
     let user = store
         .call(move |store| store.user_by_name(&name))
         .await
@@ -624,6 +710,9 @@ impl Source {
         if self.handle.has_ended() {
             return None;
         }
+        if let Some(found) = self.follow_restarted(viewer.clone(), seq).await {
+            return Some(found);
+        }
         self.games.cluster()?;
         let deadline = tokio::time::Instant::now() + Duration::from_millis(FOLLOW_ELSEWHERE_MS);
         while tokio::time::Instant::now() < deadline {
@@ -643,6 +732,26 @@ impl Source {
             tokio::time::sleep(Duration::from_millis(FOLLOW_ELSEWHERE_RETRY_MS)).await;
         }
         None
+    }
+
+    /// The game where its supervisor restarted it on this node after a panic: the same inbox
+    /// answers again, from a fresh snapshot. If the supervisor ended the game instead (it kept
+    /// panicking), its last events from the log.
+    async fn follow_restarted(
+        &mut self,
+        viewer: Option<PlayerInfo>,
+        seq: u64,
+    ) -> Option<Elsewhere> {
+        let handle = self.games.get_local(self.game)?;
+        // The subscription waits in the inbox while the actor is rebuilt; it fails once the
+        // supervisor has stopped.
+        match subscribe(&handle, viewer).await {
+            Ok(subscription) => {
+                self.handle = handle;
+                Some(Elsewhere::Running(subscription))
+            }
+            Err(_) => self.ended_after(seq).await.map(Elsewhere::Ended),
+        }
     }
 
     /// The game's events after `seq` as frames, if its log ends with the game's end.
@@ -880,6 +989,7 @@ mod tests {
         let pass = |reply| GameCmd::Move {
             user: UserId(1),
             mv: PlayerMove::Pass,
+            key: None,
             reply,
         };
         let refused = handle.ask(pass).await.unwrap_err();

@@ -19,8 +19,8 @@ use std::fmt;
 
 use serde::Serialize;
 use tengen_protocol::{
-    Color, EndReason, ErrorCode, GameEvent, GameId, GameOutcome, TableId, UserId, WagerKind,
-    WagerRecord,
+    Color, EndReason, ErrorCode, GameEvent, GameId, GameOutcome, RequestKey, TableId, UserId,
+    WagerKind, WagerRecord,
 };
 use tokio::sync::{mpsc, oneshot};
 
@@ -47,8 +47,14 @@ pub enum BetRejected {
     SideChange {
         side: Side,
     },
-    /// The store failed.
+    /// The store failed; nothing moved.
     Store(String),
+    /// The store could not be reached; nothing moved.
+    Unavailable(String),
+    /// The store did not confirm the write: it may have moved.
+    OutcomeUnknown(String),
+    /// The key was used before by this user in this game for another bet or raise.
+    KeyReused,
 }
 
 impl fmt::Display for BetRejected {
@@ -66,6 +72,15 @@ impl fmt::Display for BetRejected {
                 "you bet on {side} in this game; you may only add to that bet"
             ),
             BetRejected::Store(err) => write!(f, "the bet could not be recorded: {err}"),
+            BetRejected::Unavailable(_) => {
+                f.write_str("the store is unreachable; nothing changed: try again")
+            }
+            BetRejected::OutcomeUnknown(_) => f.write_str(
+                "the server could not confirm whether that was done; send it again with the same key",
+            ),
+            BetRejected::KeyReused => f.write_str(
+                "that key was used for another request in this game; send a fresh key per intent",
+            ),
         }
     }
 }
@@ -79,6 +94,9 @@ impl From<BetRejected> for Refusal {
             BetRejected::Player => ErrorCode::PlayersCannotBet,
             BetRejected::SideChange { .. } => ErrorCode::SideChange,
             BetRejected::Store(_) => ErrorCode::Internal,
+            BetRejected::Unavailable(_) => ErrorCode::Unavailable,
+            BetRejected::OutcomeUnknown(_) => ErrorCode::OutcomeUnknown,
+            BetRejected::KeyReused => ErrorCode::KeyReused,
         };
         Refusal::new(code, rejected.to_string())
     }
@@ -108,6 +126,21 @@ pub fn outcome_of(result: &GameOutcome) -> Outcome {
         (None, EndReason::Void) => Outcome::Void,
         (None, _) => Outcome::Draw,
     }
+}
+
+/// The transfer id of a bet or stake raise sent with a client's key: the key is recorded in the same
+/// write as the points it moves, and the book's idempotence by id makes a retry a no-op (or a
+/// `TransferConflict` when it asks for something else). `prefix` is `bet` or `stake`; keys are
+/// `A-Z a-z 0-9 _ -`, so the id reads back unambiguously.
+pub fn keyed_transfer_id(prefix: &str, game: GameId, user: UserId, key: &RequestKey) -> String {
+    format!("{prefix}:{game}:{user}:key:{key}")
+}
+
+/// The user and key of a keyed transfer id, for rebuilding a game's keys from its book.
+pub fn key_of_transfer(id: &str) -> Option<(UserId, RequestKey)> {
+    let (head, key) = id.split_once(":key:")?;
+    let user = head.rsplit(':').next()?.parse().ok()?;
+    Some((UserId(user), RequestKey::new(key).ok()?))
 }
 
 /// The transfer id of a settlement's payout to one beneficiary: derived from the game id, so a
@@ -218,8 +251,9 @@ fn apply_group(
                 Ok(applied) => applied,
                 Err(err) => return Ok(Err(err)),
             };
+            // The batch is applied by now: a failed read must not say "nothing changed".
             let payer_balance = match batch.transfers.first() {
-                Some(first) => store.balance(first.from)?,
+                Some(first) => store.balance(first.from).map_err(StoreError::after_write)?,
                 None => 0,
             };
             Ok(Ok(Written {
@@ -357,6 +391,24 @@ impl Ledger {
         side: Side,
         amount: u64,
     ) -> Result<u64, BetRejected> {
+        let (balance, _) = self
+            .place_keyed_bet(game, tally, user, side, amount, None)
+            .await?;
+        Ok(balance)
+    }
+
+    /// [`Ledger::place_bet`] with the client's key, if it sent one: the transfer id is then made
+    /// from the key, so the book itself refuses to apply it twice. Also says whether the transfer
+    /// was new (`AlreadyApplied`: a first attempt whose outcome was unknown went through).
+    pub async fn place_keyed_bet(
+        &self,
+        game: GameId,
+        tally: &Tally,
+        user: UserId,
+        side: Side,
+        amount: u64,
+        key: Option<&RequestKey>,
+    ) -> Result<(u64, Applied), BetRejected> {
         if amount == 0 || amount > POINTS_MAX {
             return Err(BetRejected::BadAmount { amount });
         }
@@ -368,8 +420,12 @@ impl Ledger {
         if tally.total().saturating_add(amount) > POINTS_MAX {
             return Err(BetRejected::BadAmount { amount });
         }
+        let id = match key {
+            Some(key) => keyed_transfer_id("bet", game, user, key),
+            None => format!("bet:{game}:{}", tally.bets_count() + 1),
+        };
         let transfer = Transfer {
-            id: format!("bet:{game}:{}", tally.bets_count() + 1),
+            id,
             from: Account::User(user),
             to: Account::Escrow(game),
             amount,
@@ -385,11 +441,44 @@ impl Ledger {
             })
             .await
             .map_err(rejected)?;
-        assert!(
-            written.payer_balance >= 0,
-            "a bettor's balance is never below 0"
-        );
-        Ok(written.payer_balance as u64)
+        // The store never takes a bettor below 0; read defensively all the same.
+        Ok((written.payer_balance.max(0) as u64, written.applied))
+    }
+
+    /// A keyed bet sent again to a game that is no longer live, answered from its book: the
+    /// bettor's total on that game and balance now when the book has the key for the same bet,
+    /// `KeyReused` when for another, `None` when it has no such key (the bet was never placed).
+    pub async fn retried_bet(
+        &self,
+        game: GameId,
+        user: UserId,
+        key: RequestKey,
+        side: Side,
+        amount: u64,
+    ) -> Result<Option<(u64, u64)>, BetRejected> {
+        let found = self
+            .store
+            .call(move |store| {
+                let tally = Tally::from_transfers(&store.game_transfers(game)?);
+                let Some(first) = tally.keyed(user, &key) else {
+                    return Ok(None);
+                };
+                let total = tally.bettor(user).map_or(0, |(_, total)| total);
+                Ok(Some((first, total, user_balance(store, user)?)))
+            })
+            .await
+            .map_err(rejected)?;
+        match found {
+            None => Ok(None),
+            Some((first, total, balance))
+                if first.kind == TransferKind::Bet
+                    && first.side == side
+                    && first.amount == amount =>
+            {
+                Ok(Some((total, balance)))
+            }
+            Some(_) => Err(BetRejected::KeyReused),
+        }
     }
 
     /// Move players' stakes into a game's escrow: an agreement made during the game or a raise
@@ -444,6 +533,44 @@ impl Ledger {
             });
         }
         self.apply(batch).await
+    }
+
+    /// A player adds `amount` to their own stake in `game` (追加), with the client's key if it sent
+    /// one (the transfer id is then made from it, as for a keyed bet). Says whether the transfer
+    /// was new.
+    pub async fn raise_stake(
+        &self,
+        game: GameId,
+        tally: &Tally,
+        (user, side, amount): (UserId, Side, u64),
+        coaching: bool,
+        key: Option<&RequestKey>,
+    ) -> Result<Applied, BetRejected> {
+        if amount == 0 || amount > POINTS_MAX {
+            return Err(BetRejected::BadAmount { amount });
+        }
+        let id = match key {
+            Some(key) => keyed_transfer_id("stake", game, user, key),
+            None => format!("stake:{game}:{}", tally.stakes_count() + 1),
+        };
+        let transfer = Transfer {
+            id,
+            from: Account::User(user),
+            to: Account::Escrow(game),
+            amount,
+            kind: stake_kind(coaching),
+            game: Some(game),
+            side: Some(side),
+            at_ms: unix_now_ms(),
+        };
+        let written = self
+            .write(Batch {
+                transfers: vec![transfer],
+                settlements: Vec::new(),
+            })
+            .await
+            .map_err(rejected)?;
+        Ok(written.applied)
     }
 
     /// Hold the stakes agreed at `table` before its next game starts: (player, amount) pairs, the
@@ -661,6 +788,10 @@ impl Ledger {
 fn rejected(err: StoreError) -> BetRejected {
     match err {
         StoreError::InsufficientPoints { .. } => BetRejected::InsufficientPoints,
+        // Only keyed transfers can meet an id with other contents: the client reused its key.
+        StoreError::TransferConflict { .. } => BetRejected::KeyReused,
+        StoreError::Unavailable(err) => BetRejected::Unavailable(err),
+        StoreError::OutcomeUnknown(err) => BetRejected::OutcomeUnknown(err),
         err => BetRejected::Store(err.to_string()),
     }
 }

@@ -4,7 +4,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use tengen_protocol::{GameId, PoolInfo, UserId};
+use tengen_protocol::{GameId, PoolInfo, RequestKey, UserId};
 
 use super::book::{Account, Transfer, TransferKind};
 use super::settle::{Bet, Stake, StakeMode, Stakes};
@@ -24,6 +24,17 @@ pub struct Tally {
     student: Option<Side>,
     /// Stake transfers applied so far: the next one's number is this plus one.
     stakes_count: usize,
+    /// The bets and stake raises sent with a client's key, by bettor and key (read back from their
+    /// transfer ids), so a retry is answered instead of applied twice. Bounded like `bets`.
+    keyed: BTreeMap<(UserId, RequestKey), Keyed>,
+}
+
+/// What a keyed bet or stake raise moved: a retry with the same key must ask for the same.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Keyed {
+    pub kind: TransferKind,
+    pub side: Side,
+    pub amount: u64,
 }
 
 impl Tally {
@@ -36,6 +47,14 @@ impl Tally {
             };
             if !matches!(t.to, Account::Escrow(_)) {
                 continue;
+            }
+            if let Some((keyed_user, key)) = super::key_of_transfer(&t.id) {
+                let keyed = Keyed {
+                    kind: t.kind,
+                    side,
+                    amount: t.amount,
+                };
+                tally.add_key(keyed_user, key, keyed);
             }
             match t.kind {
                 TransferKind::Bet => tally.add_bet(user, side, t.amount),
@@ -72,6 +91,16 @@ impl Tally {
         if coaching {
             self.student = Some(side);
         }
+    }
+
+    /// Remember a keyed bet or raise that is in the book.
+    pub fn add_key(&mut self, user: UserId, key: RequestKey, keyed: Keyed) {
+        self.keyed.insert((user, key), keyed);
+    }
+
+    /// What `user` moved with `key` in this game, if anything.
+    pub fn keyed(&self, user: UserId, key: &RequestKey) -> Option<Keyed> {
+        self.keyed.get(&(user, key.clone())).copied()
     }
 
     pub fn stakes_count(&self) -> usize {

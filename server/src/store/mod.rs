@@ -136,9 +136,35 @@ pub enum StoreError {
     /// A malformed batch (a zero amount, a transfer to itself, too many transfers): a caller bug.
     #[error("bad batch: {0}")]
     BadBatch(String),
-    /// The backend failed (disk full, corrupt file, lost connection).
+    /// The backend failed (disk full, corrupt file, an error answer); nothing was changed.
     #[error("store backend failed: {0}")]
     Backend(String),
+    /// The backend could not be reached (Redis down, a read on a broken connection): nothing was
+    /// changed, and trying again later is safe.
+    #[error("the store is unreachable: {0}")]
+    Unavailable(String),
+    /// A write was sent and the connection broke before its answer: it may or may not have been
+    /// applied. Only reading the state back (or retrying an idempotent write) tells.
+    #[error("the store did not confirm a write: {0}")]
+    OutcomeUnknown(String),
+}
+
+impl StoreError {
+    /// Whether the store certainly did nothing because it could not be reached.
+    pub fn is_unavailable(&self) -> bool {
+        matches!(self, StoreError::Unavailable(_))
+    }
+
+    /// The same failure, said of a write: a read that fails after the write it follows was sent
+    /// leaves that write's outcome unknown too.
+    pub fn after_write(self) -> StoreError {
+        match self {
+            StoreError::Unavailable(err) | StoreError::Backend(err) => {
+                StoreError::OutcomeUnknown(err)
+            }
+            other => other,
+        }
+    }
 }
 
 /// The durable state. Implementations are synchronous and may block; call them through [`StoreHandle`].

@@ -135,6 +135,22 @@ pub struct SqliteStore {
     writer_thread: Option<std::thread::JoinHandle<()>>,
     /// The background checkpointer; `None` only while the store is being dropped.
     checkpointer: Option<Checkpointer>,
+    /// Unit tests make the store answer as a Redis store does when it is out of reach or loses a
+    /// reply (see [`Fault`]).
+    #[cfg(test)]
+    pub(crate) fault: std::sync::Arc<std::sync::Mutex<Fault>>,
+}
+
+/// A failure a unit test makes the store show, on event appends, event reads and ledger batches.
+#[cfg(test)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) enum Fault {
+    #[default]
+    None,
+    /// Out of reach: nothing is written, every such call answers `Unavailable`.
+    Down,
+    /// The write is applied, and its caller hears `OutcomeUnknown` (a reply lost on the way back).
+    LoseReply,
 }
 
 /// The WAL size (in 4 KiB pages) at which the writer checkpoints by itself: a backstop, 10× SQLite's
@@ -279,7 +295,47 @@ impl SqliteStore {
             writer: Some(writer),
             writer_thread: Some(writer_thread),
             checkpointer: Some(checkpointer),
+            #[cfg(test)]
+            fault: std::sync::Arc::default(),
         })
+    }
+
+    /// The fault a unit test set, if any.
+    #[cfg(test)]
+    fn fault(&self) -> Fault {
+        *self.fault.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// What a call of the kind that writes (`write`) or reads hears from the test's fault, after
+    /// `apply` ran when the fault lets it.
+    #[cfg(test)]
+    fn faulty<T>(
+        &self,
+        write: bool,
+        apply: impl FnOnce() -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        match self.fault() {
+            Fault::None => apply(),
+            Fault::Down => Err(StoreError::Unavailable("test: store down".into())),
+            Fault::LoseReply if write => {
+                let _ = apply();
+                Err(StoreError::OutcomeUnknown("test: reply lost".into()))
+            }
+            Fault::LoseReply => apply(),
+        }
+    }
+
+    /// Append one event through the writer's group commit.
+    fn append_event_now(&self, game: GameId, seq: u64, event_json: &str) -> Result<(), StoreError> {
+        let write = PendingWrite::Event {
+            game,
+            seq,
+            event_json: event_json.to_string(),
+        };
+        match self.submit(write) {
+            WriteOutcome::Done(outcome) => outcome,
+            other => unreachable!("an event's ticket holds an event's outcome: {other:?}"),
+        }
     }
 
     fn conn(&self) -> MutexGuard<'_, Connection> {
@@ -1037,18 +1093,19 @@ impl Store for SqliteStore {
     }
 
     fn append_event(&self, game: GameId, seq: u64, event_json: &str) -> Result<(), StoreError> {
-        let write = PendingWrite::Event {
-            game,
-            seq,
-            event_json: event_json.to_string(),
-        };
-        match self.submit(write) {
-            WriteOutcome::Done(outcome) => outcome,
-            other => unreachable!("an event's ticket holds an event's outcome: {other:?}"),
+        #[cfg(test)]
+        if self.fault() != Fault::None {
+            let json = event_json.to_string();
+            return self.faulty(true, || self.append_event_now(game, seq, &json));
         }
+        self.append_event_now(game, seq, event_json)
     }
 
     fn game_events(&self, game: GameId) -> Result<Vec<(u64, String)>, StoreError> {
+        #[cfg(test)]
+        if self.fault() != Fault::None {
+            return self.faulty(false, || events_of(&self.reader(), game));
+        }
         events_of(&self.reader(), game)
     }
 
@@ -1142,10 +1199,15 @@ impl Store for SqliteStore {
         for batch in batches {
             check_batch(batch)?;
         }
-        match self.submit(PendingWrite::Batches(batches.to_vec())) {
+        let apply = || match self.submit(PendingWrite::Batches(batches.to_vec())) {
             WriteOutcome::Batches(outcome) => outcome,
             other => unreachable!("a batch's ticket holds a batch's outcome: {other:?}"),
+        };
+        #[cfg(test)]
+        if self.fault() != Fault::None {
+            return self.faulty(true, apply);
         }
+        apply()
     }
 
     fn balance(&self, account: Account) -> Result<i64, StoreError> {

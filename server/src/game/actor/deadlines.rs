@@ -81,8 +81,13 @@ impl GameActor {
             }
             Some(Expiry::ForcedPass(side)) => {
                 let color = color_of_side(side);
-                let passed = self.game.play(color, Move::Pass);
-                assert!(passed.is_ok(), "a forced pass is the mover's: {passed:?}");
+                // The clock runs for the side to move, so the engine takes the pass; if the two
+                // ever disagreed, the pass is skipped (the clock has moved on) rather than the
+                // game's actor dying over it.
+                if let Err(err) = self.game.play(color, Move::Pass) {
+                    tracing::error!(game = %self.id, %err, "the engine refused a forced pass");
+                    return Ok(Flow::Continue);
+                }
                 self.undo_request = None;
                 self.commit(GameEvent::Passed {
                     color: color_to_wire(color),

@@ -33,7 +33,9 @@ impl GameActor {
             let _: Result<(), ClockError> = clock.stop(now_ms);
         }
         self.outcome = Some(outcome.clone());
-        let logged = self.append(GameEvent::Ended { outcome }).await?;
+        // A resignation's key (if its player sent one) is stored with the end it caused.
+        let key = self.ending_key.take();
+        let logged = self.append_keyed(GameEvent::Ended { outcome }, key).await?;
         // The table is free once the result is stored. The hall hears it before the players do, so
         // a player who sees the end and proposes the next game at once finds the table free.
         self.ctx

@@ -30,26 +30,39 @@
 //! - `undo`: undo requests and taking moves back;
 //! - `ending`: ending a game, settling it, and its SGF record;
 //! - `audience`: subscribers, snapshots, the watchers list, the watchers' chat, coalesced pushes;
-//! - `money`: fortune points, the spectator pool, bets and the players' stakes.
+//! - `money`: fortune points, the spectator pool, bets and the players' stakes;
+//! - `keys`: the clients' retry keys, recorded with moves, and answering a retry;
+//! - `outage`: a store write that failed or whose outcome is unknown: the game goes on as its log
+//!   says;
+//! - `supervisor`: restarting an actor that panicked from its log, a bounded number of times.
 
 mod audience;
 mod deadlines;
 mod ending;
+mod keys;
 mod money;
+mod outage;
 mod restore;
 mod scoring;
+mod supervisor;
 mod undo;
 
+pub(super) use keys::answer_from_log;
+pub(crate) use outage::store_refusal;
+#[cfg(test)]
+pub(super) use supervisor::panic_next_command;
+
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU32};
 use std::sync::Arc;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 use tengen_protocol::{
-    ErrorCode, GameEvent, GameId, GameOutcome, GameSettings, GameSummary, PlayerInfo, ServerMsg,
-    TableId, UserId,
+    ErrorCode, GameEvent, GameId, GameOutcome, GameSettings, GameSummary, PlayerInfo, RequestKey,
+    ServerMsg, TableId, UserId,
 };
-use tengen_rules::{Color, Game, Move, Phase};
+use tengen_rules::{Color, Game, GameResult, Move, Phase, WinBy};
 use tokio::sync::{broadcast, mpsc};
 use tokio::time::Instant;
 
@@ -73,6 +86,17 @@ struct LoggedEvent {
     event: GameEvent,
     #[serde(default)]
     at_ms: u64,
+    /// The key the player sent with the move, pass or resignation this event records, so a retry
+    /// is recognised after a restart, on another node, and after the game ended.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    key: Option<KeyRecord>,
+}
+
+/// A client's retry key and whose it is.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+struct KeyRecord {
+    user: UserId,
+    key: RequestKey,
 }
 
 /// What a command did: carry on, or the game is over and the actor should wind up.
@@ -82,16 +106,30 @@ enum Flow {
     Over,
 }
 
-/// A failure that ends the actor: the store could not record an event, so the in-memory game may be
-/// ahead of the log. The actor stops without acknowledging; a restart (or, scaled out, the node that
-/// owns the game now) replays the log.
+/// An event the store did not record, so the in-memory game may be ahead of the log. Nothing is
+/// acknowledged. When another node owns the game now, the actor stops (the game goes on there);
+/// otherwise the run loop puts the game back as it was before the command and catches up with the
+/// log once the store answers again (see `outage`), so a store outage never ends a game.
 #[derive(Debug)]
-struct Fatal(String);
+enum Fatal {
+    Store(StoreError),
+    /// The event could not be encoded (a bug): nothing was written.
+    Encode(String),
+}
 
 impl Fatal {
     /// The store refused because another node owns the game now: it goes on there.
-    fn moved(&self, game: GameId) -> bool {
-        self.0 == StoreError::NotOwner(game).to_string()
+    fn moved(&self) -> bool {
+        matches!(self, Fatal::Store(StoreError::NotOwner(_)))
+    }
+}
+
+impl std::fmt::Display for Fatal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Fatal::Store(err) => err.fmt(f),
+            Fatal::Encode(err) => write!(f, "could not encode an event: {err}"),
+        }
     }
 }
 
@@ -145,6 +183,25 @@ pub(super) struct GameActor {
     watchers_pacer: Pacer,
     /// When the next `pool` push is due, at most one per [`POOL_PUSH_MS`].
     pool_pacer: Pacer,
+    /// The moves, passes and resignations players sent with a key, by player and key: a retry is
+    /// answered from here. One entry per keyed event, so bounded by the game's log.
+    move_keys: HashMap<(UserId, RequestKey), PlayerMove>,
+    /// The key of the resignation being recorded, for the `ended` event that records it.
+    ending_key: Option<KeyRecord>,
+    /// After a failed write: the log may hold events this actor does not (see `outage`).
+    doubt: outage::Doubt,
+    /// The `seq` of the last event sent to subscribers (an event stored but not yet announced when
+    /// a later write of the same command failed is announced when the log is read back).
+    announced_seq: u64,
+    /// The `seq` when the current step (a command, a deadline) began: a failure after it appended
+    /// something left part of the step in the log.
+    step_seq: u64,
+    /// The tally may lack a bet or stake whose write had an unknown outcome: read the book again
+    /// before the next one.
+    tally_stale: bool,
+    /// A command whose step failed in a deadline's write before it was handled, for the run loop
+    /// to answer after putting the game back.
+    held: Option<GameCmd>,
 }
 
 impl std::fmt::Debug for GameActor {
@@ -207,6 +264,13 @@ impl GameActor {
             watchers_pushed: WatcherList::default(),
             watchers_pacer: Pacer::new(WATCHER_COUNT_PUSH_MS),
             pool_pacer: Pacer::new(POOL_PUSH_MS),
+            move_keys: HashMap::new(),
+            ending_key: None,
+            doubt: outage::Doubt::default(),
+            announced_seq: 0,
+            step_seq: 0,
+            tally_stale: false,
+            held: None,
         })
     }
 
@@ -253,36 +317,36 @@ impl GameActor {
     }
 
     /// Run until the game ends (`true`) or the actor stops with the game still live (`false`: a
-    /// shutdown, or an event the store would not take).
-    pub(super) async fn run(mut self, mut inbox: mpsc::Receiver<GameCmd>) -> bool {
+    /// shutdown, or another node owns the game now).
+    pub(super) async fn run(mut self, inbox: &mut mpsc::Receiver<GameCmd>) -> bool {
         let _tasks = self.ctx.tasks.clone();
         let shutdown = self.ctx.shutdown.clone();
         let presence = Arc::clone(&self.presence);
         let viewers = Arc::clone(&self.viewers);
+        self.announced_seq = self.seq;
         // A restored game looks at presence once at the start: nobody is connected yet.
-        let mut first = Some(self.presence_changed().await);
+        let mut first = Some(Step::Presence);
         loop {
             let step = match first.take() {
-                Some(step) => step,
+                Some(step) => self.step(step).await,
                 None => {
-                    let wake = self.next_deadline_ms().map(|at_ms| self.instant_of(at_ms));
-                    let timer = sleep_until_some(wake);
+                    let timer = sleep_until_some(self.wake_at());
                     let push_timer = sleep_until_some(self.watchers_pacer.due);
                     let pool_timer = sleep_until_some(self.pool_pacer.due);
                     tokio::select! {
-                        _ = shutdown.wait() => return false,
+                        _ = shutdown.wait() => return stopped_here(inbox),
                         cmd = inbox.recv() => match cmd {
-                            Some(cmd) => self.handle(cmd).await,
+                            Some(cmd) => self.step(Step::Command(cmd)).await,
                             None => return false,
                         },
-                        _ = presence.changed.notified() => self.presence_changed().await,
+                        _ = presence.changed.notified() => self.step(Step::Presence).await,
                         _ = viewers.changed.notified() => Ok(self.watchers_changed()),
                         _ = push_timer => Ok(self.push_watchers()),
                         _ = pool_timer => {
                             self.publish_pool();
                             Ok(Flow::Continue)
                         }
-                        _ = timer => self.on_deadline().await,
+                        _ = timer => self.step(Step::Deadline).await,
                     }
                 }
             };
@@ -290,25 +354,144 @@ impl GameActor {
                 Ok(Flow::Continue) => {}
                 Ok(Flow::Over) => {
                     self.finish().await;
+                    self.answer_after_the_end(inbox);
                     return true;
                 }
-                Err(Fatal(err)) => {
-                    tracing::error!(game = %self.id, %err, "stopping a game: its event could not be stored");
-                    return false;
+                Err(fatal) => {
+                    tracing::warn!(game = %self.id, %fatal, "another node owns this game now; stopping it here");
+                    return stopped_here(inbox);
                 }
             }
         }
     }
 
+    /// When the run loop next wakes by itself: the nearest deadline, or while the log is in
+    /// doubt, the next attempt to read it back (deadlines wait for that).
+    fn wake_at(&self) -> Option<Instant> {
+        match self.doubt.retry_at() {
+            Some(retry) => Some(retry),
+            None => self.next_deadline_ms().map(|at_ms| self.instant_of(at_ms)),
+        }
+    }
+
+    /// One step that may write to the log: a command, a presence change, a deadline. A write that
+    /// fails puts the game back as it was before the step (see `outage`); only a game that another
+    /// node owns now ends the actor (`Err`).
+    async fn step(&mut self, step: Step) -> Result<Flow, Fatal> {
+        let step = match step {
+            // Reads are served even while the store is out of reach; one that can write nothing
+            // (no deadline is due) needs no checkpoint.
+            Step::Command(cmd) if !cmd.writes() && (self.in_doubt() || !self.deadline_due()) => {
+                return self.handle(cmd).await;
+            }
+            step => step,
+        };
+        match self.settle_doubt().await {
+            Ok(Flow::Continue) => {}
+            Ok(Flow::Over) => {
+                if let Step::Command(cmd) = step {
+                    cmd.refuse_ended();
+                }
+                return Ok(Flow::Over);
+            }
+            Err(refusal) => {
+                if let Step::Command(cmd) = step {
+                    cmd.refuse(refusal);
+                }
+                return Ok(Flow::Continue);
+            }
+        }
+        let before = self.checkpoint();
+        self.step_seq = self.seq;
+        let result = match step {
+            Step::Command(cmd) => self.handle(cmd).await,
+            Step::Presence => self.presence_changed().await,
+            Step::Deadline => match self.presence_changed().await {
+                Ok(Flow::Continue) => self.on_deadline().await,
+                other => other,
+            },
+        };
+        match result {
+            Err(fatal) if !fatal.moved() => {
+                self.write_failed(before, &fatal);
+                // A command held up by a deadline whose write failed: refused, or served as a read.
+                if let Some(cmd) = self.held.take() {
+                    if cmd.writes() {
+                        cmd.refuse(outage::refusal(&fatal, false));
+                    } else {
+                        return self.handle(cmd).await;
+                    }
+                }
+                Ok(Flow::Continue)
+            }
+            other => {
+                if let Some(cmd) = self.held.take() {
+                    cmd.refuse(moving());
+                }
+                other
+            }
+        }
+    }
+
+    /// Once the game is over and settled: close the inbox and answer the questions that waited
+    /// in it while the game was being settled (the final pool and record) instead of dropping them.
+    /// Anything else is dropped, and its sender hears `no_such_game`, as for a finished game.
+    fn answer_after_the_end(&self, inbox: &mut mpsc::Receiver<GameCmd>) {
+        inbox.close();
+        while let Ok(cmd) = inbox.try_recv() {
+            match cmd {
+                GameCmd::Pool { reply } => {
+                    let _ = reply.send(Ok(self.pool_info()));
+                }
+                GameCmd::Record { reply } => {
+                    let _ = reply.send(Ok(self.record_sgf(self.outcome.as_ref())));
+                }
+                GameCmd::Summary { reply } => {
+                    let _ = reply.send(Ok(self.summary()));
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// A deadline has passed and not been applied yet.
+    fn deadline_due(&self) -> bool {
+        self.next_deadline_ms()
+            .is_some_and(|at_ms| at_ms <= self.now_ms())
+    }
+
+    fn in_doubt(&self) -> bool {
+        self.doubt.retry_at().is_some()
+    }
+
     async fn handle(&mut self, cmd: GameCmd) -> Result<Flow, Fatal> {
-        // A deadline that passed while the command waited in the inbox applies first.
-        if self.on_deadline().await? == Flow::Over {
-            cmd.refuse_ended();
-            return Ok(Flow::Over);
+        #[cfg(test)]
+        if supervisor::take_panic_fault() {
+            panic!("test fault: a game actor panics");
+        }
+        // A deadline that passed while the command waited in the inbox applies first (while the log
+        // is in doubt, deadlines wait for the store).
+        if !self.in_doubt() {
+            match self.on_deadline().await {
+                Ok(Flow::Continue) => {}
+                Ok(Flow::Over) => {
+                    cmd.refuse_ended();
+                    return Ok(Flow::Over);
+                }
+                Err(fatal) => {
+                    self.held = Some(cmd);
+                    return Err(fatal);
+                }
+            }
         }
         match cmd {
-            GameCmd::Move { user, mv, reply } => {
-                let result = self.play(user, mv).await;
+            GameCmd::Move {
+                user,
+                mv,
+                key,
+                reply,
+            } => {
+                let result = self.play(user, mv, key).await;
                 self.answer(reply, result)
             }
             GameCmd::ToggleDead { user, point, reply } => {
@@ -365,9 +548,10 @@ impl GameActor {
                 user,
                 side,
                 amount,
+                key,
                 reply,
             } => {
-                let _ = reply.send(self.bet(user, side, amount).await);
+                let _ = reply.send(self.bet(user, side, amount, key).await);
                 Ok(Flow::Continue)
             }
             GameCmd::Stakes {
@@ -382,9 +566,10 @@ impl GameActor {
             GameCmd::StakeRaise {
                 user,
                 amount,
+                key,
                 reply,
             } => {
-                let _ = reply.send(self.raise_stake(user, amount).await);
+                let _ = reply.send(self.raise_stake(user, amount, key).await);
                 Ok(Flow::Continue)
             }
             GameCmd::Pool { reply } => {
@@ -409,18 +594,14 @@ impl GameActor {
                 let _ = reply.send(Err(refusal));
                 Ok(Flow::Continue)
             }
-            Err(fatal) if fatal.moved(self.id) => {
-                let _ = reply.send(Err(Refusal::new(
-                    ErrorCode::Busy,
-                    "the game is moving to another server node; try again",
-                )));
+            Err(fatal) if fatal.moved() => {
+                let _ = reply.send(Err(moving()));
                 Err(fatal)
             }
             Err(fatal) => {
-                let _ = reply.send(Err(Refusal::new(
-                    ErrorCode::Internal,
-                    "the game could not record that; it will resume after a restart",
-                )));
+                // Part of this step already in the log means part of it happened.
+                let partial = self.seq > self.step_seq;
+                let _ = reply.send(Err(outage::refusal(&fatal, partial)));
                 Err(fatal)
             }
         }
@@ -439,11 +620,21 @@ impl GameActor {
         }
     }
 
-    async fn play(&mut self, user: UserId, mv: PlayerMove) -> Result<Result<Flow, Refusal>, Fatal> {
+    async fn play(
+        &mut self,
+        user: UserId,
+        mv: PlayerMove,
+        key: Option<RequestKey>,
+    ) -> Result<Result<Flow, Refusal>, Fatal> {
         let color = match self.color_of(user) {
             Ok(color) => color,
             Err(refusal) => return Ok(Err(refusal)),
         };
+        if let Some(first) = key.as_ref().and_then(|key| self.keyed_move(user, key)) {
+            // A retry: the first outcome, without playing it again.
+            return Ok(keys::repeat(first, mv).map(|()| Flow::Continue));
+        }
+        let record = key.map(|key| KeyRecord { user, key });
         let engine_move = match mv {
             PlayerMove::Play(point) => Move::Play(point_from_wire(point)),
             PlayerMove::Pass => Move::Pass,
@@ -465,12 +656,18 @@ impl GameActor {
                 forced: false,
             },
             Move::Resign => {
-                let result = self.game.result().expect("resigning ends the game");
+                // The engine ended the game with the resignation; `end_with` keeps its result.
+                let result = self.game.result().unwrap_or(GameResult::Win {
+                    winner: color.opponent(),
+                    win_by: WinBy::Resign,
+                });
+                self.ending_key = record;
                 return self.end_with(result).await.map(Ok);
             }
         };
         self.clock_moved(now_ms);
-        self.commit(event).await?;
+        let logged = self.append_keyed(event, record).await?;
+        self.announce(logged);
         if self.game.phase() == Phase::Scoring {
             self.open_scoring().await?;
         }
@@ -487,18 +684,30 @@ impl GameActor {
 
     /// Store `event` as the next in the log; it is durable when this returns.
     async fn append(&mut self, event: GameEvent) -> Result<LoggedEvent, Fatal> {
+        self.append_keyed(event, None).await
+    }
+
+    /// [`GameActor::append`], with the key the player sent with the move it records, stored in
+    /// the same log entry and remembered once it is.
+    async fn append_keyed(
+        &mut self,
+        event: GameEvent,
+        key: Option<KeyRecord>,
+    ) -> Result<LoggedEvent, Fatal> {
         let seq = self.seq + 1;
         let logged = LoggedEvent {
             event,
             at_ms: self.now_ms(),
+            key,
         };
-        let text = serde_json::to_string(&logged).map_err(|err| Fatal(err.to_string()))?;
+        let text = serde_json::to_string(&logged).map_err(|err| Fatal::Encode(err.to_string()))?;
         let game = self.id;
         self.ctx
             .store
             .call(move |store| store.append_event(game, seq, &text))
             .await
-            .map_err(|err| Fatal(err.to_string()))?;
+            .map_err(Fatal::Store)?;
+        self.remember_key(&logged);
         self.seq = seq;
         let moves_count = self.game.moves().len() as u32;
         self.moves_count
@@ -518,6 +727,7 @@ impl GameActor {
             server_time_ms: Some(unix_now_ms()),
         }
         .to_json();
+        self.announced_seq = self.announced_seq.max(self.seq);
         // No subscribers is fine: the event is stored and snapshots include it.
         let _ = self.frames.send(GameFrame {
             seq: Some(self.seq),
@@ -525,6 +735,34 @@ impl GameActor {
             hidden_from: [None, None],
         });
     }
+}
+
+/// The actor stops with the game still live (a shutdown, or another node owns it now): commands
+/// still queued were not done, so they are refused `busy` rather than dropped (which their senders
+/// would read as the game having ended). Returns `false` for the run loop to return.
+fn stopped_here(inbox: &mut mpsc::Receiver<GameCmd>) -> bool {
+    inbox.close();
+    while let Ok(cmd) = inbox.try_recv() {
+        cmd.refuse(moving());
+    }
+    false
+}
+
+/// `busy` for a command this node will not do because another node owns the game now.
+fn moving() -> Refusal {
+    Refusal::new(
+        ErrorCode::Busy,
+        "the game is moving to another server node; try again",
+    )
+}
+
+/// What the run loop hands to [`GameActor::step`].
+enum Step {
+    Command(GameCmd),
+    /// A player's connections changed (and, at the start, the first look at them).
+    Presence,
+    /// A deadline (or a retry of the log after a failed write) is due.
+    Deadline,
 }
 
 /// Sleep until `wake`, or for ever when there is nothing to wake for (a `select!` branch that never

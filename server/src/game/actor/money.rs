@@ -9,13 +9,17 @@
 //! pool at the end of play exactly), and [`GameActor::finish`] settles the game
 //! with the ledger once its result is stored.
 
-use tengen_protocol::{ErrorCode, ServerMsg, TableId, UserId};
+use tengen_protocol::{ErrorCode, RequestKey, ServerMsg, TableId, UserId};
 use tengen_rules::Phase;
 
+use super::keys::key_reused;
+use super::outage::{outcome_unknown, store_refusal};
 use super::GameActor;
 use crate::game::wire::side_of;
 use crate::game::{BetReceipt, GameFrame};
 use crate::ledger;
+use crate::ledger::book::{Applied, TransferKind};
+use crate::ledger::pool::Keyed;
 use crate::side::Side;
 use crate::Refusal;
 
@@ -60,28 +64,113 @@ impl GameActor {
     }
 
     /// A watcher's bet: refused once play has ended or from a player; otherwise the ledger moves it
-    /// into escrow (durably) before it counts in the pool or anyone hears of it.
+    /// into escrow (durably) before it counts in the pool or anyone hears of it. A bet sent again
+    /// with its key is answered as the first was, even after play ended.
     pub(super) async fn bet(
         &mut self,
         user: UserId,
         side: Side,
         amount: u64,
+        key: Option<RequestKey>,
     ) -> Result<BetReceipt, Refusal> {
         if self.color_of(user).is_ok() {
             return Err(ledger::BetRejected::Player.into());
         }
+        self.fresh_tally().await?;
+        let asked = Keyed {
+            kind: TransferKind::Bet,
+            side,
+            amount,
+        };
+        if let Some(key) = &key {
+            if let Some(first) = self.tally.keyed(user, key) {
+                return self.repeat_bet(user, first, asked).await;
+            }
+        }
         if !self.betting_open() {
             return Err(ledger::BetRejected::Closed.into());
+        }
+        let placed = self
+            .ctx
+            .ledger
+            .place_keyed_bet(self.id, &self.tally, user, side, amount, key.as_ref())
+            .await;
+        let (balance, applied) = placed.map_err(|rejected| self.money_refused(rejected))?;
+        match (applied, key) {
+            (Applied::Applied, key) => {
+                self.tally.add_bet(user, side, amount);
+                if let Some(key) = key {
+                    self.tally.add_key(user, key, asked);
+                }
+                self.pool_changed();
+                let total = self.tally.bettor(user).map_or(amount, |(_, total)| total);
+                Ok(BetReceipt { total, balance })
+            }
+            // A first attempt whose outcome was unknown went through: the book has it.
+            (Applied::AlreadyApplied, Some(key)) => {
+                self.reload_tally().await?;
+                match self.tally.keyed(user, &key) {
+                    Some(first) => self.repeat_bet(user, first, asked).await,
+                    None => Err(outcome_unknown()),
+                }
+            }
+            // An unkeyed bet numbered after a bet this tally lacked: not placed.
+            (Applied::AlreadyApplied, None) => {
+                self.reload_tally().await?;
+                Err(Refusal::busy())
+            }
+        }
+    }
+
+    /// A keyed bet sent again: the first outcome when it asks for the same, with the bettor's
+    /// total and balance as they are now.
+    async fn repeat_bet(
+        &mut self,
+        user: UserId,
+        first: Keyed,
+        asked: Keyed,
+    ) -> Result<BetReceipt, Refusal> {
+        if first != asked {
+            return Err(key_reused());
         }
         let balance = self
             .ctx
             .ledger
-            .place_bet(self.id, &self.tally, user, side, amount)
-            .await?;
-        self.tally.add_bet(user, side, amount);
-        self.pool_changed();
-        let total = self.tally.bettor(user).map_or(amount, |(_, total)| total);
+            .balance(user)
+            .await
+            .map_err(|err| store_refusal(&err))?;
+        let total = self.tally.bettor(user).map_or(0, |(_, total)| total);
         Ok(BetReceipt { total, balance })
+    }
+
+    /// A refused bet or stake: one whose write broke off may be in the book, so the tally is read
+    /// again before the next.
+    fn money_refused(&mut self, rejected: ledger::BetRejected) -> Refusal {
+        if matches!(rejected, ledger::BetRejected::OutcomeUnknown(_)) {
+            self.tally_stale = true;
+        }
+        rejected.into()
+    }
+
+    /// Read the tally again if a write with an unknown outcome may have left it behind the book.
+    async fn fresh_tally(&mut self) -> Result<(), Refusal> {
+        if self.tally_stale {
+            self.reload_tally().await?;
+        }
+        Ok(())
+    }
+
+    async fn reload_tally(&mut self) -> Result<(), Refusal> {
+        let (tally, _) = self
+            .ctx
+            .ledger
+            .tally(self.id)
+            .await
+            .map_err(|err| store_refusal(&err))?;
+        self.tally = tally;
+        self.tally_stale = false;
+        self.pool_changed();
+        Ok(())
     }
 
     /// Agreed stakes into escrow, any time before the game ends.
@@ -126,9 +215,33 @@ impl GameActor {
         Ok(())
     }
 
-    /// A player adds to their own stake before the game ends; in paid coaching only the student.
-    pub(super) async fn raise_stake(&mut self, user: UserId, amount: u64) -> Result<(), Refusal> {
+    /// A player adds to their own stake before the game ends; in paid coaching only the student. A
+    /// raise sent again with its key is answered as the first was.
+    pub(super) async fn raise_stake(
+        &mut self,
+        user: UserId,
+        amount: u64,
+        key: Option<RequestKey>,
+    ) -> Result<(), Refusal> {
         let side = side_of(self.color_of(user)?);
+        self.fresh_tally().await?;
+        let coaching = self.tally.student().is_some();
+        let asked = Keyed {
+            kind: if coaching {
+                TransferKind::CoachingStake
+            } else {
+                TransferKind::Stake
+            },
+            side,
+            amount,
+        };
+        if let Some(first) = key.as_ref().and_then(|key| self.tally.keyed(user, key)) {
+            return if first == asked {
+                Ok(())
+            } else {
+                Err(key_reused())
+            };
+        }
         if self.outcome.is_some() {
             return Err(Refusal::new(ErrorCode::WrongPhase, "the game is over"));
         }
@@ -141,19 +254,35 @@ impl GameActor {
         if amount == 0 || self.tally.student().is_some_and(|student| student != side) {
             return Err(ledger::BetRejected::BadAmount { amount }.into());
         }
-        let coaching = self.tally.student().is_some();
-        self.ctx
+        let raised = self
+            .ctx
             .ledger
-            .stake(
+            .raise_stake(
                 self.id,
                 &self.tally,
-                vec![(user, side, amount)],
+                (user, side, amount),
                 coaching,
-                None,
+                key.as_ref(),
             )
-            .await?;
-        self.tally.add_stake(user, side, amount, coaching);
-        self.publish_pool();
-        Ok(())
+            .await;
+        match raised.map_err(|rejected| self.money_refused(rejected))? {
+            Applied::Applied => {
+                self.tally.add_stake(user, side, amount, coaching);
+                if let Some(key) = key {
+                    self.tally.add_key(user, key, asked);
+                }
+                self.publish_pool();
+                Ok(())
+            }
+            // The book had it already (a first attempt whose outcome was unknown): read it again.
+            Applied::AlreadyApplied => {
+                self.reload_tally().await?;
+                match key.and_then(|key| self.tally.keyed(user, &key)) {
+                    Some(first) if first == asked => Ok(()),
+                    Some(_) => Err(key_reused()),
+                    None => Err(Refusal::busy()),
+                }
+            }
+        }
     }
 }

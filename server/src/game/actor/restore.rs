@@ -47,6 +47,7 @@ impl GameActor {
         for (seq, text) in &row.events {
             let logged: LoggedEvent = serde_json::from_str(text)?;
             actor.replay(&logged.event, logged.at_ms)?;
+            actor.remember_key(&logged);
             actor.seq = *seq;
             last_at_ms = last_at_ms.max(logged.at_ms);
         }
@@ -72,13 +73,13 @@ impl GameActor {
             actor
                 .open_scoring()
                 .await
-                .map_err(|Fatal(err)| -> BoxError { err.into() })?;
+                .map_err(|fatal: Fatal| -> BoxError { fatal.to_string().into() })?;
         }
         Ok(Some(actor))
     }
 
     /// Apply one recorded event to the state, as when it first happened at game time `at_ms`.
-    fn replay(&mut self, event: &GameEvent, at_ms: u64) -> Result<(), BoxError> {
+    pub(super) fn replay(&mut self, event: &GameEvent, at_ms: u64) -> Result<(), BoxError> {
         match event {
             GameEvent::Played { color, point, .. } => {
                 self.game
@@ -121,11 +122,19 @@ impl GameActor {
             }
             GameEvent::UndoRequested { color } => self.undo_request = Some(color_from_wire(*color)),
             GameEvent::UndoDeclined { .. } => self.undo_request = None,
-            GameEvent::UndoAccepted { color, .. } => {
-                self.take_back(color_from_wire(*color), at_ms);
-            }
+            // A log written before undos were checked at the answer may accept one with nothing
+            // to take back: it changed nothing then, and nothing now.
+            GameEvent::UndoAccepted { color, .. } => match self.undo_plies(color_from_wire(*color))
+            {
+                Some(_) => self
+                    .take_back(color_from_wire(*color), at_ms)
+                    .map_err(|refusal| refusal.message)?,
+                None => self.undo_request = None,
+            },
             GameEvent::PlayResumed { to_move, .. } => {
-                self.restart_play(color_from_wire(*to_move), at_ms);
+                if !self.restart_play(color_from_wire(*to_move), at_ms) {
+                    return Err("the log resumes play outside the scoring phase".into());
+                }
             }
             // Who was announced away; after a restart their grace starts again from the restart.
             GameEvent::PlayerLeft { color, .. } => {

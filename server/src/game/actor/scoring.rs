@@ -154,10 +154,12 @@ impl GameActor {
         self.end(wire::outcome(score.result, Some(&score))).await
     }
 
-    /// Play restarts after a scoring dispute with `to_move` to play, at game time `at_ms`.
-    pub(super) fn restart_play(&mut self, to_move: Color, at_ms: u64) {
-        let resumed = self.game.resume(to_move);
-        assert!(resumed, "play resumes only from the scoring phase");
+    /// Play restarts after a scoring dispute with `to_move` to play, at game time `at_ms`; `false`,
+    /// with nothing changed, outside the scoring phase.
+    pub(super) fn restart_play(&mut self, to_move: Color, at_ms: u64) -> bool {
+        if !self.game.resume(to_move) {
+            return false;
+        }
         self.scoring = None;
         self.scoring_deadline_ms = None;
         if let Some(clock) = &mut self.clock {
@@ -165,6 +167,7 @@ impl GameActor {
                 tracing::warn!(game = %self.id, %err, "clock refused to resume");
             }
         }
+        true
     }
 
     pub(super) async fn resume_play(
@@ -177,7 +180,12 @@ impl GameActor {
         };
         // The asker disputes the marking; the other player claimed the stones dead and moves first.
         let to_move = color.opponent();
-        self.restart_play(to_move, self.now_ms());
+        if !self.restart_play(to_move, self.now_ms()) {
+            return Ok(Err(Refusal::new(
+                ErrorCode::WrongPhase,
+                "the game is not in the scoring phase",
+            )));
+        }
         self.commit(GameEvent::PlayResumed {
             by: color_to_wire(color),
             to_move: color_to_wire(to_move),

@@ -23,7 +23,7 @@ pub(super) const UNDO_NOTES_MAX: usize = 50;
 impl GameActor {
     /// How many plies an undo by `color` takes back now: their last move, and the opponent's reply
     /// if one followed it. `None` when `color` has no move to take back.
-    fn undo_plies(&self, color: Color) -> Option<usize> {
+    pub(super) fn undo_plies(&self, color: Color) -> Option<usize> {
         if self.game.phase() != Phase::Play {
             return None;
         }
@@ -87,7 +87,9 @@ impl GameActor {
             return Ok(Ok(Flow::Continue));
         }
         let now_ms = self.now_ms();
-        self.take_back(asker, now_ms);
+        if let Err(refusal) = self.take_back(asker, now_ms) {
+            return Ok(Err(refusal));
+        }
         self.commit(GameEvent::UndoAccepted {
             color: color_to_wire(asker),
             by: color_to_wire(color),
@@ -100,16 +102,29 @@ impl GameActor {
     }
 
     /// Take back `asker`'s last move (and the reply after it) at game time `at_ms`; the clock goes
-    /// to `asker` without giving back time already used.
-    pub(super) fn take_back(&mut self, asker: Color, at_ms: u64) {
-        self.undo_request = None;
+    /// to `asker` without giving back time already used. Refused, with nothing changed, when there is
+    /// no such move or the engine cannot replay its record without them.
+    pub(super) fn take_back(&mut self, asker: Color, at_ms: u64) -> Result<(), Refusal> {
         let Some(plies) = self.undo_plies(asker) else {
-            return;
+            return Err(Refusal::new(
+                ErrorCode::NoUndo,
+                "there is no move in play to take back",
+            ));
         };
         let number = self.game.moves().len() + 1 - plies;
+        // On a copy, so that a replay failing halfway leaves the game as it was.
+        let mut game = self.game.clone();
         for _ in 0..plies {
-            self.game.undo();
+            if let Err(err) = game.undo() {
+                tracing::error!(game = %self.id, %err, "an accepted undo did not replay");
+                return Err(Refusal::new(
+                    ErrorCode::Internal,
+                    format!("the moves could not be taken back ({err}); nothing was changed"),
+                ));
+            }
         }
+        self.game = game;
+        self.undo_request = None;
         if self.undo_notes.len() < UNDO_NOTES_MAX {
             self.undo_notes
                 .push(format!("{asker} took back move {number} (undo accepted)"));
@@ -120,5 +135,6 @@ impl GameActor {
                 let _ = clock.resume(at_ms, side_of(self.game.to_move()));
             }
         }
+        Ok(())
     }
 }

@@ -94,6 +94,16 @@ pub(super) fn backend(err: RedisError) -> StoreError {
     StoreError::Backend(format!("redis: {err}"))
 }
 
+/// A connection that could not be opened, or a read that broke: nothing was changed.
+fn unreachable(err: RedisError) -> StoreError {
+    StoreError::Unavailable(format!("redis: {err}"))
+}
+
+/// A write whose connection broke after it was sent: it may have been applied.
+fn unconfirmed(err: RedisError) -> StoreError {
+    StoreError::OutcomeUnknown(format!("redis: {err}"))
+}
+
 impl Connections {
     pub(super) fn new(client: Client) -> Connections {
         Connections {
@@ -149,7 +159,9 @@ impl Connections {
     }
 
     /// Run `op` on a connection. A broken connection is dropped (with every idle one); a read is
-    /// then tried once more on a fresh connection.
+    /// then tried once more on a fresh connection. The error says what the caller may assume:
+    /// no connection, or a read that broke, is `Unavailable` (nothing changed); a write that broke
+    /// is `OutcomeUnknown`.
     pub(super) fn run<T>(
         &self,
         access: Access,
@@ -161,7 +173,7 @@ impl Connections {
         };
         let mut attempt = 1;
         loop {
-            let mut conn = self.checkout().map_err(backend)?;
+            let mut conn = self.checkout().map_err(unreachable)?;
             match op(&mut conn) {
                 Ok(value) => {
                     self.checkin(conn);
@@ -174,7 +186,10 @@ impl Connections {
                 Err(Failure::Redis(err)) if is_broken(&err) => {
                     self.idle().clear();
                     if attempt >= attempts_max {
-                        return Err(backend(err));
+                        return Err(match access {
+                            Access::Read => unreachable(err),
+                            Access::Write => unconfirmed(err),
+                        });
                     }
                     tracing::info!(%err, "redis connection broke; retrying the read on a new one");
                     attempt += 1;

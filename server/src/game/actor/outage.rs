@@ -1,0 +1,192 @@
+//! A store write that failed: the game goes on as its log says, and never ends for it.
+//!
+//! Every step that may write (a command, a presence change, a deadline) starts from a
+//! [`Checkpoint`] of the game's state. When an append fails, the state goes back to the
+//! checkpoint, so a move the store refused is not in play (the player keeps the turn and hears
+//! `unavailable`, or `outcome_unknown` when the write broke off and may have been applied), and
+//! the game is in doubt: the log may hold events the actor does not. Before the next step that may
+//! write, and every [`STORE_RETRY_MS`] by itself, the actor reads its log back and replays what it
+//! lacks (announcing what its followers have not heard), which settles every unknown outcome the
+//! only way that is certain. Until that read succeeds, writing commands are refused `unavailable`
+//! (nothing changed) and deadlines wait; reads (the state, the record, the pool) are answered.
+
+use std::time::Duration;
+
+use tengen_protocol::{ErrorCode, GameEvent, GameOutcome};
+use tengen_rules::{Color, Game, Phase};
+use tokio::time::Instant;
+
+use super::scoring::Scoring;
+use super::{Fatal, Flow, GameActor, LoggedEvent};
+use crate::clock::Clock;
+use crate::config::STORE_RETRY_MS;
+use crate::hall::HallCmd;
+use crate::store::StoreError;
+use crate::Refusal;
+
+/// Whether the log may differ from the actor's state, and when to read it back next.
+#[derive(Debug, Default)]
+pub(super) struct Doubt {
+    retry_at: Option<Instant>,
+}
+
+impl Doubt {
+    /// The next attempt to read the log back, while in doubt.
+    pub(super) fn retry_at(&self) -> Option<Instant> {
+        self.retry_at
+    }
+
+    fn later(&mut self) {
+        self.retry_at = Some(Instant::now() + Duration::from_millis(STORE_RETRY_MS));
+    }
+}
+
+/// The game's state before a step: what any step's writes may change.
+pub(super) struct Checkpoint {
+    game: Game,
+    clock: Option<Clock>,
+    seq: u64,
+    scoring: Option<Scoring>,
+    outcome: Option<GameOutcome>,
+    undo_request: Option<Color>,
+    undo_notes_len: usize,
+    scoring_deadline_ms: Option<u64>,
+    seen: [bool; 2],
+    away_since_ms: [Option<u64>; 2],
+}
+
+/// What a player hears when their command's write failed: `partial` when part of the step is in
+/// the log already.
+pub(super) fn refusal(fatal: &Fatal, partial: bool) -> Refusal {
+    match fatal {
+        Fatal::Store(err) if !partial => store_refusal(err),
+        Fatal::Store(_) => outcome_unknown(),
+        Fatal::Encode(_) => Refusal::new(
+            ErrorCode::Internal,
+            "the game could not record that; nothing changed",
+        ),
+    }
+}
+
+/// A store failure as a refusal: `unavailable` when nothing changed because the store is out of
+/// reach, `outcome_unknown` when a write broke off, `internal` for anything else.
+pub(crate) fn store_refusal(err: &StoreError) -> Refusal {
+    match err {
+        StoreError::Unavailable(_) => Refusal::new(
+            ErrorCode::Unavailable,
+            "the store is unreachable; nothing changed: try again",
+        ),
+        StoreError::OutcomeUnknown(_) => outcome_unknown(),
+        _ => Refusal::new(
+            ErrorCode::Internal,
+            "the server could not do that; nothing changed",
+        ),
+    }
+}
+
+pub(crate) fn outcome_unknown() -> Refusal {
+    Refusal::new(
+        ErrorCode::OutcomeUnknown,
+        "the server could not confirm whether that was done; send it again with the same key",
+    )
+}
+
+impl GameActor {
+    pub(super) fn checkpoint(&self) -> Checkpoint {
+        Checkpoint {
+            game: self.game.clone(),
+            clock: self.clock.clone(),
+            seq: self.seq,
+            scoring: self.scoring.clone(),
+            outcome: self.outcome.clone(),
+            undo_request: self.undo_request,
+            undo_notes_len: self.undo_notes.len(),
+            scoring_deadline_ms: self.scoring_deadline_ms,
+            seen: self.seen,
+            away_since_ms: self.away_since_ms,
+        }
+    }
+
+    /// A write of this step failed: back to the state before it, in doubt until the log is read.
+    pub(super) fn write_failed(&mut self, before: Checkpoint, fatal: &Fatal) {
+        tracing::warn!(game = %self.id, %fatal, "an event could not be stored; the game waits for the store");
+        self.game = before.game;
+        self.clock = before.clock;
+        self.seq = before.seq;
+        self.scoring = before.scoring;
+        self.outcome = before.outcome;
+        self.undo_request = before.undo_request;
+        self.undo_notes.truncate(before.undo_notes_len);
+        self.scoring_deadline_ms = before.scoring_deadline_ms;
+        self.seen = before.seen;
+        self.away_since_ms = before.away_since_ms;
+        self.ending_key = None;
+        self.store_moves_count();
+        self.doubt.later();
+    }
+
+    pub(super) fn store_moves_count(&self) {
+        let moves_count = self.game.moves().len() as u32;
+        self.moves_count
+            .store(moves_count, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// Out of doubt: read the log back and apply what this actor lacks. `Over` when the log ends
+    /// the game; a refusal (the store still out of reach) leaves the game in doubt.
+    pub(super) async fn settle_doubt(&mut self) -> Result<Flow, Refusal> {
+        if self.doubt.retry_at.is_none() {
+            return Ok(Flow::Continue);
+        }
+        let game = self.id;
+        let events = match self.ctx.store.call(move |s| s.game_events(game)).await {
+            Ok(events) => events,
+            Err(err) => {
+                self.doubt.later();
+                return Err(store_refusal(&err));
+            }
+        };
+        let known = self.seq;
+        for (seq, text) in events.into_iter().filter(|(seq, _)| *seq > known) {
+            if let Err(err) = self.catch_up(seq, &text).await {
+                tracing::error!(game = %self.id, seq, %err, "a stored event could not be replayed");
+                self.doubt.later();
+                return Err(store_refusal(&StoreError::Backend(err)));
+            }
+        }
+        self.doubt.retry_at = None;
+        self.store_moves_count();
+        if self.outcome.is_some() {
+            return Ok(Flow::Over);
+        }
+        // The log ended between the second pass and the scoring proposal: propose it now.
+        if self.game.phase() == Phase::Scoring && self.scoring.is_none() {
+            if let Err(fatal) = self.open_scoring().await {
+                self.scoring = None;
+                self.doubt.later();
+                return Err(refusal(&fatal, false));
+            }
+        }
+        Ok(Flow::Continue)
+    }
+
+    /// Apply one stored event the actor lacks, and announce it unless its followers heard it.
+    async fn catch_up(&mut self, seq: u64, text: &str) -> Result<(), String> {
+        let logged: LoggedEvent = serde_json::from_str(text).map_err(|err| err.to_string())?;
+        self.replay(&logged.event, logged.at_ms)
+            .map_err(|err| err.to_string())?;
+        self.remember_key(&logged);
+        self.seq = seq;
+        if seq > self.announced_seq {
+            if matches!(logged.event, GameEvent::Ended { .. }) {
+                // As `end` does: the hall hears of the end before the players.
+                let ended = HallCmd::GameEnded {
+                    game: self.id,
+                    table: self.table,
+                };
+                self.ctx.hall.send(ended).await;
+            }
+            self.announce(logged);
+        }
+        Ok(())
+    }
+}
