@@ -114,3 +114,22 @@ fn the_chains_named_in_the_issue_are_dead() {
         }
     }
 }
+
+/// Stones in atari inside a seki stay alive: GNU Go's `final_status` answers `seki` for each. In `02669.sgf`
+/// Black's chain S19..P15 (liberties T19 and O15) and White's N14 O14 P14 (O15 and Q14) share O15, and
+/// White's T18 in atari at T19 and Black's T14 in atari at S14 sit beside them; in `04181.sgf` White's A3
+/// group (A1 and C2), Black's C1 D1 (C2 and E1) and Black's F1 group (E1 and G1) hold Black's A2 and
+/// White's H1 in atari. The playouts always take these stones, which made the estimate call them dead.
+#[test]
+fn stones_in_atari_inside_a_seki_stay_alive() {
+    let cases: &[(&str, &[&str])] = &[("02669.sgf", &["T18", "T14"]), ("04181.sgf", &["A2", "H1"])];
+    for (name, stones) in cases {
+        let bytes = std::fs::read(corpus_dir().join(name)).unwrap();
+        let record = counted(name, &bytes).unwrap();
+        let dead = estimate_dead(record.game.board());
+        for text in *stones {
+            let point = Point::from_gtp(text, 19).unwrap();
+            assert!(!dead.contains(&point), "{name}: {text} should stay alive");
+        }
+    }
+}

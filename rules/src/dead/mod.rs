@@ -10,11 +10,15 @@
 //! 3. Local reading (`reading`) for the chains the playouts leave undecided and that are short of
 //!    liberties: such a chain is dead when it is captured even if its owner moves first, and the
 //!    opponent chains touching it, having won the race, are alive.
-//!
-//! docs/dead-stones.md has the reasons for each step and the measurement against GNU Go.
 //! 4. The rest by ownership: dead below `-DEAD_OWNERSHIP_PERCENT`, except a chain in atari that its
 //!    owner can connect to a living chain (the owner connects the moment it is threatened, so a player
 //!    counts it alive; the playouts lose it when the side to move captures something larger first).
+//! 5. Last, a chain in atari inside a seki stays (`in_seki`): the playouts always take it, but the
+//!    chains around it are living chains of both colours with two liberties each, which neither side
+//!    can touch, and GNU Go, like a player who does not want to argue over a seki, counts it as part of
+//!    the seki. A false "dead" costs more than a missed one, since players accept the proposal.
+//!
+//! docs/dead-stones.md has the reasons for each step and the measurement against GNU Go.
 //!
 //! The playouts are seeded from the position's hash, so the same position always gets the same proposal.
 
@@ -110,6 +114,21 @@ fn judge(board: &Board) -> Vec<Chain> {
                 && !connects_to_life(board, first_stone(chain), &percent_at)
         };
     }
+    let mut dead_at = vec![false; size * size];
+    for chain in chains.iter().filter(|c| c.dead) {
+        for &p in &chain.stones {
+            dead_at[slot(size, p)] = true;
+        }
+    }
+    for chain in &mut chains {
+        let stone = first_stone(chain);
+        if chain.dead
+            && barred[slot(size, stone)] != Some(chain.color)
+            && in_seki(board, stone, &dead_at)
+        {
+            chain.dead = false;
+        }
+    }
     chains
 }
 
@@ -163,6 +182,56 @@ fn attackers_hold(board: &Board, chain: &Chain, percent_at: &[i32]) -> bool {
                     .is_some_and(|&p| p >= -ATTACKER_DEAD_PERCENT)
         })
     })
+}
+
+/// Whether the chain through `stone`, in atari, is part of a seki: the opponent chain that would take it
+/// has two liberties and still two after taking it, and liberties shared between living chains of two
+/// liberties each lead from that chain to a living chain of the stone's own colour. Neither side can
+/// fill a liberty shared across the colours without putting itself in atari, so the cluster stays as it
+/// is, and GNU Go counts the stone in atari as part of the seki (`final_status` answers `seki`).
+fn in_seki(board: &Board, stone: Point, dead_at: &[bool]) -> bool {
+    let size = board.size() as usize;
+    let (Some(color), Some(liberty)) = (board.get(stone), board.atari_liberty(stone)) else {
+        return false;
+    };
+    let short = |p: Point| {
+        board.get(p).is_some()
+            && !dead_at[slot(size, p)]
+            && board.liberties_up_to(p, 3, p).len() == 2
+    };
+    // When taking the stone gives the taker a third liberty, the taker is out of the seki and the
+    // stone simply dead.
+    if board.preview(liberty, color.opponent()).is_err() {
+        return false;
+    }
+    let mut taken = board.clone();
+    taken.play_unchecked(liberty, color.opponent(), &mut Vec::new());
+    if taken.liberties_up_to(liberty, 3, liberty).len() != 2 {
+        return false;
+    }
+    let mut seen: Vec<Option<usize>> = Vec::new();
+    let mut queue: Vec<Point> = Vec::new();
+    for n in board.adjacent(liberty) {
+        if board.get(n) == Some(color.opponent()) && short(n) && !seen.contains(&board.chain_id(n))
+        {
+            seen.push(board.chain_id(n));
+            queue.push(n);
+        }
+    }
+    while let Some(p) = queue.pop() {
+        if board.get(p) == Some(color) {
+            return true;
+        }
+        for shared in board.liberties_up_to(p, 2, p) {
+            for n in board.adjacent(shared) {
+                if short(n) && !seen.contains(&board.chain_id(n)) {
+                    seen.push(board.chain_id(n));
+                    queue.push(n);
+                }
+            }
+        }
+    }
+    false
 }
 
 /// Whether the chain through `stone` is in atari at a point where its owner's stone would join it to a
