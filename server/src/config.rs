@@ -30,8 +30,8 @@ pub const MESSAGES_PER_SECOND: u32 = 20;
 /// `resume`, `enter_hall`, `join_room`, `watch` ... together).
 pub const MESSAGES_BURST: u32 = 40;
 
-/// Messages dropped in a row for flooding before the connection is closed: a client that ignores
-/// `rate_limited` this long is not a person.
+/// Messages dropped for flooding before the connection is closed, counted until the client calms down
+/// (its bucket refills to half): a client that ignores `rate_limited` this long is not a person.
 pub const RATE_LIMIT_STRIKES_MAX: u32 = 200;
 
 /// Simultaneous connections from one IP address, every one counted from `accept` (plain HTTP and
