@@ -153,7 +153,17 @@ impl Auth {
         session_ttl_ms: u64,
         throttles: Throttles,
     ) -> Result<Auth, AuthError> {
-        let hashing = HashPool::new();
+        Auth::with_hashing(store, argon2, session_ttl_ms, throttles, HashPool::new()).await
+    }
+
+    /// [`Auth::new`] hashing on `hashing` (tests give it a pool they can fill).
+    async fn with_hashing(
+        store: StoreHandle,
+        argon2: Argon2Params,
+        session_ttl_ms: u64,
+        throttles: Throttles,
+        hashing: HashPool,
+    ) -> Result<Auth, AuthError> {
         let dummy_hash = hashing.hash(argon2, new_token()).await?;
         Ok(Auth {
             store,
@@ -183,7 +193,15 @@ impl Auth {
             tracing::debug!(%ip, wait_ms, "registration throttled");
             return Err(AuthError::RegistrationThrottled { wait_ms });
         }
-        let hash = self.hashing.hash(self.argon2, password.to_string()).await?;
+        let hash = match self.hashing.hash(self.argon2, password.to_string()).await {
+            Err(AuthError::Busy) => {
+                if let Err(err) = throttle::registration_not_made(&self.store, ip).await {
+                    tracing::warn!(%err, "could not take a busy registration off the throttle");
+                }
+                return Err(AuthError::Busy);
+            }
+            hashed => hashed?,
+        };
         let name = username.to_string();
         let id = self
             .store
@@ -232,7 +250,15 @@ impl Auth {
         let phc = user
             .as_ref()
             .map_or_else(|| self.dummy_hash.clone(), |u| u.password_hash.clone());
-        let matches = self.hashing.verify(password.to_string(), phc).await?;
+        let matches = match self.hashing.verify(password.to_string(), phc).await {
+            Err(AuthError::Busy) => {
+                if let Err(err) = throttle::login_not_checked(&self.store, &counters).await {
+                    tracing::warn!(%err, "could not take a busy login off the throttles");
+                }
+                return Err(AuthError::Busy);
+            }
+            checked => checked?,
+        };
         match user {
             Some(user) if matches => {
                 // Not fatal: the counters then only keep one attempt too many until they expire.
@@ -321,6 +347,57 @@ mod tests {
         assert!(validate_password("12345678").is_ok());
         assert!(validate_password(&"密".repeat(128)).is_ok());
         assert!(validate_password(&"密".repeat(129)).is_err());
+    }
+
+    /// A login or registration answered `busy` (the hashing queue full) was never checked, so it
+    /// must not count against anyone: after many of them, a wrong password is still just wrong.
+    #[tokio::test]
+    async fn busy_answers_count_against_no_throttle() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = crate::store::sqlite::SqliteStore::open(dir.path()).unwrap();
+        let store = StoreHandle::new(std::sync::Arc::new(store));
+        let cheap = Argon2Params {
+            memory_kib: 64,
+            passes: 1,
+            lanes: 1,
+        };
+        let hashing = HashPool::with_size(1, 1);
+        let auth = Auth::with_hashing(store, cheap, 60_000, Throttles::default(), hashing)
+            .await
+            .unwrap();
+        let ip: IpAddr = "192.0.2.7".parse().unwrap();
+        auth.register("alice", "correct horse", false, ip, 0)
+            .await
+            .unwrap();
+        // Occupy the one hashing thread until told, then fill the one queue slot.
+        let (started_tx, started_rx) = std::sync::mpsc::channel();
+        let (release_tx, release_rx) = std::sync::mpsc::channel::<()>();
+        let busy = auth.hashing.submit(move |_| {
+            started_tx.send(()).unwrap();
+            let _ = release_rx.recv();
+        });
+        tokio::task::spawn_blocking(move || started_rx.recv().unwrap())
+            .await
+            .unwrap();
+        let filler = auth.hashing.submit(|_| ()).unwrap();
+        for attempt in 0..20 {
+            let refused = auth.login("alice", "wrong guess", ip, attempt).await;
+            assert_eq!(refused, Err(AuthError::Busy));
+            let refused = auth
+                .register("bob", "correct horse", false, ip, attempt)
+                .await;
+            assert_eq!(refused, Err(AuthError::Busy));
+        }
+        release_tx.send(()).unwrap();
+        busy.unwrap().await.unwrap();
+        filler.await.unwrap();
+        let wrong = auth.login("alice", "wrong guess", ip, 100).await;
+        assert_eq!(wrong, Err(AuthError::BadCredentials));
+        assert!(auth.login("alice", "correct horse", ip, 101).await.is_ok());
+        assert!(auth
+            .register("carol", "correct horse", false, ip, 102)
+            .await
+            .is_ok());
     }
 
     #[test]

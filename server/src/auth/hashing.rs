@@ -100,7 +100,7 @@ impl HashPool {
     }
 
     /// Queue `job` now (or refuse it now); its result arrives on the receiver.
-    fn submit<T: Send + 'static>(
+    pub(super) fn submit<T: Send + 'static>(
         &self,
         job: impl FnOnce(&mut Memory) -> T + Send + 'static,
     ) -> Result<tokio::sync::oneshot::Receiver<T>, PoolError> {
