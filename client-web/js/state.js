@@ -58,8 +58,8 @@ export function gameFromState(s) {
     watchersCount: s.watchers_count,
     // Who watches: the named watchers (strongest first) and the guests; older servers send neither.
     watching: watchingFrom(s),
-    lastMove: null,
-    lastPass: null,
+    // The last move, when the server says (a join mid-game, a reload, a reconnect); older servers do not.
+    ...lastFrom(s.last_move),
     // Clocks: the server's `ClockView` when the wire carries it; until then a local display from the
     // settings, counted down on the side to move (see clock.js).
     clocks: s.clocks ?? { black: initialSide(s.settings.clock), white: initialSide(s.settings.clock) },
@@ -68,6 +68,12 @@ export function gameFromState(s) {
     undoRequestedBy: s.undo_requested_by ?? null,
     away: awayFrom(s.away ?? [], Date.now()),
   };
+}
+
+/** A wire `last_move` ({color, point}, a null point for a pass) as the model's lastMove and lastPass. */
+function lastFrom(last) {
+  if (!last) return { lastMove: null, lastPass: null };
+  return last.point ? { lastMove: { point: last.point, color: last.color }, lastPass: null } : { lastMove: null, lastPass: last.color };
 }
 
 /** The watchers part of a `game_state` or a `watchers` push (the same fields in both). */
@@ -141,8 +147,10 @@ export function applyGameEvent(game, msg, nowMs = Date.now()) {
       game.board = msg.board.slice();
       game.movesCount = msg.moves_count;
       game.toMove = msg.to_move;
-      game.lastMove = null;
-      game.lastPass = null;
+      // A taken-back capture no longer counts; older servers send no counts (keep ours).
+      game.capturesBlack = msg.captures_black ?? game.capturesBlack;
+      game.capturesWhite = msg.captures_white ?? game.capturesWhite;
+      Object.assign(game, lastFrom(msg.last_move));
       break;
     case 'play_resumed':
       game.phase = 'playing';

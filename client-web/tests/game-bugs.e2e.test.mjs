@@ -1,0 +1,99 @@
+// Bugs of the game screen found by playing it (issue 15), each in real Chromium against the real `tengen`
+// binary: two players start a game by a challenge from the players list, and the screen must agree with
+// the server after an undo, a reload and a watcher's late arrival. Screenshots go to client-web/test-output/.
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startTengen } from './server.mjs';
+import { launchChromium, clickPoint, waitStone, registerInNewContext } from './browser.mjs';
+import { pointName } from '../js/geometry.js';
+
+const OUT = join(dirname(fileURLToPath(import.meta.url)), '..', 'test-output');
+const PASSWORD = 'correct horse battery';
+let server;
+let browser;
+
+before(async () => {
+  mkdirSync(OUT, { recursive: true });
+  server = await startTengen();
+  browser = await launchChromium();
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+const newUser = (name, options) => registerInNewContext(browser, server.url, name, PASSWORD, options);
+const shot = (page, name) => page.screenshot({ path: join(OUT, name) });
+
+/** `a` challenges `b` from the players list (9x9, nigiri), `b` accepts: {black, white, gameId}. */
+async function challengeGame(a, b, bName) {
+  await a.click(`[data-testid=players] li:has-text("${bName}") button`);
+  await a.click('.modal button.primary');
+  await b.waitForSelector('.modal button.primary');
+  await b.click('.modal button.primary');
+  for (const page of [a, b]) {
+    await page.waitForURL(/#\/game\/\d+/);
+    await page.waitForSelector('[data-testid=game-status]:has-text("You play")');
+  }
+  const gameId = Number(a.url().match(/#\/game\/(\d+)/)[1]);
+  const bIsBlack = (await b.textContent('[data-testid=game-status]')).includes('You play Black');
+  return bIsBlack ? { black: b, white: a, gameId } : { black: a, white: b, gameId };
+}
+
+/** Play `moves` ([color, point] pairs) by clicking, waiting until both players see each stone. */
+async function play(players, moves) {
+  for (const [color, point] of moves) {
+    await clickPoint(players[color], 9, point);
+    for (const page of [players.black, players.white]) await waitStone(page, point, color);
+  }
+}
+
+const lastMoveText = (point) => `Last move: ${pointName(point, 9)}`;
+
+test('an accepted undo of a capture takes the capture off the count and marks the move now last', { timeout: 60000 }, async () => {
+  const alice = await newUser('anna');
+  const bob = await newUser('bert');
+  const players = await challengeGame(alice, bob, 'bert');
+  // Black captures White's corner stone at A9, then asks to take the capture back.
+  await play(players, [['black', { col: 1, row: 0 }], ['white', { col: 0, row: 0 }], ['black', { col: 0, row: 1 }]]);
+  for (const page of [players.black, players.white]) {
+    await waitStone(page, { col: 0, row: 0 }, null);
+    await page.waitForSelector('[data-testid=player-black] .captures:has-text("Captures: 1")');
+  }
+  await players.black.click('[data-testid=undo]');
+  await players.white.click('[data-testid=undo-accept]');
+  for (const page of [players.black, players.white]) {
+    await waitStone(page, { col: 0, row: 1 }, null);
+    await waitStone(page, { col: 0, row: 0 }, 'white');
+    // The server counts no capture now; the screen agrees, and White's A9 is the last move again.
+    await page.waitForSelector('[data-testid=player-black] .captures:has-text("Captures: 0")');
+    await page.waitForSelector(`[data-testid=game-status]:has-text("${lastMoveText({ col: 0, row: 0 })}")`);
+    assert.equal(await page.locator('svg.goban .last-move').count(), 1);
+  }
+  await shot(players.black, 'undo-capture.png');
+});
+
+test('the last move is marked after a reload and for a watcher who joins mid-game', { timeout: 60000 }, async () => {
+  const alice = await newUser('lena');
+  const bob = await newUser('mark');
+  const carol = await newUser('cleo', { lang: 'zh-CN' });
+  const players = await challengeGame(alice, bob, 'mark');
+  const last = { col: 4, row: 4 };
+  await play(players, [['black', { col: 2, row: 2 }], ['white', last]]);
+  await players.black.reload();
+  await waitStone(players.black, last, 'white');
+  await players.black.waitForSelector(`[data-testid=game-status]:has-text("${lastMoveText(last)}")`);
+  assert.equal(await players.black.locator('svg.goban .last-move').count(), 1);
+  // Carol opens the game from the hall's live games after the moves were made.
+  await carol.waitForSelector(`[data-testid=game-link-${players.gameId}]`);
+  await carol.click(`[data-testid=game-link-${players.gameId}]`);
+  await waitStone(carol, last, 'white');
+  await carol.waitForSelector(`[data-testid=game-status]:has-text("最后一手：${pointName(last, 9)}")`);
+  assert.equal(await carol.locator('svg.goban .last-move').count(), 1);
+  await shot(carol, 'watcher-last-move.png');
+});
