@@ -66,6 +66,8 @@ export function gameFromState(s) {
     clockAtMs: Date.now(),
     // Fields of the game lifecycle (undo, escape countdowns); absent on servers that do not send them.
     undoRequestedBy: s.undo_requested_by ?? null,
+    // The player whose undo request was just refused (a computer player always refuses), until the next move.
+    undoRefused: null,
     away: awayFrom(s.away ?? [], Date.now()),
   };
 }
@@ -108,6 +110,7 @@ export function applyGameEvent(game, msg, nowMs = Date.now()) {
       game.lastMove = { point: msg.point, color: msg.color };
       game.lastPass = null;
       game.movesCount += 1;
+      game.undoRefused = null;
       game.toMove = other(msg.color);
       moved(game, msg.color);
       break;
@@ -116,6 +119,7 @@ export function applyGameEvent(game, msg, nowMs = Date.now()) {
       game.lastPass = msg.color;
       game.lastMove = null;
       game.movesCount += 1;
+      game.undoRefused = null;
       game.toMove = other(msg.color);
       moved(game, msg.color);
       break;
@@ -138,9 +142,11 @@ export function applyGameEvent(game, msg, nowMs = Date.now()) {
       break;
     case 'undo_requested':
       game.undoRequestedBy = msg.color;
+      game.undoRefused = null;
       break;
     case 'undo_declined':
       game.undoRequestedBy = null;
+      game.undoRefused = msg.color;
       break;
     case 'undo_accepted':
       game.undoRequestedBy = null;

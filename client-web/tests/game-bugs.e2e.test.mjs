@@ -55,7 +55,7 @@ async function play(players, moves) {
 
 const lastMoveText = (point) => `Last move: ${pointName(point, 9)}`;
 
-test('an accepted undo of a capture takes the capture off the count and marks the move now last', { timeout: 60000 }, async () => {
+test('a refused undo is told to the asker; an accepted undo of a capture takes the capture off the count and marks the move now last', { timeout: 60000 }, async () => {
   const alice = await newUser('anna');
   const bob = await newUser('bert');
   const players = await challengeGame(alice, bob, 'bert');
@@ -65,7 +65,14 @@ test('an accepted undo of a capture takes the capture off the count and marks th
     await waitStone(page, { col: 0, row: 0 }, null);
     await page.waitForSelector('[data-testid=player-black] .captures:has-text("Captures: 1")');
   }
+  // White refuses the first request: the asker is told (a computer player refuses the same way).
   await players.black.click('[data-testid=undo]');
+  await players.white.click('[data-testid=undo-decline]');
+  await players.black.waitForSelector('[data-testid=undo-refused]:has-text("refused")');
+  await shot(players.black, 'undo-refused.png');
+  // The second is allowed.
+  await players.black.click('[data-testid=undo]');
+  await players.black.waitForSelector('[data-testid=undo-refused]', { state: 'detached' });
   await players.white.click('[data-testid=undo-accept]');
   for (const page of [players.black, players.white]) {
     await waitStone(page, { col: 0, row: 1 }, null);

@@ -233,7 +233,7 @@ export function mountGame(root, ctx, params) {
             h('button', { class: 'primary', 'data-testid': 'undo-accept', onclick: () => run(actions.answerUndo(gameId, true)) }, t('game.undoAccept')),
             h('button', { 'data-testid': 'undo-decline', onclick: () => run(actions.answerUndo(gameId, false)) }, t('game.undoDecline'))),
         ] : h('p', { class: 'muted' }, t(g.undoRequestedBy === mine ? 'game.undoWaiting' : 'game.undoAsked', { color: t(`color.${g.undoRequestedBy}`) }))
-      ) : null);
+      ) : g.phase === 'playing' && mine && g.undoRefused === mine ? h('p', { 'data-testid': 'undo-refused' }, t('game.undoRefused')) : null);
       if (scoringNow) {
         const iAccepted = mine === 'black' ? g.acceptedBlack : mine === 'white' ? g.acceptedWhite : false;
         fill(scoring,
