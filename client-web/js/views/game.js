@@ -191,6 +191,15 @@ export function mountGame(root, ctx, params) {
     }
   }
 
+  /** The pool's stakes (by colour, raises included) by seat of `table`, or null when unknown. */
+  function stakesBySeat(poolNow, table, g) {
+    if (!poolNow || !table?.left) return null;
+    const leftColor = table.left.user === g.black.user ? 'black' : table.left.user === g.white.user ? 'white' : null;
+    if (!leftColor) return null;
+    const rightColor = leftColor === 'black' ? 'white' : 'black';
+    return { left: poolNow[`stake_${leftColor}`], right: poolNow[`stake_${rightColor}`] };
+  }
+
   return {
     update() {
       const g = game();
@@ -265,7 +274,8 @@ export function mountGame(root, ctx, params) {
       const tableNow = state.tables.get(g.table);
       const seat = !mine ? null : tableNow?.left?.user === state.me.user ? 'left' : tableNow?.right?.user === state.me.user ? 'right' : null;
       stake.update({ stake: stakeNow?.stake ?? null, taxBp: stakeNow?.taxBp ?? state.taxBp, mySeat: seat, game: g.phase === 'playing' ? gameId : null,
-        balance: state.balance, visible: state.balance != null && g.table != null && g.phase !== 'over' && !!(seat || stakeNow?.stake) });
+        balance: state.balance, visible: state.balance != null && g.table != null && g.phase !== 'over' && !!(seat || stakeNow?.stake),
+        inGame: stakesBySeat(state.pools.get(gameId), tableNow, g) });
       syncChat(g);
     },
     unmount() {
