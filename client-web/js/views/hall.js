@@ -35,10 +35,14 @@ export function mountHall(root, ctx, params) {
     const seat = (player, side) => h('div', { class: `seat seat-${side}` },
       h('span', { class: `stone-icon ${side === 'left' ? 'black' : 'white'}`, 'aria-hidden': 'true' }),
       player ? h('span', { class: 'seat-name' }, playerLabel(player)) : h('span', { class: 'muted' }, t('room.empty')));
+    // The table's own count includes the players, who look at the table to sit: while a game is on, show
+    // the game's count (people watching, players excluded), as the game screen and the live games do.
+    const live = table.game != null ? state.hall.games.find((g) => g.game === table.game) : null;
+    const watching = live ? live.watchers_count : table.watchers_count;
     return h('a', { class: `table-card${table.game ? ' in-game' : ''}`, href: `#/table/${table.table}`, 'data-testid': `table-${table.table}` },
       h('div', { class: 'table-head' }, h('b', {}, t('room.table', { n: table.table })),
         table.game ? h('span', { class: 'badge' }, t('room.playing')) : null,
-        table.watchers_count ? h('span', { class: 'muted small' }, t('hall.watchers', { count: table.watchers_count })) : null),
+        watching ? h('span', { class: 'muted small' }, t('hall.watchers', { count: watching })) : null),
       seat(table.left, 'left'), seat(table.right, 'right'));
   }
 
