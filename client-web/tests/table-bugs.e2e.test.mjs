@@ -99,3 +99,23 @@ test('the hall table card counts the watchers of its game, not its players', { t
   assert.match(await hal.textContent('[data-testid=table-4]'), /1 watching/);
   await shot(hal, 'hall-table-watchers.png');
 });
+
+test('choosing a handicap sets komi to 0, and no handicap sets it back', { timeout: 60000 }, async () => {
+  const ida = await newUser('ida1');
+  const jon = await newUser('jon1');
+  await ida.click('[data-testid=table-5]');
+  await ida.click('[data-testid=sit-left]');
+  await jon.click('[data-testid=table-5]');
+  await jon.waitForSelector('[data-testid=seat-left]:has-text("ida1")');
+  await jon.click('[data-testid=sit-right]');
+  const form = '[data-testid=settings-form]';
+  assert.equal(await jon.inputValue(`${form} input[name=komi]`), '7.5');
+  await jon.selectOption(`${form} select[name=handicap]`, '2');
+  assert.equal(await jon.inputValue(`${form} input[name=komi]`), '0');
+  await shot(jon, 'handicap-komi.png');
+  await jon.click('[data-testid=propose]');
+  await ida.waitForSelector('[data-testid=proposal]:has-text("Handicap 2")');
+  assert.match(await ida.textContent('[data-testid=proposal]'), /Komi 0 /);
+  await jon.selectOption(`${form} select[name=handicap]`, '0');
+  assert.equal(await jon.inputValue(`${form} input[name=komi]`), '7.5');
+});
