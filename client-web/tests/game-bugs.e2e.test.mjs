@@ -104,3 +104,19 @@ test('the last move is marked after a reload and for a watcher who joins mid-gam
   assert.equal(await carol.locator('svg.goban .last-move').count(), 1);
   await shot(carol, 'watcher-last-move.png');
 });
+
+test('a move error clears once the game moves on', { timeout: 60000 }, async () => {
+  const nia = await newUser('nina');
+  const oli = await newUser('olaf');
+  const players = await challengeGame(nia, oli, 'olaf');
+  await play(players, [['black', { col: 2, row: 2 }]]);
+  // Black clicks again out of turn: refused, and the reason shows.
+  await clickPoint(players.black, 9, { col: 6, row: 6 });
+  await players.black.waitForSelector('[data-testid=game-message].shown');
+  const refused = await players.black.textContent('[data-testid=game-message]');
+  assert.ok(refused.length > 0, 'the refusal is shown');
+  // White moves: the refusal was about the position before it, and goes.
+  await play(players, [['white', { col: 6, row: 2 }]]);
+  await players.black.waitForSelector('[data-testid=game-message].shown', { state: 'detached' });
+  assert.equal(await players.black.textContent('[data-testid=game-message]'), '');
+});

@@ -73,11 +73,20 @@ export function mountGame(root, ctx, params) {
     return null;
   };
 
+  // An error stays until it is stale: the next action, the next event of the game (a move error must not
+  // outlive the position it was about), or the connection coming back after it was lost.
+  let errorShownAt = null; // {seq, online} when the error was shown
   function showError(err) {
     message.textContent = actions.errorText(err);
     message.classList.add('shown');
+    errorShownAt = { seq: game()?.seq, online: state.connection === 'online' };
   }
-  const clearError = () => { message.textContent = ''; message.classList.remove('shown'); };
+  const clearError = () => { message.textContent = ''; message.classList.remove('shown'); errorShownAt = null; };
+  function clearStaleError(g) {
+    if (!errorShownAt) return;
+    const reconnected = !errorShownAt.online && state.connection === 'online';
+    if (g.seq !== errorShownAt.seq || reconnected) clearError();
+  }
 
   async function run(promise) {
     clearError();
@@ -204,6 +213,7 @@ export function mountGame(root, ctx, params) {
     update() {
       const g = game();
       if (!g) return;
+      clearStaleError(g);
       const mine = myColor();
       const scoringNow = g.phase === 'scoring';
       const counted = scoringNow || (g.phase === 'over' && g.outcome?.reason === 'score') ? areaCount(g.board, g.dead) : null;
