@@ -30,7 +30,7 @@ after(async () => {
 const newUser = (name, options) => registerInNewContext(browser, server.url, name, PASSWORD, options);
 const shot = (page, name) => page.screenshot({ path: join(OUT, name) });
 
-/** `a` challenges `b` from the players list (9x9, nigiri), `b` accepts: {black, white, gameId}. */
+/** `a` challenges `b` (whose screen is in English) from the players list (9x9, nigiri), `b` accepts: {black, white, gameId}. */
 async function challengeGame(a, b, bName) {
   await a.click(`[data-testid=players] li:has-text("${bName}") button`);
   await a.click('.modal button.primary');
@@ -38,7 +38,7 @@ async function challengeGame(a, b, bName) {
   await b.click('.modal button.primary');
   for (const page of [a, b]) {
     await page.waitForURL(/#\/game\/\d+/);
-    await page.waitForSelector('[data-testid=game-status]:has-text("You play")');
+    await page.waitForSelector('[data-testid=game-status]:has-text("You play"), [data-testid=game-status]:has-text("你执")');
   }
   const gameId = Number(a.url().match(/#\/game\/(\d+)/)[1]);
   const bIsBlack = (await b.textContent('[data-testid=game-status]')).includes('You play Black');
@@ -119,4 +119,21 @@ test('a move error clears once the game moves on', { timeout: 60000 }, async () 
   await play(players, [['white', { col: 6, row: 2 }]]);
   await players.black.waitForSelector('[data-testid=game-message].shown', { state: 'detached' });
   assert.equal(await players.black.textContent('[data-testid=game-message]'), '');
+});
+
+test('the Chinese screen shows every refusal and the room names in Chinese', { timeout: 60000 }, async () => {
+  const qin = await newUser('qing', { lang: 'zh-CN' });
+  const rex = await newUser('rexx');
+  // The default rooms have Chinese names.
+  await qin.waitForSelector('.hall :text("入门 — ")');
+  assert.equal(await qin.locator('.hall :text("Beginners")').count(), 0);
+  await challengeGame(qin, rex, 'rexx');
+  // Undo with no move of hers played: the server refuses (no_undo), and the reason is in Chinese, not
+  // the server's English message.
+  await qin.click('[data-testid=undo]');
+  await qin.waitForSelector('[data-testid=game-message].shown');
+  const text = await qin.textContent('[data-testid=game-message]');
+  assert.doesNotMatch(text, /[A-Za-z]/, `refusal text: ${text}`);
+  assert.match(text, /悔/);
+  await shot(qin, 'refusal-zh.png');
 });

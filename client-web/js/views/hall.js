@@ -31,6 +31,13 @@ export function mountHall(root, ctx, params) {
 
   if (roomId) actions.joinRoom(roomId);
 
+  /** A room's name in the UI's language when it is one of the server's default rooms. */
+  function roomName(name) {
+    const key = `roomName.${name}`;
+    const text = t(key);
+    return text === key ? name : text;
+  }
+
   function tableCard(table) {
     const seat = (player, side) => h('div', { class: `seat seat-${side}` },
       h('span', { class: `stone-icon ${side === 'left' ? 'black' : 'white'}`, 'aria-hidden': 'true' }),
@@ -50,7 +57,7 @@ export function mountHall(root, ctx, params) {
     update() {
       fill(rooms, state.hall.rooms.map((r) => h('li', {},
         h('a', { href: `#/room/${r.room}`, class: r.room === roomId ? 'active' : '', 'data-testid': `room-${r.room}` },
-          h('b', {}, r.name), h('span', { class: 'muted small' }, ` ${t('hall.users', { count: r.users_count })} · ${t('hall.tables', { count: r.tables_count })}`)))));
+          h('b', {}, roomName(r.name)), h('span', { class: 'muted small' }, ` ${t('hall.users', { count: r.users_count })} · ${t('hall.tables', { count: r.tables_count })}`)))));
       fill(games, state.hall.games.length === 0 ? h('li', { class: 'muted' }, t('hall.noGames')) : state.hall.games.map((g) => h('li', {},
         h('a', { href: `#/game/${g.game}`, 'data-testid': `game-link-${g.game}` },
           h('span', { class: 'stone-icon black' }), `${g.black.username} (${g.black.rank}) `,
@@ -66,7 +73,7 @@ export function mountHall(root, ctx, params) {
             t(p.computer ? 'hall.playComputer' : 'hall.challenge'))
           : state.me?.user === p.user ? h('span', { class: 'muted small' }, t('hall.you')) : null)));
       if (roomId && state.room?.room === roomId) {
-        roomTitle.textContent = `${state.room.name} — ${t('room.tables')}`;
+        roomTitle.textContent = `${roomName(state.room.name)} — ${t('room.tables')}`;
         fill(tables, state.room.tableIds.map((id) => tableCard(state.tables.get(id))));
       } else {
         roomTitle.textContent = t('room.tables');
