@@ -119,3 +119,30 @@ test('choosing a handicap sets komi to 0, and no handicap sets it back', { timeo
   await jon.selectOption(`${form} select[name=handicap]`, '0');
   assert.equal(await jon.inputValue(`${form} input[name=komi]`), '7.5');
 });
+
+test('a stake refused for a coach stake or a negative amount says why', { timeout: 60000 }, async () => {
+  const kim = await newUser('kim1');
+  const lou = await newUser('lou1');
+  if (!(await kim.evaluate(() => window.tengen.state.balance != null))) return; // no fortune points on this server
+  await kim.click('[data-testid=table-6]');
+  await kim.click('[data-testid=sit-left]');
+  await lou.click('[data-testid=table-6]');
+  await lou.waitForSelector('[data-testid=seat-left]:has-text("kim1")');
+  await lou.click('[data-testid=sit-right]');
+  await kim.waitForSelector('[data-testid=stake]:visible');
+  // Paid coaching with the left seat coaching, but a coach stake of 10.
+  await kim.fill('[data-testid=stake] input[name=stake-left]', '10');
+  await kim.fill('[data-testid=stake] input[name=stake-right]', '20');
+  await kim.selectOption('[data-testid=stake] select[name=stake-terms]', 'coach-left');
+  await kim.click('[data-testid=stake-ok]');
+  await kim.waitForSelector('[data-testid=stake-error]:has-text("coach stakes 0")');
+  await shot(kim, 'stake-coach-error.png');
+  // A negative stake.
+  await kim.selectOption('[data-testid=stake] select[name=stake-terms]', 'normal');
+  await kim.fill('[data-testid=stake] input[name=stake-left]', '-5');
+  await kim.click('[data-testid=stake-ok]');
+  await kim.waitForSelector('[data-testid=stake-error]:has-text("whole numbers of points")');
+  assert.doesNotMatch(await kim.textContent('[data-testid=stake-error]'), /serde|invalid value|u64/);
+  // Nothing was offered.
+  assert.match(await lou.textContent('[data-testid=stake-status]'), /No stakes offered/);
+});
