@@ -137,3 +137,25 @@ test('the Chinese screen shows every refusal and the room names in Chinese', { t
   assert.match(text, /悔/);
   await shot(qin, 'refusal-zh.png');
 });
+
+test('after the game a losing bettor reads that the bet lost, not the odds', { timeout: 60000 }, async () => {
+  const pam = await newUser('pam1');
+  const quin = await newUser('quin');
+  const ray = await newUser('ray1');
+  const players = await challengeGame(pam, quin, 'quin');
+  const poolOnServer = await ray.evaluate((game) => window.tengen.net.request({ type: 'pool', game })
+    .then(() => true, (err) => err.code !== 'unknown_type'), players.gameId);
+  if (!poolOnServer) return;
+  await ray.click(`[data-testid=game-link-${players.gameId}]`);
+  await ray.waitForSelector('[data-testid=pool]:visible');
+  await ray.fill('[data-testid=pool] input[name=bet-amount]', '100');
+  await ray.click('[data-testid=bet-black]');
+  await ray.waitForSelector('[data-testid=my-bet]:has-text("current odds")');
+  // Black resigns: Ray's bet on Black lost.
+  players.black.once('dialog', (dialog) => dialog.accept());
+  await players.black.click('[data-testid=resign]');
+  await ray.waitForSelector('[data-testid=result-sgf]');
+  await ray.waitForSelector('[data-testid=my-bet]:has-text("Black lost")');
+  assert.doesNotMatch(await ray.textContent('[data-testid=my-bet]'), /odds|returns/);
+  await shot(ray, 'bet-lost.png');
+});

@@ -278,6 +278,7 @@ export function mountGame(root, ctx, params) {
       } else fill(result);
       pool.update({
         pool: state.pools.get(gameId) ?? null, canBet: !!state.me && !mine, balance: state.balance, myBet: state.myBets.get(gameId),
+        outcome: g.phase === 'over' ? g.outcome : null,
       });
       const stakeNow = g.table != null ? state.stakes.get(g.table) : null;
       // Stakes belong to seats (with nigiri, Black may sit on the right).
