@@ -4,7 +4,7 @@
 
 import { Connection, RequestError } from './net.js';
 import { stakeOfferProblem, positiveProblem } from './amounts.js';
-import { createState, applyMessage, balanceMoves } from './state.js';
+import { createState, applyMessage, balanceMoves, myLiveGame } from './state.js';
 import { translator, detectLanguage } from './i18n.js';
 import { h, fill } from './dom.js';
 import { mountLogin } from './views/login.js';
@@ -206,7 +206,11 @@ const actions = {
 };
 
 function afterLogin() {
-  if (!location.hash || location.hash === '#/' || location.hash === '#') {
+  // A player back after closing the tab mid-game goes straight to the game, before its forfeit countdown
+  // runs out (watching it again is what tells the server the player is back).
+  const live = myLiveGame(state);
+  if (live != null) location.hash = `#/game/${live}`;
+  else if (!location.hash || location.hash === '#/' || location.hash === '#') {
     const firstRoom = state.hall.rooms[0]?.room;
     if (firstRoom) location.hash = `#/room/${firstRoom}`;
   }

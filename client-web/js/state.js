@@ -275,6 +275,14 @@ export function balanceMoves(state, msg) {
   }
 }
 
+/** The id of a live game the logged-in user plays, from the hall's list (the oldest first), or null. */
+export function myLiveGame(state) {
+  const me = state.me?.user;
+  if (me == null) return null;
+  const mine = state.hall.games.filter((g) => g.black.user === me || g.white.user === me);
+  return mine.length ? Math.min(...mine.map((g) => g.game)) : null;
+}
+
 /** Fold one server message into the state. */
 export function applyMessage(state, msg) {
   switch (msg.type) {

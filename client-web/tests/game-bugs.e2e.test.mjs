@@ -159,3 +159,31 @@ test('after the game a losing bettor reads that the bet lost, not the odds', { t
   assert.doesNotMatch(await ray.textContent('[data-testid=my-bet]'), /odds|returns/);
   await shot(ray, 'bet-lost.png');
 });
+
+test('a player who closed the tab mid-game and logs in again lands in the game, and the hall calls them back', { timeout: 60000 }, async () => {
+  const sam = await newUser('sam1');
+  const tia = await newUser('tia1');
+  const players = await challengeGame(sam, tia, 'tia1');
+  await play(players, [['black', { col: 2, row: 2 }]]);
+  // Black closes the tab (the whole browser context): White sees the forfeit countdown.
+  const blackName = players.black === sam ? 'sam1' : 'tia1';
+  await players.black.context().close();
+  await players.white.waitForSelector('[data-testid=away]:has-text("left the game")');
+  // Black logs in again in a new browser: straight to the game, and the countdown stops.
+  const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+  const back = await context.newPage();
+  await back.goto(server.url);
+  await back.fill('input[name=username]', blackName);
+  await back.fill('input[name=password]', PASSWORD);
+  await back.click('[data-testid=login]');
+  await back.waitForURL(new RegExp(`#/game/${players.gameId}$`));
+  await waitStone(back, { col: 2, row: 2 }, 'black');
+  await back.waitForSelector('[data-testid=game-status]:has-text("You play Black")');
+  await players.white.waitForSelector('[data-testid=away]:has-text("left the game")', { state: 'hidden' });
+  // In the hall, a call to return to the game.
+  await back.click('a:has-text("Back to the hall")');
+  await back.waitForSelector('[data-testid=return-to-game]:visible');
+  await shot(back, 'hall-return-to-game.png');
+  await back.click('[data-testid=return-to-game] a');
+  await back.waitForURL(new RegExp(`#/game/${players.gameId}$`));
+});

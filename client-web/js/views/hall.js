@@ -2,7 +2,7 @@
 // with watcher counts, players online (with a challenge button), the automatch panel, and the room chat.
 
 import { h, fill } from '../dom.js';
-import { channelKey } from '../state.js';
+import { channelKey, myLiveGame } from '../state.js';
 import { createChat } from './chat.js';
 import { createAutomatchPanel } from './automatch.js';
 
@@ -16,6 +16,8 @@ export function mountHall(root, ctx, params) {
   const games = h('ul', { class: 'game-list', 'data-testid': 'live-games' });
   const players = h('ul', { class: 'player-list', 'data-testid': 'players' });
   const roomTitle = h('h2', {});
+  // A live game of mine (the tab was closed, or I came to the hall during it): a call to go back to it.
+  const returnBox = h('p', { class: 'return-game panel', 'data-testid': 'return-to-game', hidden: true });
   const automatch = state.me ? createAutomatchPanel({ t, actions }) : null;
   const chat = roomId ? createChat({ t, title: t('room.chat'), testId: 'room-chat', onSend: (text) => actions.chat({ kind: 'room', room: roomId }, text) }) : null;
 
@@ -24,7 +26,7 @@ export function mountHall(root, ctx, params) {
       h('section', { class: 'panel' }, h('h3', {}, t('hall.rooms')), rooms),
       automatch?.element,
       h('section', { class: 'panel' }, h('h3', {}, t('hall.games')), games)),
-    h('main', { class: 'hall-main' }, h('section', { class: 'panel' }, roomTitle, tables)),
+    h('main', { class: 'hall-main' }, returnBox, h('section', { class: 'panel' }, roomTitle, tables)),
     h('aside', { class: 'hall-side' },
       h('section', { class: 'panel' }, h('h3', {}, t('hall.players')), players),
       chat?.element)));
@@ -55,6 +57,9 @@ export function mountHall(root, ctx, params) {
 
   return {
     update() {
+      const live = myLiveGame(state);
+      returnBox.hidden = live == null;
+      fill(returnBox, live == null ? null : h('a', { href: `#/game/${live}`, class: 'button primary' }, t('hall.returnToGame')));
       fill(rooms, state.hall.rooms.map((r) => h('li', {},
         h('a', { href: `#/room/${r.room}`, class: r.room === roomId ? 'active' : '', 'data-testid': `room-${r.room}` },
           h('b', {}, roomName(r.name)), h('span', { class: 'muted small' }, ` ${t('hall.users', { count: r.users_count })} · ${t('hall.tables', { count: r.tables_count })}`)))));
