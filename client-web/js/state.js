@@ -69,6 +69,8 @@ export function gameFromState(s) {
     // The player whose undo request was just refused (a computer player always refuses), until the next move.
     undoRefused: null,
     away: awayFrom(s.away ?? [], Date.now()),
+    // Before the first move: the local time by which it must be made, or the game is void.
+    firstMoveBy: s.first_move_in_ms != null ? Date.now() + s.first_move_in_ms : null,
   };
 }
 
@@ -76,6 +78,16 @@ export function gameFromState(s) {
 function lastFrom(last) {
   if (!last) return { lastMove: null, lastPass: null };
   return last.point ? { lastMove: { point: last.point, color: last.color }, lastPass: null } : { lastMove: null, lastPass: last.color };
+}
+
+/**
+ * The i18n key saying how a finished game ended: its outcome's reason, and for a void game why, as far
+ * as the client can tell (no move at all means the first move was not made in time).
+ */
+export function outcomeReasonKey(game) {
+  const reason = game.outcome?.reason;
+  if (reason === 'void' && game.movesCount === 0) return 'game.reason.voidNoFirstMove';
+  return `game.reason.${reason}`;
 }
 
 /** The watchers part of a `game_state` or a `watchers` push (the same fields in both). */
@@ -110,6 +122,7 @@ export function applyGameEvent(game, msg, nowMs = Date.now()) {
       game.lastMove = { point: msg.point, color: msg.color };
       game.lastPass = null;
       game.movesCount += 1;
+      game.firstMoveBy = null;
       game.undoRefused = null;
       game.toMove = other(msg.color);
       moved(game, msg.color);
@@ -119,6 +132,7 @@ export function applyGameEvent(game, msg, nowMs = Date.now()) {
       game.lastPass = msg.color;
       game.lastMove = null;
       game.movesCount += 1;
+      game.firstMoveBy = null;
       game.undoRefused = null;
       game.toMove = other(msg.color);
       moved(game, msg.color);
@@ -138,6 +152,7 @@ export function applyGameEvent(game, msg, nowMs = Date.now()) {
       break;
     case 'ended':
       game.phase = 'over';
+      game.firstMoveBy = null;
       game.outcome = msg.outcome;
       break;
     case 'undo_requested':

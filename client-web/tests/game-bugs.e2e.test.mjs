@@ -187,3 +187,16 @@ test('a player who closed the tab mid-game and logs in again lands in the game, 
   await back.click('[data-testid=return-to-game] a');
   await back.waitForURL(new RegExp(`#/game/${players.gameId}$`));
 });
+
+test('before the first move both players see the countdown to a void game', { timeout: 60000 }, async () => {
+  const uma = await newUser('uma1');
+  const vic = await newUser('vic1');
+  const players = await challengeGame(uma, vic, 'vic1');
+  for (const page of [players.black, players.white]) {
+    await page.waitForSelector('[data-testid=first-move]:has-text("Black to make the first move within")');
+    assert.match(await page.textContent('[data-testid=first-move]'), /within [0-2]:\d\d, or the game is void/);
+  }
+  await shot(players.white, 'first-move-countdown.png');
+  await play(players, [['black', { col: 4, row: 4 }]]);
+  for (const page of [players.black, players.white]) await page.waitForSelector('[data-testid=first-move]', { state: 'hidden' });
+});

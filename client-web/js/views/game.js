@@ -5,7 +5,7 @@
 // the server keeps fortune points.
 
 import { h, fill } from '../dom.js';
-import { channelKey } from '../state.js';
+import { channelKey, outcomeReasonKey } from '../state.js';
 import { createBoard } from '../board.js';
 import { createChat } from './chat.js';
 import { createPoolPanel, taxPercent } from './pool.js';
@@ -32,6 +32,7 @@ export function mountGame(root, ctx, params) {
   const result = h('div', { class: 'result', 'data-testid': 'result' });
   const undoBox = h('div', { class: 'undo-box', 'data-testid': 'undo-box' });
   const awayBox = h('p', { class: 'away', role: 'status', 'data-testid': 'away' });
+  const firstMoveBox = h('p', { class: 'away', role: 'status', 'data-testid': 'first-move' });
   const info = h('p', { class: 'muted small settings-line' });
   const watchers = h('p', { class: 'watchers', 'data-testid': 'watchers' });
   const watchersPanel = createWatchersPanel({ t });
@@ -59,7 +60,7 @@ export function mountGame(root, ctx, params) {
     h('aside', { class: 'game-side' },
       h('div', { class: 'row spread' }, h('a', { href: '#/', class: 'small' }, `← ${t('game.back')}`), watchers),
       watchersPanel.element,
-      players.black, players.white, status, awayBox, message, controls, undoBox, scoring, result, info, stake.element, pool.element, chatBox, announcer)));
+      players.black, players.white, status, firstMoveBox, awayBox, message, controls, undoBox, scoring, result, info, stake.element, pool.element, chatBox, announcer)));
 
   actions.watch(gameId);
   actions.askPool(gameId);
@@ -148,6 +149,9 @@ export function mountGame(root, ctx, params) {
     const now = Date.now();
     awayBox.textContent = g.phase === 'over' ? '' : Object.entries(g.away ?? {})
       .map(([color, atMs]) => t('game.away', { color: t(`color.${color}`), time: formatClock(atMs - now) })).join(' · ');
+    // Nobody has moved yet: the game is void unless the first move comes in time (SPEC: 2 minutes).
+    firstMoveBox.textContent = g.phase === 'playing' && g.firstMoveBy != null
+      ? t('game.firstMove', { color: t(`color.${g.toMove}`), time: formatClock(Math.max(0, g.firstMoveBy - now)) }) : '';
     const clocks = clocksNow(g);
     drawClock(clockNodes.black, g, 'black', clocks);
     drawClock(clockNodes.white, g, 'white', clocks);
@@ -267,7 +271,7 @@ export function mountGame(root, ctx, params) {
         const o = g.outcome;
         fill(result,
           h('h3', {}, t('game.result')),
-          h('p', { class: 'result-line' }, h('b', { 'data-testid': 'result-sgf' }, o.sgf), ' · ', h('b', { 'data-testid': 'result-chinese', lang: 'zh' }, o.chinese), ' ', h('span', { class: 'muted' }, t(`game.reason.${o.reason}`))),
+          h('p', { class: 'result-line' }, h('b', { 'data-testid': 'result-sgf' }, o.sgf), ' · ', h('b', { 'data-testid': 'result-chinese', lang: 'zh' }, o.chinese), ' ', h('span', { class: 'muted' }, t(outcomeReasonKey(g)))),
           o.black_count_half_points != null ? h('p', { class: 'small' }, t('game.count', { black: halfPointsText(o.black_count_half_points), white: halfPointsText(o.white_count_half_points) })) : null,
           settlementBox,
           h('a', { href: `/api/games/${gameId}/sgf`, download: `tengen-${gameId}.sgf` }, t('game.downloadSgf')));
