@@ -200,3 +200,19 @@ test('before the first move both players see the countdown to a void game', { ti
   await play(players, [['black', { col: 4, row: 4 }]]);
   for (const page of [players.black, players.white]) await page.waitForSelector('[data-testid=first-move]', { state: 'hidden' });
 });
+
+test('a guest watching a game reads the watchers chat with no box to type in', { timeout: 60000 }, async () => {
+  const wes = await newUser('wes1');
+  const xia = await newUser('xia1');
+  const players = await challengeGame(wes, xia, 'xia1');
+  const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+  const guest = await context.newPage();
+  await guest.goto(server.url);
+  await guest.click('text=Watch as a guest');
+  await guest.evaluate((game) => { location.hash = `#/game/${game}`; }, players.gameId);
+  await guest.waitForSelector('[data-testid=kibitz-chat]');
+  assert.equal(await guest.locator('[data-testid=kibitz-chat] input').count(), 0, 'no chat box for a guest');
+  assert.match(await guest.textContent('[data-testid=kibitz-chat]'), /Log in to chat/);
+  await shot(guest, 'guest-chat.png');
+  await context.close();
+});

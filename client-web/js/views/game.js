@@ -47,6 +47,7 @@ export function mountGame(root, ctx, params) {
   });
   let chat = null;
   let chatKey = null;
+  let chatGuest = false;
   const settlementBox = h('div', { class: 'settlement', 'data-testid': 'settlement' });
   let settlementAsked = false;
 
@@ -177,12 +178,14 @@ export function mountGame(root, ctx, params) {
     // Players talk at their table; watchers kibitz (SPEC §2: players never see kibitz during play).
     const channel = mine && g.table != null ? { kind: 'table', table: g.table } : !mine ? { kind: 'kibitz', game: gameId } : null;
     const key = channel ? channelKey(channel) : null;
-    if (key !== chatKey) {
+    const guest = !state.me;
+    if (key !== chatKey || guest !== chatGuest) {
       chatKey = key;
-      chat = channel ? createChat({ t, title: t(channel.kind === 'table' ? 'game.tableChat' : 'game.kibitz'), testId: `${channel.kind}-chat`, onSend: (text) => run(actions.chat(channel, text)) }) : null;
+      chatGuest = guest;
+      chat = channel ? createChat({ t, title: t(channel.kind === 'table' ? 'game.tableChat' : 'game.kibitz'), testId: `${channel.kind}-chat`, readOnly: guest, onSend: (text) => run(actions.chat(channel, text)) }) : null;
       fill(chatBox, chat?.element);
     }
-    chat?.update(state.chats.get(key));
+    chat?.update(state.chats.get(chatKey));
   }
 
   /** My bets and stakes on this game once it is settled: staked, returned, net, tax rate (SPEC §3). */
