@@ -10,6 +10,8 @@ export function h(tag, attrs = {}, ...children) {
     else if (key === 'dataset') Object.assign(node.dataset, value);
     else if (key === 'value') node.value = value;
     else if (key === 'checked') node.checked = value;
+    // Through the CSSOM: the server's Content-Security-Policy refuses inline style attributes.
+    else if (key === 'style') node.style.cssText = value;
     else node.setAttribute(key, value === true ? '' : value);
   }
   append(node, children);

@@ -1,20 +1,19 @@
-//! Accounts and sessions: username and password rules, argon2id hashing (always on the blocking pool),
+//! Accounts and sessions: username and password rules, argon2id hashing (on the hashing pool, `hashing`),
 //! session tokens (256 random bits, stored only as their SHA-256 digest, expiring), and the login and
 //! registration throttles (see `throttle`). It answers "who is this?"; what a user may do is decided by the hall and the games.
 
-use std::net::IpAddr;
-use std::sync::Arc;
+mod hashing;
 
-use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
-use argon2::{Algorithm, Argon2, Params, Version};
+use std::net::IpAddr;
+
 use rand::RngCore;
 use sha2::{Digest, Sha256};
 use tengen_protocol::{ErrorCode, PlayerInfo, UserId};
-use tokio::sync::Semaphore;
 
+use self::hashing::HashPool;
 use crate::config::{
-    Argon2Params, Throttles, HASHING_CONCURRENCY_MAX, PASSWORD_CHARS_MAX, PASSWORD_CHARS_MIN,
-    USERNAME_CHARS_MAX, USERNAME_CHARS_MIN,
+    Argon2Params, Throttles, PASSWORD_CHARS_MAX, PASSWORD_CHARS_MIN, USERNAME_CHARS_MAX,
+    USERNAME_CHARS_MIN,
 };
 use crate::store::{StoreError, StoreHandle, UserRow};
 use crate::throttle::{self, LoginCounters};
@@ -40,6 +39,9 @@ pub enum AuthError {
     RegistrationThrottled { wait_ms: u64 },
     #[error("the session token is unknown or expired")]
     InvalidToken,
+    /// Too many passwords are being checked at once; nothing was done.
+    #[error("the server is busy checking passwords; try again in a moment")]
+    Busy,
     #[error("account service failed: {0}")]
     Internal(String),
 }
@@ -54,6 +56,7 @@ impl AuthError {
             AuthError::Throttled { .. } => ErrorCode::LoginThrottled,
             AuthError::RegistrationThrottled { .. } => ErrorCode::RegistrationThrottled,
             AuthError::InvalidToken => ErrorCode::InvalidToken,
+            AuthError::Busy => ErrorCode::Busy,
             AuthError::Internal(_) => ErrorCode::Internal,
         }
     }
@@ -123,34 +126,8 @@ pub struct Auth {
     /// A hash of a random password, verified against when a username is unknown so that "no such user"
     /// costs the same time as "wrong password" and timing does not reveal who has an account.
     dummy_hash: String,
-    /// Bounds hashes in flight to [`HASHING_CONCURRENCY_MAX`].
-    hashing: Arc<Semaphore>,
-}
-
-fn hasher(params: Argon2Params) -> Result<Argon2<'static>, AuthError> {
-    let params = Params::new(params.memory_kib, params.passes, params.lanes, None)
-        .map_err(|err| AuthError::Internal(format!("bad argon2 parameters: {err}")))?;
-    Ok(Argon2::new(Algorithm::Argon2id, Version::V0x13, params))
-}
-
-fn hash_password(params: Argon2Params, password: &str) -> Result<String, AuthError> {
-    let mut salt_bytes = [0u8; 16];
-    rand::rng().fill_bytes(&mut salt_bytes);
-    let salt = SaltString::encode_b64(&salt_bytes)
-        .map_err(|err| AuthError::Internal(format!("salt: {err}")))?;
-    hasher(params)?
-        .hash_password(password.as_bytes(), &salt)
-        .map(|hash| hash.to_string())
-        .map_err(|err| AuthError::Internal(format!("hashing: {err}")))
-}
-
-/// Verify with the parameters recorded in the hash itself, so old hashes keep working after a change.
-fn verify_password(params: Argon2Params, password: &str, phc: &str) -> Result<bool, AuthError> {
-    let parsed =
-        PasswordHash::new(phc).map_err(|err| AuthError::Internal(format!("stored hash: {err}")))?;
-    Ok(hasher(params)?
-        .verify_password(password.as_bytes(), &parsed)
-        .is_ok())
+    /// Where every password is hashed and checked.
+    hashing: HashPool,
 }
 
 /// The digest under which a token is stored.
@@ -169,20 +146,6 @@ fn new_token() -> String {
     hex(&bytes)
 }
 
-/// Run CPU-heavy hashing off the async runtime, at most `limit`'s permits at once.
-async fn blocking<T: Send + 'static>(
-    limit: &Semaphore,
-    work: impl FnOnce() -> Result<T, AuthError> + Send + 'static,
-) -> Result<T, AuthError> {
-    let _permit = limit
-        .acquire()
-        .await
-        .map_err(|_| AuthError::Internal("hashing is shut down".into()))?;
-    tokio::task::spawn_blocking(work)
-        .await
-        .map_err(|err| AuthError::Internal(format!("hashing task failed: {err}")))?
-}
-
 impl Auth {
     pub async fn new(
         store: StoreHandle,
@@ -190,8 +153,18 @@ impl Auth {
         session_ttl_ms: u64,
         throttles: Throttles,
     ) -> Result<Auth, AuthError> {
-        let hashing = Arc::new(Semaphore::new(HASHING_CONCURRENCY_MAX));
-        let dummy_hash = blocking(&hashing, move || hash_password(argon2, &new_token())).await?;
+        Auth::with_hashing(store, argon2, session_ttl_ms, throttles, HashPool::new()).await
+    }
+
+    /// [`Auth::new`] hashing on `hashing` (tests give it a pool they can fill).
+    async fn with_hashing(
+        store: StoreHandle,
+        argon2: Argon2Params,
+        session_ttl_ms: u64,
+        throttles: Throttles,
+        hashing: HashPool,
+    ) -> Result<Auth, AuthError> {
+        let dummy_hash = hashing.hash(argon2, new_token()).await?;
         Ok(Auth {
             store,
             argon2,
@@ -220,9 +193,15 @@ impl Auth {
             tracing::debug!(%ip, wait_ms, "registration throttled");
             return Err(AuthError::RegistrationThrottled { wait_ms });
         }
-        let params = self.argon2;
-        let password = password.to_string();
-        let hash = blocking(&self.hashing, move || hash_password(params, &password)).await?;
+        let hash = match self.hashing.hash(self.argon2, password.to_string()).await {
+            Err(AuthError::Busy) => {
+                if let Err(err) = throttle::registration_not_made(&self.store, ip).await {
+                    tracing::warn!(%err, "could not take a busy registration off the throttle");
+                }
+                return Err(AuthError::Busy);
+            }
+            hashed => hashed?,
+        };
         let name = username.to_string();
         let id = self
             .store
@@ -271,12 +250,15 @@ impl Auth {
         let phc = user
             .as_ref()
             .map_or_else(|| self.dummy_hash.clone(), |u| u.password_hash.clone());
-        let params = self.argon2;
-        let password = password.to_string();
-        let matches = blocking(&self.hashing, move || {
-            verify_password(params, &password, &phc)
-        })
-        .await?;
+        let matches = match self.hashing.verify(password.to_string(), phc).await {
+            Err(AuthError::Busy) => {
+                if let Err(err) = throttle::login_not_checked(&self.store, &counters).await {
+                    tracing::warn!(%err, "could not take a busy login off the throttles");
+                }
+                return Err(AuthError::Busy);
+            }
+            checked => checked?,
+        };
         match user {
             Some(user) if matches => {
                 // Not fatal: the counters then only keep one attempt too many until they expire.
@@ -367,6 +349,57 @@ mod tests {
         assert!(validate_password(&"密".repeat(129)).is_err());
     }
 
+    /// A login or registration answered `busy` (the hashing queue full) was never checked, so it
+    /// must not count against anyone: after many of them, a wrong password is still just wrong.
+    #[tokio::test]
+    async fn busy_answers_count_against_no_throttle() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = crate::store::sqlite::SqliteStore::open(dir.path()).unwrap();
+        let store = StoreHandle::new(std::sync::Arc::new(store));
+        let cheap = Argon2Params {
+            memory_kib: 64,
+            passes: 1,
+            lanes: 1,
+        };
+        let hashing = HashPool::with_size(1, 1);
+        let auth = Auth::with_hashing(store, cheap, 60_000, Throttles::default(), hashing)
+            .await
+            .unwrap();
+        let ip: IpAddr = "192.0.2.7".parse().unwrap();
+        auth.register("alice", "correct horse", false, ip, 0)
+            .await
+            .unwrap();
+        // Occupy the one hashing thread until told, then fill the one queue slot.
+        let (started_tx, started_rx) = std::sync::mpsc::channel();
+        let (release_tx, release_rx) = std::sync::mpsc::channel::<()>();
+        let busy = auth.hashing.submit(move |_| {
+            started_tx.send(()).unwrap();
+            let _ = release_rx.recv();
+        });
+        tokio::task::spawn_blocking(move || started_rx.recv().unwrap())
+            .await
+            .unwrap();
+        let filler = auth.hashing.submit(|_| ()).unwrap();
+        for attempt in 0..20 {
+            let refused = auth.login("alice", "wrong guess", ip, attempt).await;
+            assert_eq!(refused, Err(AuthError::Busy));
+            let refused = auth
+                .register("bob", "correct horse", false, ip, attempt)
+                .await;
+            assert_eq!(refused, Err(AuthError::Busy));
+        }
+        release_tx.send(()).unwrap();
+        busy.unwrap().await.unwrap();
+        filler.await.unwrap();
+        let wrong = auth.login("alice", "wrong guess", ip, 100).await;
+        assert_eq!(wrong, Err(AuthError::BadCredentials));
+        assert!(auth.login("alice", "correct horse", ip, 101).await.is_ok());
+        assert!(auth
+            .register("carol", "correct horse", false, ip, 102)
+            .await
+            .is_ok());
+    }
+
     #[test]
     fn tokens_are_random_and_stored_as_digests() {
         let a = new_token();
@@ -374,18 +407,5 @@ mod tests {
         assert_ne!(a, new_token());
         assert_ne!(token_digest(&a), a);
         assert_eq!(token_digest(&a).len(), 64);
-    }
-
-    #[test]
-    fn hashes_verify_only_their_password() {
-        let params = Argon2Params {
-            memory_kib: 64,
-            passes: 1,
-            lanes: 1,
-        };
-        let phc = hash_password(params, "correct horse").unwrap();
-        assert!(phc.starts_with("$argon2id$"));
-        assert!(verify_password(params, "correct horse", &phc).unwrap());
-        assert!(!verify_password(params, "wrong horse", &phc).unwrap());
     }
 }

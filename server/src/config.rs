@@ -30,13 +30,60 @@ pub const MESSAGES_PER_SECOND: u32 = 20;
 /// `resume`, `enter_hall`, `join_room`, `watch` ... together).
 pub const MESSAGES_BURST: u32 = 40;
 
-/// Messages dropped in a row for flooding before the connection is closed: a client that ignores
-/// `rate_limited` this long is not a person.
+/// Messages dropped for flooding before the connection is closed, counted until the client calms down
+/// (its bucket refills to half): a client that ignores `rate_limited` this long is not a person.
 pub const RATE_LIMIT_STRIKES_MAX: u32 = 200;
 
-/// Simultaneous WebSocket connections from one IP address. A household or a small club behind one NAT
-/// fits; a single machine opening thousands does not. The load generator raises it.
+/// Simultaneous connections from one IP address, every one counted from `accept` (plain HTTP and
+/// WebSocket alike), so one address cannot take the descriptors everyone shares. A browser tab holds a
+/// WebSocket and a few HTTP connections at most; a household or a small club behind one NAT fits, a
+/// single machine opening thousands does not. Past it the connection is answered 429 and closed at once.
+/// The load generator raises it.
 pub const CONNECTIONS_PER_IP_MAX: usize = 64;
+
+/// Simultaneous connections in all, counted from `accept`. Each costs a descriptor and some tens of KiB;
+/// 20,000 holds the load test's 18,000 idle players with room to spare. Past it a new connection is
+/// answered 503 and closed at once, so the server never runs out of descriptors (which would also stop
+/// `accept` for the health check and the store's files). It is lowered at start to what the open-file
+/// limit allows, less [`DESCRIPTORS_RESERVED`].
+pub const CONNECTIONS_MAX: usize = 20_000;
+
+/// How long the accept loop pauses after `accept` fails for want of descriptors or memory: it would
+/// fail again at once, and spinning on it would take a core from everything else.
+pub const ACCEPT_ERROR_BACKOFF_MS: u64 = 100;
+
+/// Descriptors kept out of the connection cap for everything else the process opens: the SQLite
+/// database, its WAL and readers, Redis connections, the listener, the engine's pipes.
+pub const DESCRIPTORS_RESERVED: usize = 256;
+
+/// How long a client may take to send a request's headers, and how long an idle keep-alive connection
+/// stays open waiting for the next request. A browser sends its few hundred bytes of headers at once;
+/// ten seconds covers a poor mobile link, while a client trickling bytes to hold the socket (slowloris)
+/// is closed: without it such sockets stayed open for good.
+pub const HEADER_READ_TIMEOUT_MS: u64 = 10_000;
+
+/// How long an upgraded WebSocket may stay silent before saying `hello`. The browser client sends it
+/// the moment the socket opens; a socket that says nothing for ten seconds is holding a descriptor
+/// for nothing, and is closed (code 1008).
+pub const HELLO_DEADLINE_MS: u64 = 10_000;
+
+/// Failed admin-token tries from one address within [`ADMIN_FAILURE_WINDOW_MS`] before that address's
+/// admin requests are refused (429) for the rest of the window, the right token included. An operator
+/// mistyping a token needs a few tries; a guesser needs millions.
+pub const ADMIN_FAILURES_PER_IP_MAX: u32 = 5;
+
+/// Failed admin-token tries from all addresses together within the window before every admin request
+/// is refused for the rest of it: many addresses guessing at once get 20 tries a minute in all (28,800
+/// a day, nothing against a random token), where one address alone got 3,143 a second. An operator
+/// locked out meanwhile can run `tengen audit` on the machine.
+pub const ADMIN_FAILURES_MAX: u32 = 20;
+
+/// The window over which failed admin-token tries are counted.
+pub const ADMIN_FAILURE_WINDOW_MS: u64 = 60_000;
+
+/// Addresses the admin throttle remembers. When full, windows that ended are dropped first, then the
+/// oldest, so guessing from many addresses cannot grow memory (the overall count still applies).
+pub const ADMIN_THROTTLE_ENTRIES_MAX: usize = 10_000;
 
 /// Sessions queued in one game's watcher list. Each watcher costs a broadcast receiver and a forwarding
 /// task; 500 covers a title match in a small hall. Beyond it `watch` answers `too_many_watchers`.
@@ -333,10 +380,20 @@ pub const ARGON2_MEMORY_KIB: u32 = 19 * 1024;
 pub const ARGON2_PASSES: u32 = 2;
 pub const ARGON2_LANES: u32 = 1;
 
-/// Password hashes computed at once. Each argon2id hash holds 19 MiB for tens of milliseconds; without
-/// a bound, a burst of registrations or logins would take hundreds of blocking threads and gigabytes.
-/// Further requests wait their turn (each connection has at most one request in flight).
+/// Password hashes computed at once: the threads of the hashing pool, each with its argon2 memory
+/// (19 MiB) allocated once and reused for every hash, so hashing holds at most 4 x 19 MiB however many
+/// logins arrive. (Hashing on tokio's blocking pool left each thread's 19 MiB buffer in its own malloc
+/// arena: 60 sockets sending wrong passwords took the process from 32 MiB to 4.8 GiB.) Fewer threads are
+/// started on a machine with fewer cores, where more would only add memory, not throughput.
 pub const HASHING_CONCURRENCY_MAX: usize = 4;
+
+/// Hashes waiting for a hashing thread. A hash takes tens of milliseconds, so a full queue is one to
+/// two seconds' wait on two cores (60 waiting took 1.4-2.2 s on a busy machine); past it a login or
+/// registration is answered `busy` at once rather than queued behind a flood. Each connection has at
+/// most one request in flight, so honest clients rarely see it, and the load generator's setup (32
+/// registrations at once) stays well under it. The queue holds passwords, not argon2 memory, so its
+/// length bounds waiting, not RSS.
+pub const HASHING_QUEUE_MAX: usize = 64;
 
 /// How often the server pings an idle socket, so dead connections (a laptop closed mid-game) are
 /// noticed in about a minute instead of the operating system's hours.
@@ -396,7 +453,18 @@ pub struct Config {
     /// Names of the hall's rooms, in order; room ids are 1, 2, ...
     pub rooms: Vec<String>,
     pub argon2: Argon2Params,
+    /// Simultaneous connections per client address ([`CONNECTIONS_PER_IP_MAX`] by default).
     pub connections_per_ip_max: usize,
+    /// Simultaneous connections in all ([`CONNECTIONS_MAX`] by default).
+    pub connections_max: usize,
+    /// See [`HEADER_READ_TIMEOUT_MS`]; tests shorten it.
+    pub header_read_timeout_ms: u64,
+    /// See [`HELLO_DEADLINE_MS`]; tests shorten it.
+    pub hello_deadline_ms: u64,
+    /// Host names (`name` or `name:port`) the server answers to besides IP literals and `localhost`:
+    /// a request naming any other host (a DNS-rebinding page, whose Origin and Host are both its own
+    /// name) is refused, on the WebSocket and the API alike.
+    pub allowed_hosts: Vec<String>,
     /// Sustained messages per second per connection ([`MESSAGES_PER_SECOND`] unless an operator or a
     /// load test changes it).
     pub messages_per_second: u32,
@@ -468,6 +536,10 @@ impl Config {
             rooms: DEFAULT_ROOMS.iter().map(|name| name.to_string()).collect(),
             argon2: Argon2Params::default(),
             connections_per_ip_max: CONNECTIONS_PER_IP_MAX,
+            connections_max: CONNECTIONS_MAX,
+            header_read_timeout_ms: HEADER_READ_TIMEOUT_MS,
+            hello_deadline_ms: HELLO_DEADLINE_MS,
+            allowed_hosts: Vec::new(),
             messages_per_second: MESSAGES_PER_SECOND,
             messages_burst: MESSAGES_BURST,
             allowed_origins: Vec::new(),

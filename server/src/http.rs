@@ -1,14 +1,19 @@
 //! HTTP routes: the browser client's files at `/` (compiled into the binary), the WebSocket upgrade at
-//! `/ws` (with the Origin allow-list and the per-IP connection cap checked before upgrading), and the
-//! small JSON/SGF API under `/api/`. What happens on a socket after the upgrade belongs to `session`.
+//! `/ws` (with the Origin allow-list checked before upgrading), and the small JSON/SGF API under
+//! `/api/`. Every request but the health check must name an allowed host (against DNS rebinding),
+//! every response carries the security headers (against clickjacking and sniffing), and failed tries
+//! of the admin token are throttled. What happens on a socket after the upgrade belongs to `session`;
+//! connection caps and timeouts to `serve`.
 
-use std::net::SocketAddr;
+use std::collections::HashMap;
+use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 
 use axum::body::Body;
 use axum::extract::ws::WebSocketUpgrade;
-use axum::extract::{ConnectInfo, Path, State};
-use axum::http::{header, HeaderMap, StatusCode};
+use axum::extract::{ConnectInfo, Path, Request, State};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
@@ -16,7 +21,9 @@ use rust_embed::RustEmbed;
 use tengen_protocol::GameId;
 
 use crate::config::{
-    MAX_WS_MESSAGE_BYTES, WS_READ_BUFFER_BYTES, WS_WRITE_BUFFER_BYTES, WS_WRITE_BUFFER_MAX_BYTES,
+    ADMIN_FAILURES_MAX, ADMIN_FAILURES_PER_IP_MAX, ADMIN_FAILURE_WINDOW_MS,
+    ADMIN_THROTTLE_ENTRIES_MAX, MAX_WS_MESSAGE_BYTES, WS_READ_BUFFER_BYTES, WS_WRITE_BUFFER_BYTES,
+    WS_WRITE_BUFFER_MAX_BYTES,
 };
 use crate::AppState;
 
@@ -39,7 +46,111 @@ pub(crate) fn router(state: Arc<AppState>) -> Router {
         .route("/api/admin/audit", get(admin_audit))
         .route("/", get(index))
         .route("/{*path}", get(static_file))
+        .layer(middleware::from_fn_with_state(Arc::clone(&state), edge))
         .with_state(state)
+}
+
+/// The path exempt from the Host check: load balancers and monitors ask it by any name or address.
+const HEALTH_PATH: &str = "/api/health";
+
+/// Checks and headers for every request: a Host outside the allow-list is refused (421) before any
+/// route runs, and every response, refusals included, carries the security headers.
+async fn edge(State(state): State<Arc<AppState>>, request: Request, next: Next) -> Response {
+    let host = request_host(&request).map(str::to_string);
+    let mut response = if request.uri().path() == HEALTH_PATH
+        || host_allowed(host.as_deref(), &state.config.allowed_hosts)
+    {
+        next.run(request).await
+    } else {
+        tracing::info!(?host, path = %request.uri().path(), "refused a request for a foreign host name");
+        (
+            StatusCode::MISDIRECTED_REQUEST,
+            "this server does not answer to that host name (see --allow-host)",
+        )
+            .into_response()
+    };
+    add_security_headers(response.headers_mut(), host.as_deref());
+    response
+}
+
+/// The host a request names: its `Host` header, else the authority of an absolute URI.
+fn request_host(request: &Request) -> Option<&str> {
+    match request.headers().get(header::HOST) {
+        Some(value) => value.to_str().ok(),
+        None => request
+            .uri()
+            .authority()
+            .map(|authority| authority.as_str()),
+    }
+}
+
+/// Whether a request naming `host` (`name`, `name:port`, `[v6]:port`) may be served. A page on
+/// another name that resolves to this server (DNS rebinding) names its own host, so only names that
+/// cannot be rebound are taken without configuration: IP literals (no DNS involved) and `localhost`
+/// and `*.localhost` (browsers resolve them to loopback themselves). Any other name must be given
+/// with `--allow-host`, with or without its port. No Host at all is not a browser, and is served.
+pub(crate) fn host_allowed(host: Option<&str>, allowed: &[String]) -> bool {
+    let Some(host) = host else {
+        return true;
+    };
+    let name = host_name(host);
+    if name.parse::<IpAddr>().is_ok() {
+        return true;
+    }
+    let name = name.strip_suffix('.').unwrap_or(name).to_ascii_lowercase();
+    if name == "localhost" || name.ends_with(".localhost") {
+        return true;
+    }
+    allowed.iter().any(|entry| {
+        entry.eq_ignore_ascii_case(host)
+            || (!entry.contains(':') && entry.eq_ignore_ascii_case(name.as_str()))
+    })
+}
+
+/// The name in a `Host` value, without its port (and without the brackets of an IPv6 literal).
+fn host_name(host: &str) -> &str {
+    match host.strip_prefix('[') {
+        Some(rest) => rest.split(']').next().unwrap_or_default(),
+        None => host.split(':').next().unwrap_or_default(),
+    }
+}
+
+/// The Content-Security-Policy for a response to a request naming `host`: scripts, styles and
+/// everything else only from this origin (no inline script can run even if markup were injected), no
+/// framing by any other page (so the resign and bet buttons cannot be clickjacked), and sockets only
+/// to this host. `connect-src` names the ws: and wss: origins explicitly because older browsers do not
+/// count them as 'self'; a host that is not a plain name (odd characters) is left out rather than
+/// written into the header. The favicon is a data: URL.
+fn content_security_policy(host: Option<&str>) -> String {
+    let plain = |h: &&str| {
+        !h.is_empty()
+            && h.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b".-:[]".contains(&b))
+    };
+    let sockets = host
+        .filter(plain)
+        .map_or(String::new(), |h| format!(" ws://{h} wss://{h}"));
+    format!(
+        "default-src 'self'; connect-src 'self'{sockets}; img-src 'self' data:; \
+         frame-ancestors 'none'; base-uri 'none'; form-action 'self'; object-src 'none'"
+    )
+}
+
+fn add_security_headers(headers: &mut HeaderMap, host: Option<&str>) {
+    if let Ok(csp) = HeaderValue::from_str(&content_security_policy(host)) {
+        headers.insert(header::CONTENT_SECURITY_POLICY, csp);
+    }
+    // For browsers without frame-ancestors.
+    headers.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+    headers.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    // Game and user ids in the page's address are nobody else's business.
+    headers.insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("no-referrer"),
+    );
 }
 
 async fn health() -> impl IntoResponse {
@@ -134,14 +245,121 @@ fn admin_authorized(headers: &HeaderMap, token: &str) -> bool {
     Sha256::digest(offered.as_bytes()) == Sha256::digest(token.as_bytes())
 }
 
+/// Failed admin-token tries in the current window, per address and in all. Pure: time is passed in.
+#[derive(Debug, Default)]
+pub(crate) struct AdminThrottle {
+    /// Bounded by [`ADMIN_THROTTLE_ENTRIES_MAX`]: ended windows, then the oldest, are dropped.
+    per_ip: HashMap<IpAddr, Window>,
+    all: Window,
+}
+
+/// Failures counted since `start_ms`.
+#[derive(Debug, Default, Clone, Copy)]
+struct Window {
+    start_ms: u64,
+    failures: u32,
+}
+
+impl Window {
+    /// The failures of the window running at `now_ms` (zero once it ended).
+    fn failures(&self, now_ms: u64) -> u32 {
+        if now_ms >= self.start_ms.saturating_add(ADMIN_FAILURE_WINDOW_MS) {
+            0
+        } else {
+            self.failures
+        }
+    }
+
+    fn record(&mut self, now_ms: u64) {
+        if self.failures(now_ms) == 0 {
+            *self = Window {
+                start_ms: now_ms,
+                failures: 0,
+            };
+        }
+        self.failures += 1;
+    }
+}
+
+impl AdminThrottle {
+    /// Whether admin requests from `ip` are refused now, before the token is even looked at.
+    pub(crate) fn is_throttled(&self, ip: IpAddr, now_ms: u64) -> bool {
+        self.all.failures(now_ms) >= ADMIN_FAILURES_MAX
+            || self
+                .per_ip
+                .get(&ip)
+                .is_some_and(|window| window.failures(now_ms) >= ADMIN_FAILURES_PER_IP_MAX)
+    }
+
+    pub(crate) fn record_failure(&mut self, ip: IpAddr, now_ms: u64) {
+        if !self.per_ip.contains_key(&ip) && self.per_ip.len() >= ADMIN_THROTTLE_ENTRIES_MAX {
+            self.evict(now_ms);
+        }
+        self.per_ip.entry(ip).or_default().record(now_ms);
+        self.all.record(now_ms);
+    }
+
+    /// Drop ended windows, and if none ended, the oldest one.
+    fn evict(&mut self, now_ms: u64) {
+        self.per_ip.retain(|_, window| window.failures(now_ms) > 0);
+        if self.per_ip.len() >= ADMIN_THROTTLE_ENTRIES_MAX {
+            let oldest = self
+                .per_ip
+                .iter()
+                .min_by_key(|(_, window)| window.start_ms)
+                .map(|(ip, _)| *ip);
+            if let Some(ip) = oldest {
+                self.per_ip.remove(&ip);
+            }
+        }
+    }
+}
+
+/// Whether `peer` may try the admin token now; a wrong token counts against it. Logged, since every
+/// failure is someone holding a wrong token or guessing.
+fn admin_check(
+    state: &AppState,
+    peer: IpAddr,
+    headers: &HeaderMap,
+    token: &str,
+) -> Result<(), (StatusCode, &'static str)> {
+    let now_ms = crate::unix_now_ms();
+    let mut throttle = state
+        .admin_throttle
+        .lock()
+        .unwrap_or_else(|p| p.into_inner());
+    if throttle.is_throttled(peer, now_ms) {
+        return Err((
+            StatusCode::TOO_MANY_REQUESTS,
+            "too many wrong admin tokens; try again later",
+        ));
+    }
+    if admin_authorized(headers, token) {
+        return Ok(());
+    }
+    throttle.record_failure(peer, now_ms);
+    tracing::warn!(%peer, "a request with a wrong admin token");
+    Err((StatusCode::UNAUTHORIZED, "admin token required"))
+}
+
 /// The ledger audit as JSON, for operators: 200 when the book balances, 500 when it does not.
 /// Without a configured admin token the route does not exist (404).
-async fn admin_audit(State(state): State<Arc<AppState>>, headers: HeaderMap) -> Response {
+async fn admin_audit(
+    State(state): State<Arc<AppState>>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    headers: HeaderMap,
+) -> Response {
     let Some(token) = &state.config.admin_token else {
         return (StatusCode::NOT_FOUND, "not found").into_response();
     };
-    if !admin_authorized(&headers, token) {
-        return (StatusCode::UNAUTHORIZED, "admin token required").into_response();
+    // Behind a trusted proxy, each client its own count (the overall bound holds either way).
+    let client = crate::throttle::client_address(
+        peer.ip(),
+        headers.get("x-forwarded-for"),
+        &state.config.trusted_proxies,
+    );
+    if let Err(refusal) = admin_check(&state, client, &headers, token) {
+        return refusal.into_response();
     }
     match state.store.call(crate::ledger::audit).await {
         Ok(report) => {
@@ -207,23 +425,13 @@ async fn ws_upgrade(
         headers.get("x-forwarded-for"),
         &state.config.trusted_proxies,
     );
-    let Some(permit) = state
-        .conns
-        .try_acquire(peer.ip(), state.config.connections_per_ip_max)
-    else {
-        return (
-            StatusCode::TOO_MANY_REQUESTS,
-            "too many connections from this address",
-        )
-            .into_response();
-    };
     upgrade
         .max_frame_size(MAX_WS_MESSAGE_BYTES)
         .max_message_size(MAX_WS_MESSAGE_BYTES)
         .read_buffer_size(WS_READ_BUFFER_BYTES)
         .write_buffer_size(WS_WRITE_BUFFER_BYTES)
         .max_write_buffer_size(WS_WRITE_BUFFER_MAX_BYTES)
-        .on_upgrade(move |socket| crate::session::run(state, socket, permit, client))
+        .on_upgrade(move |socket| crate::session::run(state, socket, client))
 }
 
 #[cfg(test)]

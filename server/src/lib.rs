@@ -3,7 +3,10 @@
 //!
 //! # Layout
 //! - `config`: every limit, default and timeout, each with the reason for its value.
-//! - `http`: routes (static client, `/ws` upgrade with Origin and per-IP checks, `/api/...`).
+//! - `serve`: the accept loop: connection caps (in all and per address) counted at `accept`, and
+//!   hyper's HTTP/1 with a header-read deadline under the routes.
+//! - `http`: routes (static client, `/ws` upgrade with the Origin check, `/api/...`), the Host
+//!   allow-list and security headers on every response, and the admin token's throttle.
 //! - `session`: one task per socket: read frames, rate-limit, parse `ClientMsg`, authorize, route to the
 //!   hall or a game, write `ServerMsg`s.
 //! - `auth`: accounts, argon2id hashing, session tokens, login throttling.
@@ -32,20 +35,20 @@ pub mod bot;
 pub mod clock;
 pub mod cluster;
 pub mod config;
+mod frame;
 pub mod game;
 pub mod gtp;
 pub mod hall;
 pub mod http;
 pub mod ledger;
 pub mod rating;
+mod serve;
 pub mod session;
 pub mod side;
 pub mod store;
 pub mod study;
 pub mod throttle;
 
-use std::collections::HashMap;
-use std::net::IpAddr;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -170,51 +173,6 @@ pub struct TaskGuard {
     _alive: mpsc::Sender<()>,
 }
 
-/// Open WebSocket connections per client IP, bounded by `Config::connections_per_ip_max`.
-#[derive(Debug, Default)]
-pub(crate) struct ConnCounter {
-    /// One entry per IP with at least one connection; removed at zero, so bounded by open sockets.
-    per_ip: Mutex<HashMap<IpAddr, usize>>,
-}
-
-/// Releases a connection slot when the socket's task ends, however it ends.
-#[derive(Debug)]
-pub(crate) struct ConnPermit {
-    counter: Arc<ConnCounter>,
-    ip: IpAddr,
-}
-
-impl ConnCounter {
-    pub(crate) fn try_acquire(self: &Arc<Self>, ip: IpAddr, max: usize) -> Option<ConnPermit> {
-        let mut per_ip = self.per_ip.lock().unwrap_or_else(|p| p.into_inner());
-        let count = per_ip.entry(ip).or_insert(0);
-        if *count >= max {
-            return None;
-        }
-        *count += 1;
-        Some(ConnPermit {
-            counter: Arc::clone(self),
-            ip,
-        })
-    }
-}
-
-impl Drop for ConnPermit {
-    fn drop(&mut self) {
-        let mut per_ip = self
-            .counter
-            .per_ip
-            .lock()
-            .unwrap_or_else(|p| p.into_inner());
-        if let Some(count) = per_ip.get_mut(&self.ip) {
-            *count -= 1;
-            if *count == 0 {
-                per_ip.remove(&self.ip);
-            }
-        }
-    }
-}
-
 /// Everything a request handler or session needs, shared.
 #[derive(Debug)]
 pub(crate) struct AppState {
@@ -224,7 +182,9 @@ pub(crate) struct AppState {
     pub hall: HallHandle,
     pub games: Games,
     pub ledger: Ledger,
-    pub conns: Arc<ConnCounter>,
+    pub conns: Arc<serve::ConnCounter>,
+    /// Failed admin-token tries, per address and in all.
+    pub admin_throttle: Mutex<http::AdminThrottle>,
     pub shutdown: Shutdown,
     pub tasks: TaskGuard,
 }
@@ -346,28 +306,27 @@ pub async fn run(
         hall,
         games,
         ledger,
-        conns: Arc::new(ConnCounter::default()),
+        conns: Arc::new(serve::ConnCounter::default()),
+        admin_throttle: Mutex::new(http::AdminThrottle::default()),
         shutdown: shutdown.clone(),
         tasks,
     });
     let app = http::router(Arc::clone(&state));
     tracing::info!(addr = %listener.local_addr()?, "tengen listening");
-    let stop = shutdown.clone();
-    // Every game event is a small frame that should leave at once: without TCP_NODELAY, Nagle's
-    // algorithm holds a frame back until the previous one is acknowledged (delayed ACKs make that up
-    // to 40 ms), which alone would break the move round-trip target.
-    let listener =
-        axum::serve::ListenerExt::tap_io(listener, |stream: &mut tokio::net::TcpStream| {
-            if let Err(err) = stream.set_nodelay(true) {
-                tracing::debug!(%err, "could not set TCP_NODELAY");
-            }
-        });
-    axum::serve(
+    let limits = serve::Limits {
+        connections_max: state.config.connections_max,
+        connections_per_ip_max: state.config.connections_per_ip_max,
+        header_read_timeout: Duration::from_millis(state.config.header_read_timeout_ms),
+    };
+    serve::accept_loop(
         listener,
-        app.into_make_service_with_connect_info::<std::net::SocketAddr>(),
+        app,
+        Arc::clone(&state.conns),
+        limits,
+        shutdown.clone(),
+        state.tasks.clone(),
     )
-    .with_graceful_shutdown(async move { stop.wait().await })
-    .await?;
+    .await;
     // Upgraded sockets outlive the HTTP server; wait for their tasks (and the actors) to finish.
     drop(state);
     let grace = Duration::from_millis(SHUTDOWN_GRACE_MS);

@@ -28,13 +28,21 @@ struct ServeArgs {
     /// Extra browser origins allowed to open WebSockets (besides same-origin and localhost).
     #[arg(long, env = "TENGEN_ALLOW_ORIGIN", value_delimiter = ',')]
     allow_origin: Vec<String>,
+    /// Host names the server answers to (name or name:port, comma-separated), besides IP addresses
+    /// and localhost: the names in the address bar of your players, e.g. go.example.org. Requests
+    /// naming any other host are refused (DNS rebinding).
+    #[arg(long, env = "TENGEN_ALLOW_HOST", value_delimiter = ',')]
+    allow_host: Vec<String>,
     /// Reverse proxies (addresses, comma-separated) whose X-Forwarded-For names the client for the
     /// login and registration throttles; behind nginx, its address (e.g. 127.0.0.1).
     #[arg(long, env = "TENGEN_TRUSTED_PROXY", value_delimiter = ',')]
     trusted_proxy: Vec<std::net::IpAddr>,
-    /// Simultaneous WebSocket connections per client IP (the load generator needs many).
+    /// Simultaneous connections per client IP, HTTP and WebSocket alike (the load generator needs many).
     #[arg(long, env = "TENGEN_CONNECTIONS_PER_IP", default_value_t = config::CONNECTIONS_PER_IP_MAX)]
     connections_per_ip: usize,
+    /// Simultaneous connections in all; lowered at start to what the open-file limit allows.
+    #[arg(long, env = "TENGEN_CONNECTIONS_MAX", default_value_t = config::CONNECTIONS_MAX)]
+    connections_max: usize,
     /// Fortune points granted to each new account.
     #[arg(long, env = "TENGEN_GRANT_POINTS", default_value_t = config::GRANT_POINTS_DEFAULT)]
     grant_points: u64,
@@ -194,8 +202,10 @@ impl ServeArgs {
             config.rooms = self.rooms.clone();
         }
         config.allowed_origins = self.allow_origin.clone();
+        config.allowed_hosts = self.allow_host.clone();
         config.trusted_proxies = self.trusted_proxy.clone();
         config.connections_per_ip_max = self.connections_per_ip;
+        config.connections_max = self.connections_max;
         config.grant_points = self.grant_points;
         if self.grant_at_once {
             config.grant_delay_ms = 0;
@@ -235,6 +245,8 @@ fn serve(args: ServeArgs) -> std::process::ExitCode {
             return std::process::ExitCode::from(2);
         }
     };
+    let mut config = args.config();
+    config.connections_max = connections_within_descriptors(config.connections_max);
     let runtime = match tokio::runtime::Runtime::new() {
         Ok(runtime) => runtime,
         Err(err) => {
@@ -250,7 +262,7 @@ fn serve(args: ServeArgs) -> std::process::ExitCode {
             tracing::info!("shutting down");
             trigger.trigger();
         });
-        tengen_server::run(args.config(), listener, shutdown).await
+        tengen_server::run(config, listener, shutdown).await
     });
     match result {
         Ok(()) => std::process::ExitCode::SUCCESS,
@@ -259,6 +271,50 @@ fn serve(args: ServeArgs) -> std::process::ExitCode {
             std::process::ExitCode::FAILURE
         }
     }
+}
+
+/// Raise the open-file soft limit to the hard limit (often 1,024 soft against 500,000 or more hard),
+/// and return the connection cap that fits in it: `wanted`, or fewer when the limit leaves less than
+/// `wanted` plus the descriptors the store and the rest need. Both are logged, so an operator sees
+/// which limit is in force.
+fn connections_within_descriptors(wanted: usize) -> usize {
+    let before = rlimit::getrlimit(rlimit::Resource::NOFILE).map_or(0, |(soft, _)| soft);
+    let limit = match rlimit::increase_nofile_limit(u64::MAX) {
+        Ok(limit) if limit > before => {
+            tracing::info!(
+                before,
+                now = limit,
+                "raised the open-file soft limit to the hard limit"
+            );
+            limit
+        }
+        Ok(limit) => {
+            tracing::info!(
+                limit,
+                "the open-file soft limit is at the hard limit already"
+            );
+            limit
+        }
+        Err(err) => {
+            tracing::warn!(%err, limit = before, "could not raise the open-file limit");
+            before
+        }
+    };
+    let room = usize::try_from(limit)
+        .unwrap_or(usize::MAX)
+        .saturating_sub(config::DESCRIPTORS_RESERVED);
+    if room < wanted {
+        tracing::warn!(
+            wanted,
+            allowed = room,
+            open_files = limit,
+            "the connection cap is lowered to fit the open-file limit; raise the hard limit \
+             (ulimit -Hn, LimitNOFILE=) to hold more"
+        );
+        return room.max(1);
+    }
+    tracing::info!(connections_max = wanted, "connection cap");
+    wanted
 }
 
 fn bot(args: BotArgs) -> std::process::ExitCode {

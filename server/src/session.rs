@@ -31,7 +31,7 @@ use crate::game::{self, GameCmd, PlayerMove};
 use crate::hall::{Audience, HallCmd, HallEvent, Revocation, UserEvents};
 use crate::ledger;
 use crate::study::{self, Study};
-use crate::{unix_now_ms, AppState, ConnPermit, Frame, Refusal, Reply};
+use crate::{unix_now_ms, AppState, Frame, Refusal, Reply};
 
 /// Tables one connection may watch at once: a person follows a few; the bound caps hall bookkeeping.
 const TABLES_PER_SESSION_MAX: usize = 16;
@@ -57,6 +57,18 @@ struct RateLimit {
     last: Instant,
     per_second: f64,
     burst: f64,
+    /// Frames refused since the client last calmed down; see [`RateLimit::check`].
+    strikes: u32,
+}
+
+/// What the rate limit makes of one frame.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Verdict {
+    Allow,
+    /// Over the limit: dropped.
+    Drop,
+    /// [`RATE_LIMIT_STRIKES_MAX`] frames dropped without the client calming down: close the socket.
+    Close,
 }
 
 impl RateLimit {
@@ -66,6 +78,26 @@ impl RateLimit {
             last: now,
             per_second: f64::from(per_second),
             burst: f64::from(burst),
+            strikes: 0,
+        }
+    }
+
+    /// Count one frame. Strikes are forgiven only once the bucket has refilled to half (the client
+    /// slowed down for a while), not at every frame let through: a flooder whose frames pass one at a
+    /// time as tokens trickle back (one every 50 ms) was otherwise never closed, and was answered
+    /// `rate_limited` hundreds of times a second for as long as it liked.
+    fn check(&mut self, now: Instant) -> Verdict {
+        if self.allow(now) {
+            if self.tokens >= self.burst / 2.0 {
+                self.strikes = 0;
+            }
+            return Verdict::Allow;
+        }
+        self.strikes += 1;
+        if self.strikes >= RATE_LIMIT_STRIKES_MAX {
+            Verdict::Close
+        } else {
+            Verdict::Drop
         }
     }
 
@@ -121,7 +153,6 @@ struct Session {
     viewer: watch::Sender<Option<PlayerInfo>>,
     out: mpsc::Sender<Frame>,
     limit: RateLimit,
-    strikes: u32,
     /// Frames to write before the reply of the request being handled.
     pushes: Vec<Frame>,
     /// This connection's study board, if one is open.
@@ -181,8 +212,7 @@ fn auth_refusal(err: AuthError) -> Refusal {
 }
 
 /// Serve one upgraded socket until it closes or the server shuts down.
-pub(crate) async fn run(state: Arc<AppState>, socket: WebSocket, permit: ConnPermit, peer: IpAddr) {
-    let _permit = permit;
+pub(crate) async fn run(state: Arc<AppState>, socket: WebSocket, peer: IpAddr) {
     let _tasks = state.tasks.clone();
     let (out_tx, out_rx) = mpsc::channel(OUTBOUND_QUEUE_LEN);
     let (viewer, _) = watch::channel(None);
@@ -205,7 +235,6 @@ pub(crate) async fn run(state: Arc<AppState>, socket: WebSocket, permit: ConnPer
             state.config.messages_per_second,
             state.config.messages_burst,
         ),
-        strikes: 0,
         pushes: Vec::new(),
         study: None,
         released: false,
@@ -226,9 +255,13 @@ impl Session {
         let ping_every = Duration::from_millis(PING_INTERVAL_MS);
         let mut pings = tokio::time::interval_at(Instant::now() + ping_every, ping_every);
         let mut last_heard = Instant::now();
+        let hello_by = last_heard + Duration::from_millis(self.state.config.hello_deadline_ms);
         loop {
             let next = tokio::select! {
                 _ = shutdown.wait() => Next::Close(CLOSE_GOING_AWAY, "server shutting down"),
+                _ = hello_deadline(self.said_hello, hello_by) => {
+                    Next::Close(CLOSE_POLICY, "no hello in time")
+                }
                 incoming = stream.next() => match incoming {
                     Some(Ok(message)) => {
                         last_heard = Instant::now();
@@ -341,6 +374,15 @@ impl Session {
     }
 
     async fn on_message(&mut self, message: Message) -> Next {
+        if let Message::Close(_) = message {
+            return Next::Close(1000, "bye");
+        }
+        // Every frame counts, binary frames and pings included: a flood of any kind is dropped.
+        match self.limit.check(Instant::now()) {
+            Verdict::Allow => {}
+            Verdict::Drop => return self.over_limit(&message),
+            Verdict::Close => return Next::Close(CLOSE_POLICY, "too many messages"),
+        }
         let text = match message {
             Message::Text(text) => text,
             Message::Binary(_) => {
@@ -351,29 +393,15 @@ impl Session {
                 ));
                 return Next::Continue;
             }
-            Message::Close(_) => return Next::Close(1000, "bye"),
             // Pings are answered by the WebSocket layer.
-            Message::Ping(_) | Message::Pong(_) => return Next::Continue,
+            Message::Ping(_) | Message::Pong(_) | Message::Close(_) => return Next::Continue,
         };
-        if !self.limit.allow(Instant::now()) {
-            self.strikes += 1;
-            if self.strikes >= RATE_LIMIT_STRIKES_MAX {
-                return Next::Close(CLOSE_POLICY, "too many messages");
-            }
-            self.push(&ServerMsg::error(
-                None,
-                ErrorCode::RateLimited,
-                "too many messages; this one was dropped",
-            ));
-            return Next::Continue;
-        }
-        self.strikes = 0;
         if self.state.config.fault_panic_on_frame.as_deref() == Some(text.as_str()) {
             panic!("fault injection: a connection's task panics");
         }
         if text.len() > MAX_FRAME_BYTES {
             self.push(&ServerMsg::error(
-                None,
+                crate::frame::request_id(text.as_str()),
                 ErrorCode::FrameTooLarge,
                 format!("frames are at most {MAX_FRAME_BYTES} bytes"),
             ));
@@ -390,6 +418,19 @@ impl Session {
                 self.push(&reply);
             }
             Err(err) => self.push(&ServerMsg::error(err.id, err.code, err.message)),
+        }
+        Next::Continue
+    }
+
+    /// A frame over the rate limit, dropped. A text frame is answered `rate_limited` (with its
+    /// request's id, so a client waiting on it hears); other frames carry no request and get no answer.
+    fn over_limit(&mut self, message: &Message) -> Next {
+        if let Message::Text(text) = message {
+            self.push(&ServerMsg::error(
+                crate::frame::request_id(text.as_str()),
+                ErrorCode::RateLimited,
+                "too many messages; this one was dropped",
+            ));
         }
         Next::Continue
     }
@@ -1200,5 +1241,58 @@ async fn next_event(
     match receiver {
         Some(receiver) => receiver.recv().await,
         None => std::future::pending().await,
+    }
+}
+
+/// Fires at `at` while the connection has not said hello; never once it has.
+async fn hello_deadline(said_hello: bool, at: Instant) {
+    if said_hello {
+        std::future::pending::<()>().await;
+    }
+    tokio::time::sleep_until(at).await;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_flooder_let_through_as_tokens_trickle_back_is_still_closed() {
+        let start = Instant::now();
+        let mut limit = RateLimit::new(start, 20, 40);
+        // The burst passes.
+        for _ in 0..40 {
+            assert_eq!(limit.check(start), Verdict::Allow);
+        }
+        // Then 500 frames a second: one in 25 passes as a token comes back; the rest count, and the
+        // socket is closed within the strikes allowed (plus the frames let through meanwhile).
+        let mut frames = 0;
+        let verdict = loop {
+            frames += 1;
+            let verdict = limit.check(start + Duration::from_millis(2 * frames));
+            if verdict == Verdict::Close || frames > 10_000 {
+                break verdict;
+            }
+        };
+        assert_eq!(verdict, Verdict::Close);
+        assert!(frames <= u64::from(RATE_LIMIT_STRIKES_MAX) * 2, "{frames}");
+    }
+
+    #[test]
+    fn a_client_that_slows_down_is_forgiven() {
+        let start = Instant::now();
+        let mut limit = RateLimit::new(start, 20, 40);
+        for _ in 0..40 {
+            limit.check(start);
+        }
+        for _ in 0..(RATE_LIMIT_STRIKES_MAX - 1) {
+            assert_eq!(limit.check(start), Verdict::Drop);
+        }
+        // A quiet second and a half refills most of the bucket; the strikes are forgotten.
+        let later = start + Duration::from_millis(1_500);
+        assert_eq!(limit.check(later), Verdict::Allow);
+        for _ in 0..(RATE_LIMIT_STRIKES_MAX - 1) {
+            assert_ne!(limit.check(later), Verdict::Close);
+        }
     }
 }

@@ -101,6 +101,35 @@ pub async fn login_succeeded(
         .await
 }
 
+/// A login was counted but its password never checked (the hashing queue was full and it was
+/// answered `busy`): its attempt is taken back from all three counters, so a busy server never
+/// throttles anyone for guesses it did not hear.
+pub async fn login_not_checked(
+    store: &StoreHandle,
+    counters: &LoginCounters,
+) -> Result<(), StoreError> {
+    let release = vec![
+        counters.pair.clone(),
+        counters.account.clone(),
+        counters.address.clone(),
+    ];
+    store
+        .call(move |store| store.throttle_release(&release, &[]))
+        .await
+}
+
+/// A registration was counted but not made (the hashing queue was full): its attempt is taken back.
+pub async fn registration_not_made(store: &StoreHandle, ip: IpAddr) -> Result<(), StoreError> {
+    let release = vec![registration_key(ip)];
+    store
+        .call(move |store| store.throttle_release(&release, &[]))
+        .await
+}
+
+fn registration_key(ip: IpAddr) -> String {
+    format!("register:address:{}", address_key(ip))
+}
+
 /// Count a registration from `ip`, or say how long (ms) it must wait.
 pub async fn registration_attempt(
     store: &StoreHandle,
@@ -108,10 +137,7 @@ pub async fn registration_attempt(
     ip: IpAddr,
     now_ms: u64,
 ) -> Result<Option<u64>, StoreError> {
-    let keys = vec![(
-        format!("register:address:{}", address_key(ip)),
-        throttles.register_address,
-    )];
+    let keys = vec![(registration_key(ip), throttles.register_address)];
     store
         .call(move |store| store.throttle_attempt(&keys, now_ms))
         .await

@@ -238,33 +238,21 @@ impl GameCmd {
     /// undone (the store out of reach, a stand-in stopping before it forwarded it). Reads are
     /// never refused so: their senders hear the game has stopped here when the reply is dropped.
     pub(crate) fn refuse(self, refusal: Refusal) {
-        match self {
-            GameCmd::Move { reply, .. }
-            | GameCmd::ToggleDead { reply, .. }
-            | GameCmd::AcceptScore { reply, .. }
-            | GameCmd::ResumePlay { reply, .. }
-            | GameCmd::Undo { reply, .. }
-            | GameCmd::AnswerUndo { reply, .. }
-            | GameCmd::Kibitz { reply, .. }
-            | GameCmd::Stakes { reply, .. }
-            | GameCmd::StakeRaise { reply, .. } => {
-                let _ = reply.send(Err(refusal));
-            }
-            GameCmd::Bet { reply, .. } => {
-                let _ = reply.send(Err(refusal));
-            }
-            GameCmd::Record { .. }
-            | GameCmd::Subscribe { .. }
-            | GameCmd::Mirror { .. }
-            | GameCmd::Summary { .. }
-            | GameCmd::Pool { .. } => {}
-        }
+        self.refuse_writes(refusal.clone(), refusal);
     }
 
     /// Refuses a command that arrived after the game ended (a deadline passed while it waited in
     /// the inbox), each with the reason its sender expects.
     fn refuse_ended(self) {
-        let ended = || Refusal::new(ErrorCode::WrongPhase, "the game has ended");
+        self.refuse_writes(
+            Refusal::new(ErrorCode::WrongPhase, "the game has ended"),
+            Refusal::new(ErrorCode::BettingClosed, "play has ended; no more bets"),
+        );
+    }
+
+    /// Answer a command that changes something with `refusal` (a bet with `bet_refusal`); drop a
+    /// read-only request, whose sender hears that the game stopped here when its reply is dropped.
+    fn refuse_writes(self, refusal: Refusal, bet_refusal: Refusal) {
         match self {
             GameCmd::Move { reply, .. }
             | GameCmd::ToggleDead { reply, .. }
@@ -275,13 +263,11 @@ impl GameCmd {
             | GameCmd::Kibitz { reply, .. }
             | GameCmd::Stakes { reply, .. }
             | GameCmd::StakeRaise { reply, .. } => {
-                let _ = reply.send(Err(ended()));
+                let _ = reply.send(Err(refusal));
             }
             GameCmd::Bet { reply, .. } => {
-                let closed = Refusal::new(ErrorCode::BettingClosed, "play has ended; no more bets");
-                let _ = reply.send(Err(closed));
+                let _ = reply.send(Err(bet_refusal));
             }
-            // Read-only requests: their senders hear "the game has ended" when the actor stops.
             GameCmd::Record { .. }
             | GameCmd::Subscribe { .. }
             | GameCmd::Mirror { .. }
