@@ -2,8 +2,9 @@
 // #/study) to views, turns view actions into requests through `net`, feeds every server message into
 // `state`, re-renders the current view, and re-subscribes after a reconnect. The only module that knows all the others.
 
-import { Connection } from './net.js';
-import { createState, applyMessage, balanceMoves } from './state.js';
+import { Connection, RequestError } from './net.js';
+import { stakeOfferProblem, positiveProblem } from './amounts.js';
+import { createState, applyMessage, balanceMoves, myLiveGame } from './state.js';
 import { translator, detectLanguage } from './i18n.js';
 import { h, fill } from './dom.js';
 import { mountLogin } from './views/login.js';
@@ -87,6 +88,11 @@ function errorText(err) {
   return text === key ? t('error.generic', { message: err.message }) : text;
 }
 
+/** Refuse, as the server would but with its own text, amounts that must not be sent (see amounts.js). */
+function refuseLocally(code) {
+  if (code) throw new RequestError(code, code);
+}
+
 const send = (msg) => net.request(msg);
 // Moves, bets and stake raises: keyed, and sent again with their key when the server could not take them.
 const sendKeyed = (msg) => net.requestKeyed(msg);
@@ -156,12 +162,22 @@ const actions = {
   // panel simply stays hidden.
   askPool: (game) => send({ type: 'pool', game }).catch(() => {}),
   async bet(game, side, amount) {
+    refuseLocally(positiveProblem(amount, 'bad_amount'));
     const placed = await sendKeyed({ type: 'bet', game, side, amount });
     toast({ text: t('pool.placed', { amount: placed.amount, side: t(`color.${placed.side}`), balance: placed.balance }) });
   },
-  stakeOffer: (table, left, right, terms) => send({ type: 'stake_offer', table, left, right, terms }),
+  async stakeOffer(table, left, right, terms) {
+    refuseLocally(stakeOfferProblem(left, right, terms));
+    try {
+      await send({ type: 'stake_offer', table, left, right, terms });
+    } catch (err) {
+      // The server's bad_amount here is a stake over its limit (the coach's 0 is checked above), not a bet.
+      throw err.code === 'bad_amount' ? new RequestError('stake_amount', err.message) : err;
+    }
+  },
   stakeAnswer: (table, agree) => send({ type: 'stake_answer', table, agree }),
   async stakeRaise(game, amount) {
+    refuseLocally(positiveProblem(amount, 'raise_amount'));
     await sendKeyed({ type: 'stake_raise', game, amount });
     toast({ text: t('stake.raised', { amount }) });
   },
@@ -190,7 +206,11 @@ const actions = {
 };
 
 function afterLogin() {
-  if (!location.hash || location.hash === '#/' || location.hash === '#') {
+  // A player back after closing the tab mid-game goes straight to the game, before its forfeit countdown
+  // runs out (watching it again is what tells the server the player is back).
+  const live = myLiveGame(state);
+  if (live != null) location.hash = `#/game/${live}`;
+  else if (!location.hash || location.hash === '#/' || location.hash === '#') {
     const firstRoom = state.hall.rooms[0]?.room;
     if (firstRoom) location.hash = `#/room/${firstRoom}`;
   }

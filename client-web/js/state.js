@@ -58,16 +58,36 @@ export function gameFromState(s) {
     watchersCount: s.watchers_count,
     // Who watches: the named watchers (strongest first) and the guests; older servers send neither.
     watching: watchingFrom(s),
-    lastMove: null,
-    lastPass: null,
+    // The last move, when the server says (a join mid-game, a reload, a reconnect); older servers do not.
+    ...lastFrom(s.last_move),
     // Clocks: the server's `ClockView` when the wire carries it; until then a local display from the
     // settings, counted down on the side to move (see clock.js).
     clocks: s.clocks ?? { black: initialSide(s.settings.clock), white: initialSide(s.settings.clock) },
     clockAtMs: Date.now(),
     // Fields of the game lifecycle (undo, escape countdowns); absent on servers that do not send them.
     undoRequestedBy: s.undo_requested_by ?? null,
+    // The player whose undo request was just refused (a computer player always refuses), until the next move.
+    undoRefused: null,
     away: awayFrom(s.away ?? [], Date.now()),
+    // Before the first move: the local time by which it must be made, or the game is void.
+    firstMoveBy: s.first_move_in_ms != null ? Date.now() + s.first_move_in_ms : null,
   };
+}
+
+/** A wire `last_move` ({color, point}, a null point for a pass) as the model's lastMove and lastPass. */
+function lastFrom(last) {
+  if (!last) return { lastMove: null, lastPass: null };
+  return last.point ? { lastMove: { point: last.point, color: last.color }, lastPass: null } : { lastMove: null, lastPass: last.color };
+}
+
+/**
+ * The i18n key saying how a finished game ended: its outcome's reason, and for a void game why, as far
+ * as the client can tell (no move at all means the first move was not made in time).
+ */
+export function outcomeReasonKey(game) {
+  const reason = game.outcome?.reason;
+  if (reason === 'void' && game.movesCount === 0) return 'game.reason.voidNoFirstMove';
+  return `game.reason.${reason}`;
 }
 
 /** The watchers part of a `game_state` or a `watchers` push (the same fields in both). */
@@ -102,6 +122,8 @@ export function applyGameEvent(game, msg, nowMs = Date.now()) {
       game.lastMove = { point: msg.point, color: msg.color };
       game.lastPass = null;
       game.movesCount += 1;
+      game.firstMoveBy = null;
+      game.undoRefused = null;
       game.toMove = other(msg.color);
       moved(game, msg.color);
       break;
@@ -110,6 +132,8 @@ export function applyGameEvent(game, msg, nowMs = Date.now()) {
       game.lastPass = msg.color;
       game.lastMove = null;
       game.movesCount += 1;
+      game.firstMoveBy = null;
+      game.undoRefused = null;
       game.toMove = other(msg.color);
       moved(game, msg.color);
       break;
@@ -128,21 +152,26 @@ export function applyGameEvent(game, msg, nowMs = Date.now()) {
       break;
     case 'ended':
       game.phase = 'over';
+      game.firstMoveBy = null;
       game.outcome = msg.outcome;
       break;
     case 'undo_requested':
       game.undoRequestedBy = msg.color;
+      game.undoRefused = null;
       break;
     case 'undo_declined':
       game.undoRequestedBy = null;
+      game.undoRefused = msg.color;
       break;
     case 'undo_accepted':
       game.undoRequestedBy = null;
       game.board = msg.board.slice();
       game.movesCount = msg.moves_count;
       game.toMove = msg.to_move;
-      game.lastMove = null;
-      game.lastPass = null;
+      // A taken-back capture no longer counts; older servers send no counts (keep ours).
+      game.capturesBlack = msg.captures_black ?? game.capturesBlack;
+      game.capturesWhite = msg.captures_white ?? game.capturesWhite;
+      Object.assign(game, lastFrom(msg.last_move));
       break;
     case 'play_resumed':
       game.phase = 'playing';
@@ -259,6 +288,14 @@ export function balanceMoves(state, msg) {
     default:
       return null;
   }
+}
+
+/** The id of a live game the logged-in user plays, from the hall's list (the oldest first), or null. */
+export function myLiveGame(state) {
+  const me = state.me?.user;
+  if (me == null) return null;
+  const mine = state.hall.games.filter((g) => g.black.user === me || g.white.user === me);
+  return mine.length ? Math.min(...mine.map((g) => g.game)) : null;
 }
 
 /** Fold one server message into the state. */

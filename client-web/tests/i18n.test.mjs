@@ -2,6 +2,7 @@
 // dictionaries complete.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { detectLanguage, translator, interpolate, pluralCategory, DICTIONARIES } from '../js/i18n.js';
 
 test('the language comes from the browser, else English', () => {
@@ -75,4 +76,19 @@ test('no English string puts a fixed plural noun after a number', () => {
   for (const [key, text] of Object.entries(DICTIONARIES.en)) assert.doesNotMatch(text, fixedPlural, `${key}: ${text}`);
   // Chinese strings have no word forms to choose.
   for (const [key, text] of Object.entries(DICTIONARIES.zh)) assert.doesNotMatch(text, /\{\w+\|/, key);
+});
+
+test('every error code the protocol defines has its own text in both languages', () => {
+  // The codes are read from the protocol crate itself, so a new code without client text fails here.
+  const source = readFileSync(new URL('../../protocol/src/lib.rs', import.meta.url), 'utf8');
+  const start = source.indexOf('pub enum ErrorCode {');
+  assert.ok(start >= 0, 'ErrorCode found in protocol/src/lib.rs');
+  const body = source.slice(start, source.indexOf('\n}', start));
+  const codes = [...body.matchAll(/^ {4}([A-Z][A-Za-z]+),?$/gm)]
+    .map(([, name]) => name.replace(/[A-Z]/g, (c, i) => (i ? '_' : '') + c.toLowerCase()));
+  assert.ok(codes.length >= 50, `found ${codes.length} codes`);
+  for (const lang of ['en', 'zh']) {
+    const missing = codes.filter((code) => !(`error.${code}` in DICTIONARIES[lang]));
+    assert.deepEqual(missing, [], `${lang} has no text for these codes`);
+  }
 });

@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { areaCount, halfPointsText } from '../js/score.js';
-import { gameFromState, applyGameEvent, createState, applyMessage } from '../js/state.js';
+import { gameFromState, applyGameEvent, createState, applyMessage, outcomeReasonKey } from '../js/state.js';
 import { SeqTracker, backoffMs } from '../js/net.js';
 
 test('area count: stones, surrounded points, dame split, dead stones removed', () => {
@@ -123,4 +123,10 @@ test('a pending grant shows until points arrive; logged_out forgets the user and
   applyMessage(state, { type: 'logged_out', reason: 'logout_all' });
   assert.equal(state.me, null);
   assert.deepEqual(state.notices.at(-1), { key: 'auth.logged_out.logout_all' });
+});
+
+test('a void game with no move says the first move was not made in time', () => {
+  assert.equal(outcomeReasonKey({ outcome: { reason: 'void' }, movesCount: 0 }), 'game.reason.voidNoFirstMove');
+  assert.equal(outcomeReasonKey({ outcome: { reason: 'void' }, movesCount: 12 }), 'game.reason.void');
+  assert.equal(outcomeReasonKey({ outcome: { reason: 'resignation' }, movesCount: 0 }), 'game.reason.resignation');
 });

@@ -87,6 +87,7 @@ impl Room {
                 first_move_in_ms: None,
                 scoring_ends_in_ms: None,
                 away: Vec::new(),
+                last_move: None,
             }),
         }
     }

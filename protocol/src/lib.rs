@@ -403,6 +403,15 @@ pub enum GameEvent {
         moves_count: u32,
         to_move: Color,
         board: Vec<String>,
+        /// The captures after the undo (a taken-back capture no longer counts); absent from events
+        /// stored before the field existed.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        captures_black: Option<u32>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        captures_white: Option<u32>,
+        /// The move now last on the board, if any.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        last_move: Option<LastMove>,
     },
     /// `by` disputed the marking in the scoring phase: play goes on, `to_move` (the opponent of `by`,
     /// who claimed the disputed stones dead) to play; clocks run again.
@@ -420,6 +429,13 @@ pub enum GameEvent {
     PlayerReturned {
         color: Color,
     },
+}
+
+/// The last move of a game: a stone at `point`, or a pass when `point` is `null`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LastMove {
+    pub color: Color,
+    pub point: Option<Point>,
 }
 
 /// The whole state of a game, sent to anyone who starts watching or playing it, and as a resync.
@@ -474,6 +490,10 @@ pub struct GameState {
     /// Players away from the game, with their forfeit countdowns.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub away: Vec<Away>,
+    /// The last move played, so a client joining mid-game (or reloading) can mark it; absent before
+    /// the first move.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_move: Option<LastMove>,
 }
 
 /// A game's spectator pool (旁观者竞猜) and the players' stakes, as everyone may see them.

@@ -1,10 +1,10 @@
-// A chat panel: the lines of one channel and a box to say something. It reports what was typed through
+// A chat panel: the lines of one channel and a box to say something (for a guest, `readOnly`: a note instead). It reports what was typed through
 // `onSend(text)`; the lines come in through `update(lines)`. The input survives updates.
 
 import { h, fill } from '../dom.js';
 import { formatChatTime } from '../timefmt.js';
 
-export function createChat({ t, title, onSend, testId }) {
+export function createChat({ t, title, onSend, testId, readOnly = false }) {
   const list = h('ol', { class: 'chat-lines', 'aria-live': 'polite' });
   const input = h('input', { type: 'text', maxlength: 500, placeholder: t('chat.placeholder'), 'aria-label': title });
   const form = h('form', { class: 'chat-form', onsubmit: (e) => {
@@ -14,7 +14,9 @@ export function createChat({ t, title, onSend, testId }) {
     onSend(text);
     input.value = '';
   } }, input, h('button', { type: 'submit' }, t('common.send')));
-  const element = h('section', { class: 'chat panel', 'data-testid': testId }, h('h3', {}, title), list, form);
+  // A guest reads along but cannot speak (the server takes chat from accounts only): no box, a note why.
+  const element = h('section', { class: 'chat panel', 'data-testid': testId }, h('h3', {}, title), list,
+    readOnly ? h('p', { class: 'muted small', 'data-testid': 'chat-login' }, t('chat.loginToChat')) : form);
   let shown = -1;
   const offset = -new Date().getTimezoneOffset();
   return {

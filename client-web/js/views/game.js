@@ -5,7 +5,7 @@
 // the server keeps fortune points.
 
 import { h, fill } from '../dom.js';
-import { channelKey } from '../state.js';
+import { channelKey, outcomeReasonKey } from '../state.js';
 import { createBoard } from '../board.js';
 import { createChat } from './chat.js';
 import { createPoolPanel, taxPercent } from './pool.js';
@@ -32,6 +32,7 @@ export function mountGame(root, ctx, params) {
   const result = h('div', { class: 'result', 'data-testid': 'result' });
   const undoBox = h('div', { class: 'undo-box', 'data-testid': 'undo-box' });
   const awayBox = h('p', { class: 'away', role: 'status', 'data-testid': 'away' });
+  const firstMoveBox = h('p', { class: 'away', role: 'status', 'data-testid': 'first-move' });
   const info = h('p', { class: 'muted small settings-line' });
   const watchers = h('p', { class: 'watchers', 'data-testid': 'watchers' });
   const watchersPanel = createWatchersPanel({ t });
@@ -46,6 +47,7 @@ export function mountGame(root, ctx, params) {
   });
   let chat = null;
   let chatKey = null;
+  let chatGuest = false;
   const settlementBox = h('div', { class: 'settlement', 'data-testid': 'settlement' });
   let settlementAsked = false;
 
@@ -59,7 +61,7 @@ export function mountGame(root, ctx, params) {
     h('aside', { class: 'game-side' },
       h('div', { class: 'row spread' }, h('a', { href: '#/', class: 'small' }, `← ${t('game.back')}`), watchers),
       watchersPanel.element,
-      players.black, players.white, status, awayBox, message, controls, undoBox, scoring, result, info, stake.element, pool.element, chatBox, announcer)));
+      players.black, players.white, status, firstMoveBox, awayBox, message, controls, undoBox, scoring, result, info, stake.element, pool.element, chatBox, announcer)));
 
   actions.watch(gameId);
   actions.askPool(gameId);
@@ -73,11 +75,20 @@ export function mountGame(root, ctx, params) {
     return null;
   };
 
+  // An error stays until it is stale: the next action, the next event of the game (a move error must not
+  // outlive the position it was about), or the connection coming back after it was lost.
+  let errorShownAt = null; // {seq, online} when the error was shown
   function showError(err) {
     message.textContent = actions.errorText(err);
     message.classList.add('shown');
+    errorShownAt = { seq: game()?.seq, online: state.connection === 'online' };
   }
-  const clearError = () => { message.textContent = ''; message.classList.remove('shown'); };
+  const clearError = () => { message.textContent = ''; message.classList.remove('shown'); errorShownAt = null; };
+  function clearStaleError(g) {
+    if (!errorShownAt) return;
+    const reconnected = !errorShownAt.online && state.connection === 'online';
+    if (g.seq !== errorShownAt.seq || reconnected) clearError();
+  }
 
   async function run(promise) {
     clearError();
@@ -139,6 +150,9 @@ export function mountGame(root, ctx, params) {
     const now = Date.now();
     awayBox.textContent = g.phase === 'over' ? '' : Object.entries(g.away ?? {})
       .map(([color, atMs]) => t('game.away', { color: t(`color.${color}`), time: formatClock(atMs - now) })).join(' · ');
+    // Nobody has moved yet: the game is void unless the first move comes in time (SPEC: 2 minutes).
+    firstMoveBox.textContent = g.phase === 'playing' && g.firstMoveBy != null
+      ? t('game.firstMove', { color: t(`color.${g.toMove}`), time: formatClock(Math.max(0, g.firstMoveBy - now)) }) : '';
     const clocks = clocksNow(g);
     drawClock(clockNodes.black, g, 'black', clocks);
     drawClock(clockNodes.white, g, 'white', clocks);
@@ -164,12 +178,14 @@ export function mountGame(root, ctx, params) {
     // Players talk at their table; watchers kibitz (SPEC §2: players never see kibitz during play).
     const channel = mine && g.table != null ? { kind: 'table', table: g.table } : !mine ? { kind: 'kibitz', game: gameId } : null;
     const key = channel ? channelKey(channel) : null;
-    if (key !== chatKey) {
+    const guest = !state.me;
+    if (key !== chatKey || guest !== chatGuest) {
       chatKey = key;
-      chat = channel ? createChat({ t, title: t(channel.kind === 'table' ? 'game.tableChat' : 'game.kibitz'), testId: `${channel.kind}-chat`, onSend: (text) => run(actions.chat(channel, text)) }) : null;
+      chatGuest = guest;
+      chat = channel ? createChat({ t, title: t(channel.kind === 'table' ? 'game.tableChat' : 'game.kibitz'), testId: `${channel.kind}-chat`, readOnly: guest, onSend: (text) => run(actions.chat(channel, text)) }) : null;
       fill(chatBox, chat?.element);
     }
-    chat?.update(state.chats.get(key));
+    chat?.update(state.chats.get(chatKey));
   }
 
   /** My bets and stakes on this game once it is settled: staked, returned, net, tax rate (SPEC §3). */
@@ -191,10 +207,20 @@ export function mountGame(root, ctx, params) {
     }
   }
 
+  /** The pool's stakes (by colour, raises included) by seat of `table`, or null when unknown. */
+  function stakesBySeat(poolNow, table, g) {
+    if (!poolNow || !table?.left) return null;
+    const leftColor = table.left.user === g.black.user ? 'black' : table.left.user === g.white.user ? 'white' : null;
+    if (!leftColor) return null;
+    const rightColor = leftColor === 'black' ? 'white' : 'black';
+    return { left: poolNow[`stake_${leftColor}`], right: poolNow[`stake_${rightColor}`] };
+  }
+
   return {
     update() {
       const g = game();
       if (!g) return;
+      clearStaleError(g);
       const mine = myColor();
       const scoringNow = g.phase === 'scoring';
       const counted = scoringNow || (g.phase === 'over' && g.outcome?.reason === 'score') ? areaCount(g.board, g.dead) : null;
@@ -233,7 +259,7 @@ export function mountGame(root, ctx, params) {
             h('button', { class: 'primary', 'data-testid': 'undo-accept', onclick: () => run(actions.answerUndo(gameId, true)) }, t('game.undoAccept')),
             h('button', { 'data-testid': 'undo-decline', onclick: () => run(actions.answerUndo(gameId, false)) }, t('game.undoDecline'))),
         ] : h('p', { class: 'muted' }, t(g.undoRequestedBy === mine ? 'game.undoWaiting' : 'game.undoAsked', { color: t(`color.${g.undoRequestedBy}`) }))
-      ) : null);
+      ) : g.phase === 'playing' && mine && g.undoRefused === mine ? h('p', { 'data-testid': 'undo-refused' }, t('game.undoRefused')) : null);
       if (scoringNow) {
         const iAccepted = mine === 'black' ? g.acceptedBlack : mine === 'white' ? g.acceptedWhite : false;
         fill(scoring,
@@ -248,7 +274,7 @@ export function mountGame(root, ctx, params) {
         const o = g.outcome;
         fill(result,
           h('h3', {}, t('game.result')),
-          h('p', { class: 'result-line' }, h('b', { 'data-testid': 'result-sgf' }, o.sgf), ' · ', h('b', { 'data-testid': 'result-chinese', lang: 'zh' }, o.chinese), ' ', h('span', { class: 'muted' }, t(`game.reason.${o.reason}`))),
+          h('p', { class: 'result-line' }, h('b', { 'data-testid': 'result-sgf' }, o.sgf), ' · ', h('b', { 'data-testid': 'result-chinese', lang: 'zh' }, o.chinese), ' ', h('span', { class: 'muted' }, t(outcomeReasonKey(g)))),
           o.black_count_half_points != null ? h('p', { class: 'small' }, t('game.count', { black: halfPointsText(o.black_count_half_points), white: halfPointsText(o.white_count_half_points) })) : null,
           settlementBox,
           h('a', { href: `/api/games/${gameId}/sgf`, download: `tengen-${gameId}.sgf` }, t('game.downloadSgf')));
@@ -259,13 +285,15 @@ export function mountGame(root, ctx, params) {
       } else fill(result);
       pool.update({
         pool: state.pools.get(gameId) ?? null, canBet: !!state.me && !mine, balance: state.balance, myBet: state.myBets.get(gameId),
+        outcome: g.phase === 'over' ? g.outcome : null,
       });
       const stakeNow = g.table != null ? state.stakes.get(g.table) : null;
       // Stakes belong to seats (with nigiri, Black may sit on the right).
       const tableNow = state.tables.get(g.table);
       const seat = !mine ? null : tableNow?.left?.user === state.me.user ? 'left' : tableNow?.right?.user === state.me.user ? 'right' : null;
       stake.update({ stake: stakeNow?.stake ?? null, taxBp: stakeNow?.taxBp ?? state.taxBp, mySeat: seat, game: g.phase === 'playing' ? gameId : null,
-        balance: state.balance, visible: state.balance != null && g.table != null && g.phase !== 'over' && !!(seat || stakeNow?.stake) });
+        balance: state.balance, visible: state.balance != null && g.table != null && g.phase !== 'over' && !!(seat || stakeNow?.stake),
+        inGame: stakesBySeat(state.pools.get(gameId), tableNow, g) });
       syncChat(g);
     },
     unmount() {

@@ -2,7 +2,7 @@
 // with watcher counts, players online (with a challenge button), the automatch panel, and the room chat.
 
 import { h, fill } from '../dom.js';
-import { channelKey } from '../state.js';
+import { channelKey, myLiveGame } from '../state.js';
 import { createChat } from './chat.js';
 import { createAutomatchPanel } from './automatch.js';
 
@@ -16,6 +16,8 @@ export function mountHall(root, ctx, params) {
   const games = h('ul', { class: 'game-list', 'data-testid': 'live-games' });
   const players = h('ul', { class: 'player-list', 'data-testid': 'players' });
   const roomTitle = h('h2', {});
+  // A live game of mine (the tab was closed, or I came to the hall during it): a call to go back to it.
+  const returnBox = h('p', { class: 'return-game panel', 'data-testid': 'return-to-game', hidden: true });
   const automatch = state.me ? createAutomatchPanel({ t, actions }) : null;
   const chat = roomId ? createChat({ t, title: t('room.chat'), testId: 'room-chat', onSend: (text) => actions.chat({ kind: 'room', room: roomId }, text) }) : null;
 
@@ -24,29 +26,43 @@ export function mountHall(root, ctx, params) {
       h('section', { class: 'panel' }, h('h3', {}, t('hall.rooms')), rooms),
       automatch?.element,
       h('section', { class: 'panel' }, h('h3', {}, t('hall.games')), games)),
-    h('main', { class: 'hall-main' }, h('section', { class: 'panel' }, roomTitle, tables)),
+    h('main', { class: 'hall-main' }, returnBox, h('section', { class: 'panel' }, roomTitle, tables)),
     h('aside', { class: 'hall-side' },
       h('section', { class: 'panel' }, h('h3', {}, t('hall.players')), players),
       chat?.element)));
 
   if (roomId) actions.joinRoom(roomId);
 
+  /** A room's name in the UI's language when it is one of the server's default rooms. */
+  function roomName(name) {
+    const key = `roomName.${name}`;
+    const text = t(key);
+    return text === key ? name : text;
+  }
+
   function tableCard(table) {
     const seat = (player, side) => h('div', { class: `seat seat-${side}` },
       h('span', { class: `stone-icon ${side === 'left' ? 'black' : 'white'}`, 'aria-hidden': 'true' }),
       player ? h('span', { class: 'seat-name' }, playerLabel(player)) : h('span', { class: 'muted' }, t('room.empty')));
+    // The table's own count includes the players, who look at the table to sit: while a game is on, show
+    // the game's count (people watching, players excluded), as the game screen and the live games do.
+    const live = table.game != null ? state.hall.games.find((g) => g.game === table.game) : null;
+    const watching = live ? live.watchers_count : table.watchers_count;
     return h('a', { class: `table-card${table.game ? ' in-game' : ''}`, href: `#/table/${table.table}`, 'data-testid': `table-${table.table}` },
       h('div', { class: 'table-head' }, h('b', {}, t('room.table', { n: table.table })),
         table.game ? h('span', { class: 'badge' }, t('room.playing')) : null,
-        table.watchers_count ? h('span', { class: 'muted small' }, t('hall.watchers', { count: table.watchers_count })) : null),
+        watching ? h('span', { class: 'muted small' }, t('hall.watchers', { count: watching })) : null),
       seat(table.left, 'left'), seat(table.right, 'right'));
   }
 
   return {
     update() {
+      const live = myLiveGame(state);
+      returnBox.hidden = live == null;
+      fill(returnBox, live == null ? null : h('a', { href: `#/game/${live}`, class: 'button primary' }, t('hall.returnToGame')));
       fill(rooms, state.hall.rooms.map((r) => h('li', {},
         h('a', { href: `#/room/${r.room}`, class: r.room === roomId ? 'active' : '', 'data-testid': `room-${r.room}` },
-          h('b', {}, r.name), h('span', { class: 'muted small' }, ` ${t('hall.users', { count: r.users_count })} · ${t('hall.tables', { count: r.tables_count })}`)))));
+          h('b', {}, roomName(r.name)), h('span', { class: 'muted small' }, ` ${t('hall.users', { count: r.users_count })} · ${t('hall.tables', { count: r.tables_count })}`)))));
       fill(games, state.hall.games.length === 0 ? h('li', { class: 'muted' }, t('hall.noGames')) : state.hall.games.map((g) => h('li', {},
         h('a', { href: `#/game/${g.game}`, 'data-testid': `game-link-${g.game}` },
           h('span', { class: 'stone-icon black' }), `${g.black.username} (${g.black.rank}) `,
@@ -62,7 +78,7 @@ export function mountHall(root, ctx, params) {
             t(p.computer ? 'hall.playComputer' : 'hall.challenge'))
           : state.me?.user === p.user ? h('span', { class: 'muted small' }, t('hall.you')) : null)));
       if (roomId && state.room?.room === roomId) {
-        roomTitle.textContent = `${state.room.name} — ${t('room.tables')}`;
+        roomTitle.textContent = `${roomName(state.room.name)} — ${t('room.tables')}`;
         fill(tables, state.room.tableIds.map((id) => tableCard(state.tables.get(id))));
       } else {
         roomTitle.textContent = t('room.tables');

@@ -49,6 +49,11 @@ export function createSettingsForm({ t, initial = DEFAULT_SETTINGS, testId = 'se
     for (const [name, node] of Object.entries(clockFields)) node.hidden = !shownFor[kind.value].includes(name);
   };
   kind.addEventListener('change', syncClockFields);
+  // Under the rules a handicap game has no komi (Black gives back half the handicap stones at the count
+  // instead), so choosing a handicap sets komi to 0, and going back to none restores the even game's.
+  handicap.addEventListener('change', () => {
+    komi.value = Number(handicap.value) > 0 ? 0 : DEFAULT_SETTINGS.komi_half_points / 2;
+  });
   syncClockFields();
   const element = h('div', { class: 'settings-form', 'data-testid': testId },
     field(t('settings.size'), size), field(t('settings.komi'), komi), field(t('settings.handicap'), handicap),

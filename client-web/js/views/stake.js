@@ -1,8 +1,8 @@
 // The players' stake dialog (下棋者竞猜) of a table: each player may set both stakes and press OK; when
 // both have OK'd the same amounts, each presses Agree (points go into escrow) or Disagree (keep editing).
 // Normal terms or paid coaching (有偿指导, the coach stakes 0 and receives the student's stake). During a
-// game a player may raise their own stake (追加). Props in (`update({stake, taxBp, mySeat, game, balance})`
-// with the wire's `StakeInfo`), events out (`onOffer`, `onAnswer`, `onRaise`); watchers see it read-only.
+// game a player may raise their own agreed stake (追加). Props in (`update({stake, taxBp, mySeat, game, balance,
+// inGame})` with the wire's `StakeInfo`, and the stakes by seat as the game's pool tells them, raises included), events out (`onOffer`, `onAnswer`, `onRaise`); watchers see it read-only.
 
 import { h, fill } from '../dom.js';
 import { taxPercent } from './pool.js';
@@ -35,14 +35,16 @@ export function createStakePanel({ t, onOffer, onAnswer, onRaise }) {
 
   return {
     element,
-    update({ stake, taxBp, mySeat, game, balance, visible }) {
+    update({ stake, taxBp, mySeat, game, balance, visible, inGame = null }) {
       element.hidden = !visible;
       if (!visible) return;
       const mark = (yes) => (yes ? '✓' : '·');
+      // Agreed stakes in a game grow with raises, which the game's pool tells (the table's offer does not).
+      const amounts = stake?.agreed && inGame ? inGame : stake;
       fill(status,
         stake ? [
-          h('p', {}, `${t('stake.left')}: `, h('b', {}, String(stake.left)), ` ${mark(stake.ok_left)}${stake.agree_left ? ` ${t('stake.agreedMark')}` : ''} · ${t('stake.right')}: `,
-            h('b', {}, String(stake.right)), ` ${mark(stake.ok_right)}${stake.agree_right ? ` ${t('stake.agreedMark')}` : ''}`),
+          h('p', {}, `${t('stake.left')}: `, h('b', {}, String(amounts.left)), ` ${mark(stake.ok_left)}${stake.agree_left ? ` ${t('stake.agreedMark')}` : ''} · ${t('stake.right')}: `,
+            h('b', {}, String(amounts.right)), ` ${mark(stake.ok_right)}${stake.agree_right ? ` ${t('stake.agreedMark')}` : ''}`),
           h('p', { class: 'small muted' }, stake.terms.kind === 'coaching' ? t(stake.terms.coach === 'left' ? 'stake.terms.coachLeft' : 'stake.terms.coachRight') : t('stake.terms.normal'),
             ' · ', t('pool.tax', { rate: taxPercent(taxBp ?? 0) })),
           stake.agreed ? h('p', { class: 'ok' }, t(stake.game ? 'stake.inEscrowGame' : 'stake.inEscrowNext')) : null,
@@ -60,7 +62,8 @@ export function createStakePanel({ t, onOffer, onAnswer, onRaise }) {
       editor.hidden = !mySeat || agreed;
       const bothOk = !!stake && stake.ok_left && stake.ok_right;
       answer.hidden = !mySeat || agreed || !bothOk;
-      raiser.hidden = !mySeat || !game;
+      // Only agreed stakes can be raised (the server refuses others with stake_not_ready).
+      raiser.hidden = !mySeat || !game || !agreed;
     },
   };
 }

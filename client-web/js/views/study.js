@@ -9,6 +9,11 @@ import { pointName } from '../geometry.js';
 
 const SIZES = [9, 13, 19];
 
+// The board as the server last showed it, kept across re-mounts of this view: switching the language
+// re-mounts every screen, and the study must not start again when only the words change. The study
+// itself lives on the server, per connection; after a reload there is nothing kept and a new one opens.
+let lastStudy = null;
+
 export function mountStudy(root, { t, actions }) {
   const boardBox = h('div', { class: 'board-box' });
   const message = h('p', { class: 'game-message', role: 'alert', 'data-testid': 'study-message' });
@@ -43,6 +48,8 @@ export function mountStudy(root, { t, actions }) {
 
   function show(next) {
     study = next;
+    lastStudy = next;
+    sizeSelect.value = String(next.size);
     message.textContent = '';
     message.classList.remove('shown');
     countBox.textContent = '';
@@ -84,6 +91,7 @@ export function mountStudy(root, { t, actions }) {
     }
   }
 
-  open();
+  if (lastStudy) show(lastStudy);
+  else open();
   return { update() {}, unmount() {} };
 }

@@ -4,11 +4,11 @@
 
 use tengen_protocol::{
     ClockSettings, Clocks, Color as WireColor, EndReason, ErrorCode, GameOutcome, GameSettings,
-    KoRule as WireKoRule, Point as WirePoint, SideClock,
+    KoRule as WireKoRule, LastMove, Point as WirePoint, SideClock,
 };
 use tengen_rules::{
-    Board, Color, Game, GameResult, HandicapPlacement, IllegalMove, KoRule, Komi, Point, Rules,
-    Score, WinBy,
+    Board, Color, Game, GameResult, HandicapPlacement, IllegalMove, KoRule, Komi, Move, Point,
+    Rules, Score, WinBy,
 };
 
 use crate::clock::{self, ClockView, SideView};
@@ -38,6 +38,22 @@ pub fn point_to_wire(point: Point) -> WirePoint {
 
 pub fn point_from_wire(point: WirePoint) -> Point {
     Point::new(point.col, point.row)
+}
+
+/// The last stone or pass on the board (a resignation is not a move on it), so a client that joins
+/// mid-game, reloads or sees an undo can mark it as one that followed every move does.
+pub fn last_move(game: &Game) -> Option<LastMove> {
+    game.moves().iter().rev().find_map(|&(color, mv)| {
+        let point = match mv {
+            Move::Play(point) => Some(point_to_wire(point)),
+            Move::Pass => None,
+            Move::Resign => return None,
+        };
+        Some(LastMove {
+            color: color_to_wire(color),
+            point,
+        })
+    })
 }
 
 pub fn points_to_wire(points: impl IntoIterator<Item = Point>) -> Vec<WirePoint> {

@@ -152,6 +152,7 @@ impl GameActor {
             first_move_in_ms: left(self.first_move_deadline_ms().filter(|_| live)),
             scoring_ends_in_ms: left(self.scoring_deadline_ms.filter(|_| live)),
             away,
+            last_move: wire::last_move(&self.game),
         }
     }
 

@@ -96,6 +96,9 @@ impl GameActor {
             moves_count: self.game.moves().len() as u32,
             to_move: color_to_wire(self.game.to_move()),
             board: wire::board_rows(self.game.board()),
+            captures_black: Some(self.game.prisoners(Color::Black)),
+            captures_white: Some(self.game.prisoners(Color::White)),
+            last_move: wire::last_move(&self.game),
         })
         .await?;
         Ok(Ok(Flow::Continue))
