@@ -31,7 +31,7 @@ use crate::game::{self, GameCmd, PlayerMove};
 use crate::hall::{Audience, HallCmd, HallEvent, Revocation, UserEvents};
 use crate::ledger;
 use crate::study::{self, Study};
-use crate::{unix_now_ms, AppState, Frame, Refusal, Reply};
+use crate::{refuse, unix_now_ms, AppState, Frame, Refusal, Reply};
 
 /// Tables one connection may watch at once: a person follows a few; the bound caps hall bookkeeping.
 const TABLES_PER_SESSION_MAX: usize = 16;
@@ -191,10 +191,6 @@ impl std::fmt::Debug for Session {
             .field("player", &self.player)
             .finish()
     }
-}
-
-fn refuse<T>(code: ErrorCode, message: impl Into<String>) -> Result<T, Refusal> {
-    Err(Refusal::new(code, message))
 }
 
 /// A store failure behind a request: logged, and answered `unavailable` (the store is out of
@@ -800,7 +796,7 @@ impl Session {
                 handle
                     .ask(|reply| GameCmd::Bet {
                         user,
-                        side: ledger::side_from_wire(side),
+                        side: crate::game::wire::color_from_wire(side),
                         amount,
                         key: key.clone(),
                         reply,
@@ -818,7 +814,7 @@ impl Session {
             {
                 let retried = match key {
                     Some(key) => {
-                        let side = ledger::side_from_wire(side);
+                        let side = crate::game::wire::color_from_wire(side);
                         let ledger = &self.state.ledger;
                         ledger.retried_bet(game, user, key, side, amount).await?
                     }

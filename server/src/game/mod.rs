@@ -179,7 +179,7 @@ pub enum GameCmd {
     /// end of play.
     Bet {
         user: UserId,
-        side: crate::side::Side,
+        side: tengen_rules::Color,
         amount: u64,
         /// The client's key, recorded with the transfer so a retry is answered, not placed again.
         key: Option<RequestKey>,

@@ -19,17 +19,18 @@ use std::fmt;
 
 use serde::Serialize;
 use tengen_protocol::{
-    Color, EndReason, ErrorCode, GameEvent, GameId, GameOutcome, RequestKey, TableId, UserId,
-    WagerKind, WagerRecord,
+    EndReason, ErrorCode, GameEvent, GameId, GameOutcome, RequestKey, TableId, UserId, WagerKind,
+    WagerRecord,
 };
 use tokio::sync::{mpsc, oneshot};
 
-use crate::side::Side;
+use crate::game::wire::{color_from_wire, color_to_wire};
 use crate::store::{LiveGameRow, Store, StoreError, StoreHandle};
 use crate::{unix_now_ms, Refusal};
 use book::{Account, Applied, Batch, SettlementPart, SettlementRecord, Transfer, TransferKind};
 use pool::Tally;
 use settle::{Beneficiary, Outcome, Settlement, POINTS_MAX};
+use tengen_rules::Color;
 
 /// Why a bet was refused; nothing moved.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -45,7 +46,7 @@ pub enum BetRejected {
     Player,
     /// The bettor already bet on the other side.
     SideChange {
-        side: Side,
+        side: Color,
     },
     /// The store failed; nothing moved.
     Store(String),
@@ -102,27 +103,12 @@ impl From<BetRejected> for Refusal {
     }
 }
 
-/// The wire colour of a ledger side.
-pub fn side_to_wire(side: Side) -> Color {
-    match side {
-        Side::Black => Color::Black,
-        Side::White => Color::White,
-    }
-}
-
-pub fn side_from_wire(color: Color) -> Side {
-    match color {
-        Color::Black => Side::Black,
-        Color::White => Side::White,
-    }
-}
-
 /// What a finished game means for money: a forfeit is an escape by the loser, a game without a
 /// winner is void when it says so and a draw otherwise.
 pub fn outcome_of(result: &GameOutcome) -> Outcome {
     match (result.winner, result.reason) {
-        (Some(winner), EndReason::Forfeit) => Outcome::Escape(side_from_wire(winner).other()),
-        (Some(winner), _) => Outcome::Win(side_from_wire(winner)),
+        (Some(winner), EndReason::Forfeit) => Outcome::Escape(color_from_wire(winner).opponent()),
+        (Some(winner), _) => Outcome::Win(color_from_wire(winner)),
         (None, EndReason::Void) => Outcome::Void,
         (None, _) => Outcome::Draw,
     }
@@ -388,7 +374,7 @@ impl Ledger {
         game: GameId,
         tally: &Tally,
         user: UserId,
-        side: Side,
+        side: Color,
         amount: u64,
     ) -> Result<u64, BetRejected> {
         let (balance, _) = self
@@ -405,7 +391,7 @@ impl Ledger {
         game: GameId,
         tally: &Tally,
         user: UserId,
-        side: Side,
+        side: Color,
         amount: u64,
         key: Option<&RequestKey>,
     ) -> Result<(u64, Applied), BetRejected> {
@@ -453,7 +439,7 @@ impl Ledger {
         game: GameId,
         user: UserId,
         key: RequestKey,
-        side: Side,
+        side: Color,
         amount: u64,
     ) -> Result<Option<(u64, u64)>, BetRejected> {
         let found = self
@@ -489,7 +475,7 @@ impl Ledger {
         &self,
         game: GameId,
         tally: &Tally,
-        entries: Vec<(UserId, Side, u64)>,
+        entries: Vec<(UserId, Color, u64)>,
         coaching: bool,
         hold: Option<(TableId, String)>,
     ) -> Result<(), BetRejected> {
@@ -542,7 +528,7 @@ impl Ledger {
         &self,
         game: GameId,
         tally: &Tally,
-        (user, side, amount): (UserId, Side, u64),
+        (user, side, amount): (UserId, Color, u64),
         coaching: bool,
         key: Option<&RequestKey>,
     ) -> Result<Applied, BetRejected> {
@@ -894,7 +880,7 @@ fn records_in(
     // order in which each game first appears.
     let transfers = store.account_transfers(Account::User(user), limit.saturating_mul(4))?;
     let mut order: Vec<(GameId, WagerKind)> = Vec::new();
-    let mut staked: BTreeMap<(GameId, WagerKind), (Side, u64)> = BTreeMap::new();
+    let mut staked: BTreeMap<(GameId, WagerKind), (Color, u64)> = BTreeMap::new();
     for t in &transfers {
         let kind = match (t.kind, t.to) {
             (TransferKind::Bet, _) => WagerKind::Bet,
@@ -930,7 +916,7 @@ fn records_in(
             None => WagerRecord {
                 game,
                 kind,
-                side: side_to_wire(side),
+                side: color_to_wire(side),
                 staked: amount,
                 returned: None,
                 net: None,
@@ -944,7 +930,7 @@ fn records_in(
                 WagerRecord {
                     game,
                     kind,
-                    side: side_to_wire(side),
+                    side: color_to_wire(side),
                     staked: amount,
                     returned: Some(returned),
                     net: Some(returned as i64 - amount as i64),
@@ -1046,10 +1032,11 @@ mod tests {
     use crate::store::sqlite::SqliteStore;
     use crate::store::NewGame;
     use std::sync::Arc;
+    use tengen_protocol::Color as WireColor;
 
     const GRANT: u64 = 1_000;
 
-    fn outcome(winner: Option<Color>, reason: EndReason) -> GameOutcome {
+    fn outcome(winner: Option<WireColor>, reason: EndReason) -> GameOutcome {
         GameOutcome {
             winner,
             reason,
@@ -1062,19 +1049,19 @@ mod tests {
 
     #[test]
     fn results_map_to_money_outcomes() {
-        let black = Some(Color::Black);
+        let black = Some(WireColor::Black);
         assert_eq!(
             outcome_of(&outcome(black, EndReason::Resignation)),
-            Outcome::Win(Side::Black)
+            Outcome::Win(Color::Black)
         );
         assert_eq!(
             outcome_of(&outcome(black, EndReason::Time)),
-            Outcome::Win(Side::Black)
+            Outcome::Win(Color::Black)
         );
         // A forfeit won by Black is White's escape.
         assert_eq!(
             outcome_of(&outcome(black, EndReason::Forfeit)),
-            Outcome::Escape(Side::White)
+            Outcome::Escape(Color::White)
         );
         assert_eq!(outcome_of(&outcome(None, EndReason::Score)), Outcome::Draw);
         assert_eq!(outcome_of(&outcome(None, EndReason::Void)), Outcome::Void);
@@ -1108,7 +1095,7 @@ mod tests {
             })
             .unwrap();
         let mut tally = Tally::default();
-        for (user, side, amount) in [(3, Side::Black, 100), (4, Side::White, 300)] {
+        for (user, side, amount) in [(3, Color::Black, 100), (4, Color::White, 300)] {
             ledger
                 .place_bet(game, &tally, UserId(user), side, amount)
                 .await
@@ -1122,7 +1109,7 @@ mod tests {
     async fn a_game_is_settled_once_however_often_it_is_asked() {
         let (_dir, store, ledger, game) = fixture().await;
         let players = [UserId(1), UserId(2)];
-        let win = Outcome::Win(Side::Black);
+        let win = Outcome::Win(Color::Black);
         assert_eq!(
             ledger.settle_game(game, players, win).await,
             Ok(Applied::Applied)
@@ -1148,20 +1135,20 @@ mod tests {
         let tally = ledger.tally(game).await.unwrap().0;
         let carol = UserId(3);
         let refused = [
-            (Side::Black, 0, BetRejected::BadAmount { amount: 0 }),
+            (Color::Black, 0, BetRejected::BadAmount { amount: 0 }),
             (
-                Side::Black,
+                Color::Black,
                 POINTS_MAX + 1,
                 BetRejected::BadAmount {
                     amount: POINTS_MAX + 1,
                 },
             ),
             (
-                Side::White,
+                Color::White,
                 1,
-                BetRejected::SideChange { side: Side::Black },
+                BetRejected::SideChange { side: Color::Black },
             ),
-            (Side::Black, GRANT, BetRejected::InsufficientPoints),
+            (Color::Black, GRANT, BetRejected::InsufficientPoints),
         ];
         for (side, amount, expected) in refused {
             assert_eq!(
@@ -1191,7 +1178,7 @@ mod tests {
                     amount: 1,
                     kind: TransferKind::Bet,
                     game: Some(game),
-                    side: Some(Side::Black),
+                    side: Some(Color::Black),
                     at_ms: 0,
                 }],
                 settlements: Vec::new(),

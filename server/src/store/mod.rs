@@ -567,7 +567,7 @@ fn throttle_conformance(store: &dyn Store) {
 #[cfg(test)]
 fn ledger_conformance(store: &dyn Store, alice: UserId, bob: UserId, finished: GameId) {
     use crate::ledger::book::{SettlementPart, TransferKind};
-    use crate::side::Side;
+    use tengen_rules::Color;
 
     let transfer =
         |id: &str, from: Account, to: Account, amount: u64, kind: TransferKind| Transfer {
@@ -618,10 +618,10 @@ fn ledger_conformance(store: &dyn Store, alice: UserId, bob: UserId, finished: G
     let escrow = Account::Escrow(finished);
     let mut bet = transfer("bet:a", Account::User(alice), escrow, 60, TransferKind::Bet);
     bet.game = Some(finished);
-    bet.side = Some(Side::Black);
+    bet.side = Some(Color::Black);
     let mut overdraw = transfer("bet:b", Account::User(bob), escrow, 101, TransferKind::Bet);
     overdraw.game = Some(finished);
-    overdraw.side = Some(Side::White);
+    overdraw.side = Some(Color::White);
     assert_eq!(
         store.apply_batch(&batch(vec![bet.clone(), overdraw])),
         Err(StoreError::InsufficientPoints {

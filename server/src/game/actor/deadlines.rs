@@ -16,11 +16,11 @@ use tengen_protocol::GameEvent;
 use tengen_rules::{Color, GameResult, Move, Phase, WinBy};
 
 use super::{Fatal, Flow, GameActor};
-use crate::clock::{self, Clock, ClockView, Expiry, SideView};
-use crate::game::wire::{color_of_side, color_to_wire, side_of};
+use crate::clock::{self, side_clock, Clock, Clocks, Expiry, SideClock};
+use crate::game::wire::color_to_wire;
 
 impl GameActor {
-    pub(super) fn clock_view(&self, now_ms: u64) -> Option<ClockView> {
+    pub(super) fn clock_view(&self, now_ms: u64) -> Option<Clocks> {
         self.clock.as_ref().map(|clock| clock.snapshot(now_ms))
     }
 
@@ -71,7 +71,7 @@ impl GameActor {
         let expiry = self.clock.as_mut().and_then(|clock| clock.check(now_ms));
         match expiry {
             Some(Expiry::Timeout(side)) => {
-                let loser = color_of_side(side);
+                let loser = side;
                 return self
                     .end_with(GameResult::Win {
                         winner: loser.opponent(),
@@ -80,7 +80,7 @@ impl GameActor {
                     .await;
             }
             Some(Expiry::ForcedPass(side)) => {
-                let color = color_of_side(side);
+                let color = side;
                 // The clock runs for the side to move, so the engine takes the pass; if the two
                 // ever disagreed, the pass is skipped (the clock has moved on) rather than the
                 // game's actor dying over it.
@@ -176,7 +176,7 @@ impl GameActor {
         match &self.clock {
             Some(clock) => {
                 let view = clock.snapshot(now_ms);
-                grace_ms.min(time_left_ms(view.side(side_of(color)), clock.settings()))
+                grace_ms.min(time_left_ms(side_clock(&view, color), clock.settings()))
             }
             None => grace_ms,
         }
@@ -185,7 +185,7 @@ impl GameActor {
 
 /// All the time a side has before it runs out, from its displayed clock: main time plus whatever
 /// overtime is left.
-fn time_left_ms(view: &SideView, settings: &clock::ClockSettings) -> u64 {
+fn time_left_ms(view: &SideClock, settings: &clock::ClockSettings) -> u64 {
     let overtime_ms = match *settings {
         clock::ClockSettings::ByoYomi { period_ms, .. } => {
             view.period_left_ms + u64::from(view.periods_left.saturating_sub(1)) * period_ms

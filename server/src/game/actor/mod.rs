@@ -66,7 +66,7 @@ use tengen_rules::{Color, Game, GameResult, Move, Phase, WinBy};
 use tokio::sync::{broadcast, mpsc};
 use tokio::time::Instant;
 
-use super::wire::{self, clocks_to_wire, color_to_wire, point_from_wire, points_to_wire, side_of};
+use super::wire::{self, color_to_wire, point_from_wire, points_to_wire};
 use super::{
     GameCmd, GameContext, GameFrame, PlayerMove, Presence, StartGame, Viewers, WatcherList,
 };
@@ -227,7 +227,7 @@ impl GameActor {
                 let mut clock = Clock::new(settings)
                     .map_err(|err| Refusal::new(ErrorCode::InvalidSettings, err.to_string()))?;
                 // A fresh clock always starts; the first mover's time runs from game time 0.
-                let started = clock.start(0, side_of(game.to_move()));
+                let started = clock.start(0, game.to_move());
                 assert!(started.is_ok(), "a new clock starts: {started:?}");
                 Some(clock)
             }
@@ -721,9 +721,7 @@ impl GameActor {
             game: self.id,
             seq: self.seq,
             event: logged.event,
-            clocks: self
-                .clock_view(logged.at_ms)
-                .map(|view| clocks_to_wire(&view)),
+            clocks: self.clock_view(logged.at_ms),
             server_time_ms: Some(unix_now_ms()),
         }
         .to_json();

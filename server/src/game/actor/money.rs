@@ -15,13 +15,12 @@ use tengen_rules::Phase;
 use super::keys::key_reused;
 use super::outage::{outcome_unknown, store_refusal};
 use super::GameActor;
-use crate::game::wire::side_of;
 use crate::game::{BetReceipt, GameFrame};
 use crate::ledger;
 use crate::ledger::book::{Applied, TransferKind};
 use crate::ledger::pool::Keyed;
-use crate::side::Side;
 use crate::Refusal;
+use tengen_rules::Color;
 
 impl GameActor {
     /// Bets are taken while play goes on: not once two passes opened scoring, nor after any end.
@@ -69,7 +68,7 @@ impl GameActor {
     pub(super) async fn bet(
         &mut self,
         user: UserId,
-        side: Side,
+        side: Color,
         amount: u64,
         key: Option<RequestKey>,
     ) -> Result<BetReceipt, Refusal> {
@@ -191,7 +190,7 @@ impl GameActor {
         }
         let mut sided = Vec::with_capacity(entries.len());
         for (user, amount) in entries {
-            sided.push((user, side_of(self.color_of(user)?), amount));
+            sided.push((user, self.color_of(user)?, amount));
         }
         let coaching = student.is_some();
         if let Some(student) = student {
@@ -223,7 +222,7 @@ impl GameActor {
         amount: u64,
         key: Option<RequestKey>,
     ) -> Result<(), Refusal> {
-        let side = side_of(self.color_of(user)?);
+        let side = self.color_of(user)?;
         self.fresh_tally().await?;
         let coaching = self.tally.student().is_some();
         let asked = Keyed {

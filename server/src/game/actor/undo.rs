@@ -12,7 +12,7 @@ use tengen_protocol::{ErrorCode, GameEvent, UserId};
 use tengen_rules::{Color, Phase};
 
 use super::{Fatal, Flow, GameActor};
-use crate::game::wire::{self, color_to_wire, side_of};
+use crate::game::wire::{self, color_to_wire};
 use crate::Refusal;
 
 /// Accepted undos the record's comment lists. A real game has a handful; a pair taking moves back
@@ -132,7 +132,7 @@ impl GameActor {
         if let Some(clock) = &mut self.clock {
             let paused = clock.pause(at_ms);
             if paused.is_ok() {
-                let _ = clock.resume(at_ms, side_of(self.game.to_move()));
+                let _ = clock.resume(at_ms, self.game.to_move());
             }
         }
         Ok(())
