@@ -197,14 +197,20 @@ impl std::fmt::Debug for Session {
 /// reach), `outcome_unknown` (a write broke off) or `internal` (nothing changed).
 fn internal(err: crate::store::StoreError) -> Refusal {
     tracing::error!(%err, "store failure");
-    game::store_refusal(&err)
+    crate::store::store_refusal(&err)
 }
 
+/// An account request refused: failures of the server (the store, password hashing) are logged and
+/// answered without their details; the others say what the user can do.
 fn auth_refusal(err: AuthError) -> Refusal {
-    if let AuthError::Internal(detail) = &err {
-        tracing::error!(%detail, "account service failure");
+    match err {
+        AuthError::Store(err) => internal(err),
+        AuthError::Internal(detail) => {
+            tracing::error!(%detail, "account service failure");
+            Refusal::new(ErrorCode::Internal, "the account service failed; try again")
+        }
+        err => Refusal::new(err.code(), err.to_string()),
     }
-    Refusal::new(err.code(), err.to_string())
 }
 
 /// Serve one upgraded socket until it closes or the server shuts down.

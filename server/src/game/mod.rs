@@ -15,7 +15,6 @@ mod outage_tests;
 pub mod viewers;
 pub mod wire;
 
-pub(crate) use actor::store_refusal;
 pub use viewers::{ViewerGuard, Viewers, WatcherList};
 
 use std::collections::HashMap;
@@ -37,7 +36,7 @@ use crate::config::{GameTiming, GAME_INBOX_LEN, LIVE_GAMES_MAX, SUBSCRIBE_WAIT_M
 use crate::config::{FOLLOW_ELSEWHERE_MS, FOLLOW_ELSEWHERE_RETRY_MS};
 use crate::hall::{HallCmd, HallHandle};
 use crate::ledger::Ledger;
-use crate::store::{LiveGameRow, NewGame, StoreHandle};
+use crate::store::{store_refusal, LiveGameRow, NewGame, StoreHandle};
 use crate::{unix_now_ms, BoxError, Frame, Refusal, Reply, Shutdown, TaskGuard};
 use tengen_protocol::ErrorCode;
 
@@ -278,8 +277,7 @@ impl GameCmd {
                 let _ = reply.send(Err(ended()));
             }
             GameCmd::Bet { reply, .. } => {
-                let closed = Refusal::new(ErrorCode::BettingClosed, "play has ended; no more bets");
-                let _ = reply.send(Err(closed));
+                let _ = reply.send(Err(crate::ledger::BetRejected::Closed.into()));
             }
             // Read-only requests: their senders hear "the game has ended" when the actor stops.
             GameCmd::Record { .. }

@@ -25,7 +25,7 @@ use tengen_protocol::{
 use tokio::sync::{mpsc, oneshot};
 
 use crate::game::wire::{color_from_wire, color_to_wire};
-use crate::store::{LiveGameRow, Store, StoreError, StoreHandle};
+use crate::store::{store_refusal, LiveGameRow, Store, StoreError, StoreHandle};
 use crate::{unix_now_ms, Refusal};
 use book::{Account, Applied, Batch, SettlementPart, SettlementRecord, Transfer, TransferKind};
 use pool::Tally;
@@ -48,12 +48,10 @@ pub enum BetRejected {
     SideChange {
         side: Color,
     },
-    /// The store failed; nothing moved.
-    Store(String),
-    /// The store could not be reached; nothing moved.
-    Unavailable(String),
-    /// The store did not confirm the write: it may have moved.
-    OutcomeUnknown(String),
+    /// The store failed, kept as its type: out of reach (nothing moved), a write it did not confirm
+    /// (it may have moved), or anything else (nothing moved). Clients hear it through
+    /// [`store_refusal`], never its text.
+    Store(StoreError),
     /// The key was used before by this user in this game for another bet or raise.
     KeyReused,
 }
@@ -73,12 +71,6 @@ impl fmt::Display for BetRejected {
                 "you bet on {side} in this game; you may only add to that bet"
             ),
             BetRejected::Store(err) => write!(f, "the bet could not be recorded: {err}"),
-            BetRejected::Unavailable(_) => {
-                f.write_str("the store is unreachable; nothing changed: try again")
-            }
-            BetRejected::OutcomeUnknown(_) => f.write_str(
-                "the server could not confirm whether that was done; send it again with the same key",
-            ),
             BetRejected::KeyReused => f.write_str(
                 "that key was used for another request in this game; send a fresh key per intent",
             ),
@@ -94,10 +86,9 @@ impl From<BetRejected> for Refusal {
             BetRejected::Closed => ErrorCode::BettingClosed,
             BetRejected::Player => ErrorCode::PlayersCannotBet,
             BetRejected::SideChange { .. } => ErrorCode::SideChange,
-            BetRejected::Store(_) => ErrorCode::Internal,
-            BetRejected::Unavailable(_) => ErrorCode::Unavailable,
-            BetRejected::OutcomeUnknown(_) => ErrorCode::OutcomeUnknown,
             BetRejected::KeyReused => ErrorCode::KeyReused,
+            // The store's text (backend details) stays in the logs.
+            BetRejected::Store(err) => return store_refusal(&err),
         };
         Refusal::new(code, rejected.to_string())
     }
@@ -776,9 +767,7 @@ fn rejected(err: StoreError) -> BetRejected {
         StoreError::InsufficientPoints { .. } => BetRejected::InsufficientPoints,
         // Only keyed transfers can meet an id with other contents: the client reused its key.
         StoreError::TransferConflict { .. } => BetRejected::KeyReused,
-        StoreError::Unavailable(err) => BetRejected::Unavailable(err),
-        StoreError::OutcomeUnknown(err) => BetRejected::OutcomeUnknown(err),
-        err => BetRejected::Store(err.to_string()),
+        err => BetRejected::Store(err),
     }
 }
 
@@ -1044,6 +1033,28 @@ mod tests {
             chinese: String::new(),
             black_count_half_points: None,
             white_count_half_points: None,
+        }
+    }
+
+    /// A store failure behind a bet reaches the player as its kind (`internal`, `unavailable`,
+    /// `outcome_unknown`) without the backend's text, which may name files or servers.
+    #[test]
+    fn store_failures_behind_a_bet_hide_their_text() {
+        let secret = "disk I/O error in /var/lib/tengen/tengen.db";
+        for (err, code) in [
+            (StoreError::Backend(secret.into()), ErrorCode::Internal),
+            (
+                StoreError::Unavailable(secret.into()),
+                ErrorCode::Unavailable,
+            ),
+            (
+                StoreError::OutcomeUnknown(secret.into()),
+                ErrorCode::OutcomeUnknown,
+            ),
+        ] {
+            let refusal = Refusal::from(rejected(err));
+            assert_eq!(refusal.code, code);
+            assert!(!refusal.message.contains("/var/lib"), "{refusal}");
         }
     }
 

@@ -48,7 +48,6 @@ mod supervisor;
 mod undo;
 
 pub(super) use keys::answer_from_log;
-pub(crate) use outage::store_refusal;
 #[cfg(test)]
 pub(super) use supervisor::panic_next_command;
 

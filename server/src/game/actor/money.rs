@@ -13,12 +13,12 @@ use tengen_protocol::{ErrorCode, RequestKey, ServerMsg, TableId, UserId};
 use tengen_rules::Phase;
 
 use super::keys::key_reused;
-use super::outage::{outcome_unknown, store_refusal};
 use super::GameActor;
 use crate::game::{BetReceipt, GameFrame};
 use crate::ledger;
 use crate::ledger::book::{Applied, TransferKind};
 use crate::ledger::pool::Keyed;
+use crate::store::{outcome_unknown, store_refusal, StoreError};
 use crate::Refusal;
 use tengen_rules::Color;
 
@@ -145,7 +145,10 @@ impl GameActor {
     /// A refused bet or stake: one whose write broke off may be in the book, so the tally is read
     /// again before the next.
     fn money_refused(&mut self, rejected: ledger::BetRejected) -> Refusal {
-        if matches!(rejected, ledger::BetRejected::OutcomeUnknown(_)) {
+        if matches!(
+            rejected,
+            ledger::BetRejected::Store(StoreError::OutcomeUnknown(_))
+        ) {
             self.tally_stale = true;
         }
         rejected.into()
