@@ -418,8 +418,12 @@ impl Ledger {
             })
             .await
             .map_err(rejected)?;
-        // The store never takes a bettor below 0; read defensively all the same.
-        Ok((written.payer_balance.max(0) as u64, written.applied))
+        // Postcondition: the store never takes a bettor below 0 (it refuses the batch instead).
+        assert!(
+            written.payer_balance >= 0,
+            "user {user} has a negative balance after a bet"
+        );
+        Ok((written.payer_balance as u64, written.applied))
     }
 
     /// A keyed bet sent again to a game that is no longer live, answered from its book: the

@@ -24,8 +24,10 @@ impl GameActor {
         self.clock.as_ref().map(|clock| clock.snapshot(now_ms))
     }
 
-    /// The clock after a completed move at `at_ms`. The caller has applied any due expiry first, so
-    /// the clock cannot refuse; an untimed game has nothing to do.
+    /// The clock after a completed move at `at_ms`; an untimed game has nothing to do. Not an
+    /// assert: the due deadlines were applied at the start of the step, but the step may await the
+    /// store before the move's `at_ms` is read, so the mover's time can run out in between and the
+    /// clock then refuses (`Expired`, the expiry applied) on a path a player's move reaches.
     pub(super) fn clock_moved(&mut self, at_ms: u64) {
         if let Some(clock) = &mut self.clock {
             if let Err(err) = clock.on_move(at_ms) {

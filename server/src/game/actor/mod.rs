@@ -693,6 +693,13 @@ impl GameActor {
         event: GameEvent,
         key: Option<KeyRecord>,
     ) -> Result<LoggedEvent, Fatal> {
+        // Precondition: the end is the log's last event. Every step checks the game is live before
+        // it writes, and the actor stops once the end is stored.
+        assert!(
+            self.outcome.is_none() || matches!(event, GameEvent::Ended { .. }),
+            "game {} logs {event:?} after its end",
+            self.id
+        );
         let seq = self.seq + 1;
         let logged = LoggedEvent {
             event,

@@ -130,9 +130,11 @@ impl GameActor {
                 .push(format!("{asker} took back move {number} (undo accepted)"));
         }
         if let Some(clock) = &mut self.clock {
-            let paused = clock.pause(at_ms);
-            if paused.is_ok() {
-                let _ = clock.resume(at_ms, self.game.to_move());
+            // A clock that is not running (or finds its side out of time) is left as it is; one
+            // just paused always resumes, whoever is to move.
+            if clock.pause(at_ms).is_ok() {
+                let resumed = clock.resume(at_ms, self.game.to_move());
+                assert!(resumed.is_ok(), "a clock just paused resumes: {resumed:?}");
             }
         }
         Ok(())
