@@ -664,6 +664,21 @@ impl Clock {
         }
     }
 
+    /// All the time `side` has before it runs out at `now_ms`, as its clock shows it: main time
+    /// plus whatever overtime is left.
+    pub fn time_left_ms(&self, side: Color, now_ms: u64) -> u64 {
+        let snapshot = self.snapshot(now_ms);
+        let view = side_clock(&snapshot, side);
+        let overtime_ms = match self.settings {
+            ClockSettings::ByoYomi { period_ms, .. } => {
+                view.period_left_ms + u64::from(view.periods_left.saturating_sub(1)) * period_ms
+            }
+            ClockSettings::Canadian { .. } => view.block_left_ms,
+            ClockSettings::Absolute { .. } | ClockSettings::Fischer { .. } => 0,
+        };
+        view.main_left_ms + overtime_ms
+    }
+
     fn running(&self) -> Result<(Color, u64), ClockError> {
         match self.phase {
             Phase::Running { to_move, since_ms } => Ok((to_move, since_ms)),
@@ -770,6 +785,23 @@ mod tests {
         assert_eq!(clock.deadline_ms(), Some(deadline_ms));
         assert_eq!(clock.clone().check(deadline_ms - 1), None);
         assert!(clock.clone().check(deadline_ms).is_some());
+    }
+
+    /// The time a side has left counts its main time and every overtime period still to come, and
+    /// runs down while it is to move (what an away player's countdown is bounded by).
+    #[test]
+    fn time_left_counts_main_time_and_the_periods_to_come() {
+        let mut clock = Clock::new(ClockSettings::ByoYomi {
+            main_time_ms: 1_000,
+            periods: 3,
+            period_ms: 500,
+            timeout_is_pass: false,
+        })
+        .unwrap();
+        clock.start(0, Color::Black).unwrap();
+        assert_eq!(clock.time_left_ms(Color::Black, 0), 2_500);
+        assert_eq!(clock.time_left_ms(Color::Black, 1_200), 1_300);
+        assert_eq!(clock.time_left_ms(Color::White, 1_200), 2_500);
     }
 
     #[test]

@@ -16,7 +16,7 @@ use tengen_protocol::GameEvent;
 use tengen_rules::{Color, GameResult, Move, Phase, WinBy};
 
 use super::{Fatal, Flow, GameActor};
-use crate::clock::{self, side_clock, Clock, Clocks, Expiry, SideClock};
+use crate::clock::{Clock, Clocks, Expiry};
 use crate::game::wire::color_to_wire;
 
 impl GameActor {
@@ -176,24 +176,8 @@ impl GameActor {
             .forfeit_deadline_ms(color)
             .map_or(0, |due| due.saturating_sub(now_ms));
         match &self.clock {
-            Some(clock) => {
-                let view = clock.snapshot(now_ms);
-                grace_ms.min(time_left_ms(side_clock(&view, color), clock.settings()))
-            }
+            Some(clock) => grace_ms.min(clock.time_left_ms(color, now_ms)),
             None => grace_ms,
         }
     }
-}
-
-/// All the time a side has before it runs out, from its displayed clock: main time plus whatever
-/// overtime is left.
-fn time_left_ms(view: &SideClock, settings: &clock::ClockSettings) -> u64 {
-    let overtime_ms = match *settings {
-        clock::ClockSettings::ByoYomi { period_ms, .. } => {
-            view.period_left_ms + u64::from(view.periods_left.saturating_sub(1)) * period_ms
-        }
-        clock::ClockSettings::Canadian { .. } => view.block_left_ms,
-        clock::ClockSettings::Absolute { .. } | clock::ClockSettings::Fischer { .. } => 0,
-    };
-    view.main_left_ms + overtime_ms
 }
