@@ -10,7 +10,8 @@
 //! `loadsgf` then `final_status_list dead`, at most `--timeout` seconds per position), and prints how often
 //! the dead sets are identical, the stones that differ, how often the count's winner is the recorded
 //! winner with each marking, and the time per estimate of each. GNU Go's answers are cached in `--cache`
-//! (default `target/dead-stones-gnugo.tsv`), so reruns only run our estimate. `--export FILE` writes GNU
+//! (default `target/dead-stones-gnugo.tsv`), so reruns only run our estimate; records missing there
+//! are taken from the answers committed for the CI sample before GNU Go is run. `--export FILE` writes GNU
 //! Go's answers for the sample, which the CI test reads (`rules/tests/data/dead-stones/gnugo.tsv`); `--verbose` lists every record that differs;
 //! `--show` also draws each differing board; `--cached-only` compares only the records already in the cache, without running GNU Go.
 
@@ -170,9 +171,14 @@ fn read_replies(stdout: impl BufRead, sender: mpsc::Sender<String>) {
     }
 }
 
-/// GNU Go's answers for `picked`, from the cache or by running it (and appending to the cache).
+/// GNU Go's answers for `picked`, from the cache, else from the answers committed for the CI sample
+/// (`rules/tests/data/dead-stones/gnugo.tsv`, so a fresh checkout measures the sample without GNU Go),
+/// else by running GNU Go (and appending to the cache).
 fn gnu_answers(args: &Args, picked: &[(Counted, PathBuf)]) -> BTreeMap<String, GnuAnswer> {
-    let mut answers = read_answers(&args.cache);
+    let committed =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/dead-stones/gnugo.tsv");
+    let mut answers = read_answers(&committed);
+    answers.extend(read_answers(&args.cache));
     let missing: Vec<_> = picked
         .iter()
         .filter(|(c, _)| !answers.contains_key(&c.name))

@@ -237,33 +237,21 @@ impl GameCmd {
     /// undone (the store out of reach, a stand-in stopping before it forwarded it). Reads are
     /// never refused so: their senders hear the game has stopped here when the reply is dropped.
     pub(crate) fn refuse(self, refusal: Refusal) {
-        match self {
-            GameCmd::Move { reply, .. }
-            | GameCmd::ToggleDead { reply, .. }
-            | GameCmd::AcceptScore { reply, .. }
-            | GameCmd::ResumePlay { reply, .. }
-            | GameCmd::Undo { reply, .. }
-            | GameCmd::AnswerUndo { reply, .. }
-            | GameCmd::Kibitz { reply, .. }
-            | GameCmd::Stakes { reply, .. }
-            | GameCmd::StakeRaise { reply, .. } => {
-                let _ = reply.send(Err(refusal));
-            }
-            GameCmd::Bet { reply, .. } => {
-                let _ = reply.send(Err(refusal));
-            }
-            GameCmd::Record { .. }
-            | GameCmd::Subscribe { .. }
-            | GameCmd::Mirror { .. }
-            | GameCmd::Summary { .. }
-            | GameCmd::Pool { .. } => {}
-        }
+        self.refuse_writes(refusal.clone(), refusal);
     }
 
     /// Refuses a command that arrived after the game ended (a deadline passed while it waited in
     /// the inbox), each with the reason its sender expects.
     fn refuse_ended(self) {
-        let ended = || Refusal::new(ErrorCode::WrongPhase, "the game has ended");
+        self.refuse_writes(
+            Refusal::new(ErrorCode::WrongPhase, "the game has ended"),
+            crate::ledger::BetRejected::Closed.into(),
+        );
+    }
+
+    /// Answer a command that changes something with `refusal` (a bet with `bet_refusal`); drop a
+    /// read-only request, whose sender hears that the game stopped here when its reply is dropped.
+    fn refuse_writes(self, refusal: Refusal, bet_refusal: Refusal) {
         match self {
             GameCmd::Move { reply, .. }
             | GameCmd::ToggleDead { reply, .. }
@@ -274,12 +262,11 @@ impl GameCmd {
             | GameCmd::Kibitz { reply, .. }
             | GameCmd::Stakes { reply, .. }
             | GameCmd::StakeRaise { reply, .. } => {
-                let _ = reply.send(Err(ended()));
+                let _ = reply.send(Err(refusal));
             }
             GameCmd::Bet { reply, .. } => {
-                let _ = reply.send(Err(crate::ledger::BetRejected::Closed.into()));
+                let _ = reply.send(Err(bet_refusal));
             }
-            // Read-only requests: their senders hear "the game has ended" when the actor stops.
             GameCmd::Record { .. }
             | GameCmd::Subscribe { .. }
             | GameCmd::Mirror { .. }

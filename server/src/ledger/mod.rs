@@ -113,6 +113,26 @@ pub fn keyed_transfer_id(prefix: &str, game: GameId, user: UserId, key: &Request
     format!("{prefix}:{game}:{user}:key:{key}")
 }
 
+/// Points a player or watcher puts into `game`'s escrow on `side`: a bet, a stake or a raise.
+fn into_escrow(
+    id: String,
+    (user, side, amount): (UserId, Color, u64),
+    game: GameId,
+    kind: TransferKind,
+    at_ms: u64,
+) -> Transfer {
+    Transfer {
+        id,
+        from: Account::User(user),
+        to: Account::Escrow(game),
+        amount,
+        kind,
+        game: Some(game),
+        side: Some(side),
+        at_ms,
+    }
+}
+
 /// The user and key of a keyed transfer id, for rebuilding a game's keys from its book.
 pub fn key_of_transfer(id: &str) -> Option<(UserId, RequestKey)> {
     let (head, key) = id.split_once(":key:")?;
@@ -401,16 +421,13 @@ impl Ledger {
             Some(key) => keyed_transfer_id("bet", game, user, key),
             None => format!("bet:{game}:{}", tally.bets_count() + 1),
         };
-        let transfer = Transfer {
+        let transfer = into_escrow(
             id,
-            from: Account::User(user),
-            to: Account::Escrow(game),
-            amount,
-            kind: TransferKind::Bet,
-            game: Some(game),
-            side: Some(side),
-            at_ms: unix_now_ms(),
-        };
+            (user, side, amount),
+            game,
+            TransferKind::Bet,
+            unix_now_ms(),
+        );
         let written = self
             .write(Batch {
                 transfers: vec![transfer],
@@ -502,16 +519,9 @@ impl Ledger {
                 }
                 None => format!("stake:{game}:{number}"),
             };
-            batch.transfers.push(Transfer {
-                id,
-                from: Account::User(user),
-                to: Account::Escrow(game),
-                amount,
-                kind,
-                game: Some(game),
-                side: Some(side),
-                at_ms,
-            });
+            batch
+                .transfers
+                .push(into_escrow(id, (user, side, amount), game, kind, at_ms));
         }
         self.apply(batch).await
     }
@@ -534,16 +544,13 @@ impl Ledger {
             Some(key) => keyed_transfer_id("stake", game, user, key),
             None => format!("stake:{game}:{}", tally.stakes_count() + 1),
         };
-        let transfer = Transfer {
+        let transfer = into_escrow(
             id,
-            from: Account::User(user),
-            to: Account::Escrow(game),
-            amount,
-            kind: stake_kind(coaching),
-            game: Some(game),
-            side: Some(side),
-            at_ms: unix_now_ms(),
-        };
+            (user, side, amount),
+            game,
+            stake_kind(coaching),
+            unix_now_ms(),
+        );
         let written = self
             .write(Batch {
                 transfers: vec![transfer],
