@@ -6,6 +6,7 @@
 //   board.update({ size, board, lastMove, dead, territory, preview, coordinates });
 
 import { layout, pointToXY, xyToPoint, starPoints, columnLabel, rowLabel, moveCursor, pointKey, samePoint } from './geometry.js';
+import { ownerColor, stoneColor } from './stones.js';
 
 const SVG_NS = 'http://www.w3.org/2000/svg';
 const VIEW = 1000;
@@ -111,13 +112,15 @@ export function createBoard(container, { onPoint = () => {}, describe = null } =
         const c = board[row]?.[col];
         const point = { col, row };
         const owner = props.territory?.[row]?.[col];
-        if (owner) {
+        const ownedBy = ownerColor(owner);
+        if (ownedBy) {
           const { x, y } = pointToXY(geom, point);
           const s = geom.cell * 0.36;
-          el('rect', { x: x - s / 2, y: y - s / 2, width: s, height: s, class: `terr terr-${owner === 'B' ? 'black' : 'white'}`, fill: owner === 'B' ? '#111' : '#fafafa', 'fill-opacity': 0.85, stroke: owner === 'B' ? 'none' : '#555', 'stroke-width': 1 }, shade);
+          const black = ownedBy === 'black';
+          el('rect', { x: x - s / 2, y: y - s / 2, width: s, height: s, class: `terr terr-${ownedBy}`, fill: black ? '#111' : '#fafafa', 'fill-opacity': 0.85, stroke: black ? 'none' : '#555', 'stroke-width': 1 }, shade);
         }
-        if (c === 'X' || c === 'O') {
-          const color = c === 'X' ? 'black' : 'white';
+        const color = stoneColor(c);
+        if (color) {
           const isDead = dead.has(pointKey(point));
           stoneNode(stones, point, color, { class: `stone stone-${color}${isDead ? ' dead' : ''}`, 'data-point': pointKey(point), opacity: isDead ? 0.45 : 1 });
           if (isDead) {
@@ -134,7 +137,7 @@ export function createBoard(container, { onPoint = () => {}, describe = null } =
     if (props.lastMove) {
       const { x, y } = pointToXY(geom, props.lastMove);
       const c = board[props.lastMove.row]?.[props.lastMove.col];
-      el('circle', { cx: x, cy: y, r: geom.cell * 0.2, fill: 'none', stroke: c === 'X' ? '#fff' : '#000', 'stroke-width': Math.max(2, geom.cell / 18), class: 'last-move' }, marks);
+      el('circle', { cx: x, cy: y, r: geom.cell * 0.2, fill: 'none', stroke: stoneColor(c) === 'black' ? '#fff' : '#000', 'stroke-width': Math.max(2, geom.cell / 18), class: 'last-move' }, marks);
     }
     svg.setAttribute('aria-label', props.label ?? '');
   }
@@ -203,7 +206,7 @@ export function createBoard(container, { onPoint = () => {}, describe = null } =
   function announce() {
     if (!describe || !cursor) return;
     const c = props.board[cursor.row]?.[cursor.col];
-    live.textContent = describe(cursor, c === 'X' ? 'black' : c === 'O' ? 'white' : null);
+    live.textContent = describe(cursor, stoneColor(c));
   }
 
   return {

@@ -5,7 +5,7 @@
 //   const positions = replayPositions(parseMainLine(sgf));
 //   positions[n] → { board: ['.X..', …], lastMove, moveNumber, capturesBlack, capturesWhite }
 
-const STONE = { black: 'X', white: 'O' };
+import { EMPTY, STONE, otherColor } from './stones.js';
 
 function neighbours({ col, row }, size) {
   const out = [];
@@ -29,7 +29,7 @@ export function chainAt(grid, point) {
     stones.push(p);
     for (const n of neighbours(p, size)) {
       const c = grid[n.row][n.col];
-      if (c === '.') hasLiberty = true;
+      if (c === EMPTY) hasLiberty = true;
       else if (c === colour && !seen.has(n.row * size + n.col)) {
         seen.add(n.row * size + n.col);
         stack.push(n);
@@ -45,26 +45,26 @@ export function applyMove(grid, color, point) {
   const next = grid.map((row) => [...row]);
   const size = next.length;
   const own = STONE[color];
-  const enemy = own === 'X' ? 'O' : 'X';
+  const enemy = STONE[otherColor(color)];
   next[point.row][point.col] = own;
   let captured = 0;
   for (const n of neighbours(point, size)) {
     if (next[n.row][n.col] !== enemy) continue;
     const chain = chainAt(next, n);
     if (chain.hasLiberty) continue;
-    for (const s of chain.stones) next[s.row][s.col] = '.';
+    for (const s of chain.stones) next[s.row][s.col] = EMPTY;
     captured += chain.stones.length;
   }
   const self = chainAt(next, point);
-  if (!self.hasLiberty) for (const s of self.stones) next[s.row][s.col] = '.';
+  if (!self.hasLiberty) for (const s of self.stones) next[s.row][s.col] = EMPTY;
   return { grid: next, captured };
 }
 
 /** Every position of a parsed record, from the setup (index 0) to after the last move. */
 export function replayPositions({ size, setup, moves }) {
-  let grid = Array.from({ length: size }, () => Array(size).fill('.'));
-  for (const p of setup.black) grid[p.row][p.col] = 'X';
-  for (const p of setup.white) grid[p.row][p.col] = 'O';
+  let grid = Array.from({ length: size }, () => Array(size).fill(EMPTY));
+  for (const p of setup.black) grid[p.row][p.col] = STONE.black;
+  for (const p of setup.white) grid[p.row][p.col] = STONE.white;
   const captures = { black: 0, white: 0 };
   const snapshot = (lastMove, moveNumber, color) => ({
     board: grid.map((row) => row.join('')), lastMove, moveNumber, color,

@@ -4,6 +4,7 @@
 // marking on screen. Pure functions; flood fills use an explicit stack (DESIGN style rule 7).
 
 import { pointKey } from './geometry.js';
+import { EMPTY, OWNER, STONE } from './stones.js';
 
 /**
  * Count a position by area (数子法). `board` is the wire's rows ('.', 'X', 'O'); `dead` the marked points.
@@ -15,7 +16,7 @@ export function areaCount(board, dead) {
   const deadKeys = new Set(dead.map(pointKey));
   const stone = (col, row) => {
     const c = board[row][col];
-    if (c === '.' || deadKeys.has(pointKey({ col, row }))) return '.';
+    if (c === EMPTY || deadKeys.has(pointKey({ col, row }))) return EMPTY;
     return c;
   };
   const owner = board.map((line) => Array.from(line, () => ''));
@@ -25,8 +26,8 @@ export function areaCount(board, dead) {
   for (let row = 0; row < size; row++) {
     for (let col = 0; col < size; col++) {
       const c = stone(col, row);
-      if (c === 'X') blackHalf += 2;
-      else if (c === 'O') whiteHalf += 2;
+      if (c === STONE.black) blackHalf += 2;
+      else if (c === STONE.white) whiteHalf += 2;
       else if (!seen[row][col]) {
         const region = [];
         let touchesBlack = false;
@@ -41,18 +42,18 @@ export function areaCount(board, dead) {
             const nr = p.row + dr;
             if (nc < 0 || nr < 0 || nc >= size || nr >= size) continue;
             const n = stone(nc, nr);
-            if (n === 'X') touchesBlack = true;
-            else if (n === 'O') touchesWhite = true;
+            if (n === STONE.black) touchesBlack = true;
+            else if (n === STONE.white) touchesWhite = true;
             else if (!seen[nr][nc]) {
               seen[nr][nc] = true;
               stack.push({ col: nc, row: nr });
             }
           }
         }
-        const who = touchesBlack && !touchesWhite ? 'B' : touchesWhite && !touchesBlack ? 'W' : '';
+        const who = touchesBlack && !touchesWhite ? OWNER.black : touchesWhite && !touchesBlack ? OWNER.white : '';
         for (const p of region) owner[p.row][p.col] = who;
-        if (who === 'B') blackHalf += 2 * region.length;
-        else if (who === 'W') whiteHalf += 2 * region.length;
+        if (who === OWNER.black) blackHalf += 2 * region.length;
+        else if (who === OWNER.white) whiteHalf += 2 * region.length;
         else if (touchesBlack && touchesWhite) {
           // Dame (单官) count half to each side, as the SPEC's seki rule says.
           blackHalf += region.length;

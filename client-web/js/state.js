@@ -5,6 +5,7 @@
 // feeds it and views read it.
 
 import { initialSide, afterMove, tick as tickSide } from './clock.js';
+import { EMPTY, STONE, otherColor } from './stones.js';
 
 /** Chat lines kept per channel; older ones scroll away, so memory stays bounded in a busy room. */
 export const CHAT_LINES_MAX = 200;
@@ -107,7 +108,6 @@ function setPoint(board, point, char) {
   board[point.row] = line.slice(0, point.col) + char + line.slice(point.col + 1);
 }
 
-const other = (color) => (color === 'black' ? 'white' : 'black');
 
 /** Apply one game event (already checked for order by `net`) to a game model. */
 export function applyGameEvent(game, msg, nowMs = Date.now()) {
@@ -115,8 +115,8 @@ export function applyGameEvent(game, msg, nowMs = Date.now()) {
   chargeClock(game, nowMs);
   switch (msg.event) {
     case 'played': {
-      setPoint(game.board, msg.point, msg.color === 'black' ? 'X' : 'O');
-      for (const p of msg.captured) setPoint(game.board, p, '.');
+      setPoint(game.board, msg.point, STONE[msg.color]);
+      for (const p of msg.captured) setPoint(game.board, p, EMPTY);
       if (msg.color === 'black') game.capturesBlack += msg.captured.length;
       else game.capturesWhite += msg.captured.length;
       game.lastMove = { point: msg.point, color: msg.color };
@@ -124,7 +124,7 @@ export function applyGameEvent(game, msg, nowMs = Date.now()) {
       game.movesCount += 1;
       game.firstMoveBy = null;
       game.undoRefused = null;
-      game.toMove = other(msg.color);
+      game.toMove = otherColor(msg.color);
       moved(game, msg.color);
       break;
     }
@@ -134,7 +134,7 @@ export function applyGameEvent(game, msg, nowMs = Date.now()) {
       game.movesCount += 1;
       game.firstMoveBy = null;
       game.undoRefused = null;
-      game.toMove = other(msg.color);
+      game.toMove = otherColor(msg.color);
       moved(game, msg.color);
       break;
     case 'scoring_started':

@@ -1201,10 +1201,25 @@ pub struct GameListing {
     pub started_at_ms: u64,
 }
 
-/// Stable error codes: clients switch on these, people read the `message`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ErrorCode {
+/// Defines [`ErrorCode`] and its [`ErrorCode::ALL`] from one list, so a new code cannot be left out of
+/// `ALL` (and so out of the README check that walks it).
+macro_rules! error_codes {
+    ($($(#[$meta:meta])* $code:ident,)*) => {
+        /// Stable error codes: clients switch on these, people read the `message`.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+        #[serde(rename_all = "snake_case")]
+        pub enum ErrorCode {
+            $($(#[$meta])* $code,)*
+        }
+
+        impl ErrorCode {
+            /// Every code, in declaration order, so tests can check each one is documented.
+            pub const ALL: &'static [ErrorCode] = &[$(ErrorCode::$code),*];
+        }
+    };
+}
+
+error_codes! {
     /// The frame is not JSON.
     BadJson,
     /// JSON, but not a known message shape (missing or mistyped fields).
@@ -1308,68 +1323,6 @@ pub enum ErrorCode {
     Unavailable,
 }
 
-impl ErrorCode {
-    /// Every code, so tests can check each one is documented.
-    pub const ALL: &'static [ErrorCode] = &[
-        ErrorCode::BadJson,
-        ErrorCode::BadMessage,
-        ErrorCode::UnknownType,
-        ErrorCode::FrameTooLarge,
-        ErrorCode::RateLimited,
-        ErrorCode::VersionUnsupported,
-        ErrorCode::HelloRequired,
-        ErrorCode::NotLoggedIn,
-        ErrorCode::AlreadyLoggedIn,
-        ErrorCode::BadCredentials,
-        ErrorCode::LoginThrottled,
-        ErrorCode::RegistrationThrottled,
-        ErrorCode::InvalidToken,
-        ErrorCode::UsernameTaken,
-        ErrorCode::InvalidUsername,
-        ErrorCode::InvalidPassword,
-        ErrorCode::NoSuchRoom,
-        ErrorCode::NoSuchTable,
-        ErrorCode::NoSuchGame,
-        ErrorCode::NoSuchUser,
-        ErrorCode::NoSuchChallenge,
-        ErrorCode::SeatTaken,
-        ErrorCode::AlreadySeated,
-        ErrorCode::NotSeated,
-        ErrorCode::NotYourRole,
-        ErrorCode::ProposalMismatch,
-        ErrorCode::InvalidSettings,
-        ErrorCode::GameInProgress,
-        ErrorCode::TableNotFull,
-        ErrorCode::NotYourGame,
-        ErrorCode::NotYourTurn,
-        ErrorCode::Occupied,
-        ErrorCode::Suicide,
-        ErrorCode::Ko,
-        ErrorCode::OffBoard,
-        ErrorCode::WrongPhase,
-        ErrorCode::NotThere,
-        ErrorCode::BadChat,
-        ErrorCode::NotAllowed,
-        ErrorCode::TooManyWatchers,
-        ErrorCode::Busy,
-        ErrorCode::NoUndo,
-        ErrorCode::BadAmount,
-        ErrorCode::InsufficientPoints,
-        ErrorCode::BettingClosed,
-        ErrorCode::PlayersCannotBet,
-        ErrorCode::SideChange,
-        ErrorCode::NoStudy,
-        ErrorCode::NoSuchMove,
-        ErrorCode::BadSgf,
-        ErrorCode::StakeAgreed,
-        ErrorCode::StakeNotReady,
-        ErrorCode::Internal,
-        ErrorCode::KeyReused,
-        ErrorCode::OutcomeUnknown,
-        ErrorCode::Unavailable,
-    ];
-}
-
 impl std::fmt::Display for ErrorCode {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         // The serde name is the stable one; reuse it so logs and the wire agree.
@@ -1455,6 +1408,16 @@ mod tests {
     fn error_codes_display_as_their_wire_names() {
         assert_eq!(ErrorCode::BadCredentials.to_string(), "bad_credentials");
         assert_eq!(ErrorCode::Ko.to_string(), "ko");
+    }
+
+    /// `ALL` is generated from the enum itself, so it holds every code once (it used to be a hand-kept
+    /// list that had missed `marking_changed`).
+    #[test]
+    fn all_holds_every_error_code_once() {
+        assert!(ErrorCode::ALL.contains(&ErrorCode::MarkingChanged));
+        assert!(ErrorCode::ALL.contains(&ErrorCode::Unavailable));
+        let distinct: std::collections::HashSet<_> = ErrorCode::ALL.iter().collect();
+        assert_eq!(distinct.len(), ErrorCode::ALL.len());
     }
 
     #[test]

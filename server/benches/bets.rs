@@ -14,11 +14,11 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use tengen_protocol::{GameId, UserId};
+use tengen_rules::Color;
 use tengen_server::ledger::book::{Account, Batch, Transfer, TransferKind};
 use tengen_server::ledger::pool::Tally;
 use tengen_server::ledger::settle::Outcome;
 use tengen_server::ledger::{audit, Ledger};
-use tengen_server::side::Side;
 use tengen_server::store::sqlite::SqliteStore;
 use tengen_server::store::{Store, StoreHandle};
 
@@ -47,9 +47,9 @@ fn bet(game: u64, n: usize, user: u64) -> Transfer {
         kind: TransferKind::Bet,
         game: Some(GameId(game)),
         side: Some(if user % 2 == 0 {
-            Side::Black
+            Color::Black
         } else {
-            Side::White
+            Color::White
         }),
         at_ms: 0,
     }
@@ -122,7 +122,11 @@ fn main() {
                 let mut tally = Tally::default();
                 for n in 0..per_game {
                     let user = UserId(1 + (game * per_game + n) % USERS);
-                    let side = if n % 2 == 0 { Side::Black } else { Side::White };
+                    let side = if n % 2 == 0 {
+                        Color::Black
+                    } else {
+                        Color::White
+                    };
                     if tally
                         .bettor(user)
                         .is_some_and(|(bet_side, _)| bet_side != side)
@@ -151,7 +155,7 @@ fn main() {
         for game in 1..=GAMES + CONCURRENT_GAMES {
             let players = [UserId(USERS + 1), UserId(USERS + 2)];
             ledger
-                .settle_game(GameId(game), players, Outcome::Win(Side::Black))
+                .settle_game(GameId(game), players, Outcome::Win(Color::Black))
                 .await
                 .unwrap();
         }

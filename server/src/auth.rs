@@ -42,6 +42,9 @@ pub enum AuthError {
     /// Too many passwords are being checked at once; nothing was done.
     #[error("the server is busy checking passwords; try again in a moment")]
     Busy,
+    /// The store failed, kept as its type so the client hears it through `store::store_refusal`.
+    #[error("account store failed: {0}")]
+    Store(StoreError),
     #[error("account service failed: {0}")]
     Internal(String),
 }
@@ -57,6 +60,7 @@ impl AuthError {
             AuthError::RegistrationThrottled { .. } => ErrorCode::RegistrationThrottled,
             AuthError::InvalidToken => ErrorCode::InvalidToken,
             AuthError::Busy => ErrorCode::Busy,
+            AuthError::Store(err) => crate::store::store_refusal(err).code,
             AuthError::Internal(_) => ErrorCode::Internal,
         }
     }
@@ -66,7 +70,7 @@ impl From<StoreError> for AuthError {
     fn from(err: StoreError) -> Self {
         match err {
             StoreError::UsernameTaken => AuthError::UsernameTaken,
-            other => AuthError::Internal(other.to_string()),
+            other => AuthError::Store(other),
         }
     }
 }

@@ -34,9 +34,9 @@
 //!   returns it as [`ClockError::Expired`] without doing anything else; the caller handles it and
 //!   may retry.
 
-use crate::side::Side;
 use serde::{Deserialize, Serialize};
 use std::fmt;
+use tengen_rules::Color;
 
 /// The longest any single time setting may be: one day. Anything longer is a typo rather than a
 /// game, and the bound keeps every sum in this module far from `u64` overflow.
@@ -339,14 +339,14 @@ impl Budget {
         credit
     }
 
-    fn view(&self, settings: &ClockSettings, running: bool) -> SideView {
+    fn view(&self, settings: &ClockSettings, running: bool) -> SideClock {
         let period_left_ms = match *settings {
             ClockSettings::ByoYomi { period_ms, .. } => {
                 period_ms.saturating_sub(self.period_used_ms)
             }
             _ => 0,
         };
-        SideView {
+        SideClock {
             main_left_ms: self.main_left_ms,
             periods_left: self.periods_left,
             period_left_ms,
@@ -366,7 +366,7 @@ struct MoveCredit {
 /// What a move cost its player, for the game record and the clients' announcements.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MoveCharge {
-    pub side: Side,
+    pub side: Color,
     /// Thinking time charged for this move over the whole turn (pauses excluded).
     pub elapsed_ms: u64,
     /// Byo-yomi periods used up by this move over the whole turn (0 for a move made within a
@@ -383,10 +383,10 @@ pub struct MoveCharge {
 #[serde(tag = "kind", content = "side", rename_all = "snake_case")]
 pub enum Expiry {
     /// The side lost on time (超时判负). The clock is finished.
-    Timeout(Side),
+    Timeout(Color),
     /// Byo-yomi with `timeout_is_pass`: the side must be recorded as passing; it has one full
     /// period again and the opponent's clock is now running.
-    ForcedPass(Side),
+    ForcedPass(Color),
 }
 
 impl fmt::Display for Expiry {
@@ -430,36 +430,15 @@ impl fmt::Display for ClockError {
 
 impl std::error::Error for ClockError {}
 
-/// One side's clock as clients display it. Fields the time system does not use are 0.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct SideView {
-    pub main_left_ms: u64,
-    /// Byo-yomi periods left, counting the one in use.
-    pub periods_left: u32,
-    /// Byo-yomi: what is left of the current period (a full period outside overtime).
-    pub period_left_ms: u64,
-    /// Moves-in-time: moves still due in the current block.
-    pub moves_left_in_block: u32,
-    /// Moves-in-time: time left in the current block.
-    pub block_left_ms: u64,
-    /// This side's clock is ticking.
-    pub running: bool,
-}
+/// One side's clock at an instant, exactly as the wire carries it (fields the time system does not
+/// use are 0): the clock reports the protocol's own type, so there is one `SideClock` to keep in step.
+pub use tengen_protocol::{Clocks, SideClock};
 
-/// Both clocks at one instant, for the wire.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ClockView {
-    pub black: SideView,
-    pub white: SideView,
-}
-
-impl ClockView {
-    /// The view of one side.
-    pub fn side(&self, side: Side) -> &SideView {
-        match side {
-            Side::Black => &self.black,
-            Side::White => &self.white,
-        }
+/// The clock of one side in a snapshot of both.
+pub fn side_clock(clocks: &Clocks, side: Color) -> &SideClock {
+    match side {
+        Color::Black => &clocks.black,
+        Color::White => &clocks.white,
     }
 }
 
@@ -467,9 +446,9 @@ impl ClockView {
 #[serde(tag = "phase", rename_all = "snake_case")]
 enum Phase {
     NotStarted,
-    Running { to_move: Side, since_ms: u64 },
-    Paused { to_move: Side },
-    Finished { timed_out: Option<Side> },
+    Running { to_move: Color, since_ms: u64 },
+    Paused { to_move: Color },
+    Finished { timed_out: Option<Color> },
 }
 
 /// What the side to move has used so far in this turn, across pauses, for its [`MoveCharge`].
@@ -533,7 +512,7 @@ impl Clock {
     }
 
     /// The side whose turn it is, while the clock is running or paused.
-    pub fn to_move(&self) -> Option<Side> {
+    pub fn to_move(&self) -> Option<Color> {
         match self.phase {
             Phase::Running { to_move, .. } | Phase::Paused { to_move } => Some(to_move),
             Phase::NotStarted | Phase::Finished { .. } => None,
@@ -545,7 +524,7 @@ impl Clock {
     }
 
     /// The side that lost on time, once that has happened.
-    pub fn timed_out(&self) -> Option<Side> {
+    pub fn timed_out(&self) -> Option<Color> {
         match self.phase {
             Phase::Finished { timed_out } => timed_out,
             _ => None,
@@ -553,7 +532,7 @@ impl Clock {
     }
 
     /// Starts `to_move`'s clock at `now_ms` (Black normally, White after handicap stones).
-    pub fn start(&mut self, now_ms: u64, to_move: Side) -> Result<(), ClockError> {
+    pub fn start(&mut self, now_ms: u64, to_move: Color) -> Result<(), ClockError> {
         match self.phase {
             Phase::NotStarted => {
                 self.phase = Phase::Running {
@@ -605,7 +584,7 @@ impl Clock {
             block_completed: credit.block_completed,
         };
         self.phase = Phase::Running {
-            to_move: to_move.other(),
+            to_move: to_move.opponent(),
             since_ms: now_ms,
         };
         Ok(charge)
@@ -622,7 +601,7 @@ impl Clock {
 
     /// Restarts a paused clock at `now_ms` with `to_move` to play (the same side after downtime;
     /// after a scoring dispute, the side that claimed the disputed stones dead).
-    pub fn resume(&mut self, now_ms: u64, to_move: Side) -> Result<(), ClockError> {
+    pub fn resume(&mut self, now_ms: u64, to_move: Color) -> Result<(), ClockError> {
         let paused = match self.phase {
             Phase::Paused { to_move } => to_move,
             Phase::NotStarted => return Err(ClockError::NotStarted),
@@ -658,15 +637,15 @@ impl Clock {
 
     /// Both clocks as they stand at `now_ms`, without changing anything. A side that has run out by
     /// then shows all zeros until `check` applies the expiry.
-    pub fn snapshot(&self, now_ms: u64) -> ClockView {
-        let view_of = |side: Side| {
+    pub fn snapshot(&self, now_ms: u64) -> Clocks {
+        let view_of = |side: Color| {
             let budget = self.budgets[side.index()];
             match self.phase {
                 Phase::Running { to_move, since_ms } if to_move == side => {
                     let elapsed_ms = now_ms.saturating_sub(since_ms);
                     match budget.spend(&self.settings, elapsed_ms) {
                         Some(left) => left.view(&self.settings, true),
-                        None => SideView {
+                        None => SideClock {
                             main_left_ms: 0,
                             periods_left: 0,
                             period_left_ms: 0,
@@ -679,13 +658,28 @@ impl Clock {
                 _ => budget.view(&self.settings, false),
             }
         };
-        ClockView {
-            black: view_of(Side::Black),
-            white: view_of(Side::White),
+        Clocks {
+            black: view_of(Color::Black),
+            white: view_of(Color::White),
         }
     }
 
-    fn running(&self) -> Result<(Side, u64), ClockError> {
+    /// All the time `side` has before it runs out at `now_ms`, as its clock shows it: main time
+    /// plus whatever overtime is left.
+    pub fn time_left_ms(&self, side: Color, now_ms: u64) -> u64 {
+        let snapshot = self.snapshot(now_ms);
+        let view = side_clock(&snapshot, side);
+        let overtime_ms = match self.settings {
+            ClockSettings::ByoYomi { period_ms, .. } => {
+                view.period_left_ms + u64::from(view.periods_left.saturating_sub(1)) * period_ms
+            }
+            ClockSettings::Canadian { .. } => view.block_left_ms,
+            ClockSettings::Absolute { .. } | ClockSettings::Fischer { .. } => 0,
+        };
+        view.main_left_ms + overtime_ms
+    }
+
+    fn running(&self) -> Result<(Color, u64), ClockError> {
         match self.phase {
             Phase::Running { to_move, since_ms } => Ok((to_move, since_ms)),
             Phase::NotStarted => Err(ClockError::NotStarted),
@@ -715,7 +709,7 @@ impl Clock {
 
     /// `side` has run out: a loss, or with `timeout_is_pass` a forced pass that gives the last
     /// period back.
-    fn expire(&mut self, now_ms: u64, side: Side) -> Expiry {
+    fn expire(&mut self, now_ms: u64, side: Color) -> Expiry {
         self.turn = Turn::default();
         let budget = &mut self.budgets[side.index()];
         budget.main_left_ms = 0;
@@ -728,7 +722,7 @@ impl Clock {
         {
             budget.periods_left = 1;
             self.phase = Phase::Running {
-                to_move: side.other(),
+                to_move: side.opponent(),
                 since_ms: now_ms,
             };
             return Expiry::ForcedPass(side);
@@ -778,12 +772,12 @@ mod tests {
     /// A clock started at t = 0 with Black to move.
     fn started(settings: ClockSettings) -> Clock {
         let mut clock = Clock::new(settings).expect("valid settings");
-        clock.start(0, Side::Black).expect("fresh clock starts");
+        clock.start(0, Color::Black).expect("fresh clock starts");
         clock
     }
 
-    fn view(clock: &Clock, now_ms: u64, side: Side) -> SideView {
-        *clock.snapshot(now_ms).side(side)
+    fn view(clock: &Clock, now_ms: u64, side: Color) -> SideClock {
+        *side_clock(&clock.snapshot(now_ms), side)
     }
 
     /// Asserts that the side to move survives until exactly one millisecond before `deadline_ms`.
@@ -791,6 +785,23 @@ mod tests {
         assert_eq!(clock.deadline_ms(), Some(deadline_ms));
         assert_eq!(clock.clone().check(deadline_ms - 1), None);
         assert!(clock.clone().check(deadline_ms).is_some());
+    }
+
+    /// The time a side has left counts its main time and every overtime period still to come, and
+    /// runs down while it is to move (what an away player's countdown is bounded by).
+    #[test]
+    fn time_left_counts_main_time_and_the_periods_to_come() {
+        let mut clock = Clock::new(ClockSettings::ByoYomi {
+            main_time_ms: 1_000,
+            periods: 3,
+            period_ms: 500,
+            timeout_is_pass: false,
+        })
+        .unwrap();
+        clock.start(0, Color::Black).unwrap();
+        assert_eq!(clock.time_left_ms(Color::Black, 0), 2_500);
+        assert_eq!(clock.time_left_ms(Color::Black, 1_200), 1_300);
+        assert_eq!(clock.time_left_ms(Color::White, 1_200), 2_500);
     }
 
     #[test]
@@ -854,16 +865,16 @@ mod tests {
         let mut late = clock.clone();
         assert_eq!(
             late.on_move(10_000),
-            Err(ClockError::Expired(Expiry::Timeout(Side::Black)))
+            Err(ClockError::Expired(Expiry::Timeout(Color::Black)))
         );
-        assert_eq!(late.timed_out(), Some(Side::Black));
+        assert_eq!(late.timed_out(), Some(Color::Black));
         assert_eq!(late.on_move(10_001), Err(ClockError::Finished));
         assert_eq!(late.check(20_000), None, "an expiry is reported once");
 
         let charge = clock.on_move(9_999).expect("one millisecond to spare");
         assert_eq!(charge.elapsed_ms, 9_999);
-        assert_eq!(view(&clock, 9_999, Side::Black).main_left_ms, 1);
-        assert_eq!(clock.to_move(), Some(Side::White));
+        assert_eq!(view(&clock, 9_999, Color::Black).main_left_ms, 1);
+        assert_eq!(clock.to_move(), Some(Color::White));
         assert_deadline(&clock, 9_999 + 10_000);
         // Black's single millisecond lasts exactly one millisecond on its next turn.
         clock.on_move(10_000).unwrap();
@@ -881,7 +892,7 @@ mod tests {
         // 499 ms into the first period: still free, and the next turn has the full period again.
         let charge = clock.on_move(1_499).unwrap();
         assert_eq!(charge.periods_used, 0);
-        let black = view(&clock, 1_499, Side::Black);
+        let black = view(&clock, 1_499, Color::Black);
         assert_eq!((black.main_left_ms, black.periods_left), (0, 3));
         assert_eq!(black.period_left_ms, 500);
         clock.on_move(1_499).unwrap();
@@ -893,11 +904,11 @@ mod tests {
         let mut clock = started(byo_yomi(0, 3, 500, false));
         let charge = clock.on_move(1_010).unwrap();
         assert_eq!(charge.periods_used, 2);
-        assert_eq!(view(&clock, 1_010, Side::Black).periods_left, 1);
+        assert_eq!(view(&clock, 1_010, Color::Black).periods_left, 1);
         clock.on_move(1_010).unwrap();
         // One period left: the player flags 500 ms into the turn, not a millisecond earlier.
         assert_deadline(&clock, 1_510);
-        let black = view(&clock, 1_509, Side::Black);
+        let black = view(&clock, 1_509, Color::Black);
         assert_eq!((black.periods_left, black.period_left_ms), (1, 1));
     }
 
@@ -905,11 +916,11 @@ mod tests {
     fn byo_yomi_last_period_running_out_loses() {
         let mut clock = started(byo_yomi(1_000, 2, 500, false));
         assert_eq!(clock.check(1_999), None);
-        assert_eq!(view(&clock, 1_999, Side::Black).periods_left, 1);
-        assert_eq!(clock.check(2_000), Some(Expiry::Timeout(Side::Black)));
-        assert_eq!(clock.timed_out(), Some(Side::Black));
+        assert_eq!(view(&clock, 1_999, Color::Black).periods_left, 1);
+        assert_eq!(clock.check(2_000), Some(Expiry::Timeout(Color::Black)));
+        assert_eq!(clock.timed_out(), Some(Color::Black));
         assert_eq!(clock.deadline_ms(), None);
-        let black = view(&clock, 5_000, Side::Black);
+        let black = view(&clock, 5_000, Color::Black);
         assert_eq!(
             (black.main_left_ms, black.periods_left, black.running),
             (0, 0, false)
@@ -921,10 +932,10 @@ mod tests {
         let mut clock = started(byo_yomi(1_000, 2, 500, true));
         assert_eq!(clock.check(1_999), None);
         // The actor's timer fires 30 ms late: White's clock starts when the pass is noticed.
-        assert_eq!(clock.check(2_030), Some(Expiry::ForcedPass(Side::Black)));
-        assert_eq!(clock.to_move(), Some(Side::White));
+        assert_eq!(clock.check(2_030), Some(Expiry::ForcedPass(Color::Black)));
+        assert_eq!(clock.to_move(), Some(Color::White));
         assert_eq!(clock.timed_out(), None);
-        let black = view(&clock, 2_030, Side::Black);
+        let black = view(&clock, 2_030, Color::Black);
         assert_eq!((black.periods_left, black.period_left_ms), (1, 500));
         assert_deadline(&clock, 2_030 + 2_000);
         clock.on_move(2_100).unwrap();
@@ -932,9 +943,9 @@ mod tests {
         // A move arriving after its deadline is refused: the forced pass happened first.
         assert_eq!(
             clock.on_move(2_600),
-            Err(ClockError::Expired(Expiry::ForcedPass(Side::Black)))
+            Err(ClockError::Expired(Expiry::ForcedPass(Color::Black)))
         );
-        assert_eq!(clock.to_move(), Some(Side::White));
+        assert_eq!(clock.to_move(), Some(Color::White));
     }
 
     #[test]
@@ -943,24 +954,24 @@ mod tests {
         // Main time ends at the instant of this move: it is the block's first move.
         let charge = clock.on_move(1_000).unwrap();
         assert!(!charge.block_completed);
-        let black = view(&clock, 1_000, Side::Black);
+        let black = view(&clock, 1_000, Color::Black);
         assert_eq!((black.moves_left_in_block, black.block_left_ms), (1, 1_000));
         clock.on_move(1_000).unwrap();
         // The block's second move after 300 ms: 700 ms carry into the next block.
         let charge = clock.on_move(1_300).unwrap();
         assert!(charge.block_completed);
-        let black = view(&clock, 1_300, Side::Black);
+        let black = view(&clock, 1_300, Color::Black);
         assert_eq!((black.moves_left_in_block, black.block_left_ms), (2, 1_700));
         clock.on_move(1_300).unwrap();
         assert_deadline(&clock, 3_000);
-        assert_eq!(clock.check(3_000), Some(Expiry::Timeout(Side::Black)));
+        assert_eq!(clock.check(3_000), Some(Expiry::Timeout(Color::Black)));
     }
 
     #[test]
     fn canadian_moves_in_main_time_do_not_count() {
         let mut clock = started(canadian(10_000, 2, 1_000));
         clock.on_move(100).unwrap();
-        let black = view(&clock, 100, Side::Black);
+        let black = view(&clock, 100, Color::Black);
         assert_eq!((black.main_left_ms, black.moves_left_in_block), (9_900, 2));
         clock.on_move(100).unwrap();
         // Running from main time straight into the block within one turn.
@@ -972,11 +983,11 @@ mod tests {
         let mut clock = started(fischer(10_000, 5_000, 12_000));
         let charge = clock.on_move(1_000).unwrap();
         assert_eq!(charge.increment_ms, 3_000, "9 s + 5 s is capped at 12 s");
-        assert_eq!(view(&clock, 1_000, Side::Black).main_left_ms, 12_000);
+        assert_eq!(view(&clock, 1_000, Color::Black).main_left_ms, 12_000);
         clock.on_move(1_000).unwrap();
         let charge = clock.on_move(9_000).unwrap();
         assert_eq!(charge.increment_ms, 5_000);
-        assert_eq!(view(&clock, 9_000, Side::Black).main_left_ms, 9_000);
+        assert_eq!(view(&clock, 9_000, Color::Black).main_left_ms, 9_000);
         clock.on_move(9_000).unwrap();
         assert_deadline(&clock, 18_000);
     }
@@ -987,17 +998,17 @@ mod tests {
         clock.pause(500).unwrap();
         assert!(!clock.is_running());
         assert_eq!(clock.deadline_ms(), None);
-        assert_eq!(view(&clock, 90_000, Side::Black).main_left_ms, 500);
+        assert_eq!(view(&clock, 90_000, Color::Black).main_left_ms, 500);
         assert_eq!(clock.on_move(90_000), Err(ClockError::Paused));
         assert_eq!(clock.pause(90_000), Err(ClockError::Paused));
-        clock.resume(100_000, Side::Black).unwrap();
+        clock.resume(100_000, Color::Black).unwrap();
         assert_deadline(&clock, 101_500);
         // A partly used period survives a pause when the same side resumes.
         clock.pause(100_000 + 500 + 700).unwrap();
-        clock.resume(200_000, Side::Black).unwrap();
+        clock.resume(200_000, Color::Black).unwrap();
         assert_deadline(&clock, 200_300);
         assert_eq!(
-            clock.resume(200_000, Side::Black),
+            clock.resume(200_000, Color::Black),
             Err(ClockError::NotPaused)
         );
     }
@@ -1006,15 +1017,15 @@ mod tests {
     fn a_move_charge_covers_the_whole_turn_across_pauses() {
         let mut clock = started(byo_yomi(0, 5, 1_000, false));
         clock.pause(1_500).unwrap();
-        clock.resume(50_000, Side::Black).unwrap();
+        clock.resume(50_000, Color::Black).unwrap();
         let charge = clock.on_move(51_700).unwrap();
         assert_eq!((charge.elapsed_ms, charge.periods_used), (3_200, 3));
-        assert_eq!(view(&clock, 51_700, Side::Black).periods_left, 2);
+        assert_eq!(view(&clock, 51_700, Color::Black).periods_left, 2);
         // The next turn's tally starts from zero.
         let charge = clock.on_move(51_800).unwrap();
         assert_eq!(
             (charge.side, charge.elapsed_ms, charge.periods_used),
-            (Side::White, 100, 0)
+            (Color::White, 100, 0)
         );
     }
 
@@ -1022,9 +1033,9 @@ mod tests {
     fn resuming_with_the_other_side_ends_the_paused_turn() {
         let mut clock = started(byo_yomi(0, 2, 1_000, false));
         clock.pause(1_400).unwrap();
-        clock.resume(5_000, Side::White).unwrap();
-        assert_eq!(clock.to_move(), Some(Side::White));
-        let black = view(&clock, 5_000, Side::Black);
+        clock.resume(5_000, Color::White).unwrap();
+        assert_eq!(clock.to_move(), Some(Color::White));
+        let black = view(&clock, 5_000, Color::Black);
         assert_eq!((black.periods_left, black.period_left_ms), (1, 1_000));
         clock.on_move(5_000).unwrap();
         assert_deadline(&clock, 6_000);
@@ -1036,7 +1047,7 @@ mod tests {
         clock.on_move(500).unwrap();
         let charge = clock.on_move(400).unwrap();
         assert_eq!(charge.elapsed_ms, 0);
-        assert_eq!(view(&clock, 400, Side::White).main_left_ms, 1_000);
+        assert_eq!(view(&clock, 400, Color::White).main_left_ms, 1_000);
     }
 
     #[test]
@@ -1044,24 +1055,24 @@ mod tests {
         let mut clock = Clock::new(absolute(1_000)).unwrap();
         assert_eq!(clock.on_move(0), Err(ClockError::NotStarted));
         assert_eq!(clock.pause(0), Err(ClockError::NotStarted));
-        assert_eq!(clock.resume(0, Side::Black), Err(ClockError::NotStarted));
+        assert_eq!(clock.resume(0, Color::Black), Err(ClockError::NotStarted));
         assert_eq!(clock.stop(0), Err(ClockError::NotStarted));
         assert_eq!(clock.check(u64::MAX), None);
         assert_eq!(clock.deadline_ms(), None);
-        clock.start(10, Side::White).unwrap();
-        assert_eq!(clock.to_move(), Some(Side::White));
+        clock.start(10, Color::White).unwrap();
+        assert_eq!(clock.to_move(), Some(Color::White));
         assert_eq!(
-            clock.start(10, Side::Black),
+            clock.start(10, Color::Black),
             Err(ClockError::AlreadyStarted)
         );
         clock.stop(300).unwrap();
-        assert_eq!(view(&clock, 300, Side::White).main_left_ms, 710);
+        assert_eq!(view(&clock, 300, Color::White).main_left_ms, 710);
         assert_eq!(clock.stop(300), Err(ClockError::Finished));
-        assert_eq!(clock.start(300, Side::Black), Err(ClockError::Finished));
+        assert_eq!(clock.start(300, Color::Black), Err(ClockError::Finished));
         assert_eq!(clock.timed_out(), None);
         for error in [
             ClockError::Paused,
-            ClockError::Expired(Expiry::Timeout(Side::Black)),
+            ClockError::Expired(Expiry::Timeout(Color::Black)),
         ] {
             assert!(!error.to_string().is_empty());
         }
@@ -1071,10 +1082,10 @@ mod tests {
     fn snapshot_reports_without_changing_anything() {
         let clock = started(canadian(0, 5, 60_000));
         let before = clock.clone();
-        let black = view(&clock, 10_000, Side::Black);
+        let black = view(&clock, 10_000, Color::Black);
         assert_eq!(
             black,
-            SideView {
+            SideClock {
                 main_left_ms: 0,
                 periods_left: 0,
                 period_left_ms: 0,
@@ -1083,9 +1094,9 @@ mod tests {
                 running: true,
             }
         );
-        assert!(!view(&clock, 10_000, Side::White).running);
+        assert!(!view(&clock, 10_000, Color::White).running);
         assert_eq!(clock, before);
-        assert_eq!(view(&clock, 60_000, Side::Black).block_left_ms, 0);
+        assert_eq!(view(&clock, 60_000, Color::Black).block_left_ms, 0);
     }
 
     #[test]
@@ -1140,7 +1151,7 @@ mod tests {
     }
 
     /// Everything a side can still think before flagging, read off its view.
-    fn time_left_ms(settings: &ClockSettings, view: &SideView) -> u64 {
+    fn time_left_ms(settings: &ClockSettings, view: &SideClock) -> u64 {
         match *settings {
             ClockSettings::ByoYomi { period_ms, .. } if view.periods_left > 0 => {
                 view.main_left_ms
@@ -1172,8 +1183,8 @@ mod tests {
             }
             Op::Pause => clock.pause(now_ms),
             Op::Resume(same) => {
-                let side = clock.to_move().unwrap_or(Side::Black);
-                let side = if same { side } else { side.other() };
+                let side = clock.to_move().unwrap_or(Color::Black);
+                let side = if same { side } else { side.opponent() };
                 clock.resume(now_ms, side)
             }
             Op::Stop => clock.stop(now_ms),
@@ -1219,8 +1230,8 @@ mod tests {
                 // While time passes with no event, nothing on either clock goes up.
                 let before = clock.snapshot(now_ms);
                 let credited = clock.to_move();
-                for side in Side::BOTH {
-                    let (was, is) = (last.side(side), before.side(side));
+                for side in Color::BOTH {
+                    let (was, is) = (side_clock(&last, side), side_clock(&before, side));
                     prop_assert!(is.main_left_ms <= was.main_left_ms);
                     prop_assert!(is.periods_left <= was.periods_left);
                     prop_assert!(is.block_left_ms <= was.block_left_ms);
@@ -1232,11 +1243,11 @@ mod tests {
                 // An event gives back at most one credit (an increment, a fresh period after a
                 // move, a forced pass or a turn ended by resuming with the other side, or a carried
                 // block).
-                for side in Side::BOTH {
+                for side in Color::BOTH {
                     let credit_ms =
                         if credited == Some(side) { allowance_ms(&settings) } else { 0 };
-                    let left_before = time_left_ms(&settings, before.side(side));
-                    let left_after = time_left_ms(&settings, after.side(side));
+                    let left_before = time_left_ms(&settings, side_clock(&before, side));
+                    let left_after = time_left_ms(&settings, side_clock(&after, side));
                     prop_assert!(left_after <= left_before + credit_ms,
                         "{side}: {left_before} -> {left_after} after {op:?}");
                 }
@@ -1260,7 +1271,7 @@ mod tests {
                 _ => fischer(main % (2 * TIME_MS_MAX), other, main.wrapping_add(other)),
             };
             if let Ok(mut clock) = Clock::new(settings) {
-                prop_assert!(clock.start(main, Side::Black).is_ok());
+                prop_assert!(clock.start(main, Color::Black).is_ok());
                 for ((op, _), now_ms) in ops {
                     apply(&mut clock, op, now_ms);
                     let _ = clock.snapshot(now_ms);

@@ -44,7 +44,6 @@ pub mod ledger;
 pub mod rating;
 mod serve;
 pub mod session;
-pub mod side;
 pub mod store;
 pub mod study;
 pub mod throttle;
@@ -104,6 +103,11 @@ impl std::fmt::Display for Refusal {
 }
 
 impl std::error::Error for Refusal {}
+
+/// Refuse a request: the one shorthand for `Err(Refusal::new(..))` that every handler returns early with.
+pub fn refuse<T>(code: ErrorCode, message: impl Into<String>) -> Result<T, Refusal> {
+    Err(Refusal::new(code, message))
+}
 
 /// Milliseconds since the Unix epoch, the one wall-clock reading the server takes (for expiry and
 /// timestamps); game logic receives it as an argument.

@@ -31,7 +31,7 @@ use crate::game::{self, GameCmd, PlayerMove};
 use crate::hall::{Audience, HallCmd, HallEvent, Revocation, UserEvents};
 use crate::ledger;
 use crate::study::{self, Study};
-use crate::{unix_now_ms, AppState, Frame, Refusal, Reply};
+use crate::{refuse, unix_now_ms, AppState, Frame, Refusal, Reply};
 
 /// Tables one connection may watch at once: a person follows a few; the bound caps hall bookkeeping.
 const TABLES_PER_SESSION_MAX: usize = 16;
@@ -193,22 +193,24 @@ impl std::fmt::Debug for Session {
     }
 }
 
-fn refuse<T>(code: ErrorCode, message: impl Into<String>) -> Result<T, Refusal> {
-    Err(Refusal::new(code, message))
-}
-
 /// A store failure behind a request: logged, and answered `unavailable` (the store is out of
 /// reach), `outcome_unknown` (a write broke off) or `internal` (nothing changed).
 fn internal(err: crate::store::StoreError) -> Refusal {
     tracing::error!(%err, "store failure");
-    game::store_refusal(&err)
+    crate::store::store_refusal(&err)
 }
 
+/// An account request refused: failures of the server (the store, password hashing) are logged and
+/// answered without their details; the others say what the user can do.
 fn auth_refusal(err: AuthError) -> Refusal {
-    if let AuthError::Internal(detail) = &err {
-        tracing::error!(%detail, "account service failure");
+    match err {
+        AuthError::Store(err) => internal(err),
+        AuthError::Internal(detail) => {
+            tracing::error!(%detail, "account service failure");
+            Refusal::new(ErrorCode::Internal, "the account service failed; try again")
+        }
+        err => Refusal::new(err.code(), err.to_string()),
     }
-    Refusal::new(err.code(), err.to_string())
 }
 
 /// Serve one upgraded socket until it closes or the server shuts down.
@@ -800,7 +802,7 @@ impl Session {
                 handle
                     .ask(|reply| GameCmd::Bet {
                         user,
-                        side: ledger::side_from_wire(side),
+                        side: crate::game::wire::color_from_wire(side),
                         amount,
                         key: key.clone(),
                         reply,
@@ -818,7 +820,7 @@ impl Session {
             {
                 let retried = match key {
                     Some(key) => {
-                        let side = ledger::side_from_wire(side);
+                        let side = crate::game::wire::color_from_wire(side);
                         let ledger = &self.state.ledger;
                         ledger.retried_bet(game, user, key, side, amount).await?
                     }

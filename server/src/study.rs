@@ -13,7 +13,7 @@ use tengen_rules::sgf::{self, GameRecord};
 use tengen_rules::{estimate_dead, Color, Game, KoRule, Move, Phase, Point, Rules};
 
 use crate::game::wire::{self, color_to_wire, point_from_wire, point_to_wire, points_to_wire};
-use crate::Refusal;
+use crate::{refuse, Refusal};
 
 /// Moves a study may hold across all its variations. A long game with many variations is a few
 /// thousand; the bound keeps one connection's memory small. Beyond it new moves are refused.
@@ -49,21 +49,17 @@ pub struct StudyCount {
     pub result: String,
 }
 
-fn refuse(code: ErrorCode, message: impl Into<String>) -> Refusal {
-    Refusal::new(code, message)
-}
-
 impl Study {
     /// An empty board of `size` with `handicap` stones on the star points.
     pub fn open(size: u8, komi_half_points: i32, handicap: u8) -> Result<Study, Refusal> {
         if komi_half_points.unsigned_abs() > STUDY_KOMI_HALF_POINTS_MAX {
-            return Err(refuse(
+            return refuse(
                 ErrorCode::InvalidSettings,
                 format!(
                     "komi is at most {} points either way",
                     STUDY_KOMI_HALF_POINTS_MAX / 2
                 ),
-            ));
+            );
         }
         let rules = Rules {
             size,
@@ -71,8 +67,8 @@ impl Study {
             handicap,
             ..Rules::default()
         };
-        let game =
-            Game::new(rules).map_err(|err| refuse(ErrorCode::InvalidSettings, err.to_string()))?;
+        let game = Game::new(rules)
+            .map_err(|err| Refusal::new(ErrorCode::InvalidSettings, err.to_string()))?;
         Ok(Study::from_start(game))
     }
 
@@ -91,7 +87,7 @@ impl Study {
 
     /// The main line of an SGF record, positioned at the start.
     pub fn load_sgf(text: &str) -> Result<Study, Refusal> {
-        let bad = |err: String| refuse(ErrorCode::BadSgf, err);
+        let bad = |err: String| Refusal::new(ErrorCode::BadSgf, err);
         let record = sgf::parse(text.as_bytes()).map_err(|err| bad(err.to_string()))?;
         Study::from_record(&record).map_err(bad)
     }
@@ -143,10 +139,10 @@ impl Study {
             .copied()
             .find(|&child| self.nodes[child].color == color && self.nodes[child].mv == mv);
         if existing.is_none() && self.nodes.len() >= STUDY_NODES_MAX {
-            return Err(refuse(
+            return refuse(
                 ErrorCode::NotAllowed,
                 format!("a study holds at most {STUDY_NODES_MAX} moves"),
-            ));
+            );
         }
         self.apply(color, mv).map_err(wire::illegal)?;
         self.cursor = match existing {
@@ -166,29 +162,29 @@ impl Study {
 
     pub fn back(&mut self) -> Result<(), Refusal> {
         if self.cursor == 0 {
-            return Err(refuse(ErrorCode::NoSuchMove, "this is the start"));
+            return refuse(ErrorCode::NoSuchMove, "this is the start");
         }
         // The engine holds exactly the moves to the cursor, so this only fails if that broke; the
         // study is then left as it was.
         self.game
             .undo()
-            .map_err(|err| refuse(ErrorCode::Internal, err.to_string()))?;
+            .map_err(|err| Refusal::new(ErrorCode::Internal, err.to_string()))?;
         self.cursor = self.nodes[self.cursor].parent;
         Ok(())
     }
 
     pub fn forward(&mut self, variation: u32) -> Result<(), Refusal> {
         let Some(&child) = self.nodes[self.cursor].children.get(variation as usize) else {
-            return Err(refuse(
+            return refuse(
                 ErrorCode::NoSuchMove,
                 format!("there is no variation {variation} from here"),
-            ));
+            );
         };
         let Node { color, mv, .. } = self.nodes[child];
         // Every move of the tree was played from this very position before, so this only fails if
         // that broke; the study is then left as it was.
         self.apply(color, mv)
-            .map_err(|err| refuse(ErrorCode::Internal, err.to_string()))?;
+            .map_err(|err| Refusal::new(ErrorCode::Internal, err.to_string()))?;
         self.cursor = child;
         Ok(())
     }

@@ -16,6 +16,7 @@ import { areaCount, halfPointsText } from '../score.js';
 import { tick, displayMs, inOvertime } from '../clock.js';
 import { formatClock, secondToAnnounce } from '../timefmt.js';
 import { pointName } from '../geometry.js';
+import { otherColor } from '../stones.js';
 
 /** How often the clocks redraw; a fifth of a second keeps the seconds honest without busy work. */
 const CLOCK_REDRAW_MS = 200;
@@ -245,7 +246,7 @@ export function mountGame(root, ctx, params) {
         g.lastMove ? ` · ${t('game.lastMove', { point: pointName(g.lastMove.point, g.settings.size) })}` : '',
         g.lastPass ? ` · ${t('game.passed', { color: t(`color.${g.lastPass}`) })}` : '',
         ' · ', mine ? t('game.youAre', { color: t(`color.${mine}`) }) : t('game.watching'));
-      const opponent = mine === 'black' ? 'white' : 'black';
+      const opponent = otherColor(mine);
       fill(controls, mine && g.phase === 'playing' ? [
         h('button', { 'data-testid': 'pass', onclick: () => run(actions.pass(gameId)) }, t('game.pass')),
         h('button', { 'data-testid': 'undo', disabled: g.undoRequestedBy === mine, onclick: () => run(actions.undo(gameId)) }, t('game.undo')),

@@ -3,6 +3,7 @@
 //! it returns the messages to send as `EngineStep`s.
 
 use super::engine::{Engine, EngineError};
+use crate::game::wire::color_from_wire;
 use std::collections::BTreeSet;
 use std::time::Duration;
 use tengen_protocol::{
@@ -561,13 +562,6 @@ fn to_wire(point: Point) -> wire::Point {
     wire::Point {
         col: point.col,
         row: point.row,
-    }
-}
-
-fn color_from_wire(color: wire::Color) -> Color {
-    match color {
-        wire::Color::Black => Color::Black,
-        wire::Color::White => Color::White,
     }
 }
 

@@ -18,8 +18,8 @@ use tokio::sync::oneshot;
 
 use crate::game::{BetReceipt, GameCmd, PlayerMove, StartGame};
 use crate::hall::{automatch::Seeker, Audience, HallCmd};
-use crate::side::Side;
 use crate::{Frame, Refusal, Reply};
+use tengen_rules::Color;
 
 /// A node's identity for this run of the process: random at start, so a restarted node is a new node
 /// and its predecessor's games are taken over like any dead node's.
@@ -202,7 +202,7 @@ pub enum GameRequest {
     },
     Bet {
         user: UserId,
-        side: Side,
+        side: Color,
         amount: u64,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         key: Option<RequestKey>,

@@ -719,7 +719,7 @@ async fn a_game_that_keeps_panicking_ends_void_instead_of_looping() {
     let handle = h.games.get(h.game).await.unwrap();
     let bet = |reply| GameCmd::Bet {
         user: carol,
-        side: crate::side::Side::Black,
+        side: tengen_rules::Color::Black,
         amount: 100,
         key: None,
         reply,

@@ -15,7 +15,6 @@ mod outage_tests;
 pub mod viewers;
 pub mod wire;
 
-pub(crate) use actor::store_refusal;
 pub use viewers::{ViewerGuard, Viewers, WatcherList};
 
 use std::collections::HashMap;
@@ -37,7 +36,7 @@ use crate::config::{GameTiming, GAME_INBOX_LEN, LIVE_GAMES_MAX, SUBSCRIBE_WAIT_M
 use crate::config::{FOLLOW_ELSEWHERE_MS, FOLLOW_ELSEWHERE_RETRY_MS};
 use crate::hall::{HallCmd, HallHandle};
 use crate::ledger::Ledger;
-use crate::store::{LiveGameRow, NewGame, StoreHandle};
+use crate::store::{store_refusal, LiveGameRow, NewGame, StoreHandle};
 use crate::{unix_now_ms, BoxError, Frame, Refusal, Reply, Shutdown, TaskGuard};
 use tengen_protocol::ErrorCode;
 
@@ -179,7 +178,7 @@ pub enum GameCmd {
     /// end of play.
     Bet {
         user: UserId,
-        side: crate::side::Side,
+        side: tengen_rules::Color,
         amount: u64,
         /// The client's key, recorded with the transfer so a retry is answered, not placed again.
         key: Option<RequestKey>,
@@ -246,7 +245,7 @@ impl GameCmd {
     fn refuse_ended(self) {
         self.refuse_writes(
             Refusal::new(ErrorCode::WrongPhase, "the game has ended"),
-            Refusal::new(ErrorCode::BettingClosed, "play has ended; no more bets"),
+            crate::ledger::BetRejected::Closed.into(),
         );
     }
 

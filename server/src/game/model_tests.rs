@@ -18,7 +18,6 @@ use super::actor_tests::context;
 use super::wire::{self, color_to_wire};
 use super::*;
 use crate::config::GameTiming;
-use crate::side::Side;
 use crate::store::sqlite::SqliteStore;
 use crate::store::Store;
 
@@ -371,7 +370,7 @@ impl World {
                 handle.ask(accept).await
             }
             Action::Bet(_, black, amount) => {
-                let side = if black { Side::Black } else { Side::White };
+                let side = if black { Color::Black } else { Color::White };
                 let bet = |reply| GameCmd::Bet {
                     user,
                     side,

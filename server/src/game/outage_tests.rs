@@ -13,10 +13,10 @@ use tokio::sync::{broadcast, mpsc};
 
 use super::*;
 use crate::config::{Config, GameTiming};
-use crate::side::Side;
 use crate::store::sqlite::{Fault, SqliteStore};
 use crate::store::Store;
 use crate::{Shutdown, ShutdownTrigger};
+use tengen_rules::Color;
 
 /// Long enough that no deadline falls inside a test.
 const LONG_MS: u64 = 3_600_000;
@@ -155,7 +155,7 @@ impl Harness {
         handle
             .ask(|reply| GameCmd::Bet {
                 user,
-                side: Side::Black,
+                side: Color::Black,
                 amount,
                 key,
                 reply,

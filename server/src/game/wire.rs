@@ -3,16 +3,15 @@
 //! text. Kept apart so the wire format never follows an engine change by accident.
 
 use tengen_protocol::{
-    ClockSettings, Clocks, Color as WireColor, EndReason, ErrorCode, GameOutcome, GameSettings,
-    KoRule as WireKoRule, LastMove, Point as WirePoint, SideClock,
+    ClockSettings, Color as WireColor, EndReason, ErrorCode, GameOutcome, GameSettings,
+    KoRule as WireKoRule, LastMove, Point as WirePoint,
 };
 use tengen_rules::{
     Board, Color, Game, GameResult, HandicapPlacement, IllegalMove, KoRule, Komi, Move, Point,
     Rules, Score, WinBy,
 };
 
-use crate::clock::{self, ClockView, SideView};
-use crate::side::Side;
+use crate::clock;
 use crate::Refusal;
 
 pub fn color_to_wire(color: Color) -> WireColor {
@@ -209,36 +208,4 @@ pub fn clock_settings(clock: &ClockSettings) -> Result<Option<clock::ClockSettin
         .validate()
         .map_err(|err| Refusal::new(ErrorCode::InvalidSettings, err.to_string()))?;
     Ok(Some(settings))
-}
-
-pub fn side_of(color: Color) -> Side {
-    match color {
-        Color::Black => Side::Black,
-        Color::White => Side::White,
-    }
-}
-
-pub fn color_of_side(side: Side) -> Color {
-    match side {
-        Side::Black => Color::Black,
-        Side::White => Color::White,
-    }
-}
-
-fn side_clock(view: &SideView) -> SideClock {
-    SideClock {
-        main_left_ms: view.main_left_ms,
-        periods_left: view.periods_left,
-        period_left_ms: view.period_left_ms,
-        moves_left_in_block: view.moves_left_in_block,
-        block_left_ms: view.block_left_ms,
-        running: view.running,
-    }
-}
-
-pub fn clocks_to_wire(view: &ClockView) -> Clocks {
-    Clocks {
-        black: side_clock(&view.black),
-        white: side_clock(&view.white),
-    }
 }

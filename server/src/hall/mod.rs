@@ -41,7 +41,7 @@ use crate::config::{
 use crate::game::{GameContext, Games};
 use crate::ledger::Ledger;
 use crate::store::StoreHandle;
-use crate::{Frame, Refusal, Reply, Shutdown, TaskGuard};
+use crate::{refuse, Frame, Refusal, Reply, Shutdown, TaskGuard};
 use challenges::Challenge;
 use rooms::Room;
 use table::Table;
@@ -521,10 +521,6 @@ pub fn spawn_actor(
         handle,
     };
     tokio::spawn(hall.run(inbox_rx, shutdown, tasks));
-}
-
-fn refuse<T>(code: ErrorCode, message: impl Into<String>) -> Result<T, Refusal> {
-    Err(Refusal::new(code, message))
 }
 
 impl Hall {

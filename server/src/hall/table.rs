@@ -4,20 +4,13 @@
 //! call to the ledger once [`Table::answer_stake`] says both agreed.
 
 use tengen_protocol::{
-    ClockSettings, ErrorCode, GameId, GameSettings, PlayerInfo, RoomId, Seat, StakeInfo,
-    StakeTerms, TableId, TableInfo, UserId,
+    ErrorCode, GameId, GameSettings, PlayerInfo, RoomId, Seat, StakeInfo, StakeTerms, TableId,
+    TableInfo, UserId,
 };
 
 use crate::ledger::settle::POINTS_MAX;
 
-use crate::Refusal;
-
-/// Longest main time or period a clock may ask for: a day, far beyond any real game, so arithmetic on
-/// clock values never overflows.
-const CLOCK_MS_MAX: u64 = 24 * 60 * 60 * 1000;
-
-/// Most byo-yomi periods or moves per Canadian block: generous, and keeps the clock display sane.
-const CLOCK_COUNT_MAX: u32 = 100;
+use crate::{refuse, Refusal};
 
 /// Largest komi in half points either way (±150 points): beyond any handicap compensation in use.
 const KOMI_HALF_POINTS_MAX: i32 = 300;
@@ -79,71 +72,19 @@ impl StakeDialog {
     }
 }
 
-fn refuse(code: ErrorCode, message: impl Into<String>) -> Refusal {
-    Refusal::new(code, message)
-}
-
 /// Check the settings a player proposes, ending with the rules engine's own check (a handicap must fit
 /// the board's star points), so a proposal that is accepted always starts.
 pub fn validate_settings(settings: &GameSettings) -> Result<(), Refusal> {
     if !matches!(settings.size, 9 | 13 | 19) {
-        return Err(refuse(
-            ErrorCode::InvalidSettings,
-            "board size must be 9, 13 or 19",
-        ));
+        return refuse(ErrorCode::InvalidSettings, "board size must be 9, 13 or 19");
     }
     if settings.komi_half_points.abs() > KOMI_HALF_POINTS_MAX {
-        return Err(refuse(ErrorCode::InvalidSettings, "komi is out of range"));
+        return refuse(ErrorCode::InvalidSettings, "komi is out of range");
     }
     if settings.handicap > 9 {
-        return Err(refuse(
-            ErrorCode::InvalidSettings,
-            "handicap is at most 9 stones",
-        ));
+        return refuse(ErrorCode::InvalidSettings, "handicap is at most 9 stones");
     }
-    let clock_ok = match settings.clock {
-        ClockSettings::None => true,
-        ClockSettings::Absolute { main_time_ms } => {
-            main_time_ms > 0 && main_time_ms <= CLOCK_MS_MAX
-        }
-        ClockSettings::ByoYomi {
-            main_time_ms,
-            periods,
-            period_ms,
-            ..
-        } => {
-            main_time_ms <= CLOCK_MS_MAX
-                && (1..=CLOCK_COUNT_MAX).contains(&periods)
-                && period_ms > 0
-                && period_ms <= CLOCK_MS_MAX
-        }
-        ClockSettings::Canadian {
-            main_time_ms,
-            moves,
-            block_ms,
-        } => {
-            main_time_ms <= CLOCK_MS_MAX
-                && (1..=CLOCK_COUNT_MAX).contains(&moves)
-                && block_ms > 0
-                && block_ms <= CLOCK_MS_MAX
-        }
-        ClockSettings::Fischer {
-            main_time_ms,
-            increment_ms,
-            max_time_ms,
-        } => {
-            main_time_ms > 0
-                && main_time_ms <= max_time_ms
-                && increment_ms <= CLOCK_MS_MAX
-                && max_time_ms <= CLOCK_MS_MAX
-        }
-    };
-    if !clock_ok {
-        return Err(refuse(
-            ErrorCode::InvalidSettings,
-            "clock settings are out of range",
-        ));
-    }
+    // The clock module has the one validator of clock settings (and their limits).
     crate::game::wire::clock_settings(&settings.clock)?;
     crate::game::wire::new_engine_game(settings).map(|_| ())
 }
@@ -182,17 +123,14 @@ impl Table {
     fn seated_index(&self, user: UserId) -> Result<usize, Refusal> {
         self.seat_of(user)
             .map(seat_index)
-            .ok_or_else(|| refuse(ErrorCode::NotSeated, "you do not sit at this table"))
+            .ok_or_else(|| Refusal::new(ErrorCode::NotSeated, "you do not sit at this table"))
     }
 
     /// The two seated players (left, right), or `table_not_full`.
     pub fn players(&self) -> Result<[UserId; 2], Refusal> {
         match (&self.left, &self.right) {
             (Some(left), Some(right)) => Ok([left.user, right.user]),
-            _ => Err(refuse(
-                ErrorCode::TableNotFull,
-                "both seats must be taken first",
-            )),
+            _ => refuse(ErrorCode::TableNotFull, "both seats must be taken first"),
         }
     }
 
@@ -208,25 +146,25 @@ impl Table {
         let me = self.seated_index(user)?;
         self.players()?;
         if self.stake.as_ref().is_some_and(|d| d.agreed.is_some()) {
-            return Err(refuse(
+            return refuse(
                 ErrorCode::StakeAgreed,
                 "the stakes are agreed; only raising your own is possible now",
-            ));
+            );
         }
         for amount in amounts {
             if amount > POINTS_MAX {
-                return Err(refuse(
+                return refuse(
                     ErrorCode::BadAmount,
                     format!("a stake is at most {POINTS_MAX} points"),
-                ));
+                );
             }
         }
         if let StakeTerms::Coaching { coach } = terms {
             if amounts[seat_index(coach)] != 0 {
-                return Err(refuse(
+                return refuse(
                     ErrorCode::BadAmount,
                     "in paid coaching the coach's stake is 0",
-                ));
+                );
             }
         }
         let same = self
@@ -255,16 +193,16 @@ impl Table {
     pub fn answer_stake(&mut self, user: UserId, agree: bool) -> Result<bool, Refusal> {
         let me = self.seated_index(user)?;
         let Some(dialog) = self.stake.as_mut() else {
-            return Err(refuse(ErrorCode::StakeNotReady, "no stakes were offered"));
+            return refuse(ErrorCode::StakeNotReady, "no stakes were offered");
         };
         if dialog.agreed.is_some() {
-            return Err(refuse(ErrorCode::StakeAgreed, "the stakes are agreed"));
+            return refuse(ErrorCode::StakeAgreed, "the stakes are agreed");
         }
         if dialog.ok != [true, true] {
-            return Err(refuse(
+            return refuse(
                 ErrorCode::StakeNotReady,
                 "both players must press OK on the same amounts first",
-            ));
+            );
         }
         if !agree {
             // Back to editing: both OK again before anyone agrees.
@@ -362,10 +300,7 @@ impl Table {
                 Seat::Left => "left",
                 Seat::Right => "right",
             };
-            return Err(refuse(
-                ErrorCode::SeatTaken,
-                format!("the {side} seat is taken"),
-            ));
+            return refuse(ErrorCode::SeatTaken, format!("the {side} seat is taken"));
         }
         *place = Some(player);
         // A proposal was made to someone else; the newcomer has not seen it.
@@ -378,12 +313,12 @@ impl Table {
     pub fn stand(&mut self, user: UserId) -> Result<Option<Agreement>, Refusal> {
         let seat = self
             .seat_of(user)
-            .ok_or_else(|| refuse(ErrorCode::NotSeated, "you do not sit at this table"))?;
+            .ok_or_else(|| Refusal::new(ErrorCode::NotSeated, "you do not sit at this table"))?;
         if self.game.is_some() {
-            return Err(refuse(
+            return refuse(
                 ErrorCode::GameInProgress,
                 "a game is in progress at this table; resign to leave it",
-            ));
+            );
         }
         *self.seat_mut(seat) = None;
         self.proposal = None;
@@ -392,16 +327,13 @@ impl Table {
 
     fn ready_for_settings(&self) -> Result<(), Refusal> {
         if self.game.is_some() {
-            return Err(refuse(
+            return refuse(
                 ErrorCode::GameInProgress,
                 "a game is in progress at this table",
-            ));
+            );
         }
         if self.left.is_none() || self.right.is_none() {
-            return Err(refuse(
-                ErrorCode::TableNotFull,
-                "both seats must be taken first",
-            ));
+            return refuse(ErrorCode::TableNotFull, "both seats must be taken first");
         }
         Ok(())
     }
@@ -409,10 +341,10 @@ impl Table {
     /// White (the right seat) proposes the next game's settings.
     pub fn propose(&mut self, user: UserId, settings: GameSettings) -> Result<(), Refusal> {
         if self.seat_of(user) != Some(Seat::Right) {
-            return Err(refuse(
+            return refuse(
                 ErrorCode::NotYourRole,
                 "only the right seat (White) proposes settings",
-            ));
+            );
         }
         self.ready_for_settings()?;
         validate_settings(&settings)?;
@@ -427,26 +359,21 @@ impl Table {
         settings: &GameSettings,
     ) -> Result<(PlayerInfo, PlayerInfo, GameSettings), Refusal> {
         if self.seat_of(user) != Some(Seat::Left) {
-            return Err(refuse(
+            return refuse(
                 ErrorCode::NotYourRole,
                 "only the left seat (Black) confirms settings",
-            ));
+            );
         }
         self.ready_for_settings()?;
         match self.proposal {
             Some(proposal) if proposal == *settings => {}
             Some(_) => {
-                return Err(refuse(
+                return refuse(
                     ErrorCode::ProposalMismatch,
                     "the proposal changed; confirm the current one",
-                ))
+                )
             }
-            None => {
-                return Err(refuse(
-                    ErrorCode::ProposalMismatch,
-                    "nothing has been proposed",
-                ))
-            }
+            None => return refuse(ErrorCode::ProposalMismatch, "nothing has been proposed"),
         }
         let (Some(left), Some(right)) = (self.left.clone(), self.right.clone()) else {
             unreachable!("ready_for_settings checked both seats");
@@ -458,6 +385,7 @@ impl Table {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use tengen_protocol::ClockSettings;
     use tengen_protocol::KoRule;
 
     fn player(id: u64) -> PlayerInfo {
@@ -546,5 +474,27 @@ mod tests {
         };
         assert!(validate_settings(&bad).is_err());
         assert!(validate_settings(&settings()).is_ok());
+    }
+
+    /// The table has no clock limits of its own: it refuses exactly what the clock module refuses, with
+    /// the clock's own reason, and accepts what the clock can run.
+    #[test]
+    fn clock_settings_are_the_clock_modules_to_judge() {
+        let with_clock = |clock| GameSettings {
+            clock,
+            ..settings()
+        };
+        let too_long = with_clock(ClockSettings::Absolute {
+            main_time_ms: crate::clock::TIME_MS_MAX + 1,
+        });
+        let refusal = validate_settings(&too_long).unwrap_err();
+        assert_eq!(refusal.code, ErrorCode::InvalidSettings);
+        assert!(refusal.message.contains("main_time_ms"), "{refusal}");
+        let many_moves = with_clock(ClockSettings::Canadian {
+            main_time_ms: 60_000,
+            moves: crate::clock::MOVES_PER_BLOCK_MAX,
+            block_ms: 60_000,
+        });
+        assert_eq!(validate_settings(&many_moves), Ok(()));
     }
 }

@@ -8,7 +8,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 use tengen_protocol::{GameId, TableId, UserId};
 
-use crate::side::Side;
+use tengen_rules::Color;
 
 /// Transfers in one batch at most: a settlement pays one transfer per bettor plus the house, and a
 /// game has at most `WATCHERS_PER_GAME_MAX` watchers, so this leaves room; the benchmark's group
@@ -133,7 +133,7 @@ pub struct Transfer {
     /// The game a bet, stake or settlement belongs to.
     pub game: Option<GameId>,
     /// The side a bet or stake is on.
-    pub side: Option<Side>,
+    pub side: Option<Color>,
     pub at_ms: u64,
 }
 

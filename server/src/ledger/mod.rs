@@ -19,17 +19,18 @@ use std::fmt;
 
 use serde::Serialize;
 use tengen_protocol::{
-    Color, EndReason, ErrorCode, GameEvent, GameId, GameOutcome, RequestKey, TableId, UserId,
-    WagerKind, WagerRecord,
+    EndReason, ErrorCode, GameEvent, GameId, GameOutcome, RequestKey, TableId, UserId, WagerKind,
+    WagerRecord,
 };
 use tokio::sync::{mpsc, oneshot};
 
-use crate::side::Side;
-use crate::store::{LiveGameRow, Store, StoreError, StoreHandle};
+use crate::game::wire::{color_from_wire, color_to_wire};
+use crate::store::{store_refusal, LiveGameRow, Store, StoreError, StoreHandle};
 use crate::{unix_now_ms, Refusal};
 use book::{Account, Applied, Batch, SettlementPart, SettlementRecord, Transfer, TransferKind};
 use pool::Tally;
 use settle::{Beneficiary, Outcome, Settlement, POINTS_MAX};
+use tengen_rules::Color;
 
 /// Why a bet was refused; nothing moved.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -45,14 +46,12 @@ pub enum BetRejected {
     Player,
     /// The bettor already bet on the other side.
     SideChange {
-        side: Side,
+        side: Color,
     },
-    /// The store failed; nothing moved.
-    Store(String),
-    /// The store could not be reached; nothing moved.
-    Unavailable(String),
-    /// The store did not confirm the write: it may have moved.
-    OutcomeUnknown(String),
+    /// The store failed, kept as its type: out of reach (nothing moved), a write it did not confirm
+    /// (it may have moved), or anything else (nothing moved). Clients hear it through
+    /// [`store_refusal`], never its text.
+    Store(StoreError),
     /// The key was used before by this user in this game for another bet or raise.
     KeyReused,
 }
@@ -72,12 +71,6 @@ impl fmt::Display for BetRejected {
                 "you bet on {side} in this game; you may only add to that bet"
             ),
             BetRejected::Store(err) => write!(f, "the bet could not be recorded: {err}"),
-            BetRejected::Unavailable(_) => {
-                f.write_str("the store is unreachable; nothing changed: try again")
-            }
-            BetRejected::OutcomeUnknown(_) => f.write_str(
-                "the server could not confirm whether that was done; send it again with the same key",
-            ),
             BetRejected::KeyReused => f.write_str(
                 "that key was used for another request in this game; send a fresh key per intent",
             ),
@@ -93,27 +86,11 @@ impl From<BetRejected> for Refusal {
             BetRejected::Closed => ErrorCode::BettingClosed,
             BetRejected::Player => ErrorCode::PlayersCannotBet,
             BetRejected::SideChange { .. } => ErrorCode::SideChange,
-            BetRejected::Store(_) => ErrorCode::Internal,
-            BetRejected::Unavailable(_) => ErrorCode::Unavailable,
-            BetRejected::OutcomeUnknown(_) => ErrorCode::OutcomeUnknown,
             BetRejected::KeyReused => ErrorCode::KeyReused,
+            // The store's text (backend details) stays in the logs.
+            BetRejected::Store(err) => return store_refusal(&err),
         };
         Refusal::new(code, rejected.to_string())
-    }
-}
-
-/// The wire colour of a ledger side.
-pub fn side_to_wire(side: Side) -> Color {
-    match side {
-        Side::Black => Color::Black,
-        Side::White => Color::White,
-    }
-}
-
-pub fn side_from_wire(color: Color) -> Side {
-    match color {
-        Color::Black => Side::Black,
-        Color::White => Side::White,
     }
 }
 
@@ -121,8 +98,8 @@ pub fn side_from_wire(color: Color) -> Side {
 /// winner is void when it says so and a draw otherwise.
 pub fn outcome_of(result: &GameOutcome) -> Outcome {
     match (result.winner, result.reason) {
-        (Some(winner), EndReason::Forfeit) => Outcome::Escape(side_from_wire(winner).other()),
-        (Some(winner), _) => Outcome::Win(side_from_wire(winner)),
+        (Some(winner), EndReason::Forfeit) => Outcome::Escape(color_from_wire(winner).opponent()),
+        (Some(winner), _) => Outcome::Win(color_from_wire(winner)),
         (None, EndReason::Void) => Outcome::Void,
         (None, _) => Outcome::Draw,
     }
@@ -139,7 +116,7 @@ pub fn keyed_transfer_id(prefix: &str, game: GameId, user: UserId, key: &Request
 /// Points a player or watcher puts into `game`'s escrow on `side`: a bet, a stake or a raise.
 fn into_escrow(
     id: String,
-    (user, side, amount): (UserId, Side, u64),
+    (user, side, amount): (UserId, Color, u64),
     game: GameId,
     kind: TransferKind,
     at_ms: u64,
@@ -408,7 +385,7 @@ impl Ledger {
         game: GameId,
         tally: &Tally,
         user: UserId,
-        side: Side,
+        side: Color,
         amount: u64,
     ) -> Result<u64, BetRejected> {
         let (balance, _) = self
@@ -425,7 +402,7 @@ impl Ledger {
         game: GameId,
         tally: &Tally,
         user: UserId,
-        side: Side,
+        side: Color,
         amount: u64,
         key: Option<&RequestKey>,
     ) -> Result<(u64, Applied), BetRejected> {
@@ -458,8 +435,12 @@ impl Ledger {
             })
             .await
             .map_err(rejected)?;
-        // The store never takes a bettor below 0; read defensively all the same.
-        Ok((written.payer_balance.max(0) as u64, written.applied))
+        // Postcondition: the store never takes a bettor below 0 (it refuses the batch instead).
+        assert!(
+            written.payer_balance >= 0,
+            "user {user} has a negative balance after a bet"
+        );
+        Ok((written.payer_balance as u64, written.applied))
     }
 
     /// A keyed bet sent again to a game that is no longer live, answered from its book: the
@@ -470,7 +451,7 @@ impl Ledger {
         game: GameId,
         user: UserId,
         key: RequestKey,
-        side: Side,
+        side: Color,
         amount: u64,
     ) -> Result<Option<(u64, u64)>, BetRejected> {
         let found = self
@@ -506,7 +487,7 @@ impl Ledger {
         &self,
         game: GameId,
         tally: &Tally,
-        entries: Vec<(UserId, Side, u64)>,
+        entries: Vec<(UserId, Color, u64)>,
         coaching: bool,
         hold: Option<(TableId, String)>,
     ) -> Result<(), BetRejected> {
@@ -552,7 +533,7 @@ impl Ledger {
         &self,
         game: GameId,
         tally: &Tally,
-        (user, side, amount): (UserId, Side, u64),
+        (user, side, amount): (UserId, Color, u64),
         coaching: bool,
         key: Option<&RequestKey>,
     ) -> Result<Applied, BetRejected> {
@@ -797,9 +778,7 @@ fn rejected(err: StoreError) -> BetRejected {
         StoreError::InsufficientPoints { .. } => BetRejected::InsufficientPoints,
         // Only keyed transfers can meet an id with other contents: the client reused its key.
         StoreError::TransferConflict { .. } => BetRejected::KeyReused,
-        StoreError::Unavailable(err) => BetRejected::Unavailable(err),
-        StoreError::OutcomeUnknown(err) => BetRejected::OutcomeUnknown(err),
-        err => BetRejected::Store(err.to_string()),
+        err => BetRejected::Store(err),
     }
 }
 
@@ -901,7 +880,7 @@ fn records_in(
     // order in which each game first appears.
     let transfers = store.account_transfers(Account::User(user), limit.saturating_mul(4))?;
     let mut order: Vec<(GameId, WagerKind)> = Vec::new();
-    let mut staked: BTreeMap<(GameId, WagerKind), (Side, u64)> = BTreeMap::new();
+    let mut staked: BTreeMap<(GameId, WagerKind), (Color, u64)> = BTreeMap::new();
     for t in &transfers {
         let kind = match (t.kind, t.to) {
             (TransferKind::Bet, _) => WagerKind::Bet,
@@ -937,7 +916,7 @@ fn records_in(
             None => WagerRecord {
                 game,
                 kind,
-                side: side_to_wire(side),
+                side: color_to_wire(side),
                 staked: amount,
                 returned: None,
                 net: None,
@@ -951,7 +930,7 @@ fn records_in(
                 WagerRecord {
                     game,
                     kind,
-                    side: side_to_wire(side),
+                    side: color_to_wire(side),
                     staked: amount,
                     returned: Some(returned),
                     net: Some(returned as i64 - amount as i64),
@@ -1053,10 +1032,11 @@ mod tests {
     use crate::store::sqlite::SqliteStore;
     use crate::store::NewGame;
     use std::sync::Arc;
+    use tengen_protocol::Color as WireColor;
 
     const GRANT: u64 = 1_000;
 
-    fn outcome(winner: Option<Color>, reason: EndReason) -> GameOutcome {
+    fn outcome(winner: Option<WireColor>, reason: EndReason) -> GameOutcome {
         GameOutcome {
             winner,
             reason,
@@ -1067,21 +1047,43 @@ mod tests {
         }
     }
 
+    /// A store failure behind a bet reaches the player as its kind (`internal`, `unavailable`,
+    /// `outcome_unknown`) without the backend's text, which may name files or servers.
+    #[test]
+    fn store_failures_behind_a_bet_hide_their_text() {
+        let secret = "disk I/O error in /var/lib/tengen/tengen.db";
+        for (err, code) in [
+            (StoreError::Backend(secret.into()), ErrorCode::Internal),
+            (
+                StoreError::Unavailable(secret.into()),
+                ErrorCode::Unavailable,
+            ),
+            (
+                StoreError::OutcomeUnknown(secret.into()),
+                ErrorCode::OutcomeUnknown,
+            ),
+        ] {
+            let refusal = Refusal::from(rejected(err));
+            assert_eq!(refusal.code, code);
+            assert!(!refusal.message.contains("/var/lib"), "{refusal}");
+        }
+    }
+
     #[test]
     fn results_map_to_money_outcomes() {
-        let black = Some(Color::Black);
+        let black = Some(WireColor::Black);
         assert_eq!(
             outcome_of(&outcome(black, EndReason::Resignation)),
-            Outcome::Win(Side::Black)
+            Outcome::Win(Color::Black)
         );
         assert_eq!(
             outcome_of(&outcome(black, EndReason::Time)),
-            Outcome::Win(Side::Black)
+            Outcome::Win(Color::Black)
         );
         // A forfeit won by Black is White's escape.
         assert_eq!(
             outcome_of(&outcome(black, EndReason::Forfeit)),
-            Outcome::Escape(Side::White)
+            Outcome::Escape(Color::White)
         );
         assert_eq!(outcome_of(&outcome(None, EndReason::Score)), Outcome::Draw);
         assert_eq!(outcome_of(&outcome(None, EndReason::Void)), Outcome::Void);
@@ -1115,7 +1117,7 @@ mod tests {
             })
             .unwrap();
         let mut tally = Tally::default();
-        for (user, side, amount) in [(3, Side::Black, 100), (4, Side::White, 300)] {
+        for (user, side, amount) in [(3, Color::Black, 100), (4, Color::White, 300)] {
             ledger
                 .place_bet(game, &tally, UserId(user), side, amount)
                 .await
@@ -1129,7 +1131,7 @@ mod tests {
     async fn a_game_is_settled_once_however_often_it_is_asked() {
         let (_dir, store, ledger, game) = fixture().await;
         let players = [UserId(1), UserId(2)];
-        let win = Outcome::Win(Side::Black);
+        let win = Outcome::Win(Color::Black);
         assert_eq!(
             ledger.settle_game(game, players, win).await,
             Ok(Applied::Applied)
@@ -1155,20 +1157,20 @@ mod tests {
         let tally = ledger.tally(game).await.unwrap().0;
         let carol = UserId(3);
         let refused = [
-            (Side::Black, 0, BetRejected::BadAmount { amount: 0 }),
+            (Color::Black, 0, BetRejected::BadAmount { amount: 0 }),
             (
-                Side::Black,
+                Color::Black,
                 POINTS_MAX + 1,
                 BetRejected::BadAmount {
                     amount: POINTS_MAX + 1,
                 },
             ),
             (
-                Side::White,
+                Color::White,
                 1,
-                BetRejected::SideChange { side: Side::Black },
+                BetRejected::SideChange { side: Color::Black },
             ),
-            (Side::Black, GRANT, BetRejected::InsufficientPoints),
+            (Color::Black, GRANT, BetRejected::InsufficientPoints),
         ];
         for (side, amount, expected) in refused {
             assert_eq!(
@@ -1198,7 +1200,7 @@ mod tests {
                     amount: 1,
                     kind: TransferKind::Bet,
                     game: Some(game),
-                    side: Some(Side::Black),
+                    side: Some(Color::Black),
                     at_ms: 0,
                 }],
                 settlements: Vec::new(),

@@ -8,7 +8,7 @@ use tengen_protocol::{GameId, PoolInfo, RequestKey, UserId};
 
 use super::book::{Account, Transfer, TransferKind};
 use super::settle::{Bet, Stake, StakeMode, Stakes};
-use crate::side::Side;
+use tengen_rules::Color;
 
 /// A game's bets and stakes.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -16,12 +16,12 @@ pub struct Tally {
     /// Every bet (each addition separately), in the order applied.
     bets: Vec<Bet>,
     /// Per bettor: their side and their total. Bounded by the game's watchers.
-    bettors: BTreeMap<UserId, (Side, u64)>,
+    bettors: BTreeMap<UserId, (Color, u64)>,
     side_totals: [u64; 2],
     /// Per side: the player who staked and their total stake.
     stakes: [Option<(UserId, u64)>; 2],
     /// In paid coaching, the student's side (the coach is the other).
-    student: Option<Side>,
+    student: Option<Color>,
     /// Stake transfers applied so far: the next one's number is this plus one.
     stakes_count: usize,
     /// The bets and stake raises sent with a client's key, by bettor and key (read back from their
@@ -33,7 +33,7 @@ pub struct Tally {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Keyed {
     pub kind: TransferKind,
-    pub side: Side,
+    pub side: Color,
     pub amount: u64,
 }
 
@@ -67,7 +67,7 @@ impl Tally {
     }
 
     /// Record a bet that is in the book. The side was checked when it was placed.
-    pub fn add_bet(&mut self, user: UserId, side: Side, amount: u64) {
+    pub fn add_bet(&mut self, user: UserId, side: Color, amount: u64) {
         let entry = self.bettors.entry(user).or_insert((side, 0));
         assert_eq!(entry.0, side, "a bettor never changes sides");
         entry.1 += amount;
@@ -80,7 +80,7 @@ impl Tally {
     }
 
     /// Record a stake that is in the book; `coaching` when it is a student's paid-coaching stake.
-    pub fn add_stake(&mut self, user: UserId, side: Side, amount: u64, coaching: bool) {
+    pub fn add_stake(&mut self, user: UserId, side: Color, amount: u64, coaching: bool) {
         let entry = self.stakes[side.index()].get_or_insert((user, 0));
         assert_eq!(entry.0, user, "only the player of a side stakes on it");
         entry.1 += amount;
@@ -113,20 +113,20 @@ impl Tally {
     }
 
     /// The student's side in paid coaching.
-    pub fn student(&self) -> Option<Side> {
+    pub fn student(&self) -> Option<Color> {
         self.student
     }
 
     /// How the stakes settle: paid coaching when the student staked as such.
     pub fn stake_mode(&self) -> StakeMode {
         match self.student {
-            Some(student) => StakeMode::Coaching(student.other()),
+            Some(student) => StakeMode::Coaching(student.opponent()),
             None => StakeMode::Normal,
         }
     }
 
     /// A bettor's side and total, if they bet.
-    pub fn bettor(&self, user: UserId) -> Option<(Side, u64)> {
+    pub fn bettor(&self, user: UserId) -> Option<(Color, u64)> {
         self.bettors.get(&user).copied()
     }
 
@@ -156,7 +156,7 @@ impl Tally {
 
     /// The stakes for settlement, a side that staked nothing staking 0 as its player.
     pub fn stakes(&self, players: [UserId; 2]) -> Stakes {
-        let stake = |side: Side| {
+        let stake = |side: Color| {
             let (user, amount) = self.stakes[side.index()].unwrap_or((players[side.index()], 0));
             Stake {
                 user: user.0,
@@ -164,14 +164,14 @@ impl Tally {
             }
         };
         Stakes {
-            black: stake(Side::Black),
-            white: stake(Side::White),
+            black: stake(Color::Black),
+            white: stake(Color::White),
         }
     }
 
     /// The pool as everyone sees it.
     pub fn info(&self, game: GameId, open: bool, tax_bp: u32, settled: bool) -> PoolInfo {
-        let stake = |side: Side| self.stakes[side.index()].map_or(0, |(_, amount)| amount);
+        let stake = |side: Color| self.stakes[side.index()].map_or(0, |(_, amount)| amount);
         PoolInfo {
             game,
             open,
@@ -179,8 +179,8 @@ impl Tally {
             black: self.side_totals[0],
             white: self.side_totals[1],
             bettors_count: self.bettors.len() as u32,
-            stake_black: stake(Side::Black),
-            stake_white: stake(Side::White),
+            stake_black: stake(Color::Black),
+            stake_white: stake(Color::White),
             tax_bp,
             settled,
         }
@@ -191,7 +191,7 @@ impl Tally {
 mod tests {
     use super::*;
 
-    fn transfer(kind: TransferKind, user: u64, side: Side, amount: u64) -> Transfer {
+    fn transfer(kind: TransferKind, user: u64, side: Color, amount: u64) -> Transfer {
         Transfer {
             id: format!("{kind:?}-{user}-{amount}"),
             from: Account::User(UserId(user)),
@@ -207,17 +207,17 @@ mod tests {
     #[test]
     fn a_tally_adds_bets_per_bettor_and_keeps_stakes_apart() {
         let tally = Tally::from_transfers(&[
-            transfer(TransferKind::Bet, 3, Side::Black, 10),
-            transfer(TransferKind::Bet, 4, Side::White, 5),
-            transfer(TransferKind::Bet, 3, Side::Black, 7),
-            transfer(TransferKind::Stake, 1, Side::Black, 100),
-            transfer(TransferKind::CoachingStake, 2, Side::White, 30),
+            transfer(TransferKind::Bet, 3, Color::Black, 10),
+            transfer(TransferKind::Bet, 4, Color::White, 5),
+            transfer(TransferKind::Bet, 3, Color::Black, 7),
+            transfer(TransferKind::Stake, 1, Color::Black, 100),
+            transfer(TransferKind::CoachingStake, 2, Color::White, 30),
         ]);
-        assert_eq!(tally.bettor(UserId(3)), Some((Side::Black, 17)));
+        assert_eq!(tally.bettor(UserId(3)), Some((Color::Black, 17)));
         assert_eq!(tally.bets_count(), 3);
         assert_eq!(tally.total(), 22);
         assert_eq!(tally.stakes_total(), 130);
-        assert_eq!(tally.stake_mode(), StakeMode::Coaching(Side::Black));
+        assert_eq!(tally.stake_mode(), StakeMode::Coaching(Color::Black));
         let info = tally.info(GameId(1), true, 500, false);
         assert_eq!((info.black, info.white, info.bettors_count), (17, 5, 2));
         assert_eq!((info.stake_black, info.stake_white), (100, 30));

@@ -26,10 +26,10 @@
 //! - Amounts are bounded by [`POINTS_MAX`] so every product fits in `u128` and every number is
 //!   exact in a browser.
 
-use crate::side::Side;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt;
+use tengen_rules::Color;
 
 /// Basis points in 100%: tax rates are integers out of this.
 pub const BASIS_POINTS_FULL: u32 = 10_000;
@@ -64,9 +64,9 @@ pub struct Payout {
 #[serde(tag = "kind", content = "side", rename_all = "snake_case")]
 pub enum Outcome {
     /// The side won (by count, resignation or time).
-    Win(Side),
+    Win(Color),
     /// The side escaped (逃跑) and so lost.
-    Escape(Side),
+    Escape(Color),
     Draw,
     Void,
     /// The server cancelled the game.
@@ -87,10 +87,10 @@ impl Outcome {
         }
     }
 
-    fn winner(self) -> Option<Side> {
+    fn winner(self) -> Option<Color> {
         match self {
             Outcome::Win(side) => Some(side),
-            Outcome::Escape(escaper) => Some(escaper.other()),
+            Outcome::Escape(escaper) => Some(escaper.opponent()),
             Outcome::Draw | Outcome::Void | Outcome::Cancelled | Outcome::NeverPlayed => None,
         }
     }
@@ -256,7 +256,7 @@ impl Settlement {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Bet {
     pub bettor: u64,
-    pub side: Side,
+    pub side: Color,
     pub amount: u64,
 }
 
@@ -275,10 +275,10 @@ pub struct Stakes {
 }
 
 impl Stakes {
-    fn of(&self, side: Side) -> Stake {
+    fn of(&self, side: Color) -> Stake {
         match side {
-            Side::Black => self.black,
-            Side::White => self.white,
+            Color::Black => self.black,
+            Color::White => self.white,
         }
     }
 }
@@ -290,7 +290,7 @@ pub enum StakeMode {
     /// The winner takes both stakes, the gain taxed.
     Normal,
     /// 有偿指导: `coach` plays for the student's stake.
-    Coaching(Side),
+    Coaching(Color),
 }
 
 fn check_tax(tax_bp: u32) -> Result<(), SettleError> {
@@ -322,8 +322,8 @@ fn tax_on(gain: u64, tax_bp: u32) -> u64 {
 }
 
 /// Per-bettor totals and sides, refusing zero bets, side changes and oversized pools.
-fn aggregate_bets(bets: &[Bet]) -> Result<BTreeMap<u64, (Side, u64)>, SettleError> {
-    let mut totals: BTreeMap<u64, (Side, u64)> = BTreeMap::new();
+fn aggregate_bets(bets: &[Bet]) -> Result<BTreeMap<u64, (Color, u64)>, SettleError> {
+    let mut totals: BTreeMap<u64, (Color, u64)> = BTreeMap::new();
     let mut pool_total = 0u64;
     for bet in bets {
         if bet.amount == 0 {
@@ -416,7 +416,7 @@ pub fn settle_stakes(
     match (receiver, reason) {
         (Some(receiver), _) => Ok(pay_gain(
             stakes.of(receiver),
-            stakes.of(receiver.other()),
+            stakes.of(receiver.opponent()),
             tax_bp,
         )),
         (None, reason) => {
@@ -428,7 +428,7 @@ pub fn settle_stakes(
 
 /// Why a paid-coaching stake goes back to the student, if it does. A draw, a loss or the student's
 /// escape all still pay the coach: the lesson took place.
-fn coaching_refund(outcome: Outcome, coach: Side) -> Option<RefundReason> {
+fn coaching_refund(outcome: Outcome, coach: Color) -> Option<RefundReason> {
     match outcome {
         Outcome::Escape(escaper) if escaper == coach => Some(RefundReason::CoachEscaped),
         Outcome::Void | Outcome::Cancelled | Outcome::NeverPlayed => outcome.no_result(),
@@ -453,7 +453,7 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
-    fn bet(bettor: u64, side: Side, amount: u64) -> Bet {
+    fn bet(bettor: u64, side: Color, amount: u64) -> Bet {
         Bet {
             bettor,
             side,
@@ -487,12 +487,12 @@ mod tests {
         //   user 3: 0
         //   tax = floor(400 · 0.05) = 20; breakage = 1000 − 653 − 326 − 20 = 1; house gets 21.
         let bets = [
-            bet(1, Side::Black, 300),
-            bet(2, Side::Black, 200),
-            bet(3, Side::White, 400),
-            bet(1, Side::Black, 100),
+            bet(1, Color::Black, 300),
+            bet(2, Color::Black, 200),
+            bet(3, Color::White, 400),
+            bet(1, Color::Black, 100),
         ];
-        let settlement = settle_pool(&bets, Outcome::Win(Side::Black), TAX_BP_DEFAULT).unwrap();
+        let settlement = settle_pool(&bets, Outcome::Win(Color::Black), TAX_BP_DEFAULT).unwrap();
         assert_eq!(
             settlement.payouts,
             vec![
@@ -520,11 +520,11 @@ mod tests {
 
     #[test]
     fn escape_settles_the_pool_as_a_loss_for_the_escaper() {
-        let bets = [bet(1, Side::Black, 100), bet(2, Side::White, 100)];
-        let escaped = settle_pool(&bets, Outcome::Escape(Side::White), 0).unwrap();
+        let bets = [bet(1, Color::Black, 100), bet(2, Color::White, 100)];
+        let escaped = settle_pool(&bets, Outcome::Escape(Color::White), 0).unwrap();
         assert_eq!(
             escaped,
-            settle_pool(&bets, Outcome::Win(Side::Black), 0).unwrap()
+            settle_pool(&bets, Outcome::Win(Color::Black), 0).unwrap()
         );
         assert_eq!(escaped.paid_to(user(1)), 200);
     }
@@ -532,9 +532,9 @@ mod tests {
     #[test]
     fn pool_refund_rules() {
         let bets = [
-            bet(1, Side::Black, 100),
-            bet(2, Side::Black, 50),
-            bet(3, Side::White, 70),
+            bet(1, Color::Black, 100),
+            bet(2, Color::Black, 50),
+            bet(3, Color::White, 70),
         ];
         let cases = [
             (Outcome::Draw, RefundReason::Draw),
@@ -551,13 +551,13 @@ mod tests {
             assert_eq!(settlement.paid_to(Beneficiary::House), 0);
         }
         // Nobody picked the winner.
-        let one_sided = [bet(1, Side::Black, 100), bet(2, Side::Black, 50)];
-        let settlement = settle_pool(&one_sided, Outcome::Win(Side::White), 500).unwrap();
+        let one_sided = [bet(1, Color::Black, 100), bet(2, Color::Black, 50)];
+        let settlement = settle_pool(&one_sided, Outcome::Win(Color::White), 500).unwrap();
         assert_eq!(settlement.refund, Some(RefundReason::NoWinningBets));
         assert_eq!(settlement.paid_to(user(2)), 50);
         // One watcher, even with several additions and a winning pick.
-        let single = [bet(7, Side::White, 10), bet(7, Side::White, 15)];
-        let settlement = settle_pool(&single, Outcome::Win(Side::White), 500).unwrap();
+        let single = [bet(7, Color::White, 10), bet(7, Color::White, 15)];
+        let settlement = settle_pool(&single, Outcome::Win(Color::White), 500).unwrap();
         assert_eq!(settlement.refund, Some(RefundReason::TooFewBettors));
         assert_eq!(
             settlement.payouts,
@@ -567,15 +567,15 @@ mod tests {
             }]
         );
         // Nobody bet: nothing to pay.
-        let empty = settle_pool(&[], Outcome::Win(Side::Black), 500).unwrap();
+        let empty = settle_pool(&[], Outcome::Win(Color::Black), 500).unwrap();
         assert!(empty.payouts.is_empty());
         assert_eq!(empty.escrow_total, 0);
     }
 
     #[test]
     fn everyone_on_the_winner_get_their_stakes_untaxed() {
-        let bets = [bet(1, Side::Black, 100), bet(2, Side::Black, 50)];
-        let settlement = settle_pool(&bets, Outcome::Win(Side::Black), 500).unwrap();
+        let bets = [bet(1, Color::Black, 100), bet(2, Color::Black, 50)];
+        let settlement = settle_pool(&bets, Outcome::Win(Color::Black), 500).unwrap();
         assert_eq!(settlement.refund, None);
         assert_eq!(
             (settlement.paid_to(user(1)), settlement.paid_to(user(2))),
@@ -586,18 +586,22 @@ mod tests {
 
     #[test]
     fn bad_pool_input_is_refused() {
-        let win = Outcome::Win(Side::Black);
+        let win = Outcome::Win(Color::Black);
         assert_eq!(
-            settle_pool(&[bet(1, Side::Black, 0)], win, 500),
+            settle_pool(&[bet(1, Color::Black, 0)], win, 500),
             Err(SettleError::ZeroBet { bettor: 1 })
         );
         assert_eq!(
-            settle_pool(&[bet(1, Side::Black, 5), bet(1, Side::White, 5)], win, 500),
+            settle_pool(
+                &[bet(1, Color::Black, 5), bet(1, Color::White, 5)],
+                win,
+                500
+            ),
             Err(SettleError::BettorOnBothSides { bettor: 1 })
         );
         assert_eq!(
             settle_pool(
-                &[bet(1, Side::Black, POINTS_MAX), bet(2, Side::White, 1)],
+                &[bet(1, Color::Black, POINTS_MAX), bet(2, Color::White, 1)],
                 win,
                 500
             ),
@@ -605,7 +609,10 @@ mod tests {
         );
         assert_eq!(
             settle_pool(
-                &[bet(1, Side::Black, u64::MAX), bet(2, Side::White, u64::MAX)],
+                &[
+                    bet(1, Color::Black, u64::MAX),
+                    bet(2, Color::White, u64::MAX)
+                ],
                 win,
                 0
             ),
@@ -620,8 +627,8 @@ mod tests {
 
     #[test]
     fn full_tax_and_no_tax_extremes() {
-        let bets = [bet(1, Side::Black, 3), bet(2, Side::White, 7)];
-        let all_taxed = settle_pool(&bets, Outcome::Win(Side::Black), 10_000).unwrap();
+        let bets = [bet(1, Color::Black, 3), bet(2, Color::White, 7)];
+        let all_taxed = settle_pool(&bets, Outcome::Win(Color::Black), 10_000).unwrap();
         assert_eq!(
             (
                 all_taxed.paid_to(user(1)),
@@ -630,7 +637,7 @@ mod tests {
             ),
             (3, 7, 0)
         );
-        let untaxed = settle_pool(&bets, Outcome::Win(Side::White), 0).unwrap();
+        let untaxed = settle_pool(&bets, Outcome::Win(Color::White), 0).unwrap();
         assert_eq!(
             (untaxed.paid_to(user(2)), untaxed.tax, untaxed.breakage),
             (10, 0, 0)
@@ -641,11 +648,11 @@ mod tests {
     fn largest_pool_does_not_overflow() {
         let half = POINTS_MAX / 2;
         let bets = [
-            bet(1, Side::Black, half),
-            bet(2, Side::Black, 1),
-            bet(3, Side::White, half),
+            bet(1, Color::Black, half),
+            bet(2, Color::Black, 1),
+            bet(3, Color::White, half),
         ];
-        let settlement = settle_pool(&bets, Outcome::Win(Side::Black), 1).unwrap();
+        let settlement = settle_pool(&bets, Outcome::Win(Color::Black), 1).unwrap();
         assert!(settlement.paid_to(user(1)) > half);
         assert_eq!(settlement.escrow_total, 2 * half + 1);
     }
@@ -656,7 +663,7 @@ mod tests {
         // gain 201 · 0.95 = 190.95 → 190; tax floor(10.05) = 10; breakage 1.
         let table = stakes((10, 201), (20, 300));
         let settlement =
-            settle_stakes(&table, StakeMode::Normal, Outcome::Win(Side::White), 500).unwrap();
+            settle_stakes(&table, StakeMode::Normal, Outcome::Win(Color::White), 500).unwrap();
         assert_eq!(
             settlement.payouts,
             vec![
@@ -672,12 +679,17 @@ mod tests {
         );
         assert_eq!((settlement.tax, settlement.breakage), (10, 1));
         // Black escaping is the same as White winning.
-        let escaped =
-            settle_stakes(&table, StakeMode::Normal, Outcome::Escape(Side::Black), 500).unwrap();
+        let escaped = settle_stakes(
+            &table,
+            StakeMode::Normal,
+            Outcome::Escape(Color::Black),
+            500,
+        )
+        .unwrap();
         assert_eq!(escaped, settlement);
         // Black wins: 201 + floor(300 · 0.95) = 201 + 285, tax exactly 15.
         let black_wins =
-            settle_stakes(&table, StakeMode::Normal, Outcome::Win(Side::Black), 500).unwrap();
+            settle_stakes(&table, StakeMode::Normal, Outcome::Win(Color::Black), 500).unwrap();
         assert_eq!(black_wins.paid_to(user(10)), 201 + 285);
         assert_eq!((black_wins.tax, black_wins.breakage), (15, 0));
     }
@@ -713,12 +725,12 @@ mod tests {
     fn coaching_pays_the_coach_on_any_result() {
         // White (user 20) coaches; the student, Black (user 10), stakes 100: the coach receives 95.
         let table = stakes((10, 100), (20, 0));
-        let mode = StakeMode::Coaching(Side::White);
+        let mode = StakeMode::Coaching(Color::White);
         for outcome in [
-            Outcome::Win(Side::White),
-            Outcome::Win(Side::Black),
+            Outcome::Win(Color::White),
+            Outcome::Win(Color::Black),
             Outcome::Draw,
-            Outcome::Escape(Side::Black),
+            Outcome::Escape(Color::Black),
         ] {
             let settlement = settle_stakes(&table, mode, outcome, 500).unwrap();
             assert_eq!(settlement.refund, None, "{outcome:?}");
@@ -731,9 +743,9 @@ mod tests {
     #[test]
     fn coaching_refunds_the_student_when_the_coach_escapes_or_no_game() {
         let table = stakes((10, 100), (20, 0));
-        let mode = StakeMode::Coaching(Side::White);
+        let mode = StakeMode::Coaching(Color::White);
         for (outcome, reason) in [
-            (Outcome::Escape(Side::White), RefundReason::CoachEscaped),
+            (Outcome::Escape(Color::White), RefundReason::CoachEscaped),
             (Outcome::Void, RefundReason::Void),
             (Outcome::Cancelled, RefundReason::Cancelled),
             (Outcome::NeverPlayed, RefundReason::NeverPlayed),
@@ -754,7 +766,12 @@ mod tests {
     fn bad_stake_input_is_refused() {
         let table = stakes((10, 100), (20, 5));
         assert_eq!(
-            settle_stakes(&table, StakeMode::Coaching(Side::White), Outcome::Draw, 500),
+            settle_stakes(
+                &table,
+                StakeMode::Coaching(Color::White),
+                Outcome::Draw,
+                500
+            ),
             Err(SettleError::CoachStaked { amount: 5 })
         );
         let huge = stakes((10, POINTS_MAX), (20, 1));
@@ -771,8 +788,13 @@ mod tests {
     #[test]
     fn settlements_serialize_for_the_store() {
         let table = stakes((10, 100), (20, 0));
-        let settlement =
-            settle_stakes(&table, StakeMode::Coaching(Side::White), Outcome::Draw, 500).unwrap();
+        let settlement = settle_stakes(
+            &table,
+            StakeMode::Coaching(Color::White),
+            Outcome::Draw,
+            500,
+        )
+        .unwrap();
         let json = serde_json::to_string(&settlement).unwrap();
         let mut back = serde_json::from_str::<Settlement>(&json).unwrap();
         assert_eq!(back, settlement);
@@ -786,7 +808,7 @@ mod tests {
     }
 
     fn outcome_strategy() -> impl Strategy<Value = Outcome> {
-        let side = prop_oneof![Just(Side::Black), Just(Side::White)];
+        let side = prop_oneof![Just(Color::Black), Just(Color::White)];
         prop_oneof![
             4 => side.clone().prop_map(Outcome::Win),
             1 => side.prop_map(Outcome::Escape),
@@ -805,9 +827,9 @@ mod tests {
             raw.into_iter()
                 .map(|(bettor, amount)| {
                     let side = if (bettor + salt) % 3 == 0 {
-                        Side::White
+                        Color::White
                     } else {
-                        Side::Black
+                        Color::Black
                     };
                     bet(bettor, side, amount)
                 })
@@ -815,7 +837,7 @@ mod tests {
         })
     }
 
-    fn per_bettor(bets: &[Bet]) -> BTreeMap<u64, (Side, u64)> {
+    fn per_bettor(bets: &[Bet]) -> BTreeMap<u64, (Color, u64)> {
         let mut totals = BTreeMap::new();
         for b in bets {
             totals.entry(b.bettor).or_insert((b.side, 0)).1 += b.amount;
@@ -872,15 +894,15 @@ mod tests {
         fn stakes_conserve_points(
             black in 0..=POINTS_MAX / 2,
             white in 0..=POINTS_MAX / 2,
-            coach in prop::option::of(prop_oneof![Just(Side::Black), Just(Side::White)]),
+            coach in prop::option::of(prop_oneof![Just(Color::Black), Just(Color::White)]),
             outcome in outcome_strategy(),
             tax_bp in 0..=BASIS_POINTS_FULL,
         ) {
             let mut table = stakes((1, black), (2, white));
             let mode = match coach {
                 None => StakeMode::Normal,
-                Some(Side::Black) => { table.black.amount = 0; StakeMode::Coaching(Side::Black) }
-                Some(Side::White) => { table.white.amount = 0; StakeMode::Coaching(Side::White) }
+                Some(Color::Black) => { table.black.amount = 0; StakeMode::Coaching(Color::Black) }
+                Some(Color::White) => { table.white.amount = 0; StakeMode::Coaching(Color::White) }
             };
             let settlement = settle_stakes(&table, mode, outcome, tax_bp).unwrap();
             let total = table.black.amount + table.white.amount;
@@ -895,7 +917,7 @@ mod tests {
                 let own = table.of(winner).amount;
                 let winner_id = table.of(winner).user;
                 prop_assert!(settlement.paid_to(user(winner_id)) >= own);
-                prop_assert_eq!(settlement.paid_to(user(table.of(winner.other()).user)), 0);
+                prop_assert_eq!(settlement.paid_to(user(table.of(winner.opponent()).user)), 0);
             }
         }
     }

@@ -14,9 +14,10 @@ pub mod sqlite;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use tengen_protocol::{GameId, TableId, UserId};
+use tengen_protocol::{ErrorCode, GameId, TableId, UserId};
 
 use crate::ledger::book::{Account, AccountBalance, Applied, Batch, SettlementRecord, Transfer};
+use crate::Refusal;
 
 /// An account as stored.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -112,6 +113,31 @@ pub struct LiveGameRow {
     pub game: NewGame,
     /// `(seq, event JSON)` in `seq` order.
     pub events: Vec<(u64, String)>,
+}
+
+/// A store failure as a client hears it: `unavailable` when nothing changed because the store is out
+/// of reach, `outcome_unknown` when a write broke off, `internal` for anything else. The one way a
+/// store error reaches a client: its text (paths, backend messages) is never shown, only logged.
+pub fn store_refusal(err: &StoreError) -> Refusal {
+    match err {
+        StoreError::Unavailable(_) => Refusal::new(
+            ErrorCode::Unavailable,
+            "the store is unreachable; nothing changed: try again",
+        ),
+        StoreError::OutcomeUnknown(_) => outcome_unknown(),
+        _ => Refusal::new(
+            ErrorCode::Internal,
+            "the server could not do that; nothing changed",
+        ),
+    }
+}
+
+/// A write whose outcome the server cannot confirm.
+pub fn outcome_unknown() -> Refusal {
+    Refusal::new(
+        ErrorCode::OutcomeUnknown,
+        "the server could not confirm whether that was done; send it again with the same key",
+    )
 }
 
 /// Expected store failures.
@@ -567,7 +593,7 @@ fn throttle_conformance(store: &dyn Store) {
 #[cfg(test)]
 fn ledger_conformance(store: &dyn Store, alice: UserId, bob: UserId, finished: GameId) {
     use crate::ledger::book::{SettlementPart, TransferKind};
-    use crate::side::Side;
+    use tengen_rules::Color;
 
     let transfer =
         |id: &str, from: Account, to: Account, amount: u64, kind: TransferKind| Transfer {
@@ -618,10 +644,10 @@ fn ledger_conformance(store: &dyn Store, alice: UserId, bob: UserId, finished: G
     let escrow = Account::Escrow(finished);
     let mut bet = transfer("bet:a", Account::User(alice), escrow, 60, TransferKind::Bet);
     bet.game = Some(finished);
-    bet.side = Some(Side::Black);
+    bet.side = Some(Color::Black);
     let mut overdraw = transfer("bet:b", Account::User(bob), escrow, 101, TransferKind::Bet);
     overdraw.game = Some(finished);
-    overdraw.side = Some(Side::White);
+    overdraw.side = Some(Color::White);
     assert_eq!(
         store.apply_batch(&batch(vec![bet.clone(), overdraw])),
         Err(StoreError::InsufficientPoints {

@@ -38,7 +38,7 @@ use crate::ledger::book::{
     Account, AccountBalance, Applied, Batch, SettlementPart, SettlementRecord, Transfer,
     TransferKind, BATCH_TRANSFERS_MAX,
 };
-use crate::side::Side;
+use tengen_rules::Color;
 
 /// The database file's name inside the data directory.
 pub const DB_FILE: &str = "tengen.sqlite3";
@@ -749,10 +749,10 @@ fn events_of(conn: &Connection, game: GameId) -> Result<Vec<(u64, String)>, Stor
 
 const TRANSFER_COLUMNS: &str = "id, debit, credit, amount, kind, game_id, side, at_ms";
 
-fn side_key(side: Side) -> &'static str {
+fn side_key(side: Color) -> &'static str {
     match side {
-        Side::Black => "black",
-        Side::White => "white",
+        Color::Black => "black",
+        Color::White => "white",
     }
 }
 
@@ -771,8 +771,8 @@ fn transfer_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Transfer> {
     let side: Option<String> = row.get(6)?;
     let side = match side.as_deref() {
         None => None,
-        Some("black") => Some(Side::Black),
-        Some("white") => Some(Side::White),
+        Some("black") => Some(Color::Black),
+        Some("white") => Some(Color::White),
         Some(_) => return Err(corrupt("side")),
     };
     Ok(Transfer {

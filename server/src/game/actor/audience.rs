@@ -14,7 +14,7 @@ use tokio::time::Instant;
 
 use super::{Flow, GameActor};
 use crate::config::{WATCHERS_LISTED_MAX, WATCHERS_PER_GAME_MAX};
-use crate::game::wire::{self, clocks_to_wire, color_to_wire, points_to_wire};
+use crate::game::wire::{self, color_to_wire, points_to_wire};
 use crate::game::{GameFrame, Mirror, PresenceGuard, Subscription, ViewerGuard};
 use crate::hall::chat;
 use crate::{unix_now_ms, Frame, Refusal};
@@ -146,7 +146,7 @@ impl GameActor {
             watchers_count: watching.watchers_count,
             anonymous_watchers_count: watching.anonymous_watchers_count,
             watchers: watching.watchers,
-            clocks: self.clock_view(now_ms).map(|view| clocks_to_wire(&view)),
+            clocks: self.clock_view(now_ms),
             server_time_ms: Some(unix_now_ms()),
             undo_requested_by: self.undo_request.map(color_to_wire),
             first_move_in_ms: left(self.first_move_deadline_ms().filter(|_| live)),

@@ -16,16 +16,18 @@ use tengen_protocol::GameEvent;
 use tengen_rules::{Color, GameResult, Move, Phase, WinBy};
 
 use super::{Fatal, Flow, GameActor};
-use crate::clock::{self, Clock, ClockView, Expiry, SideView};
-use crate::game::wire::{color_of_side, color_to_wire, side_of};
+use crate::clock::{Clock, Clocks, Expiry};
+use crate::game::wire::color_to_wire;
 
 impl GameActor {
-    pub(super) fn clock_view(&self, now_ms: u64) -> Option<ClockView> {
+    pub(super) fn clock_view(&self, now_ms: u64) -> Option<Clocks> {
         self.clock.as_ref().map(|clock| clock.snapshot(now_ms))
     }
 
-    /// The clock after a completed move at `at_ms`. The caller has applied any due expiry first, so
-    /// the clock cannot refuse; an untimed game has nothing to do.
+    /// The clock after a completed move at `at_ms`; an untimed game has nothing to do. Not an
+    /// assert: the due deadlines were applied at the start of the step, but the step may await the
+    /// store before the move's `at_ms` is read, so the mover's time can run out in between and the
+    /// clock then refuses (`Expired`, the expiry applied) on a path a player's move reaches.
     pub(super) fn clock_moved(&mut self, at_ms: u64) {
         if let Some(clock) = &mut self.clock {
             if let Err(err) = clock.on_move(at_ms) {
@@ -71,7 +73,7 @@ impl GameActor {
         let expiry = self.clock.as_mut().and_then(|clock| clock.check(now_ms));
         match expiry {
             Some(Expiry::Timeout(side)) => {
-                let loser = color_of_side(side);
+                let loser = side;
                 return self
                     .end_with(GameResult::Win {
                         winner: loser.opponent(),
@@ -80,7 +82,7 @@ impl GameActor {
                     .await;
             }
             Some(Expiry::ForcedPass(side)) => {
-                let color = color_of_side(side);
+                let color = side;
                 // The clock runs for the side to move, so the engine takes the pass; if the two
                 // ever disagreed, the pass is skipped (the clock has moved on) rather than the
                 // game's actor dying over it.
@@ -174,24 +176,8 @@ impl GameActor {
             .forfeit_deadline_ms(color)
             .map_or(0, |due| due.saturating_sub(now_ms));
         match &self.clock {
-            Some(clock) => {
-                let view = clock.snapshot(now_ms);
-                grace_ms.min(time_left_ms(view.side(side_of(color)), clock.settings()))
-            }
+            Some(clock) => grace_ms.min(clock.time_left_ms(color, now_ms)),
             None => grace_ms,
         }
     }
-}
-
-/// All the time a side has before it runs out, from its displayed clock: main time plus whatever
-/// overtime is left.
-fn time_left_ms(view: &SideView, settings: &clock::ClockSettings) -> u64 {
-    let overtime_ms = match *settings {
-        clock::ClockSettings::ByoYomi { period_ms, .. } => {
-            view.period_left_ms + u64::from(view.periods_left.saturating_sub(1)) * period_ms
-        }
-        clock::ClockSettings::Canadian { .. } => view.block_left_ms,
-        clock::ClockSettings::Absolute { .. } | clock::ClockSettings::Fischer { .. } => 0,
-    };
-    view.main_left_ms + overtime_ms
 }

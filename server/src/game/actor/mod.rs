@@ -48,7 +48,6 @@ mod supervisor;
 mod undo;
 
 pub(super) use keys::answer_from_log;
-pub(crate) use outage::store_refusal;
 #[cfg(test)]
 pub(super) use supervisor::panic_next_command;
 
@@ -66,7 +65,7 @@ use tengen_rules::{Color, Game, GameResult, Move, Phase, WinBy};
 use tokio::sync::{broadcast, mpsc};
 use tokio::time::Instant;
 
-use super::wire::{self, clocks_to_wire, color_to_wire, point_from_wire, points_to_wire, side_of};
+use super::wire::{self, color_to_wire, point_from_wire, points_to_wire};
 use super::{
     GameCmd, GameContext, GameFrame, PlayerMove, Presence, StartGame, Viewers, WatcherList,
 };
@@ -227,7 +226,7 @@ impl GameActor {
                 let mut clock = Clock::new(settings)
                     .map_err(|err| Refusal::new(ErrorCode::InvalidSettings, err.to_string()))?;
                 // A fresh clock always starts; the first mover's time runs from game time 0.
-                let started = clock.start(0, side_of(game.to_move()));
+                let started = clock.start(0, game.to_move());
                 assert!(started.is_ok(), "a new clock starts: {started:?}");
                 Some(clock)
             }
@@ -694,6 +693,13 @@ impl GameActor {
         event: GameEvent,
         key: Option<KeyRecord>,
     ) -> Result<LoggedEvent, Fatal> {
+        // Precondition: the end is the log's last event. Every step checks the game is live before
+        // it writes, and the actor stops once the end is stored.
+        assert!(
+            self.outcome.is_none() || matches!(event, GameEvent::Ended { .. }),
+            "game {} logs {event:?} after its end",
+            self.id
+        );
         let seq = self.seq + 1;
         let logged = LoggedEvent {
             event,
@@ -721,9 +727,7 @@ impl GameActor {
             game: self.id,
             seq: self.seq,
             event: logged.event,
-            clocks: self
-                .clock_view(logged.at_ms)
-                .map(|view| clocks_to_wire(&view)),
+            clocks: self.clock_view(logged.at_ms),
             server_time_ms: Some(unix_now_ms()),
         }
         .to_json();

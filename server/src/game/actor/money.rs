@@ -13,15 +13,14 @@ use tengen_protocol::{ErrorCode, RequestKey, ServerMsg, TableId, UserId};
 use tengen_rules::Phase;
 
 use super::keys::key_reused;
-use super::outage::{outcome_unknown, store_refusal};
 use super::GameActor;
-use crate::game::wire::side_of;
 use crate::game::{BetReceipt, GameFrame};
 use crate::ledger;
 use crate::ledger::book::{Applied, TransferKind};
 use crate::ledger::pool::Keyed;
-use crate::side::Side;
+use crate::store::{outcome_unknown, store_refusal, StoreError};
 use crate::Refusal;
+use tengen_rules::Color;
 
 impl GameActor {
     /// Bets are taken while play goes on: not once two passes opened scoring, nor after any end.
@@ -69,7 +68,7 @@ impl GameActor {
     pub(super) async fn bet(
         &mut self,
         user: UserId,
-        side: Side,
+        side: Color,
         amount: u64,
         key: Option<RequestKey>,
     ) -> Result<BetReceipt, Refusal> {
@@ -146,7 +145,10 @@ impl GameActor {
     /// A refused bet or stake: one whose write broke off may be in the book, so the tally is read
     /// again before the next.
     fn money_refused(&mut self, rejected: ledger::BetRejected) -> Refusal {
-        if matches!(rejected, ledger::BetRejected::OutcomeUnknown(_)) {
+        if matches!(
+            rejected,
+            ledger::BetRejected::Store(StoreError::OutcomeUnknown(_))
+        ) {
             self.tally_stale = true;
         }
         rejected.into()
@@ -191,7 +193,7 @@ impl GameActor {
         }
         let mut sided = Vec::with_capacity(entries.len());
         for (user, amount) in entries {
-            sided.push((user, side_of(self.color_of(user)?), amount));
+            sided.push((user, self.color_of(user)?, amount));
         }
         let coaching = student.is_some();
         if let Some(student) = student {
@@ -223,7 +225,7 @@ impl GameActor {
         amount: u64,
         key: Option<RequestKey>,
     ) -> Result<(), Refusal> {
-        let side = side_of(self.color_of(user)?);
+        let side = self.color_of(user)?;
         self.fresh_tally().await?;
         let coaching = self.tally.student().is_some();
         let asked = Keyed {

@@ -21,7 +21,7 @@ use super::{Fatal, Flow, GameActor, LoggedEvent};
 use crate::clock::Clock;
 use crate::config::STORE_RETRY_MS;
 use crate::hall::HallCmd;
-use crate::store::StoreError;
+use crate::store::{outcome_unknown, store_refusal, StoreError};
 use crate::Refusal;
 
 /// Whether the log may differ from the actor's state, and when to read it back next.
@@ -66,29 +66,6 @@ pub(super) fn refusal(fatal: &Fatal, partial: bool) -> Refusal {
             "the game could not record that; nothing changed",
         ),
     }
-}
-
-/// A store failure as a refusal: `unavailable` when nothing changed because the store is out of
-/// reach, `outcome_unknown` when a write broke off, `internal` for anything else.
-pub(crate) fn store_refusal(err: &StoreError) -> Refusal {
-    match err {
-        StoreError::Unavailable(_) => Refusal::new(
-            ErrorCode::Unavailable,
-            "the store is unreachable; nothing changed: try again",
-        ),
-        StoreError::OutcomeUnknown(_) => outcome_unknown(),
-        _ => Refusal::new(
-            ErrorCode::Internal,
-            "the server could not do that; nothing changed",
-        ),
-    }
-}
-
-pub(crate) fn outcome_unknown() -> Refusal {
-    Refusal::new(
-        ErrorCode::OutcomeUnknown,
-        "the server could not confirm whether that was done; send it again with the same key",
-    )
 }
 
 impl GameActor {

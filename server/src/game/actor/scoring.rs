@@ -16,7 +16,7 @@ use tengen_protocol::{ErrorCode, GameEvent, UserId};
 use tengen_rules::{estimate_dead, Color, Phase, Point};
 
 use super::{Fatal, Flow, GameActor};
-use crate::game::wire::{self, color_to_wire, points_to_wire, side_of};
+use crate::game::wire::{self, color_to_wire, points_to_wire};
 use crate::Refusal;
 
 /// The dead-stone marking and acceptances of the scoring phase.
@@ -163,7 +163,7 @@ impl GameActor {
         self.scoring = None;
         self.scoring_deadline_ms = None;
         if let Some(clock) = &mut self.clock {
-            if let Err(err) = clock.resume(at_ms, side_of(to_move)) {
+            if let Err(err) = clock.resume(at_ms, to_move) {
                 tracing::warn!(game = %self.id, %err, "clock refused to resume");
             }
         }

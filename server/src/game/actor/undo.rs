@@ -12,7 +12,7 @@ use tengen_protocol::{ErrorCode, GameEvent, UserId};
 use tengen_rules::{Color, Phase};
 
 use super::{Fatal, Flow, GameActor};
-use crate::game::wire::{self, color_to_wire, side_of};
+use crate::game::wire::{self, color_to_wire};
 use crate::Refusal;
 
 /// Accepted undos the record's comment lists. A real game has a handful; a pair taking moves back
@@ -133,9 +133,11 @@ impl GameActor {
                 .push(format!("{asker} took back move {number} (undo accepted)"));
         }
         if let Some(clock) = &mut self.clock {
-            let paused = clock.pause(at_ms);
-            if paused.is_ok() {
-                let _ = clock.resume(at_ms, side_of(self.game.to_move()));
+            // A clock that is not running (or finds its side out of time) is left as it is; one
+            // just paused always resumes, whoever is to move.
+            if clock.pause(at_ms).is_ok() {
+                let resumed = clock.resume(at_ms, self.game.to_move());
+                assert!(resumed.is_ok(), "a clock just paused resumes: {resumed:?}");
             }
         }
         Ok(())

@@ -12,8 +12,8 @@ use crate::ledger::book::{
     Account, Applied, Batch, SettlementPart, SettlementRecord, Transfer, TransferKind,
     BATCH_TRANSFERS_MAX,
 };
-use crate::side::Side;
 use crate::store::StoreError;
+use tengen_rules::Color;
 
 /// The function call that applies `batch`.
 pub(super) fn apply_batch_call(batch: &Batch) -> ::redis::Cmd {
@@ -65,10 +65,10 @@ pub(super) fn applied_from_reply(reply: &[String]) -> Result<Applied, StoreError
     }
 }
 
-fn side_key(side: Side) -> &'static str {
+fn side_key(side: Color) -> &'static str {
     match side {
-        Side::Black => "black",
-        Side::White => "white",
+        Color::Black => "black",
+        Color::White => "white",
     }
 }
 
@@ -91,8 +91,8 @@ pub(super) fn transfer_from_json(id: &str, json: &str) -> Result<Transfer, Store
     let account = |key: &str| Account::from_key(key).ok_or_else(|| corrupt("account", key));
     let side = match stored.side.as_str() {
         "" => None,
-        "black" => Some(Side::Black),
-        "white" => Some(Side::White),
+        "black" => Some(Color::Black),
+        "white" => Some(Color::White),
         other => return Err(corrupt("side", other)),
     };
     let game = match stored.game.as_str() {
