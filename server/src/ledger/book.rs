@@ -182,6 +182,16 @@ pub struct Batch {
     pub settlements: Vec<SettlementRecord>,
 }
 
+impl Batch {
+    /// A batch of one transfer and no settlement record: a bet, a raise, a grant, a release.
+    pub fn one(transfer: Transfer) -> Batch {
+        Batch {
+            transfers: vec![transfer],
+            settlements: Vec::new(),
+        }
+    }
+}
+
 /// What applying a batch did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Applied {

@@ -89,19 +89,16 @@ impl Ledger {
             return Ok(false);
         }
         let written = self
-            .write(Batch {
-                transfers: vec![Transfer {
-                    id: grant_id(user),
-                    from: Account::Mint,
-                    to: Account::User(user),
-                    amount: self.grant_points,
-                    kind: TransferKind::Grant,
-                    game: None,
-                    side: None,
-                    at_ms: unix_now_ms(),
-                }],
-                settlements: Vec::new(),
-            })
+            .write(Batch::one(Transfer {
+                id: grant_id(user),
+                from: Account::Mint,
+                to: Account::User(user),
+                amount: self.grant_points,
+                kind: TransferKind::Grant,
+                game: None,
+                side: None,
+                at_ms: unix_now_ms(),
+            }))
             .await?;
         Ok(written.applied == Applied::Applied)
     }

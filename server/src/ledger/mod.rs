@@ -428,13 +428,7 @@ impl Ledger {
             TransferKind::Bet,
             unix_now_ms(),
         );
-        let written = self
-            .write(Batch {
-                transfers: vec![transfer],
-                settlements: Vec::new(),
-            })
-            .await
-            .map_err(rejected)?;
+        let written = self.write(Batch::one(transfer)).await.map_err(rejected)?;
         // Postcondition: the store never takes a bettor below 0 (it refuses the batch instead).
         assert!(
             written.payer_balance >= 0,
@@ -551,13 +545,7 @@ impl Ledger {
             stake_kind(coaching),
             unix_now_ms(),
         );
-        let written = self
-            .write(Batch {
-                transfers: vec![transfer],
-                settlements: Vec::new(),
-            })
-            .await
-            .map_err(rejected)?;
+        let written = self.write(Batch::one(transfer)).await.map_err(rejected)?;
         Ok(written.applied)
     }
 
@@ -665,13 +653,7 @@ impl Ledger {
             for release in releases {
                 // One batch per release: one that raced a release elsewhere fails alone.
                 let id = release.id.clone();
-                match self
-                    .write(Batch {
-                        transfers: vec![release],
-                        settlements: Vec::new(),
-                    })
-                    .await
-                {
+                match self.write(Batch::one(release)).await {
                     Ok(_) => released += 1,
                     Err(err) => tracing::warn!(%id, %err, "a held stake was not released"),
                 }
