@@ -5,34 +5,16 @@
 // user watches from the hall's live games (and appears, live, in the players' watcher list), bets in the
 // pool (when there is one), sees every move and the result. A second scenario covers a challenge and a resignation. Screenshots go to client-web/test-output/.
 
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startTengen } from './server.mjs';
-import { launchChromium, clickPoint, waitStone, stoneAt, registerInNewContext } from './browser.mjs';
+import { clickPoint, waitStone, stoneAt } from './browser.mjs';
+import { browserSuite } from './suite.mjs';
 
-const OUT = join(dirname(fileURLToPath(import.meta.url)), '..', 'test-output');
 const DOCS = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'docs');
-const PASSWORD = 'correct horse battery';
-let server;
-let browser;
-
-before(async () => {
-  mkdirSync(OUT, { recursive: true });
-  server = await startTengen();
-  browser = await launchChromium();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.stop();
-});
-
-const newUser = (name, options) => registerInNewContext(browser, server.url, name, PASSWORD, options);
-
-const shot = (page, name) => page.screenshot({ path: join(OUT, name) });
+const suite = browserSuite();
+const { newUser, shot } = suite;
 
 /** Wait until the header shows `points` as the balance ("950 pts", "950 财富点"); fail saying what it shows. */
 async function waitBalance(page, points, who) {
@@ -290,7 +272,7 @@ test('a challenge from the players list, accepted, then a resignation', { timeou
     };
     ws.onmessage = (m) => { if (JSON.parse(m.data).id === 3) resolve(ws); };
     ws.onerror = reject;
-  }), server.url);
+  }), suite.server.url);
   const offer = await dan.waitForSelector('[data-testid=challenge-gnugo]');
   assert.equal(await offer.textContent(), 'Play the computer');
   assert.match(await dan.textContent('[data-testid=players] li:first-child'), /gnugo/);

@@ -2,33 +2,14 @@
 // binary: two players start a game by a challenge from the players list, and the screen must agree with
 // the server after an undo, a reload and a watcher's late arrival. Screenshots go to client-web/test-output/.
 
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
-import { join, dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { startTengen } from './server.mjs';
-import { launchChromium, clickPoint, waitStone, registerInNewContext } from './browser.mjs';
+import { clickPoint, waitStone } from './browser.mjs';
+import { browserSuite, PASSWORD } from './suite.mjs';
 import { pointName } from '../js/geometry.js';
 
-const OUT = join(dirname(fileURLToPath(import.meta.url)), '..', 'test-output');
-const PASSWORD = 'correct horse battery';
-let server;
-let browser;
-
-before(async () => {
-  mkdirSync(OUT, { recursive: true });
-  server = await startTengen();
-  browser = await launchChromium();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.stop();
-});
-
-const newUser = (name, options) => registerInNewContext(browser, server.url, name, PASSWORD, options);
-const shot = (page, name) => page.screenshot({ path: join(OUT, name) });
+const suite = browserSuite();
+const { newUser, shot } = suite;
 
 /** `a` challenges `b` (whose screen is in English) from the players list (9x9, nigiri), `b` accepts: {black, white, gameId}. */
 async function challengeGame(a, b, bName) {
@@ -170,9 +151,9 @@ test('a player who closed the tab mid-game and logs in again lands in the game, 
   await players.black.context().close();
   await players.white.waitForSelector('[data-testid=away]:has-text("left the game")');
   // Black logs in again in a new browser: straight to the game, and the countdown stops.
-  const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+  const context = await suite.browser.newContext({ viewport: { width: 1280, height: 860 } });
   const back = await context.newPage();
-  await back.goto(server.url);
+  await back.goto(suite.server.url);
   await back.fill('input[name=username]', blackName);
   await back.fill('input[name=password]', PASSWORD);
   await back.click('[data-testid=login]');
@@ -205,9 +186,9 @@ test('a guest watching a game reads the watchers chat with no box to type in', {
   const wes = await newUser('wes1');
   const xia = await newUser('xia1');
   const players = await challengeGame(wes, xia, 'xia1');
-  const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+  const context = await suite.browser.newContext({ viewport: { width: 1280, height: 860 } });
   const guest = await context.newPage();
-  await guest.goto(server.url);
+  await guest.goto(suite.server.url);
   await guest.click('text=Watch as a guest');
   await guest.evaluate((game) => { location.hash = `#/game/${game}`; }, players.gameId);
   await guest.waitForSelector('[data-testid=kibitz-chat]');

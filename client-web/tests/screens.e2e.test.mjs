@@ -1,32 +1,13 @@
 // Bugs of whole screens (issue 15), in real Chromium against the real `tengen` binary: what survives a
 // language switch. Screenshots go to client-web/test-output/.
 
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
-import { join, dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { startTengen } from './server.mjs';
-import { launchChromium, clickPoint, waitStone, registerInNewContext } from './browser.mjs';
+import { clickPoint, waitStone } from './browser.mjs';
+import { browserSuite } from './suite.mjs';
 
-const OUT = join(dirname(fileURLToPath(import.meta.url)), '..', 'test-output');
-const PASSWORD = 'correct horse battery';
-let server;
-let browser;
-
-before(async () => {
-  mkdirSync(OUT, { recursive: true });
-  server = await startTengen();
-  browser = await launchChromium();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.stop();
-});
-
-const newUser = (name, options) => registerInNewContext(browser, server.url, name, PASSWORD, options);
-const shot = (page, name) => page.screenshot({ path: join(OUT, name) });
+const suite = browserSuite();
+const { newUser, shot } = suite;
 
 test('switching the language keeps the study board', { timeout: 60000 }, async () => {
   const page = await newUser('paula');

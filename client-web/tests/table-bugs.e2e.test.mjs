@@ -2,32 +2,12 @@
 // stake panel during a game (raising only agreed stakes, and showing the raise) and the hall's table card
 // counting the game's watchers as the game does. Screenshots go to client-web/test-output/.
 
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
-import { join, dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { startTengen } from './server.mjs';
-import { launchChromium, registerInNewContext } from './browser.mjs';
+import { browserSuite } from './suite.mjs';
 
-const OUT = join(dirname(fileURLToPath(import.meta.url)), '..', 'test-output');
-const PASSWORD = 'correct horse battery';
-let server;
-let browser;
-
-before(async () => {
-  mkdirSync(OUT, { recursive: true });
-  server = await startTengen();
-  browser = await launchChromium();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.stop();
-});
-
-const newUser = (name, options) => registerInNewContext(browser, server.url, name, PASSWORD, options);
-const shot = (page, name) => page.screenshot({ path: join(OUT, name) });
+const suite = browserSuite();
+const { newUser, shot } = suite;
 
 /**
  * `left` and `right` sit at table `n`, agree stakes of `stake` a side first when given, White proposes
