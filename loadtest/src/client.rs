@@ -24,6 +24,7 @@ use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::WebSocketStream;
 
+use crate::hot::HotTracker;
 use crate::metrics::Metrics;
 
 /// How long a request waits for its reply before it counts as a `timeout` error. Far above any
@@ -202,6 +203,21 @@ impl ClientHandle {
         }
     }
 
+    /// Send `msg`, meant to go at `intended`, without waiting for its reply (the client task times
+    /// and counts it): a burst of bets from many watchers is sent on schedule by one task. A full
+    /// queue (the client is stuck) counts as `queue_full`.
+    pub fn send_at(&self, msg: ClientMsg, intended: Instant, kind: Kind) {
+        let out = Outgoing {
+            msg,
+            intended,
+            kind,
+            reply: None,
+        };
+        if self.tx.try_send(Cmd::Send(out)).is_err() {
+            self.metrics.error("queue_full");
+        }
+    }
+
     /// Start the watcher's chat timer.
     pub async fn start_chat(&self, first: Instant, every: Duration, end: Instant) {
         let _ = self.tx.send(Cmd::Chat { first, every, end }).await;
@@ -262,6 +278,7 @@ pub fn spawn(
     events: Option<mpsc::Sender<ServerMsg>>,
     metrics: Arc<Metrics>,
     stop: watch::Receiver<bool>,
+    hot: Option<Arc<HotTracker>>,
 ) -> (ClientHandle, JoinHandle<()>) {
     let (tx, rx) = mpsc::channel(CLIENT_QUEUE_LEN);
     let task = ClientTask {
@@ -269,6 +286,8 @@ pub fn spawn(
         slot,
         events,
         metrics: Arc::clone(&metrics),
+        hot,
+        got_balance: false,
         next_id: 1,
         pending: HashMap::new(),
         chat: None,
@@ -284,6 +303,10 @@ struct ClientTask {
     /// Players forward `challenged` and `game_started` to their driver.
     events: Option<mpsc::Sender<ServerMsg>>,
     metrics: Arc<Metrics>,
+    /// The hot game's own figures, for its watchers (`None` elsewhere).
+    hot: Option<Arc<HotTracker>>,
+    /// Whether this connection heard its new balance after the hot game ended.
+    got_balance: bool,
     next_id: u64,
     /// Requests in flight; at most a handful (one driver request, a few chat lines).
     pending: HashMap<u64, Pending>,
@@ -465,6 +488,18 @@ impl ClientTask {
                     self.metrics.watcher_chat.record(at - intended);
                 }
             }
+            ServerMsg::Pool { id: None, .. } => {
+                if let Some(hot) = self.hot.as_ref().filter(|_| measuring) {
+                    hot.pool_pushed(self.metrics.nanos(at));
+                }
+            }
+            ServerMsg::Balance { id: None, .. } => {
+                if let Some(hot) = &self.hot {
+                    if !self.got_balance && hot.balance_pushed(self.metrics.nanos(at)) {
+                        self.got_balance = true;
+                    }
+                }
+            }
             ServerMsg::Challenged { .. } | ServerMsg::GameStarted { .. } => {
                 if let Some(events) = &self.events {
                     // The driver reads these only while pairing; at most two arrive per game.
@@ -512,13 +547,20 @@ impl ClientTask {
             _ if measuring => match pending.kind {
                 Kind::Move => {
                     self.metrics.move_ack.record(at - pending.intended);
+                    if self.metrics.in_burst(pending.intended) {
+                        self.metrics.move_ack_burst.record(at - pending.intended);
+                    }
                     self.metrics.moves_count.fetch_add(1, Ordering::Relaxed);
                 }
                 Kind::Chat => {
                     self.metrics.chats_count.fetch_add(1, Ordering::Relaxed);
                 }
                 Kind::Bet => {
+                    self.metrics.bet_ack.record(at - pending.intended);
                     self.metrics.bets_count.fetch_add(1, Ordering::Relaxed);
+                    if let Some(hot) = &self.hot {
+                        hot.bet_accepted();
+                    }
                 }
                 Kind::Setup => {}
             },
@@ -538,7 +580,12 @@ impl ClientTask {
         };
         let latency = at - self.metrics.instant(nanos);
         match self.role {
-            Role::Watcher => self.metrics.watcher_event.record(latency),
+            Role::Watcher => {
+                self.metrics.watcher_event.record(latency);
+                if let Some(hot) = &self.hot {
+                    hot.delivered(seq, nanos, self.metrics.nanos(at));
+                }
+            }
             Role::Player(me) => {
                 let mover = match event {
                     GameEvent::Played { color, .. } | GameEvent::Passed { color, .. } => {

@@ -64,6 +64,7 @@ pub async fn run(
     let mut opened = 0;
     // Account by account: the first connection registers, the others resume its token.
     let mut setups = JoinSet::new();
+    let setup_started = tokio::time::Instant::now();
     for account in 0..accounts {
         let members = per_account.min(options.connections - account * per_account);
         let permits = Arc::clone(&permits);
@@ -93,6 +94,7 @@ pub async fn run(
                     None,
                     Arc::clone(&metrics),
                     stop.clone(),
+                    None,
                 );
                 joins.push((join, handle.clone()));
                 let hello = ClientMsg::Hello {
@@ -126,6 +128,7 @@ pub async fn run(
         }
     }
     progress.finish_and_clear();
+    let setup_s = setup_started.elapsed().as_secs_f64();
     tokio::time::sleep(options.hold).await;
     let rss_after_kib = rss::rss_kib_total(pids);
     let _ = stop_tx.send(true);
@@ -144,6 +147,7 @@ pub async fn run(
     IdleReport {
         name: name.to_string(),
         connections: opened,
+        setup_s,
         errors: metrics.errors(),
         rss_before_kib,
         rss_after_kib,

@@ -4,12 +4,16 @@
 //! each game and chat. Open loop: every message is sent at its intended time and latency is measured
 //! from that time. The same scenario then drives a minimal broadcast server (the baseline) so the
 //! report shows Tengen's figures as ratios to it. A second mode holds idle logged-in connections and
-//! reads the server's memory per connection.
+//! reads the server's memory per connection. A third (`hot-game`) drives one game with thousands of
+//! watchers betting in a burst beside the everyday load.
 //!
 //! # Layout
 //! - `scenario`: set up slots (players, watchers, a game each), drive them, return the figures.
 //! - `client`: one connection's task: send at the intended time, read and time everything received.
 //! - `metrics`: HdrHistogram latencies, counters and errors by code, recorded only in the window.
+//! - `hot`: the title match: one game with thousands of watchers who bet in a burst, beside the
+//!   everyday background.
+//! - `hot_report`: the hot-game run's text and JSON, against issue 16's targets.
 //! - `idle`: many idle logged-in connections, and the server's RSS before and after.
 //! - `baseline`: the minimal broadcast server with no game logic.
 //! - `rss`: the server's resident memory, and finding its pid from its port.
@@ -18,6 +22,8 @@
 
 pub mod baseline;
 pub mod client;
+pub mod hot;
+pub mod hot_report;
 pub mod idle;
 pub mod metrics;
 pub mod nodes;

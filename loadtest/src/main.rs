@@ -1,6 +1,7 @@
 //! `tengen-loadtest`: command-line parsing, starting the baseline server as a child process, and
 //! printing the report. Subcommands: `run` (games, watchers and chat against a server, then the same
-//! against the baseline), `idle` (idle logged-in connections and RSS per connection), and
+//! against the baseline), `hot-game` (one game with thousands of betting watchers beside the
+//! everyday load, then the same against the baseline), `idle` (idle logged-in connections and RSS per connection), and
 //! `baseline-server` (the baseline on its own).
 
 use std::io::{BufRead, BufReader};
@@ -10,9 +11,10 @@ use std::process::{Child, Command, ExitCode, Stdio};
 use std::time::Duration;
 
 use clap::{Parser, Subcommand};
+use tengen_loadtest::hot_report::{HotReport, HotSide};
 use tengen_loadtest::report::{self, Report, Side};
 use tengen_loadtest::scenario::{self, Options, Results};
-use tengen_loadtest::{baseline, idle, rss};
+use tengen_loadtest::{baseline, hot, idle, rss};
 
 /// The longest the baseline server child lives, whatever happens to its parent.
 const BASELINE_LIFETIME_MAX_S: u64 = 3 * 60 * 60;
@@ -38,6 +40,9 @@ struct Cli {
 enum Cmd {
     /// Games with watchers against a running server, then the same against the baseline.
     Run(RunArgs),
+    /// The title match: one game with thousands of watchers who bet in its last minute, beside the
+    /// everyday background; then the same watchers and moves (no bets) against the baseline.
+    HotGame(HotArgs),
     /// Idle logged-in connections: the server's RSS per connection.
     Idle(IdleArgs),
     /// Serve the baseline (a minimal broadcast server with no game logic) until stdin closes.
@@ -107,6 +112,51 @@ struct RunArgs {
 }
 
 #[derive(Debug, Clone, clap::Args)]
+struct HotArgs {
+    #[command(flatten)]
+    target: Target,
+    /// Watchers of the hot game.
+    #[arg(long, default_value_t = 20_000)]
+    watchers: usize,
+    /// Hot watchers' connections per account (1: every watcher is a person of their own).
+    #[arg(long, default_value_t = 1)]
+    watchers_per_account: usize,
+    /// Everyday games beside it (19x19, a move a second, chat and bets as in `run`).
+    #[arg(long, default_value_t = 500)]
+    background_games: usize,
+    /// Watchers per background game.
+    #[arg(long, default_value_t = 5)]
+    background_watchers: usize,
+    /// Seconds between two moves of the hot game.
+    #[arg(long, default_value_t = 2.0)]
+    move_every_s: f64,
+    /// The window; the hot game resigns at its end and settles.
+    #[arg(long, default_value_t = 60)]
+    duration_s: u64,
+    /// The bet burst starts this many seconds before the hot game ends.
+    #[arg(long, default_value_t = 30.0)]
+    bet_burst_at: f64,
+    /// Every hot watcher bets once within this many seconds.
+    #[arg(long, default_value_t = 10.0)]
+    bet_burst_s: f64,
+    /// Bets are 1 to this many points.
+    #[arg(long, default_value_t = 10)]
+    bet_max: u64,
+    /// Kibitz lines per second per background watcher.
+    #[arg(long, default_value_t = 0.1)]
+    chat_rate: f64,
+    /// One-point bets per second per background watcher (Tengen only).
+    #[arg(long, default_value_t = 0.05)]
+    bet_rate: f64,
+    #[arg(long, default_value_t = 32)]
+    setup_concurrency: usize,
+    #[arg(long, default_value = "/api/admin/audit")]
+    audit_path: String,
+    #[arg(long, env = "TENGEN_ADMIN_TOKEN", hide_env_values = true)]
+    admin_token: Option<String>,
+}
+
+#[derive(Debug, Clone, clap::Args)]
 struct IdleArgs {
     #[command(flatten)]
     target: Target,
@@ -132,6 +182,7 @@ fn main() -> ExitCode {
     let result = runtime.block_on(async move {
         match cli.command {
             Cmd::Run(args) => run(args).await,
+            Cmd::HotGame(args) => hot_game(args).await,
             Cmd::Idle(args) => idle_run(args).await,
             Cmd::BaselineServer { listen } => serve_baseline(listen).await,
         }
@@ -303,6 +354,9 @@ async fn run(args: RunArgs) -> Result<bool, String> {
         server_pids: Vec::new(),
         moves_max_9: scenario::MAX_MOVES_9,
         moves_max_19: scenario::MAX_MOVES_19,
+        watchers_per_account: 0,
+        resign_at_end: false,
+        hot: None,
     };
     let pids = server_pids(target);
     eprintln!("tengen at {:?} (pids {pids:?})", target.servers);
@@ -337,6 +391,87 @@ async fn run(args: RunArgs) -> Result<bool, String> {
     )
     .await;
     let report = Report::new((&options).into(), tengen, baseline);
+    print!("{}", report.text());
+    if let Some(path) = &target.json {
+        let json = serde_json::to_string_pretty(&report).map_err(|err| err.to_string())?;
+        std::fs::write(path, json).map_err(|err| format!("{}: {err}", path.display()))?;
+    }
+    Ok(report.targets.iter().all(|t| t.met))
+}
+
+async fn hot_game(args: HotArgs) -> Result<bool, String> {
+    let target = &args.target;
+    check_targets(target)?;
+    let base = Options {
+        move_rate_per_s: 1.0,
+        chat_rate_per_s: args.chat_rate,
+        bet_rate_per_s: args.bet_rate,
+        setup_concurrency: args.setup_concurrency,
+        source_ips: target.source_ips,
+        progress: !target.quiet,
+        run_tag: run_tag(),
+        password: PASSWORD.into(),
+        ..Options::everyday(
+            args.background_games,
+            args.background_watchers,
+            Duration::from_secs(args.duration_s),
+        )
+    };
+    let options = hot::HotOptions {
+        watchers: args.watchers,
+        watchers_per_account: args.watchers_per_account.max(1),
+        background_games: args.background_games,
+        background_watchers: args.background_watchers,
+        move_every_s: args.move_every_s,
+        duration: Duration::from_secs(args.duration_s),
+        bet_burst_at: Duration::from_secs_f64(args.bet_burst_at.max(0.0)),
+        bet_burst: Duration::from_secs_f64(args.bet_burst_s.max(0.0)),
+        bet_max: args.bet_max,
+        bets: true,
+        base,
+    };
+    let scenario = format!(
+        "hot game: {} watchers ({} per account), a move every {} s, {} s; bets from {} s before the end within {} s, 1..={} points; background {} games x {} watchers",
+        args.watchers, options.watchers_per_account, args.move_every_s, args.duration_s,
+        args.bet_burst_at, args.bet_burst_s, args.bet_max, args.background_games, args.background_watchers
+    );
+    let pids = server_pids(target);
+    eprintln!("tengen at {:?} (pids {pids:?})", target.servers);
+    // The baseline first, as in `run`: the same watchers and moves, without bets.
+    let baseline = if target.no_baseline {
+        None
+    } else {
+        let child = BaselineChild::start()?;
+        eprintln!("baseline at {} (pid {})", child.addr, child.pid());
+        let mut base_options = options.clone();
+        base_options.bets = false;
+        base_options.base.bet_rate_per_s = 0.0;
+        base_options.base.server_pids = vec![child.pid()];
+        base_options.base.run_tag = format!("{}b", options.base.run_tag);
+        let results = hot::run(&[child.addr], base_options).await;
+        drop(child);
+        tokio::time::sleep(BETWEEN_SIDES).await;
+        Some(HotSide {
+            name: "baseline".into(),
+            results,
+            audit: "not applicable".into(),
+        })
+    };
+    let mut tengen_options = options;
+    tengen_options.base.server_pids = pids;
+    let results = hot::run(&target.servers, tengen_options).await;
+    let audit = report::audit(
+        target.servers[0],
+        &args.audit_path,
+        args.admin_token.as_deref(),
+    )
+    .await;
+    let tengen = HotSide {
+        name: "tengen".into(),
+        results,
+        audit,
+    };
+    let report = HotReport::new(scenario, tengen, baseline);
     print!("{}", report.text());
     if let Some(path) = &target.json {
         let json = serde_json::to_string_pretty(&report).map_err(|err| err.to_string())?;

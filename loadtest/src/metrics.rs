@@ -74,6 +74,13 @@ pub struct Metrics {
     pub watcher_event: Latency,
     /// From a chat line's intended send time to each watcher receiving it.
     pub watcher_chat: Latency,
+    /// From a bet's intended send time to its `bet_placed`.
+    pub bet_ack: Latency,
+    /// [`Metrics::move_ack`] of the moves meant to be sent inside the burst window (see
+    /// [`Metrics::set_burst`]): what a bet burst elsewhere does to everyone else's games.
+    pub move_ack_burst: Latency,
+    /// The burst window, as nanoseconds since the epoch (start, end); 0, 0 for none.
+    burst: (AtomicU64, AtomicU64),
     /// Moves acknowledged.
     pub moves_count: AtomicU64,
     /// Chat lines acknowledged.
@@ -109,6 +116,9 @@ impl Metrics {
             move_opponent: Latency::new(),
             watcher_event: Latency::new(),
             watcher_chat: Latency::new(),
+            bet_ack: Latency::new(),
+            move_ack_burst: Latency::new(),
+            burst: (AtomicU64::new(0), AtomicU64::new(0)),
             moves_count: AtomicU64::new(0),
             chats_count: AtomicU64::new(0),
             chats_after_end_count: AtomicU64::new(0),
@@ -126,6 +136,19 @@ impl Metrics {
 
     pub fn measuring(&self) -> bool {
         self.measuring.load(Ordering::Relaxed)
+    }
+
+    /// Moves meant to be sent from `start` until `end` also count in [`Metrics::move_ack_burst`].
+    pub fn set_burst(&self, start: Instant, end: Instant) {
+        self.burst.0.store(self.nanos(start), Ordering::SeqCst);
+        self.burst.1.store(self.nanos(end), Ordering::SeqCst);
+    }
+
+    /// Whether `at` falls in the burst window.
+    pub fn in_burst(&self, at: Instant) -> bool {
+        let nanos = self.nanos(at);
+        nanos >= self.burst.0.load(Ordering::Relaxed)
+            && nanos < self.burst.1.load(Ordering::Relaxed)
     }
 
     /// Nanoseconds since the epoch, the form in which intended times are shared (0 means "unknown").

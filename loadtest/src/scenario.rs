@@ -9,6 +9,7 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
 
+use futures_util::StreamExt;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use tengen_protocol::{
     ClientMsg, ClockSettings, Color as WireColor, GameId, GameSettings, KoRule, Point as WirePoint,
@@ -21,6 +22,7 @@ use tokio::task::JoinSet;
 use tokio::time::Instant;
 
 use crate::client::{self, ClientHandle, Kind, Role, Slot};
+use crate::hot::HotTracker;
 use crate::metrics::{LatencySummary, Metrics};
 use crate::nodes;
 
@@ -40,6 +42,9 @@ const PAIRING_TIMEOUT: Duration = Duration::from_secs(20);
 /// Pause between setup and the window, so the last logins' and subscriptions' work (and the
 /// generator's own clean-up of setup) is over before anything is timed.
 const SETTLE: Duration = Duration::from_secs(2);
+
+/// Watch requests of one slot's watchers in flight at once.
+const WATCH_CONCURRENCY: usize = 32;
 
 /// How long the end of a run waits for drivers and clients to finish before leaving them.
 const WIND_DOWN_TIMEOUT: Duration = Duration::from_secs(15);
@@ -77,6 +82,39 @@ pub struct Options {
     /// [`MAX_MOVES_19`] by default; a test lowers them to exercise restarts in a short window).
     pub moves_max_9: usize,
     pub moves_max_19: usize,
+    /// Watcher connections logged in to each account (the first registers, the rest resume its
+    /// token); 0 for one account per slot's watchers, as the everyday run has.
+    pub watchers_per_account: usize,
+    /// Each game resigns at the end of the window (the hot game ends and settles).
+    pub resign_at_end: bool,
+    /// The hot game's own figures, which its watchers record (`None` for other runs).
+    pub hot: Option<Arc<HotTracker>>,
+}
+
+impl Options {
+    /// The everyday run's options: what `run` and the smoke test set, the rest as the everyday run.
+    pub fn everyday(games: usize, watchers: usize, duration: Duration) -> Options {
+        Options {
+            games,
+            watchers,
+            small_percent: 0,
+            move_rate_per_s: 1.0,
+            chat_rate_per_s: 0.1,
+            bet_rate_per_s: 0.05,
+            duration,
+            setup_concurrency: 32,
+            source_ips: 8,
+            progress: false,
+            run_tag: String::new(),
+            password: String::new(),
+            server_pids: Vec::new(),
+            moves_max_9: MAX_MOVES_9,
+            moves_max_19: MAX_MOVES_19,
+            watchers_per_account: 0,
+            resign_at_end: false,
+            hot: None,
+        }
+    }
 }
 
 /// What a run measured.
@@ -160,6 +198,7 @@ impl Shared {
         events: Option<mpsc::Sender<ServerMsg>>,
     ) -> Result<ClientHandle, String> {
         let ws = client::connect(server, self.source(n)).await?;
+        let hot = self.options.hot.clone().filter(|_| role == Role::Watcher);
         let (handle, join) = client::spawn(
             ws,
             role,
@@ -167,6 +206,7 @@ impl Shared {
             events,
             Arc::clone(&self.metrics),
             self.stop.clone(),
+            hot,
         );
         self.tasks
             .lock()
@@ -265,10 +305,15 @@ async fn next_event(
 async fn start_game(setup: &mut SlotSetup) -> Result<(), String> {
     let game = pair(setup).await?;
     setup.slot.set_game(game);
-    for watcher in &setup.watchers {
-        watcher.request(ClientMsg::Watch { game }).await?;
-    }
-    Ok(())
+    // A bounded number at once: thousands of watchers one after the other would take seconds.
+    let watching = futures_util::stream::iter(setup.watchers.clone())
+        .map(|watcher| async move { watcher.request(ClientMsg::Watch { game }).await })
+        .buffer_unordered(WATCH_CONCURRENCY);
+    watching
+        .collect::<Vec<_>>()
+        .await
+        .into_iter()
+        .try_for_each(|watched| watched.map(|_| ()))
 }
 
 async fn set_up_slot(shared: Arc<Shared>, index: usize) -> Result<SlotSetup, String> {
@@ -300,39 +345,26 @@ async fn set_up_slot(shared: Arc<Shared>, index: usize) -> Result<SlotSetup, Str
         )
         .await?;
     let (white_user, _) = shared.register(&white, format!("w{tag}x{index}")).await?;
-    // Watchers share one account per slot: each connection logs in on its own (the first registers,
-    // the rest resume with its token), which costs the server one password hash per slot, not ten.
+    // Watchers share accounts (one per slot unless `watchers_per_account` says otherwise): each
+    // connection logs in on its own (the first registers, the rest resume with its token), which
+    // costs the server one password hash per account, not per connection. Accounts are set up a
+    // bounded number at once, their connections in order.
+    let per_account = match shared.options.watchers_per_account {
+        0 => shared.options.watchers.max(1),
+        n => n,
+    };
+    let accounts = shared.options.watchers.div_ceil(per_account);
+    let account_setups = futures_util::stream::iter(0..accounts)
+        .map(|account| {
+            let members =
+                account * per_account..((account + 1) * per_account).min(shared.options.watchers);
+            let (shared, slot) = (Arc::clone(&shared), Arc::clone(&slot));
+            async move { set_up_account(&shared, index, first, account, members, &slot).await }
+        })
+        .buffered(shared.options.setup_concurrency.max(1));
     let mut watchers = Vec::with_capacity(shared.options.watchers);
-    let mut token: Option<String> = None;
-    for n in 0..shared.options.watchers {
-        let client = nodes::PLAYERS_PER_SLOT + n;
-        let watcher = shared
-            .client(
-                server_of(client),
-                first + client,
-                Role::Watcher,
-                &slot,
-                None,
-            )
-            .await?;
-        match &token {
-            None => {
-                token = Some(
-                    shared
-                        .register(&watcher, format!("k{tag}x{index}"))
-                        .await?
-                        .1,
-                )
-            }
-            Some(token) => {
-                watcher
-                    .request(ClientMsg::Resume {
-                        token: token.clone(),
-                    })
-                    .await?;
-            }
-        }
-        watchers.push(watcher);
+    for account in account_setups.collect::<Vec<_>>().await {
+        watchers.extend(account?);
     }
     let mut setup = SlotSetup {
         index,
@@ -349,6 +381,47 @@ async fn set_up_slot(shared: Arc<Shared>, index: usize) -> Result<SlotSetup, Str
     Ok(setup)
 }
 
+/// One account's watcher connections of slot `index` (whose first client is `first`): the first
+/// registers, the others resume its token.
+async fn set_up_account(
+    shared: &Shared,
+    index: usize,
+    first: usize,
+    account: usize,
+    members: std::ops::Range<usize>,
+    slot: &Arc<Slot>,
+) -> Result<Vec<ClientHandle>, String> {
+    let tag = &shared.options.run_tag;
+    let mut watchers = Vec::with_capacity(members.len());
+    let mut token: Option<String> = None;
+    for n in members {
+        let client = nodes::PLAYERS_PER_SLOT + n;
+        let server = nodes::server_of_slot_client(&shared.servers, index, client);
+        let watcher = shared
+            .client(server, first + client, Role::Watcher, slot, None)
+            .await?;
+        match &token {
+            None => {
+                let name = if account == 0 {
+                    format!("k{tag}x{index}")
+                } else {
+                    format!("k{tag}x{index}a{account}")
+                };
+                token = Some(shared.register(&watcher, name).await?.1)
+            }
+            Some(token) => {
+                watcher
+                    .request(ClientMsg::Resume {
+                        token: token.clone(),
+                    })
+                    .await?;
+            }
+        }
+        watchers.push(watcher);
+    }
+    Ok(watchers)
+}
+
 fn wire_point(point: tengen_rules::Point) -> WirePoint {
     WirePoint {
         col: point.col,
@@ -356,61 +429,37 @@ fn wire_point(point: tengen_rules::Point) -> WirePoint {
     }
 }
 
-/// Play the slot's games on schedule until `end`: one move every `interval`, the first at `first`.
-async fn drive(
+/// When a slot's moves are due.
+struct Plan {
+    /// Moves after which a game resigns and its players start another.
     moves_max: usize,
-    mut setup: SlotSetup,
     first: Instant,
     interval: Duration,
     end: Instant,
-    metrics: Arc<Metrics>,
-) {
+    /// Resign at `end` (and start no other game).
+    resign_at_end: bool,
+}
+
+/// Play the slot's games on schedule until `end`: one move every `interval`, the first at `first`.
+async fn drive(plan: Plan, mut setup: SlotSetup, metrics: Arc<Metrics>) {
     let mut rng = SeededRng::new(0x7e46_e000 + setup.index as u64);
-    let new_local = |size: u8| {
-        Game::new(Rules {
-            size,
-            ..Rules::default()
-        })
-        .expect("standard sizes are valid")
-    };
     let mut local = new_local(setup.size);
     let mut seq: u64 = 0;
-    let mut due = first;
-    while due < end {
+    let mut due = plan.first;
+    while due < plan.end {
         tokio::time::sleep_until(due).await;
         let color = local.to_move();
-        let mover = match color {
-            tengen_rules::Color::Black => &setup.black,
-            tengen_rules::Color::White => &setup.white,
-        };
-        let game = setup.slot.game();
-        let mv = if local.moves().len() >= moves_max {
+        let mv = if local.moves().len() >= plan.moves_max {
             Move::Resign
         } else {
             random_move(&local, color, &mut rng)
         };
-        // A pass would lead to scoring; the generator resigns instead, which ends the game at once.
-        let (msg, resigning) = match mv {
-            Move::Play(point) => (
-                ClientMsg::Play {
-                    game,
-                    point: wire_point(point),
-                    key: None,
-                },
-                false,
-            ),
-            Move::Pass | Move::Resign => (ClientMsg::Resign { game, key: None }, true),
-        };
-        if resigning {
-            setup.slot.set_ending();
-        }
-        setup.slot.set_intent(seq + 1, metrics.nanos(due));
-        if mover.request_at(msg, due, Kind::Move).await.is_err() {
-            // The error is counted by the client (or here, for a timeout); this slot stops playing.
+        let Ok(resigned) = send_move(&setup, &metrics, mv, color, seq, due).await else {
+            // The error is counted by the client (or there, for a timeout); this slot stops playing.
             return;
-        }
+        };
         seq += 1;
-        if resigning {
+        if resigned {
             if start_game(&mut setup).await.is_err() {
                 metrics.error("restart_failed");
                 return;
@@ -420,7 +469,7 @@ async fn drive(
                 .fetch_add(1, Ordering::Relaxed);
             local = new_local(setup.size);
             seq = 0;
-            due = (due + interval).max(Instant::now());
+            due = (due + plan.interval).max(Instant::now());
             continue;
         }
         if let Move::Play(point) = mv {
@@ -428,13 +477,97 @@ async fn drive(
                 .play(color, Move::Play(point))
                 .expect("the server accepted it, so the local replica does too");
         }
-        due += interval;
+        due += plan.interval;
+    }
+    if plan.resign_at_end {
+        tokio::time::sleep_until(plan.end).await;
+        let color = local.to_move();
+        let _ = send_move(&setup, &metrics, Move::Resign, color, seq, plan.end).await;
     }
 }
 
-/// Run the whole scenario against `servers` (one node, or several: see `nodes`) and return its
-/// figures; RSS and CPU are summed over `options.server_pids`.
-pub async fn run(servers: &[SocketAddr], options: Options) -> Results {
+fn new_local(size: u8) -> Game {
+    Game::new(Rules {
+        size,
+        ..Rules::default()
+    })
+    .expect("standard sizes are valid")
+}
+
+/// Send `mv` by `color`'s player as event `seq + 1`, meant for `due`; `Ok(true)` when it was a
+/// resignation (a pass would lead to scoring, so the generator resigns instead).
+async fn send_move(
+    setup: &SlotSetup,
+    metrics: &Metrics,
+    mv: Move,
+    color: tengen_rules::Color,
+    seq: u64,
+    due: Instant,
+) -> Result<bool, String> {
+    let mover = match color {
+        tengen_rules::Color::Black => &setup.black,
+        tengen_rules::Color::White => &setup.white,
+    };
+    let game = setup.slot.game();
+    let (msg, resigning) = match mv {
+        Move::Play(point) => (
+            ClientMsg::Play {
+                game,
+                point: wire_point(point),
+                key: None,
+            },
+            false,
+        ),
+        Move::Pass | Move::Resign => (ClientMsg::Resign { game, key: None }, true),
+    };
+    if resigning {
+        setup.slot.set_ending();
+    }
+    setup.slot.set_intent(seq + 1, metrics.nanos(due));
+    mover.request_at(msg, due, Kind::Move).await?;
+    Ok(resigning)
+}
+
+/// A run set up and ready to start: its slots with their clients, and what they share.
+pub struct Prepared {
+    shared: Arc<Shared>,
+    metrics: Arc<Metrics>,
+    ready: Vec<SlotSetup>,
+    setup_s: f64,
+    stop_tx: watch::Sender<bool>,
+}
+
+impl std::fmt::Debug for Prepared {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Prepared")
+            .field("slots", &self.ready.len())
+            .field("setup_s", &self.setup_s)
+            .finish()
+    }
+}
+
+/// A run whose window has started: its drivers and timers are going.
+pub struct Running {
+    shared: Arc<Shared>,
+    metrics: Arc<Metrics>,
+    drivers: JoinSet<()>,
+    stop_tx: watch::Sender<bool>,
+    slots: usize,
+    setup_s: f64,
+}
+
+impl std::fmt::Debug for Running {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Running")
+            .field("slots", &self.slots)
+            .field("setup_s", &self.setup_s)
+            .finish()
+    }
+}
+
+/// Set up every slot against `servers` (a bounded number at once): players registered and paired,
+/// watchers logged in and watching. Nothing is measured yet.
+pub async fn prepare(servers: &[SocketAddr], options: Options) -> Prepared {
     assert!(!servers.is_empty(), "a run has at least one node");
     let metrics = Arc::new(Metrics::new());
     let (stop_tx, stop) = watch::channel(false);
@@ -445,19 +578,7 @@ pub async fn run(servers: &[SocketAddr], options: Options) -> Results {
         stop,
         tasks: std::sync::Mutex::new(Vec::new()),
     });
-    let progress = if options.progress {
-        ProgressBar::with_draw_target(Some(options.games as u64), ProgressDrawTarget::stderr())
-    } else {
-        ProgressBar::hidden()
-    };
-    progress.set_style(
-        ProgressStyle::with_template("{prefix:>8} [{bar:40}] {pos}/{len} {msg}")
-            .expect("valid template")
-            .progress_chars("=> "),
-    );
-    progress.set_prefix("setup");
-
-    // Setup: every slot, a bounded number at once.
+    let progress = progress_bar(options.progress, options.games as u64, "setup");
     let setup_started = Instant::now();
     let permits = Arc::new(Semaphore::new(options.setup_concurrency.max(1)));
     let mut setups = JoinSet::new();
@@ -479,103 +600,209 @@ pub async fn run(servers: &[SocketAddr], options: Options) -> Results {
         }
         progress.inc(1);
     }
-    let setup_s = setup_started.elapsed().as_secs_f64();
-
-    // The window: moves spread evenly over the first interval so games do not move in lockstep.
-    let interval = Duration::from_secs_f64(1.0 / options.move_rate_per_s.max(0.001));
-    tokio::time::sleep(SETTLE).await;
-    let start = Instant::now() + Duration::from_millis(100);
-    let end = start + options.duration;
-    metrics.set_measuring(true);
-    let cpu_start_s = crate::rss::cpu_s_total(&options.server_pids);
-    let pressure_start_us = crate::rss::cpu_pressure_us();
-    let slots = ready.len();
-    let mut drivers = JoinSet::new();
-    for (n, setup) in ready.into_iter().enumerate() {
-        let offset = interval.mul_f64(n as f64 / slots.max(1) as f64);
-        if options.chat_rate_per_s > 0.0 {
-            let every = Duration::from_secs_f64(1.0 / options.chat_rate_per_s);
-            for (w, watcher) in setup.watchers.iter().enumerate() {
-                let spread = every.mul_f64(
-                    (n * options.watchers + w) as f64 / (slots * options.watchers).max(1) as f64,
-                );
-                watcher.start_chat(start + spread, every, end).await;
-            }
-        }
-        if options.bet_rate_per_s > 0.0 {
-            let every = Duration::from_secs_f64(1.0 / options.bet_rate_per_s);
-            // A slot's watchers share one account (see `setup`), and one bettor keeps to one side.
-            let side = if n % 2 == 0 {
-                WireColor::Black
-            } else {
-                WireColor::White
-            };
-            for (w, watcher) in setup.watchers.iter().enumerate() {
-                // Staggered across every slot's watchers, as chat is: bettors in different games
-                // are not synchronized, and a schedule that made every game's n-th watcher bet at
-                // the same instant offered the server bursts of one bet per game at once.
-                let spread = every.mul_f64(
-                    (n * options.watchers + w) as f64 / (slots * options.watchers).max(1) as f64,
-                );
-                watcher.start_bets(side, start + spread, every, end).await;
-            }
-        }
-        let moves_max = if setup.size == 9 {
-            options.moves_max_9
-        } else {
-            options.moves_max_19
-        };
-        drivers.spawn(drive(
-            moves_max,
-            setup,
-            start + offset,
-            interval,
-            end,
-            Arc::clone(&metrics),
-        ));
-    }
-    let window_ms = options.duration.as_millis().max(1) as u64;
-    progress.set_prefix("load");
-    progress.set_length(window_ms / 1000);
-    progress.set_position(0);
-    while Instant::now() < end {
-        tokio::time::sleep(Duration::from_millis(250).min(end - Instant::now())).await;
-        progress.set_position(start.elapsed().as_secs());
-        progress.set_message(format!(
-            "moves {} delivered {} errors {}",
-            Metrics::count(&metrics.moves_count),
-            Metrics::count(&metrics.delivered_count),
-            metrics.errors().values().sum::<u64>()
-        ));
-    }
-    metrics.set_measuring(false);
-    let server_rss_kib = crate::rss::rss_kib_total(&options.server_pids);
-    let cpu_end_s = crate::rss::cpu_s_total(&options.server_pids);
-    let server_cpu_s = cpu_start_s.zip(cpu_end_s).map(|(start, end)| end - start);
-    let pressure_end_us = crate::rss::cpu_pressure_us();
-    let window_s = start.elapsed().as_secs_f64();
     progress.finish_and_clear();
+    Prepared {
+        shared,
+        metrics,
+        ready,
+        setup_s: setup_started.elapsed().as_secs_f64(),
+        stop_tx,
+    }
+}
 
-    // Wind down: drivers stop on their own at `end`; then every client closes its socket.
-    let _ = tokio::time::timeout(WIND_DOWN_TIMEOUT, async {
-        while drivers.join_next().await.is_some() {}
-    })
-    .await;
-    drivers.abort_all();
-    let _ = stop_tx.send(true);
-    let tasks = std::mem::take(&mut *shared.tasks.lock().unwrap_or_else(|p| p.into_inner()));
-    let connections = tasks.len();
-    let _ = tokio::time::timeout(WIND_DOWN_TIMEOUT, async {
-        for task in tasks {
-            let _ = task.await;
+/// A progress bar on stderr, or a hidden one.
+pub fn progress_bar(shown: bool, length: u64, prefix: &'static str) -> ProgressBar {
+    let progress = if shown {
+        ProgressBar::with_draw_target(Some(length), ProgressDrawTarget::stderr())
+    } else {
+        ProgressBar::hidden()
+    };
+    progress.set_style(
+        ProgressStyle::with_template("{prefix:>8} [{bar:40}] {pos}/{len} {msg}")
+            .expect("valid template")
+            .progress_chars("=> "),
+    );
+    progress.set_prefix(prefix);
+    progress
+}
+
+impl Prepared {
+    pub fn metrics(&self) -> Arc<Metrics> {
+        Arc::clone(&self.metrics)
+    }
+
+    /// The first slot's watchers and its game (the hot game's, where there is one slot); none when
+    /// its setup failed.
+    pub fn first_slot_watchers(&self) -> (Vec<ClientHandle>, Arc<Slot>) {
+        match self.ready.first() {
+            Some(setup) => (setup.watchers.clone(), Arc::clone(&setup.slot)),
+            None => (Vec::new(), Arc::new(Slot::new())),
         }
-    })
-    .await;
+    }
 
-    let per_s = |count: u64| count as f64 / options.duration.as_secs_f64().max(0.001);
+    /// Start the window: every game's moves from `start` (spread evenly over the first interval so
+    /// games do not move in lockstep) until `end`, with its watchers' chat and bets.
+    pub async fn start(self, start: Instant, end: Instant) -> Running {
+        let options = &self.shared.options;
+        let interval = Duration::from_secs_f64(1.0 / options.move_rate_per_s.max(0.001));
+        self.metrics.set_measuring(true);
+        let slots = self.ready.len();
+        let mut drivers = JoinSet::new();
+        for (n, setup) in self.ready.into_iter().enumerate() {
+            let offset = interval.mul_f64(n as f64 / slots.max(1) as f64);
+            start_timers(options, &setup, n, slots, start, end).await;
+            let moves_max = if setup.size == 9 {
+                options.moves_max_9
+            } else {
+                options.moves_max_19
+            };
+            let plan = Plan {
+                moves_max,
+                first: start + offset,
+                interval,
+                end,
+                resign_at_end: options.resign_at_end,
+            };
+            drivers.spawn(drive(plan, setup, Arc::clone(&self.metrics)));
+        }
+        Running {
+            shared: self.shared,
+            metrics: self.metrics,
+            drivers,
+            stop_tx: self.stop_tx,
+            slots,
+            setup_s: self.setup_s,
+        }
+    }
+}
+
+/// Start a slot's watchers' chat and betting timers (staggered across every slot's watchers).
+async fn start_timers(
+    options: &Options,
+    setup: &SlotSetup,
+    n: usize,
+    slots: usize,
+    start: Instant,
+    end: Instant,
+) {
+    let spread = |every: Duration, w: usize| {
+        every.mul_f64((n * options.watchers + w) as f64 / (slots * options.watchers).max(1) as f64)
+    };
+    if options.chat_rate_per_s > 0.0 {
+        let every = Duration::from_secs_f64(1.0 / options.chat_rate_per_s);
+        for (w, watcher) in setup.watchers.iter().enumerate() {
+            watcher
+                .start_chat(start + spread(every, w), every, end)
+                .await;
+        }
+    }
+    if options.bet_rate_per_s > 0.0 {
+        let every = Duration::from_secs_f64(1.0 / options.bet_rate_per_s);
+        // A slot's watchers share one account (see `setup`), and one bettor keeps to one side.
+        let side = if n % 2 == 0 {
+            WireColor::Black
+        } else {
+            WireColor::White
+        };
+        for (w, watcher) in setup.watchers.iter().enumerate() {
+            // Staggered across every slot's watchers, as chat is: bettors in different games are
+            // not synchronized, and a schedule that made every game's n-th watcher bet at the same
+            // instant offered the server bursts of one bet per game at once.
+            watcher
+                .start_bets(side, start + spread(every, w), every, end)
+                .await;
+        }
+    }
+}
+
+impl Running {
+    pub fn metrics(&self) -> Arc<Metrics> {
+        Arc::clone(&self.metrics)
+    }
+
+    /// Stop recording, let the drivers finish (bounded), close every client; returns the number of
+    /// connections the run had.
+    pub async fn wind_down(mut self) -> usize {
+        self.metrics.set_measuring(false);
+        let _ = tokio::time::timeout(WIND_DOWN_TIMEOUT, async {
+            while self.drivers.join_next().await.is_some() {}
+        })
+        .await;
+        self.drivers.abort_all();
+        let _ = self.stop_tx.send(true);
+        let tasks =
+            std::mem::take(&mut *self.shared.tasks.lock().unwrap_or_else(|p| p.into_inner()));
+        let connections = tasks.len();
+        let _ = tokio::time::timeout(WIND_DOWN_TIMEOUT, async {
+            for task in tasks {
+                let _ = task.await;
+            }
+        })
+        .await;
+        connections
+    }
+
+    pub fn slots(&self) -> usize {
+        self.slots
+    }
+
+    pub fn setup_s(&self) -> f64 {
+        self.setup_s
+    }
+}
+
+/// What the server's process did during a window: its RSS at the end, CPU seconds, and the
+/// machine's CPU pressure.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ServerUse {
+    pub rss_kib: Option<u64>,
+    pub cpu_s: Option<f64>,
+    pub pressure_percent: Option<f64>,
+}
+
+/// Readings at the start of a window, for [`ServerUse`] at its end.
+#[derive(Debug, Clone, Copy)]
+pub struct UseStart {
+    cpu_s: Option<f64>,
+    pressure_us: Option<u64>,
+    at: Instant,
+}
+
+impl UseStart {
+    pub fn now(pids: &[u32]) -> UseStart {
+        UseStart {
+            cpu_s: crate::rss::cpu_s_total(pids),
+            pressure_us: crate::rss::cpu_pressure_us(),
+            at: Instant::now(),
+        }
+    }
+
+    pub fn end(self, pids: &[u32]) -> ServerUse {
+        let window_s = self.at.elapsed().as_secs_f64();
+        let cpu_end_s = crate::rss::cpu_s_total(pids);
+        ServerUse {
+            rss_kib: crate::rss::rss_kib_total(pids),
+            cpu_s: self.cpu_s.zip(cpu_end_s).map(|(start, end)| end - start),
+            pressure_percent: self
+                .pressure_us
+                .zip(crate::rss::cpu_pressure_us())
+                .map(|(start, end)| (end - start) as f64 / 1e4 / window_s),
+        }
+    }
+}
+
+/// The figures of a window of `duration` (`window_s` as it really lasted) from `metrics`.
+pub fn results(
+    metrics: &Metrics,
+    duration: Duration,
+    (connections, games, setup_s, window_s): (usize, usize, f64, f64),
+    server: ServerUse,
+) -> Results {
+    let per_s = |count: u64| count as f64 / duration.as_secs_f64().max(0.001);
+    let delivered = Metrics::count(&metrics.delivered_count);
     Results {
         connections,
-        games: slots,
+        games,
         games_restarted: Metrics::count(&metrics.games_restarted_count),
         window_s,
         setup_s,
@@ -589,17 +816,53 @@ pub async fn run(servers: &[SocketAddr], options: Options) -> Results {
         chats_after_end: Metrics::count(&metrics.chats_after_end_count),
         bets_per_s: per_s(Metrics::count(&metrics.bets_count)),
         bets_after_close: Metrics::count(&metrics.bets_after_close_count),
-        delivered: Metrics::count(&metrics.delivered_count),
-        delivered_per_s: per_s(Metrics::count(&metrics.delivered_count)),
+        delivered,
+        delivered_per_s: per_s(delivered),
         errors: metrics.errors(),
-        server_rss_kib,
-        server_cpu_s,
-        server_cpu_per_s: server_cpu_s.map(|cpu| cpu / window_s),
-        server_cpu_us_per_delivered: server_cpu_s
-            .filter(|_| Metrics::count(&metrics.delivered_count) > 0)
-            .map(|cpu| cpu * 1e6 / Metrics::count(&metrics.delivered_count) as f64),
-        cpu_pressure_percent: pressure_start_us
-            .zip(pressure_end_us)
-            .map(|(start, end)| (end - start) as f64 / 1e4 / window_s),
+        server_rss_kib: server.rss_kib,
+        server_cpu_s: server.cpu_s,
+        server_cpu_per_s: server.cpu_s.map(|cpu| cpu / window_s),
+        server_cpu_us_per_delivered: server
+            .cpu_s
+            .filter(|_| delivered > 0)
+            .map(|cpu| cpu * 1e6 / delivered as f64),
+        cpu_pressure_percent: server.pressure_percent,
     }
+}
+
+/// Run the whole scenario against `servers` (one node, or several: see `nodes`) and return its
+/// figures; RSS and CPU are summed over `options.server_pids`.
+pub async fn run(servers: &[SocketAddr], options: Options) -> Results {
+    let prepared = prepare(servers, options.clone()).await;
+    // A pause, so the last logins' and subscriptions' work is over before anything is timed.
+    tokio::time::sleep(SETTLE).await;
+    let start = Instant::now() + Duration::from_millis(100);
+    let end = start + options.duration;
+    let running = prepared.start(start, end).await;
+    let used = UseStart::now(&options.server_pids);
+    let metrics = running.metrics();
+    let progress = progress_bar(options.progress, options.duration.as_secs(), "load");
+    while Instant::now() < end {
+        tokio::time::sleep(Duration::from_millis(250).min(end - Instant::now())).await;
+        progress.set_position(start.elapsed().as_secs());
+        progress.set_message(format!(
+            "moves {} delivered {} errors {}",
+            Metrics::count(&metrics.moves_count),
+            Metrics::count(&metrics.delivered_count),
+            metrics.errors().values().sum::<u64>()
+        ));
+    }
+    metrics.set_measuring(false);
+    let server = used.end(&options.server_pids);
+    let window_s = start.elapsed().as_secs_f64();
+    progress.finish_and_clear();
+    let (slots, setup_s) = (running.slots(), running.setup_s());
+    // Drivers stop on their own at `end`; then every client closes its socket.
+    let connections = running.wind_down().await;
+    results(
+        &metrics,
+        options.duration,
+        (connections, slots, setup_s, window_s),
+        server,
+    )
 }

@@ -39,6 +39,9 @@ fn options(bet_rate_per_s: f64) -> Options {
         // Short games, so that in a few seconds games end and their players start new ones.
         moves_max_9: 6,
         moves_max_19: scenario::MAX_MOVES_19,
+        watchers_per_account: 0,
+        resign_at_end: false,
+        hot: None,
     }
 }
 

@@ -85,9 +85,12 @@ pub const ADMIN_FAILURE_WINDOW_MS: u64 = 60_000;
 /// oldest, so guessing from many addresses cannot grow memory (the overall count still applies).
 pub const ADMIN_THROTTLE_ENTRIES_MAX: usize = 10_000;
 
-/// Sessions queued in one game's watcher list. Each watcher costs a broadcast receiver and a forwarding
-/// task; 500 covers a title match in a small hall. Beyond it `watch` answers `too_many_watchers`.
-pub const WATCHERS_PER_GAME_MAX: usize = 500;
+/// Sessions following one game on this node. Each costs a broadcast receiver and a forwarding task
+/// (a few KiB), and each event of the game is one shared frame however many follow it; a title match
+/// draws tens of thousands (issue 16 measures 20,000 on one node), and one node holds at most
+/// [`CONNECTIONS_MAX`] connections anyway, so this only stops a game from taking every one of them
+/// twice over. Beyond it `watch` answers `too_many_watchers`.
+pub const WATCHERS_PER_GAME_MAX: usize = 25_000;
 
 /// Longest chat line in characters: a few sentences. Longer lines are refused with `bad_chat`.
 pub const CHAT_CHARS_MAX: usize = 500;

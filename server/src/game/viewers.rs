@@ -11,7 +11,8 @@
 //! remote session) can count a viewer in: get the registry with `GameHandle::viewers`, then hold a
 //! `ViewerGuard::new(registry, viewer)` for as long as that viewer follows the game.
 
-use std::collections::HashMap;
+use std::cmp::Reverse;
+use std::collections::{BTreeSet, HashMap};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use tengen_protocol::{PlayerInfo, UserId};
@@ -47,8 +48,19 @@ pub struct Viewers {
 struct Book {
     /// Each logged-in watcher's latest listing and how many of their guards are alive.
     users: HashMap<UserId, (PlayerInfo, u32)>,
+    /// The same users in the list's order (strongest first, then by name), so the list's first
+    /// entries are read without sorting every watcher: a title match has tens of thousands, and
+    /// every new subscription's snapshot and every push of the list reads it.
+    ranked: BTreeSet<Rank>,
     /// Live guards of anonymous connections.
     anonymous: u32,
+}
+
+/// Where a watcher stands in the list: rating (highest first), name, and the id that makes it unique.
+type Rank = (Reverse<i32>, String, UserId);
+
+fn rank(info: &PlayerInfo) -> Rank {
+    (Reverse(info.rating), info.username.clone(), info.user)
 }
 
 impl Viewers {
@@ -75,25 +87,19 @@ impl Viewers {
         book.users.len() as u32 + book.anonymous
     }
 
-    /// The counts and the first `listed_max` logged-in watchers, strongest first.
+    /// The counts and the first `listed_max` logged-in watchers, strongest first: a walk over the
+    /// first `listed_max` of the ranked set, however many watch.
     pub fn list(&self, listed_max: usize) -> WatcherList {
-        // Copy under the lock, sort outside it: joins and leaves never wait for a sort.
-        let (mut watchers, anonymous_watchers_count) = {
-            let book = self.book();
-            let users: Vec<PlayerInfo> =
-                book.users.values().map(|(info, _)| info.clone()).collect();
-            (users, book.anonymous)
-        };
-        let watchers_count = watchers.len() as u32 + anonymous_watchers_count;
-        watchers.sort_by(|a, b| {
-            b.rating
-                .cmp(&a.rating)
-                .then_with(|| a.username.cmp(&b.username))
-        });
-        watchers.truncate(listed_max);
+        let book = self.book();
+        let watchers = book
+            .ranked
+            .iter()
+            .take(listed_max)
+            .filter_map(|(_, _, user)| book.users.get(user).map(|(info, _)| info.clone()))
+            .collect();
         WatcherList {
-            watchers_count,
-            anonymous_watchers_count,
+            watchers_count: book.users.len() as u32 + book.anonymous,
+            anonymous_watchers_count: book.anonymous,
             watchers,
         }
     }
@@ -104,11 +110,14 @@ impl Viewers {
             Some(info) if self.players.contains(&info.user) => return false,
             Some(info) => {
                 let mut book = self.book();
+                let book = &mut *book;
                 let entry = book
                     .users
                     .entry(info.user)
                     .or_insert_with(|| (info.clone(), 0));
                 // The latest listing wins (a rank may have changed since their first connection).
+                book.ranked.remove(&rank(&entry.0));
+                book.ranked.insert(rank(info));
                 entry.0 = info.clone();
                 entry.1 += 1;
             }
@@ -122,11 +131,16 @@ impl Viewers {
         let mut book = self.book();
         match user {
             Some(user) => {
-                if let Some(entry) = book.users.get_mut(&user) {
-                    entry.1 -= 1;
-                    if entry.1 == 0 {
-                        book.users.remove(&user);
+                let gone = match book.users.get_mut(&user) {
+                    Some(entry) => {
+                        entry.1 -= 1;
+                        (entry.1 == 0).then(|| rank(&entry.0))
                     }
+                    None => None,
+                };
+                if let Some(gone) = gone {
+                    book.users.remove(&user);
+                    book.ranked.remove(&gone);
                 }
             }
             None => book.anonymous = book.anonymous.saturating_sub(1),
@@ -236,6 +250,25 @@ mod tests {
         assert_eq!(names, ["w4", "w3"]);
         drop(guards);
         assert_eq!(viewers.count(), 0);
+    }
+
+    /// A watcher whose listing changed (a new rating on a later connection) is listed once, where
+    /// the new rating puts them, and leaves the list with their last connection.
+    #[test]
+    fn a_relisted_watcher_moves_and_leaves_once() {
+        let viewers = registry();
+        let first = ViewerGuard::new(Arc::clone(&viewers), Some(info(3, "carol", 1500)));
+        let _dave = ViewerGuard::new(Arc::clone(&viewers), Some(info(4, "dave", 1600)));
+        let second = ViewerGuard::new(Arc::clone(&viewers), Some(info(3, "carol", 1700)));
+        let names = |list: WatcherList| -> Vec<String> {
+            list.watchers.into_iter().map(|p| p.username).collect()
+        };
+        assert_eq!(names(viewers.list(10)), ["carol", "dave"]);
+        drop(first);
+        assert_eq!(names(viewers.list(10)), ["carol", "dave"]);
+        drop(second);
+        assert_eq!(names(viewers.list(10)), ["dave"]);
+        assert_eq!(viewers.count(), 1);
     }
 
     /// Every join and leave wakes the actor, even when nobody is waiting yet (the permit is kept).

@@ -10,10 +10,11 @@ use tengen_protocol::{GameId, TableId, UserId};
 
 use tengen_rules::Color;
 
-/// Transfers in one batch at most: a settlement pays one transfer per bettor plus the house, and a
-/// game has at most `WATCHERS_PER_GAME_MAX` watchers, so this leaves room; the benchmark's group
-/// commits stay under it too. A bigger batch is a bug in the caller.
-pub const BATCH_TRANSFERS_MAX: usize = 10_000;
+/// Transfers in one batch at most: a settlement pays one transfer per winning bettor plus the house
+/// and the stakes, in one batch, and a game has at most `WATCHERS_PER_GAME_MAX` (25,000) watchers
+/// on a node, so this leaves room for every one of them to win; the benchmark's group commits stay
+/// under it too. A bigger batch is a bug in the caller.
+pub const BATCH_TRANSFERS_MAX: usize = 30_000;
 
 /// An account in the book.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]

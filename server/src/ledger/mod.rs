@@ -133,6 +133,53 @@ fn into_escrow(
     }
 }
 
+/// The batch that moves a watcher's bet into `game`'s escrow, checked first: the amount, the side
+/// (`side_before`: the side this bettor already backs, if any) and the pool's bound (`pool`: the
+/// points in it, or on their way to it). The transfer's id is made from the client's key when it
+/// sent one, else from `number`, the bet's number in the game, which the caller never gives twice:
+/// the book applies an id once, so a retried write cannot place a bet twice.
+pub fn bet_batch(
+    game: GameId,
+    (user, side, amount): (UserId, Color, u64),
+    key: Option<&RequestKey>,
+    number: u64,
+    (side_before, pool): (Option<Color>, u64),
+) -> Result<Batch, BetRejected> {
+    if amount == 0 || amount > POINTS_MAX {
+        return Err(BetRejected::BadAmount { amount });
+    }
+    if let Some(bet_side) = side_before.filter(|&bet_side| bet_side != side) {
+        return Err(BetRejected::SideChange { side: bet_side });
+    }
+    if pool.saturating_add(amount) > POINTS_MAX {
+        return Err(BetRejected::BadAmount { amount });
+    }
+    let id = match key {
+        Some(key) => keyed_transfer_id("bet", game, user, key),
+        None => bet_id(game, number),
+    };
+    let transfer = into_escrow(
+        id,
+        (user, side, amount),
+        game,
+        TransferKind::Bet,
+        unix_now_ms(),
+    );
+    Ok(Batch::one(transfer))
+}
+
+/// The id of a game's `number`th unkeyed bet.
+fn bet_id(game: GameId, number: u64) -> String {
+    format!("bet:{game}:{number}")
+}
+
+/// The number of an unkeyed bet's transfer id (see [`bet_id`]).
+pub fn bet_number(id: &str) -> Option<u64> {
+    let rest = id.strip_prefix("bet:")?;
+    let (_, number) = rest.split_once(':')?;
+    number.parse().ok()
+}
+
 /// The user and key of a keyed transfer id, for rebuilding a game's keys from its book.
 pub fn key_of_transfer(id: &str) -> Option<(UserId, RequestKey)> {
     let (head, key) = id.split_once(":key:")?;
@@ -406,29 +453,14 @@ impl Ledger {
         amount: u64,
         key: Option<&RequestKey>,
     ) -> Result<(u64, Applied), BetRejected> {
-        if amount == 0 || amount > POINTS_MAX {
-            return Err(BetRejected::BadAmount { amount });
-        }
-        if let Some((bet_side, _)) = tally.bettor(user) {
-            if bet_side != side {
-                return Err(BetRejected::SideChange { side: bet_side });
-            }
-        }
-        if tally.total().saturating_add(amount) > POINTS_MAX {
-            return Err(BetRejected::BadAmount { amount });
-        }
-        let id = match key {
-            Some(key) => keyed_transfer_id("bet", game, user, key),
-            None => format!("bet:{game}:{}", tally.bets_count() + 1),
-        };
-        let transfer = into_escrow(
-            id,
-            (user, side, amount),
+        let batch = bet_batch(
             game,
-            TransferKind::Bet,
-            unix_now_ms(),
-        );
-        let written = self.write(Batch::one(transfer)).await.map_err(rejected)?;
+            (user, side, amount),
+            key,
+            tally.next_bet_number(),
+            (tally.bettor(user).map(|(side, _)| side), tally.total()),
+        )?;
+        let written = self.write(batch).await.map_err(rejected)?;
         // Postcondition: the store never takes a bettor below 0 (it refuses the batch instead).
         assert!(
             written.payer_balance >= 0,
@@ -755,7 +787,7 @@ impl Ledger {
 }
 
 /// A store refusal of a bet or stake, as the player hears it.
-fn rejected(err: StoreError) -> BetRejected {
+pub(crate) fn rejected(err: StoreError) -> BetRejected {
     match err {
         StoreError::InsufficientPoints { .. } => BetRejected::InsufficientPoints,
         // Only keyed transfers can meet an id with other contents: the client reused its key.

@@ -24,6 +24,10 @@ pub struct Tally {
     student: Option<Color>,
     /// Stake transfers applied so far: the next one's number is this plus one.
     stakes_count: usize,
+    /// The highest number of an unkeyed bet in the book (`bet:<game>:<n>`): the next one's number
+    /// is above it. Not the count of bets: a number given to a bet the book refused is skipped,
+    /// and keyed bets have no number.
+    bets_numbered: u64,
     /// The bets and stake raises sent with a client's key, by bettor and key (read back from their
     /// transfer ids), so a retry is answered instead of applied twice. Bounded like `bets`.
     keyed: BTreeMap<(UserId, RequestKey), Keyed>,
@@ -57,7 +61,12 @@ impl Tally {
                 tally.add_key(keyed_user, key, keyed);
             }
             match t.kind {
-                TransferKind::Bet => tally.add_bet(user, side, t.amount),
+                TransferKind::Bet => {
+                    if let Some(number) = super::bet_number(&t.id) {
+                        tally.bets_numbered = tally.bets_numbered.max(number);
+                    }
+                    tally.add_bet(user, side, t.amount)
+                }
                 TransferKind::Stake => tally.add_stake(user, side, t.amount, false),
                 TransferKind::CoachingStake => tally.add_stake(user, side, t.amount, true),
                 _ => {}
@@ -136,9 +145,15 @@ impl Tally {
         self.bettors.keys().copied().chain(stakers).collect()
     }
 
-    /// Bets applied so far, additions counted separately: the next bet's number is this plus one.
+    /// Bets applied so far, additions counted separately.
     pub fn bets_count(&self) -> usize {
         self.bets.len()
+    }
+
+    /// A number no unkeyed bet in the book has: above the highest read from the book, and above
+    /// the count of bets (which numbered the bets this tally was told of by [`Tally::add_bet`]).
+    pub fn next_bet_number(&self) -> u64 {
+        self.bets_numbered.max(self.bets.len() as u64) + 1
     }
 
     pub fn bets(&self) -> Vec<Bet> {

@@ -57,6 +57,8 @@ impl GameActor {
             return;
         };
         self.ended.store(true, std::sync::atomic::Ordering::SeqCst);
+        // Every bet accepted before the end is in the book (or refused) before the book is settled.
+        self.drain_bets().await;
         if self.ctx.fault_stop_before_settlement {
             tracing::warn!(game = %self.id, "fault injection: stopping before settlement");
             return;

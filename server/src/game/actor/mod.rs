@@ -37,6 +37,7 @@
 //! - `supervisor`: restarting an actor that panicked from its log, a bounded number of times.
 
 mod audience;
+mod bets;
 mod deadlines;
 mod ending;
 mod keys;
@@ -198,6 +199,8 @@ pub(super) struct GameActor {
     /// The tally may lack a bet or stake whose write had an unknown outcome: read the book again
     /// before the next one.
     tally_stale: bool,
+    /// Watchers' bets on their way to the book (see `bets`).
+    bets: bets::InFlight,
     /// A command whose step failed in a deadline's write before it was handled, for the run loop
     /// to answer after putting the game back.
     held: Option<GameCmd>,
@@ -269,6 +272,7 @@ impl GameActor {
             announced_seq: 0,
             step_seq: 0,
             tally_stale: false,
+            bets: bets::InFlight::default(),
             held: None,
         })
     }
@@ -333,7 +337,11 @@ impl GameActor {
                     let push_timer = sleep_until_some(self.watchers_pacer.due);
                     let pool_timer = sleep_until_some(self.pool_pacer.due);
                     tokio::select! {
-                        _ = shutdown.wait() => return stopped_here(inbox),
+                        _ = shutdown.wait() => {
+                            // Bets in flight are answered as their writes went.
+                            self.drain_bets().await;
+                            return stopped_here(inbox);
+                        }
                         cmd = inbox.recv() => match cmd {
                             Some(cmd) => self.step(Step::Command(cmd)).await,
                             None => return false,
@@ -343,6 +351,10 @@ impl GameActor {
                         _ = push_timer => Ok(self.push_watchers()),
                         _ = pool_timer => {
                             self.publish_pool();
+                            Ok(Flow::Continue)
+                        }
+                        done = self.bets.next_written(), if !self.bets.is_empty() => {
+                            self.bet_written(done);
                             Ok(Flow::Continue)
                         }
                         _ = timer => self.step(Step::Deadline).await,
@@ -358,6 +370,7 @@ impl GameActor {
                 }
                 Err(fatal) => {
                     tracing::warn!(game = %self.id, %fatal, "another node owns this game now; stopping it here");
+                    self.drain_bets().await;
                     return stopped_here(inbox);
                 }
             }
@@ -550,7 +563,7 @@ impl GameActor {
                 key,
                 reply,
             } => {
-                let _ = reply.send(self.bet(user, side, amount, key).await);
+                self.bet((user, side, amount), key, reply).await;
                 Ok(Flow::Continue)
             }
             GameCmd::Stakes {

@@ -18,8 +18,8 @@ use crate::game::{BetReceipt, GameFrame};
 use crate::ledger;
 use crate::ledger::book::{Applied, TransferKind};
 use crate::ledger::pool::Keyed;
-use crate::store::{outcome_unknown, store_refusal, StoreError};
-use crate::Refusal;
+use crate::store::{store_refusal, StoreError};
+use crate::{Refusal, Reply};
 use tengen_rules::Color;
 
 impl GameActor {
@@ -41,7 +41,7 @@ impl GameActor {
     /// The pool changed by a bet: push it now if the last push is
     /// [`POOL_PUSH_MS`](crate::config::POOL_PUSH_MS) old, otherwise when it will be, so a burst of
     /// bets costs each follower one frame.
-    fn pool_changed(&mut self) {
+    pub(super) fn pool_changed(&mut self) {
         self.pool_pacer.changed();
     }
 
@@ -63,62 +63,37 @@ impl GameActor {
     }
 
     /// A watcher's bet: refused once play has ended or from a player; otherwise the ledger moves it
-    /// into escrow (durably) before it counts in the pool or anyone hears of it. A bet sent again
+    /// into escrow (durably) before it counts in the pool or anyone hears of it. The actor does not
+    /// wait for that write (see `bets`): the bettor is answered when it is done. A bet sent again
     /// with its key is answered as the first was, even after play ended.
     pub(super) async fn bet(
         &mut self,
-        user: UserId,
-        side: Color,
-        amount: u64,
+        (user, side, amount): (UserId, Color, u64),
         key: Option<RequestKey>,
-    ) -> Result<BetReceipt, Refusal> {
+        reply: Reply<BetReceipt>,
+    ) {
         if self.color_of(user).is_ok() {
-            return Err(ledger::BetRejected::Player.into());
+            let _ = reply.send(Err(ledger::BetRejected::Player.into()));
+            return;
         }
-        self.fresh_tally().await?;
+        if let Err(refusal) = self.fresh_tally().await {
+            let _ = reply.send(Err(refusal));
+            return;
+        }
         let asked = Keyed {
             kind: TransferKind::Bet,
             side,
             amount,
         };
-        if let Some(key) = &key {
-            if let Some(first) = self.tally.keyed(user, key) {
-                return self.repeat_bet(user, first, asked).await;
-            }
+        if let Some(first) = key.as_ref().and_then(|key| self.tally.keyed(user, key)) {
+            let _ = reply.send(self.repeat_bet(user, first, asked).await);
+            return;
         }
         if !self.betting_open() {
-            return Err(ledger::BetRejected::Closed.into());
+            let _ = reply.send(Err(ledger::BetRejected::Closed.into()));
+            return;
         }
-        let placed = self
-            .ctx
-            .ledger
-            .place_keyed_bet(self.id, &self.tally, user, side, amount, key.as_ref())
-            .await;
-        let (balance, applied) = placed.map_err(|rejected| self.money_refused(rejected))?;
-        match (applied, key) {
-            (Applied::Applied, key) => {
-                self.tally.add_bet(user, side, amount);
-                if let Some(key) = key {
-                    self.tally.add_key(user, key, asked);
-                }
-                self.pool_changed();
-                let total = self.tally.bettor(user).map_or(amount, |(_, total)| total);
-                Ok(BetReceipt { total, balance })
-            }
-            // A first attempt whose outcome was unknown went through: the book has it.
-            (Applied::AlreadyApplied, Some(key)) => {
-                self.reload_tally().await?;
-                match self.tally.keyed(user, &key) {
-                    Some(first) => self.repeat_bet(user, first, asked).await,
-                    None => Err(outcome_unknown()),
-                }
-            }
-            // An unkeyed bet numbered after a bet this tally lacked: not placed.
-            (Applied::AlreadyApplied, None) => {
-                self.reload_tally().await?;
-                Err(Refusal::busy())
-            }
-        }
+        self.send_bet((user, side, amount), key, reply);
     }
 
     /// A keyed bet sent again: the first outcome when it asks for the same, with the bettor's
@@ -144,7 +119,7 @@ impl GameActor {
 
     /// A refused bet or stake: one whose write broke off may be in the book, so the tally is read
     /// again before the next.
-    fn money_refused(&mut self, rejected: ledger::BetRejected) -> Refusal {
+    pub(super) fn money_refused(&mut self, rejected: ledger::BetRejected) -> Refusal {
         if matches!(
             rejected,
             ledger::BetRejected::Store(StoreError::OutcomeUnknown(_))
@@ -162,7 +137,10 @@ impl GameActor {
         Ok(())
     }
 
+    /// Read the tally from the book, once every bet in flight is in it or refused (counted then
+    /// from the book, not twice).
     async fn reload_tally(&mut self) -> Result<(), Refusal> {
+        self.drain_bets().await;
         let (tally, _) = self
             .ctx
             .ledger

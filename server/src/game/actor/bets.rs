@@ -1,0 +1,221 @@
+//! Watchers' bets in flight: the actor checks a bet against the tally and what is already on its
+//! way to the book, hands its transfer to the ledger's group-commit writer, and goes on with its
+//! inbox; the bettor is answered when the write is durable ([`GameActor::bet_written`], from the
+//! run loop). A title match takes thousands of bets in its last minute: waiting for each one's
+//! commit before reading the next command held every bet, move and subscription of the game behind
+//! one fsync per bet (a few hundred bets a second at most), while the writer can commit hundreds of
+//! bets with one fsync if they reach it together.
+//!
+//! What stays exact: a bet counts in the tally (and the pool everyone sees) only once it is in the
+//! book; the checks that depend on earlier bets (a bettor keeps to one side, the pool's bound, a
+//! key used once) count the bets in flight too; every bet in flight is answered before the game
+//! settles ([`GameActor::drain_bets`] in `finish`), so settlement reads a book that holds every bet
+//! accepted before the end, exactly once; and a bet's number in the game is never given twice, even
+//! when an earlier one was refused by the book.
+
+use std::collections::{HashMap, HashSet};
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Mutex;
+
+use futures_util::stream::{FuturesUnordered, StreamExt};
+use tengen_protocol::{RequestKey, UserId};
+use tengen_rules::Color;
+
+use super::GameActor;
+use crate::game::BetReceipt;
+use crate::ledger::book::Applied;
+use crate::ledger::pool::Keyed;
+use crate::ledger::{self, Written};
+use crate::store::StoreError;
+use crate::{Refusal, Reply};
+
+/// A bet handed to the ledger, waiting for its write.
+pub(super) struct PendingBet {
+    user: UserId,
+    side: Color,
+    amount: u64,
+    key: Option<RequestKey>,
+    reply: Reply<BetReceipt>,
+}
+
+/// A write's answer with the bet it was for.
+pub(super) type WriteDone = (PendingBet, Result<Written, StoreError>);
+
+type WriteFuture = Pin<Box<dyn Future<Output = WriteDone> + Send>>;
+
+/// The bets of one game on their way to the book.
+#[derive(Default)]
+pub(super) struct InFlight {
+    /// Behind a mutex only so that the actor stays `Sync` (its futures hold `&self` across
+    /// awaits): the actor alone reaches it, through `&mut`, so it is never locked.
+    writes: Mutex<FuturesUnordered<WriteFuture>>,
+    /// Per bettor: the side and the points in flight.
+    bettors: HashMap<UserId, (Color, u64)>,
+    /// Keys of the bets in flight: the same key again waits for the first's answer.
+    keys: HashSet<(UserId, RequestKey)>,
+    /// Points in flight, for the pool's bound.
+    total: u64,
+    /// The highest bet number given out by this actor: numbers are never given twice.
+    numbered: u64,
+}
+
+impl std::fmt::Debug for InFlight {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("InFlight")
+            .field("total", &self.total)
+            .field("numbered", &self.numbered)
+            .finish()
+    }
+}
+
+impl InFlight {
+    fn writes(&mut self) -> &mut FuturesUnordered<WriteFuture> {
+        self.writes
+            .get_mut()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    pub(super) fn is_empty(&mut self) -> bool {
+        self.writes().is_empty()
+    }
+
+    /// The next write to finish; never when none is in flight (a `select!` branch that waits).
+    pub(super) async fn next_written(&mut self) -> WriteDone {
+        match self.writes().next().await {
+            Some(done) => done,
+            None => std::future::pending().await,
+        }
+    }
+
+    fn side_of(&self, user: UserId) -> Option<Color> {
+        self.bettors.get(&user).map(|(side, _)| *side)
+    }
+
+    fn add(&mut self, user: UserId, side: Color, amount: u64, key: Option<&RequestKey>) {
+        let entry = self.bettors.entry(user).or_insert((side, 0));
+        entry.1 += amount;
+        self.total += amount;
+        if let Some(key) = key {
+            self.keys.insert((user, key.clone()));
+        }
+    }
+
+    fn remove(&mut self, bet: &PendingBet) {
+        if let Some(entry) = self.bettors.get_mut(&bet.user) {
+            entry.1 = entry.1.saturating_sub(bet.amount);
+            if entry.1 == 0 {
+                self.bettors.remove(&bet.user);
+            }
+        }
+        self.total = self.total.saturating_sub(bet.amount);
+        if let Some(key) = &bet.key {
+            self.keys.remove(&(bet.user, key.clone()));
+        }
+    }
+}
+
+impl GameActor {
+    /// Check a new bet against the tally and the bets in flight, and hand its transfer to the
+    /// ledger; the bettor is answered by [`GameActor::bet_written`]. The caller checked that
+    /// betting is open, the bettor is no player, and the key (if any) is new to the tally.
+    pub(super) fn send_bet(
+        &mut self,
+        (user, side, amount): (UserId, Color, u64),
+        key: Option<RequestKey>,
+        reply: Reply<BetReceipt>,
+    ) {
+        if let Some(key) = &key {
+            if self.bets.keys.contains(&(user, key.clone())) {
+                let _ = reply.send(Err(Refusal::busy()));
+                return;
+            }
+        }
+        let side_before = self
+            .tally
+            .bettor(user)
+            .map(|(side, _)| side)
+            .or_else(|| self.bets.side_of(user));
+        let pool = self.tally.total().saturating_add(self.bets.total);
+        let number = self.tally.next_bet_number().max(self.bets.numbered + 1);
+        let built = ledger::bet_batch(
+            self.id,
+            (user, side, amount),
+            key.as_ref(),
+            number,
+            (side_before, pool),
+        );
+        let batch = match built {
+            Ok(batch) => batch,
+            Err(rejected) => {
+                let _ = reply.send(Err(rejected.into()));
+                return;
+            }
+        };
+        if key.is_none() {
+            self.bets.numbered = number;
+        }
+        self.bets.add(user, side, amount, key.as_ref());
+        let pending = PendingBet {
+            user,
+            side,
+            amount,
+            key,
+            reply,
+        };
+        let writer = self.ctx.ledger.clone();
+        self.bets.writes().push(Box::pin(async move {
+            let written = writer.write(batch).await;
+            (pending, written)
+        }));
+    }
+
+    /// A bet's write is done: count it and answer the bettor.
+    pub(super) fn bet_written(&mut self, (bet, written): WriteDone) {
+        self.bets.remove(&bet);
+        let answer = match written {
+            Ok(Written {
+                applied: Applied::Applied,
+                payer_balance,
+            }) => {
+                self.tally.add_bet(bet.user, bet.side, bet.amount);
+                if let Some(key) = bet.key {
+                    let keyed = Keyed {
+                        kind: ledger::book::TransferKind::Bet,
+                        side: bet.side,
+                        amount: bet.amount,
+                    };
+                    self.tally.add_key(bet.user, key, keyed);
+                }
+                self.pool_changed();
+                let total = self
+                    .tally
+                    .bettor(bet.user)
+                    .map_or(bet.amount, |(_, total)| total);
+                // The store never takes a bettor below 0 (it refuses the batch instead).
+                let balance = u64::try_from(payer_balance).unwrap_or_default();
+                Ok(BetReceipt { total, balance })
+            }
+            // The book had this transfer already: a first attempt whose outcome was unknown went
+            // through (a keyed retry then finds it in the tally read again), or an unkeyed bet met
+            // a number this tally lacked. Either way nothing was placed now.
+            Ok(Written {
+                applied: Applied::AlreadyApplied,
+                ..
+            }) => {
+                self.tally_stale = true;
+                Err(Refusal::busy())
+            }
+            Err(err) => Err(self.money_refused(ledger::rejected(err))),
+        };
+        let _ = bet.reply.send(answer);
+    }
+
+    /// Wait for every bet in flight and answer its bettor: before the game settles, and before the
+    /// tally is read again from the book (which would otherwise count them twice).
+    pub(super) async fn drain_bets(&mut self) {
+        while let Some(done) = self.bets.writes().next().await {
+            self.bet_written(done);
+        }
+    }
+}
