@@ -95,9 +95,12 @@ pub const WATCHERS_PER_GAME_MAX: usize = 25_000;
 /// Longest chat line in characters: a few sentences. Longer lines are refused with `bad_chat`.
 pub const CHAT_CHARS_MAX: usize = 500;
 
-/// Commands waiting in one game actor's inbox. A game gets a handful of commands per second; a full
-/// inbox means the actor is stuck behind the store, and the sender is told `busy` instead of waiting.
-pub const GAME_INBOX_LEN: usize = 64;
+/// Commands waiting in one game actor's inbox. Most games get a handful of commands per second, but
+/// a title match takes thousands of bets a second in its last minute (issue 16: 2,000 a second),
+/// and at 64 a stall of 30 ms on a busy machine filled the inbox and refused bets `busy`; 1,024
+/// holds half a second of such a burst. A full inbox means the actor is stuck behind the store, and
+/// the sender is told `busy` instead of waiting. (The queue's memory grows only as it fills.)
+pub const GAME_INBOX_LEN: usize = 1_024;
 
 /// Restarts of one game's actor after a panic, within [`GAME_RESTART_WINDOW_MS`], before its
 /// supervisor gives up. A bug hit once (a rare command) is worth a restart from the log, so the
@@ -192,6 +195,15 @@ pub const PRESENCE_HOLD_MS: u64 = LEASE_TTL_MS + CLUSTER_TICK_MS;
 /// game at once; once a second, each table, room or game costs one update. (A game pushes the first
 /// change after a quiet second at once, and the changes after it at the end of that second.)
 pub const WATCHER_COUNT_PUSH_MS: u64 = 1_000;
+
+/// `watchers` frames one game sends per second at most, over all who follow it: past this many
+/// followers its list is pushed less often than [`WATCHER_COUNT_PUSH_MS`], in proportion. The list
+/// (up to [`WATCHERS_LISTED_MAX`] names, several KiB) goes to every follower, so once a second a
+/// crowd of 15,000 arriving cost 15,000 such frames a second, over 100 MB/s of JSON: a title
+/// match's watchers took two minutes to get in (issue 16). Bounded, 20,000 followers hear the list
+/// every ten seconds while the count changes, and a game with fewer than 2,000 every second as
+/// before. Every snapshot (a new follower's, a resync) still has the list as it is.
+pub const WATCHER_LIST_FRAMES_PER_S_MAX: usize = 2_000;
 
 /// A game's `pool` push after a bet goes out at most this often. Every accepted bet changes the
 /// pool, and a push reaches every subscriber, so pushing each bet costs a game with n watchers betting

@@ -13,7 +13,10 @@ use tengen_rules::{Color, Phase};
 use tokio::time::Instant;
 
 use super::{Flow, GameActor};
-use crate::config::{WATCHERS_LISTED_MAX, WATCHERS_PER_GAME_MAX};
+use crate::config::{
+    WATCHERS_LISTED_MAX, WATCHERS_PER_GAME_MAX, WATCHER_COUNT_PUSH_MS,
+    WATCHER_LIST_FRAMES_PER_S_MAX,
+};
 use crate::game::wire::{self, color_to_wire, points_to_wire};
 use crate::game::{GameFrame, Mirror, PresenceGuard, Subscription, ViewerGuard};
 use crate::hall::chat;
@@ -24,6 +27,9 @@ impl GameActor {
     /// else when it is ([`WATCHER_COUNT_PUSH_MS`](crate::config::WATCHER_COUNT_PUSH_MS)), so a
     /// crowd arriving costs one push a second.
     pub(super) fn watchers_changed(&mut self) -> Flow {
+        let followers = self.frames.receiver_count();
+        self.watchers_pacer
+            .set_interval_ms(watchers_push_ms(followers));
         self.watchers_pacer.changed();
         Flow::Continue
     }
@@ -176,6 +182,14 @@ impl GameActor {
     }
 }
 
+/// How often a game with `followers` pushes its watchers list: every
+/// [`WATCHER_COUNT_PUSH_MS`], or less often past [`WATCHER_LIST_FRAMES_PER_S_MAX`] followers, so
+/// the list costs at most that many frames a second however many follow the game.
+fn watchers_push_ms(followers: usize) -> u64 {
+    let per_push = followers.div_ceil(WATCHER_LIST_FRAMES_PER_S_MAX).max(1) as u64;
+    WATCHER_COUNT_PUSH_MS.saturating_mul(per_push)
+}
+
 /// When a coalesced push (the watchers list, the pool) is next due: a change is pushed at once when
 /// the last push is an interval old, otherwise when it will be, so a burst of changes costs each
 /// follower one frame per interval.
@@ -196,6 +210,11 @@ impl Pacer {
         }
     }
 
+    /// Push at most once per `interval_ms` from now on (a push already scheduled keeps its time).
+    pub(super) fn set_interval_ms(&mut self, interval_ms: u64) {
+        self.interval = Duration::from_millis(interval_ms);
+    }
+
     /// Something changed: schedule a push unless one is already due.
     pub(super) fn changed(&mut self) {
         if self.due.is_none() {
@@ -211,5 +230,18 @@ impl Pacer {
     pub(super) fn pushed(&mut self) {
         self.due = None;
         self.pushed_at = Some(Instant::now());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::watchers_push_ms;
+
+    #[test]
+    fn a_crowd_hears_the_list_less_often_in_proportion() {
+        assert_eq!(watchers_push_ms(0), 1_000);
+        assert_eq!(watchers_push_ms(2_000), 1_000);
+        assert_eq!(watchers_push_ms(2_001), 2_000);
+        assert_eq!(watchers_push_ms(20_000), 10_000);
     }
 }
