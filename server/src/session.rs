@@ -248,19 +248,24 @@ pub(crate) async fn run(state: Arc<AppState>, socket: WebSocket, peer: IpAddr) {
 impl Session {
     async fn serve(&mut self, socket: WebSocket, mut out_rx: mpsc::Receiver<Frame>) {
         let (mut sink, mut stream) = socket.split();
-        let mut hall_rx = self.state.hall.subscribe();
+        // Both waits below are made once and kept across turns of the loop (the hall's re-armed as
+        // each event arrives): made anew on every turn, each registered with, and left, a signal
+        // every session shares, under its lock, for every frame delivered (issue 16, profiled).
+        let mut hall_wait = Box::pin(hall_next(self.state.hall.subscribe()));
         // The hall's lists, only while this connection is in the hall (see `lobby`).
         let mut lobby_rx: Option<broadcast::Receiver<HallEvent>> = None;
         // This user's own pushes, while logged in (see `user_events`).
         let mut user_rx: Option<UserEvents> = None;
         let shutdown = self.state.shutdown.clone();
+        let stopping = shutdown.wait();
+        tokio::pin!(stopping);
         let ping_every = Duration::from_millis(PING_INTERVAL_MS);
         let mut pings = tokio::time::interval_at(Instant::now() + ping_every, ping_every);
         let mut last_heard = Instant::now();
         let hello_by = last_heard + Duration::from_millis(self.state.config.hello_deadline_ms);
         loop {
             let next = tokio::select! {
-                _ = shutdown.wait() => Next::Close(CLOSE_GOING_AWAY, "server shutting down"),
+                _ = &mut stopping => Next::Close(CLOSE_GOING_AWAY, "server shutting down"),
                 _ = hello_deadline(self.said_hello, hello_by) => {
                     Next::Close(CLOSE_POLICY, "no hello in time")
                 }
@@ -282,7 +287,10 @@ impl Session {
                         Next::Continue
                     }
                 }
-                event = hall_rx.recv() => self.on_hall_event(event).await,
+                (event, hall_rx) = &mut hall_wait => {
+                    hall_wait.set(hall_next(hall_rx));
+                    self.on_hall_event(event).await
+                }
                 event = next_event(lobby_rx.as_mut()) => self.on_hall_event(event).await,
                 event = next_event(user_rx.as_mut().map(UserEvents::receiver)) => {
                     self.on_hall_event(event).await
@@ -1237,6 +1245,17 @@ impl Session {
 
 /// The next push on a receiver the connection holds only at times (the hall's lists while in the
 /// hall, the user's own while logged in), or never while it holds none.
+/// The hall broadcast's next event, and the receiver back to wait for the one after.
+async fn hall_next(
+    mut receiver: broadcast::Receiver<HallEvent>,
+) -> (
+    Result<HallEvent, broadcast::error::RecvError>,
+    broadcast::Receiver<HallEvent>,
+) {
+    let event = receiver.recv().await;
+    (event, receiver)
+}
+
 async fn next_event(
     receiver: Option<&mut broadcast::Receiver<HallEvent>>,
 ) -> Result<HallEvent, broadcast::error::RecvError> {
