@@ -316,6 +316,11 @@ pub enum ChatChannel {
     Kibitz {
         game: GameId,
     },
+    /// The two players of a game (any game: a table's, a challenge's, an automatch's, against a
+    /// computer); its watchers read it too, as on KGS and OGS, and may not send it.
+    Game {
+        game: GameId,
+    },
 }
 
 /// What stage a game is in.

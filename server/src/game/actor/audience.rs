@@ -174,6 +174,30 @@ impl GameActor {
         });
         Ok(())
     }
+
+    /// The players' chat: from the two players only, read by everyone who follows the game.
+    pub(super) fn player_chat(
+        &self,
+        from: PlayerInfo,
+        text: String,
+        at_ms: u64,
+    ) -> Result<(), Refusal> {
+        if self.color_of(from.user).is_err() {
+            return Err(Refusal::new(
+                ErrorCode::NotYourGame,
+                "only the game's players write in its players' chat; watchers use kibitz",
+            ));
+        }
+        let text = chat::validate(&text)?;
+        let channel = tengen_protocol::ChatChannel::Game { game: self.id };
+        let frame = chat::frame(channel, from, text, at_ms);
+        let _ = self.frames.send(GameFrame {
+            seq: None,
+            text: frame.into(),
+            hidden_from: [None, None],
+        });
+        Ok(())
+    }
 }
 
 /// When a coalesced push (the watchers list, the pool) is next due: a change is pushed at once when

@@ -11,7 +11,7 @@ use tengen_rules::GameResult;
 use super::{Fatal, Flow, GameActor};
 use crate::clock::ClockError;
 use crate::game::wire;
-use crate::hall::HallCmd;
+use crate::hall::HallRequest;
 use crate::ledger;
 use crate::unix_now_ms;
 
@@ -40,7 +40,7 @@ impl GameActor {
         // a player who sees the end and proposes the next game at once finds the table free.
         self.ctx
             .hall
-            .send(HallCmd::GameEnded {
+            .send(HallRequest::GameEnded {
                 game: self.id,
                 table: self.table,
             })
@@ -101,7 +101,7 @@ impl GameActor {
     async fn grant_pending(&self, players: [UserId; 2]) {
         match self.ctx.ledger.grant_after_game(players).await {
             Ok(granted) if !granted.is_empty() => match self.ctx.ledger.balances(granted).await {
-                Ok(balances) => self.ctx.hall.send(HallCmd::Balances { balances }).await,
+                Ok(balances) => self.ctx.hall.send(HallRequest::Balances { balances }).await,
                 Err(err) => {
                     tracing::warn!(game = %self.id, %err, "could not read granted balances")
                 }
@@ -120,7 +120,7 @@ impl GameActor {
             return;
         }
         match self.ctx.ledger.balances(accounts).await {
-            Ok(balances) => self.ctx.hall.send(HallCmd::Balances { balances }).await,
+            Ok(balances) => self.ctx.hall.send(HallRequest::Balances { balances }).await,
             // They still see it when they next ask (`balance`, or their bets).
             Err(err) => tracing::warn!(game = %self.id, %err, "could not read balances to push"),
         }

@@ -20,7 +20,7 @@ use super::scoring::Scoring;
 use super::{Fatal, Flow, GameActor, LoggedEvent};
 use crate::clock::Clock;
 use crate::config::STORE_RETRY_MS;
-use crate::hall::HallCmd;
+use crate::hall::HallRequest;
 use crate::store::{outcome_unknown, store_refusal, StoreError};
 use crate::Refusal;
 
@@ -156,7 +156,7 @@ impl GameActor {
         if seq > self.announced_seq {
             if matches!(logged.event, GameEvent::Ended { .. }) {
                 // As `end` does: the hall hears of the end before the players.
-                let ended = HallCmd::GameEnded {
+                let ended = HallRequest::GameEnded {
                     game: self.id,
                     table: self.table,
                 };
