@@ -13,7 +13,7 @@
 //! group of eight), then the nearest score below (the odd player floats down); a knockout pairs
 //! neighbours in bracket order.
 
-use crate::matching::has_perfect_matching;
+use crate::matching::{complete, is_perfect, NONE};
 use crate::tally::{Colour, Tally};
 
 /// What a pair of players must satisfy under one layer of constraints.
@@ -78,45 +78,51 @@ impl Field<'_> {
         }
     }
 
-    /// Whether the players at `positions` (indices into `order`) can all be paired under `layer`.
-    fn pairable(&self, positions: &[usize], layer: Layer) -> bool {
-        let seeds: Vec<usize> = positions
-            .iter()
-            .filter_map(|&p| self.order.get(p).copied())
-            .collect();
-        let matrix: Vec<Vec<bool>> = seeds
+    /// The allowed pairs under `layer`, by position.
+    fn matrix(&self, layer: Layer) -> Vec<Vec<bool>> {
+        self.order
             .iter()
             .map(|&a| {
-                seeds
+                self.order
                     .iter()
                     .map(|&b| a != b && self.allowed(a, b, layer))
                     .collect()
             })
-            .collect();
-        has_perfect_matching(&matrix)
+            .collect()
     }
 
     /// The bye and the layer: the first candidate (in the format's order) leaving a field that pairs
     /// under the strictest layer possible. `candidates` are positions; an even field takes no bye.
     pub fn choose_bye(&self, candidates: &[usize], layers: &[Layer]) -> (Option<usize>, Layer) {
-        let all: Vec<usize> = (0..self.order.len()).collect();
-        if all.len() % 2 == 0 {
-            let layer = layers
-                .iter()
-                .copied()
-                .find(|&l| self.pairable(&all, l))
-                .unwrap_or(Layer::Any);
-            return (None, layer);
-        }
+        let n = self.order.len();
         for &layer in layers {
-            for &c in candidates {
-                let rest: Vec<usize> = all.iter().copied().filter(|&p| p != c).collect();
-                if self.pairable(&rest, layer) {
+            let matrix = self.matrix(layer);
+            let mut active = vec![true; n];
+            let mut mate = vec![NONE; n];
+            complete(&matrix, &active, &mut mate);
+            if n % 2 == 0 {
+                if is_perfect(&active, &mate) {
+                    return (None, layer);
+                }
+                continue;
+            }
+            for &c in candidates.iter().filter(|&&c| c < n) {
+                let mut trial = mate.clone();
+                detach(&mut trial, c);
+                active[c] = false;
+                complete(&matrix, &active, &mut trial);
+                if is_perfect(&active, &trial) {
                     return (Some(c), layer);
                 }
+                active[c] = true;
             }
         }
-        (candidates.first().copied(), Layer::Any)
+        let bye = if n % 2 == 1 {
+            candidates.first().copied()
+        } else {
+            None
+        };
+        (bye, Layer::Any)
     }
 
     /// Pairs every position but `bye` under `layer`, top down; returns pairs of seeds, best first.
@@ -126,37 +132,81 @@ impl Field<'_> {
         layer: Layer,
         preference: Preference,
     ) -> Vec<(usize, usize)> {
-        let mut unpaired: Vec<usize> = (0..self.order.len()).filter(|&p| Some(p) != bye).collect();
+        let n = self.order.len();
+        let matrix = self.matrix(layer);
+        let mut active: Vec<bool> = (0..n).map(|p| Some(p) != bye).collect();
+        let mut mate = vec![NONE; n];
+        complete(&matrix, &active, &mut mate);
         let mut pairs = Vec::new();
-        while let Some(&top) = unpaired.first() {
-            let rest: Vec<usize> = unpaired.iter().copied().skip(1).collect();
-            let choice = self
+        while let Some(top) = active.iter().position(|&a| a) {
+            let rest: Vec<usize> = (top + 1..n)
+                .filter(|&p| active.get(p) == Some(&true))
+                .collect();
+            let fits = |q: usize| {
+                matrix
+                    .get(top)
+                    .and_then(|row| row.get(q))
+                    .copied()
+                    .unwrap_or(false)
+            };
+            let mut chosen = None;
+            for q in self
                 .preferences(top, &rest, preference)
                 .into_iter()
-                .filter(|&q| self.allowed_at(top, q, layer))
-                .find(|&q| {
-                    let left: Vec<usize> = rest.iter().copied().filter(|&p| p != q).collect();
-                    self.pairable(&left, layer)
-                })
-                // Unreachable when the layer was chosen by `choose_bye`; pairing the next player
-                // keeps the round whole rather than dropping anyone.
-                .or_else(|| rest.first().copied());
-            let Some(q) = choice else {
-                break;
+                .filter(|&q| fits(q))
+            {
+                if let Some(next) = self.pairing_after(&matrix, &active, &mate, top, q) {
+                    chosen = Some((q, next));
+                    break;
+                }
+            }
+            // Without a fitting opponent (a layer the whole field does not pair under), the next
+            // player keeps the round whole rather than leaving anyone out.
+            let (q, next) = match chosen {
+                Some(found) => found,
+                None => match rest.first() {
+                    Some(&q) => (q, mate.clone()),
+                    None => break,
+                },
             };
+            for p in [top, q] {
+                if let Some(a) = active.get_mut(p) {
+                    *a = false;
+                }
+            }
+            mate = next;
+            for p in [top, q] {
+                detach(&mut mate, p);
+            }
             if let (Some(&a), Some(&b)) = (self.order.get(top), self.order.get(q)) {
                 pairs.push((a, b));
             }
-            unpaired.retain(|&p| p != top && p != q);
         }
         pairs
     }
 
-    fn allowed_at(&self, p: usize, q: usize, layer: Layer) -> bool {
-        match (self.order.get(p), self.order.get(q)) {
-            (Some(&a), Some(&b)) => self.allowed(a, b, layer),
-            _ => false,
+    /// The matching of everyone left if `top` and `q` pair now, or `None` if the rest cannot all pair.
+    fn pairing_after(
+        &self,
+        matrix: &[Vec<bool>],
+        active: &[bool],
+        mate: &[usize],
+        top: usize,
+        q: usize,
+    ) -> Option<Vec<usize>> {
+        if mate.get(top) == Some(&q) {
+            return Some(mate.to_vec());
         }
+        let mut trial = mate.to_vec();
+        let mut left = active.to_vec();
+        for p in [top, q] {
+            detach(&mut trial, p);
+            if let Some(a) = left.get_mut(p) {
+                *a = false;
+            }
+        }
+        complete(matrix, &left, &mut trial);
+        is_perfect(&left, &trial).then_some(trial)
     }
 
     /// `rest` ordered by how much `top` prefers each (positions in, positions out).
@@ -188,6 +238,19 @@ impl Field<'_> {
             .collect();
         ranked.sort_unstable();
         ranked.into_iter().map(|(_, _, _, p)| p).collect()
+    }
+}
+
+/// Takes `v` and its partner, if any, out of the matching `mate`.
+fn detach(mate: &mut [usize], v: usize) {
+    let Some(&partner) = mate.get(v) else {
+        return;
+    };
+    if let Some(back) = mate.get_mut(partner) {
+        *back = NONE;
+    }
+    if let Some(own) = mate.get_mut(v) {
+        *own = NONE;
     }
 }
 

@@ -5,14 +5,23 @@
 //! pairer alone paints itself into a corner in the last rounds, and a backtracking one can take
 //! exponential time proving that no rematch-free pairing exists.
 //!
-//! Indices here are positions in the caller's own list, all below `n` by construction, so the
-//! indexing cannot go out of bounds whatever the players' results were.
+//! The pairer asks that question once per player it pairs, so a matching is not rebuilt each time:
+//! [`complete`] starts from the caller's current matching (after removing the pair just tried, at
+//! most two players are left without a partner) and only searches augmenting paths from the free
+//! ones, O(V²) each, which keeps a round of a 512-player field well under a second.
+//!
+//! Indices here are positions in the caller's own list, all below `n` by construction (the matrix is
+//! checked square on entry), so the indexing cannot go out of bounds whatever the players' results
+//! were.
 
-const NONE: usize = usize::MAX;
+/// No partner.
+pub const NONE: usize = usize::MAX;
 
 /// Blossom search state over `n` vertices with adjacency matrix `allowed`.
 struct Blossom<'a> {
     allowed: &'a [Vec<bool>],
+    /// Vertices taking part; the others are ignored as if absent.
+    active: &'a [bool],
     mate: Vec<usize>,
     parent: Vec<usize>,
     base: Vec<usize>,
@@ -78,7 +87,11 @@ impl Blossom<'_> {
         self.queue.push_back(root);
         while let Some(v) = self.queue.pop_front() {
             for to in 0..n {
-                if !self.allowed[v][to] || self.base[v] == self.base[to] || self.mate[v] == to {
+                if !self.active[to]
+                    || !self.allowed[v][to]
+                    || self.base[v] == self.base[to]
+                    || self.mate[v] == to
+                {
                     continue;
                 }
                 if to == root || (self.mate[to] != NONE && self.parent[self.mate[to]] != NONE) {
@@ -108,16 +121,22 @@ impl Blossom<'_> {
     }
 }
 
-/// A maximum matching of the graph whose edges are the `true` cells of the square, symmetric matrix
-/// `allowed`: `mate[i]` is `i`'s partner, or `None`.
-pub fn maximum_matching(allowed: &[Vec<bool>]) -> Vec<Option<usize>> {
+/// Extends `mate` (a valid matching of the active vertices: `mate[v]` is v's partner or [`NONE`]) to
+/// a maximum matching of the active vertices of the graph whose edges are the `true` cells of the
+/// square, symmetric matrix `allowed`. A malformed input (not square, lengths differing) is left as
+/// it is, and then reads as "not perfect".
+pub fn complete(allowed: &[Vec<bool>], active: &[bool], mate: &mut Vec<usize>) {
     let n = allowed.len();
-    if allowed.iter().any(|row| row.len() != n) {
-        return vec![None; n];
+    if allowed.iter().any(|row| row.len() != n) || active.len() != n || mate.len() != n {
+        return;
+    }
+    if mate.iter().any(|&m| m != NONE && m >= n) {
+        mate.iter_mut().for_each(|m| *m = NONE);
     }
     let mut search = Blossom {
         allowed,
-        mate: vec![NONE; n],
+        active,
+        mate: std::mem::take(mate),
         parent: vec![NONE; n],
         base: (0..n).collect(),
         used: vec![false; n],
@@ -125,38 +144,53 @@ pub fn maximum_matching(allowed: &[Vec<bool>]) -> Vec<Option<usize>> {
         queue: std::collections::VecDeque::with_capacity(n),
     };
     greedy_start(&mut search);
-    for root in 0..n {
-        if search.mate[root] == NONE {
+    for (root, &taking_part) in active.iter().enumerate() {
+        if taking_part && search.mate[root] == NONE {
             let end = search.find_path(root);
             search.augment(end);
         }
     }
-    search
-        .mate
-        .iter()
-        .map(|&m| (m != NONE).then_some(m))
-        .collect()
+    *mate = search.mate;
 }
 
 /// Matches obvious pairs first, so the blossom search only has the hard part left to do.
 fn greedy_start(search: &mut Blossom<'_>) {
     let n = search.mate.len();
-    for v in 0..n {
+    for v in (0..n).filter(|&v| search.active[v]) {
         if search.mate[v] != NONE {
             continue;
         }
-        if let Some(to) =
-            (0..n).find(|&to| to != v && search.allowed[v][to] && search.mate[to] == NONE)
-        {
+        let free = |to: usize| {
+            to != v && search.active[to] && search.allowed[v][to] && search.mate[to] == NONE
+        };
+        if let Some(to) = (0..n).find(|&to| free(to)) {
             search.mate[v] = to;
             search.mate[to] = v;
         }
     }
 }
 
-/// Whether every vertex can be matched (an even count, and a perfect matching exists).
-pub fn has_perfect_matching(allowed: &[Vec<bool>]) -> bool {
-    allowed.len() % 2 == 0 && maximum_matching(allowed).iter().all(Option::is_some)
+/// Whether every active vertex has a partner in `mate`.
+pub fn is_perfect(active: &[bool], mate: &[usize]) -> bool {
+    active.len() == mate.len() && active.iter().zip(mate).all(|(&a, &m)| !a || m != NONE)
+}
+
+/// Whether every vertex of `allowed` can be matched.
+#[cfg(test)]
+fn has_perfect_matching(allowed: &[Vec<bool>]) -> bool {
+    let active = vec![true; allowed.len()];
+    let mut mate = vec![NONE; allowed.len()];
+    complete(allowed, &active, &mut mate);
+    is_perfect(&active, &mate)
+}
+
+/// A maximum matching of all of `allowed`, as options.
+#[cfg(test)]
+fn maximum_matching(allowed: &[Vec<bool>]) -> Vec<Option<usize>> {
+    let active = vec![true; allowed.len()];
+    let mut mate = vec![NONE; allowed.len()];
+    complete(allowed, &active, &mut mate);
+    mate.iter().map(|&m| (m != NONE).then_some(m)).collect()
 }
 
 #[cfg(test)]

@@ -474,3 +474,28 @@ fn round_robin_withdrawal_voids_results_before_half_and_forfeits_after() {
     assert_eq!(row(&s, 5).games, 4);
     assert_eq!(row(&s, 5).losses, 4);
 }
+
+#[test]
+fn a_64_player_swiss_of_nine_rounds_has_no_rematch_and_close_pairings() {
+    // The load test's event: 64 players, results by a fixed pattern (the better seed wins two games
+    // in three). Nine rounds leave plenty of fresh opponents, so no pair may meet twice.
+    let format = Format::Swiss {
+        rounds: 9,
+        out_after_losses: None,
+        ranking: SwissRanking::TotalScore,
+    };
+    let mut event = event(format, 64, FinalTie::Stands);
+    let mut met = std::collections::BTreeSet::new();
+    for round in 0..9u64 {
+        play_round(&mut event, |a, b| {
+            Some(if (a + b + round) % 3 == 0 { b } else { a })
+        });
+        for (a, b) in pairs_of(&event, round as usize) {
+            assert!(met.insert((a, b)), "{a} v {b} met twice");
+        }
+    }
+    assert!(event.is_over());
+    let s = event.standings();
+    assert_eq!(s.rows.iter().map(|r| r.score).sum::<u32>(), 64 * 9);
+    assert!(s.rows.iter().all(|r| r.games == 9 && r.byes == 0));
+}
