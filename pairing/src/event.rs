@@ -141,7 +141,8 @@ impl TryFrom<EventRecord> for Event {
 }
 
 impl Event {
-    /// A new event with `players` entered in seeding order (strongest first).
+    /// A new event with `players` entered in seeding order (strongest first); more may enter, or
+    /// leave, until round 1 is paired, which needs the format's minimum.
     pub fn new(settings: Settings, players: &[PlayerId]) -> Result<Event, EventError> {
         settings.format.validate()?;
         let event = Event {
@@ -156,7 +157,7 @@ impl Event {
                 .collect(),
             rounds: Vec::new(),
         };
-        event.check_entries()?;
+        event.check_entries(false)?;
         Ok(event)
     }
 
@@ -222,7 +223,7 @@ impl Event {
                 });
             }
         } else {
-            self.check_entries()?;
+            self.check_entries(true)?;
         }
         let round = format::next_round(self).ok_or(EventError::Over)?;
         self.rounds.push(round);
@@ -332,10 +333,11 @@ impl Event {
         }
     }
 
-    fn check_entries(&self) -> Result<(), EventError> {
+    /// Entries within the format's bounds (the minimum only once `started`) and nobody twice.
+    fn check_entries(&self, started: bool) -> Result<(), EventError> {
         let min = self.settings.format.min_players();
         let max = self.settings.format.max_players();
-        if self.entrants.len() < min {
+        if started && self.entrants.len() < min {
             return Err(EventError::TooFewPlayers { min });
         }
         if self.entrants.len() > max {
@@ -352,15 +354,7 @@ impl Event {
     /// bye naming entrants, tables unique within a round.
     fn check(&self) -> Result<(), EventError> {
         self.settings.format.validate()?;
-        if self.rounds.is_empty() {
-            // Entries are still open, and may be fewer than the minimum for now.
-            let mut seen = BTreeSet::new();
-            if let Some(e) = self.entrants.iter().find(|e| !seen.insert(e.player)) {
-                return Err(EventError::DuplicatePlayer(e.player));
-            }
-            return Ok(());
-        }
-        self.check_entries()?;
+        self.check_entries(!self.rounds.is_empty())?;
         let entered: BTreeSet<PlayerId> = self.entrants.iter().map(|e| e.player).collect();
         for (i, round) in self.rounds.iter().enumerate() {
             if round.number as usize != i + 1 {

@@ -162,6 +162,17 @@ fn a_beaten_opponents_score_tie_goes_to_warnings_then_stands_or_lots() {
     assert_eq!(order(&s), vec![(1, 1), (1, 3), (3, 2), (4, 4)]);
     assert_eq!(row(&s, 2).warnings, 1);
 
+    // Under a play-off the tie is shared and marked, for the director to arrange the play-off.
+    let mut play_off = event(Format::RoundRobin { cycles: 1 }, 4, FinalTie::PlayOff);
+    while !play_off.is_over() {
+        play_round(&mut play_off, table);
+    }
+    let s = play_off.standings();
+    assert_eq!(s.final_tie, FinalTie::PlayOff);
+    assert_eq!(order(&s), vec![(1, 1), (1, 2), (1, 3), (4, 4)]);
+    let marked: Vec<bool> = s.rows.iter().map(|r| r.tied).collect();
+    assert_eq!(marked, vec![true, true, true, false]);
+
     // The same event under lots: distinct ranks, the tied places marked as drawn, repeatably.
     let mut lots = event(Format::RoundRobin { cycles: 1 }, 4, FinalTie::Lots);
     while !lots.is_over() {
@@ -353,7 +364,7 @@ fn best_of_three_stops_when_decided_and_alternates_colours() {
 }
 
 #[test]
-fn invalid_requests_are_refused_and_change_nothing() {
+fn invalid_entries_are_refused_and_change_nothing() {
     let bad = Settings {
         format: Format::Match { games: 8 },
         final_tie: FinalTie::Stands,
@@ -363,7 +374,41 @@ fn invalid_requests_are_refused_and_change_nothing() {
         Event::new(bad, &players(2)),
         Err(EventError::InvalidFormat(_))
     ));
-    let settings = Settings {
+    let settings = swiss_settings();
+    assert_eq!(
+        Event::new(settings, &[PlayerId(1), PlayerId(1)]).unwrap_err(),
+        EventError::DuplicatePlayer(PlayerId(1))
+    );
+    // Too few players may enter; the event cannot start until there are enough.
+    let mut lonely = Event::new(settings, &players(1)).unwrap();
+    assert_eq!(
+        lonely.pair_next_round().unwrap_err(),
+        EventError::TooFewPlayers { min: 2 }
+    );
+    lonely.enter(PlayerId(2)).unwrap();
+    assert_eq!(
+        lonely.enter(PlayerId(2)).unwrap_err(),
+        EventError::DuplicatePlayer(PlayerId(2))
+    );
+    lonely.leave(PlayerId(1)).unwrap();
+    assert_eq!(
+        lonely.leave(PlayerId(1)).unwrap_err(),
+        EventError::NotEntered(PlayerId(1))
+    );
+    assert_eq!(lonely.entrants().len(), 1);
+    let match_settings = Settings {
+        format: Format::Match { games: 3 },
+        ..settings
+    };
+    let mut full = Event::new(match_settings, &players(2)).unwrap();
+    assert_eq!(
+        full.enter(PlayerId(3)).unwrap_err(),
+        EventError::TooManyPlayers { max: 2 }
+    );
+}
+
+fn swiss_settings() -> Settings {
+    Settings {
         format: Format::Swiss {
             rounds: 3,
             out_after_losses: None,
@@ -371,16 +416,12 @@ fn invalid_requests_are_refused_and_change_nothing() {
         },
         final_tie: FinalTie::Stands,
         seed: 0,
-    };
-    assert_eq!(
-        Event::new(settings, &[PlayerId(1), PlayerId(1)]).unwrap_err(),
-        EventError::DuplicatePlayer(PlayerId(1))
-    );
-    assert_eq!(
-        Event::new(settings, &players(1)).unwrap_err(),
-        EventError::TooFewPlayers { min: 2 }
-    );
-    let mut event = Event::new(settings, &players(4)).unwrap();
+    }
+}
+
+#[test]
+fn invalid_requests_during_a_round_are_refused_and_change_nothing() {
+    let mut event = Event::new(swiss_settings(), &players(4)).unwrap();
     event.pair_next_round().unwrap();
     let before = event.clone();
     assert_eq!(event.enter(PlayerId(9)).unwrap_err(), EventError::Started);
