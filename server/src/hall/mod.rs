@@ -16,6 +16,7 @@
 pub mod automatch;
 mod challenges;
 pub mod chat;
+mod events;
 mod live;
 mod request;
 mod rooms;
@@ -31,7 +32,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use tengen_protocol::{
-    ChallengeId, ErrorCode, GameId, GameSummary, PlayerInfo, RoomId, ServerMsg, TableId, UserId,
+    ChallengeId, ErrorCode, EventView, GameId, GameSummary, PlayerInfo, RoomId, ServerMsg, TableId,
+    UserId,
 };
 use tokio::sync::{broadcast, mpsc};
 
@@ -282,6 +284,8 @@ struct Hall {
     recount: BTreeSet<TableId>,
     /// Rooms whose user count changed since the last push; at most one entry per room.
     room_recount: BTreeSet<RoomId>,
+    /// Competitions, and which of their boards each of their live games is.
+    events: events::Events,
     games: Games,
     ctx: GameContext,
     /// Where pushes go out (this node's sessions, and scaled out, the other nodes').
@@ -366,6 +370,7 @@ pub fn spawn_actor(
         relisted_last: GameId(0),
         recount: BTreeSet::new(),
         room_recount: BTreeSet::new(),
+        events: events::Events::default(),
         games,
         ctx: GameContext {
             store,
@@ -388,6 +393,7 @@ impl Hall {
         shutdown: Shutdown,
         _tasks: TaskGuard,
     ) {
+        self.load_events().await;
         let mut recounts = tokio::time::interval(Duration::from_millis(WATCHER_COUNT_PUSH_MS));
         loop {
             tokio::select! {
@@ -482,9 +488,27 @@ impl Hall {
             R::StakeAnswer { table, user, agree } => {
                 self.answer_stake(table, user, agree).await.map(|()| Done)
             }
+            R::CreateEvent { director, spec } => {
+                self.create_event(director, spec).await.map(event_reply)
+            }
+            R::JoinEvent { event, player } => self.join_event(event, player).await.map(event_reply),
+            R::LeaveEvent { event, user } => self.leave_event(event, user).await.map(event_reply),
+            R::StartRound { event, user } => self.start_round(event, user).await.map(event_reply),
+            R::GetEvent { event } => self.event_view(event).map(event_reply),
+            R::ListEvents => Ok(HallReply::Events {
+                events: self.event_list(),
+            }),
+            R::GameEnded {
+                game,
+                table,
+                outcome,
+            } => {
+                self.game_ended(game, table);
+                self.event_game_ended(game, outcome).await;
+                Ok(Done)
+            }
             notification @ (R::Online { .. }
             | R::SessionGone { .. }
-            | R::GameEnded { .. }
             | R::Balances { .. }
             | R::Revoked { .. }
             | R::GameRestored { .. }
@@ -501,7 +525,6 @@ impl Hall {
         match notification {
             R::Online { player } => self.online(player),
             R::SessionGone { user, room, tables } => self.session_gone(user, room, tables),
-            R::GameEnded { game, table } => self.game_ended(game, table),
             R::Balances { balances } => self.push_balances(balances),
             R::Revoked { user, token_digest } => {
                 let text = Revocation { token_digest }.frame();
@@ -534,6 +557,12 @@ impl Hall {
             text,
             started_game,
         });
+    }
+}
+
+fn event_reply(view: EventView) -> HallReply {
+    HallReply::Event {
+        view: Box::new(view),
     }
 }
 

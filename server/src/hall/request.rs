@@ -6,8 +6,8 @@
 
 use serde::{Deserialize, Serialize};
 use tengen_protocol::{
-    ChallengeId, ChatChannel, ErrorCode, GameId, GameSettings, GameSummary, PlayerInfo, RoomId,
-    Seat, StakeTerms, TableId, UserId,
+    ChallengeId, ChatChannel, ErrorCode, EventId, EventSpec, EventSummary, EventView, GameId,
+    GameOutcome, GameSettings, GameSummary, PlayerInfo, RoomId, Seat, StakeTerms, TableId, UserId,
 };
 use tokio::sync::oneshot;
 
@@ -95,6 +95,28 @@ pub enum HallRequest {
         text: String,
         at_ms: u64,
     },
+    /// Create a competition directed by `director`; the reply is its view.
+    CreateEvent {
+        director: PlayerInfo,
+        spec: EventSpec,
+    },
+    JoinEvent {
+        event: EventId,
+        player: PlayerInfo,
+    },
+    LeaveEvent {
+        event: EventId,
+        user: UserId,
+    },
+    /// The director pairs and starts the next round.
+    StartRound {
+        event: EventId,
+        user: UserId,
+    },
+    GetEvent {
+        event: EventId,
+    },
+    ListEvents,
     /// A seated player offers stakes (and presses OK).
     StakeOffer {
         table: TableId,
@@ -119,10 +141,12 @@ pub enum HallRequest {
         room: Option<RoomId>,
         tables: Vec<TableId>,
     },
-    /// Sent by a game actor when its game is over.
+    /// Sent by a game actor when its game is over, with its outcome (for an event's results).
     GameEnded {
         game: GameId,
         table: Option<TableId>,
+        #[serde(default)]
+        outcome: Option<GameOutcome>,
     },
     /// Sent by a game actor after settling: the new balance of each account it paid or refunded,
     /// pushed to that user's connections.
@@ -164,6 +188,10 @@ pub enum HallReply {
     },
     /// A challenge sent.
     Challenge { challenge: ChallengeId },
+    /// An event's whole state.
+    Event { view: Box<EventView> },
+    /// The hall's events.
+    Events { events: Vec<EventSummary> },
 }
 
 impl HallReply {
@@ -187,6 +215,21 @@ impl HallReply {
     pub fn table(self) -> Result<(Frame, Option<GameId>), Refusal> {
         match self {
             HallReply::Table { text, game } => Ok((text, game)),
+            other => Err(other.mismatch()),
+        }
+    }
+
+    /// The view of an event request.
+    pub fn event(self) -> Result<EventView, Refusal> {
+        match self {
+            HallReply::Event { view } => Ok(*view),
+            other => Err(other.mismatch()),
+        }
+    }
+
+    pub fn events(self) -> Result<Vec<EventSummary>, Refusal> {
+        match self {
+            HallReply::Events { events } => Ok(events),
             other => Err(other.mismatch()),
         }
     }

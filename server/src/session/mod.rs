@@ -5,6 +5,7 @@
 //! it tells the hall which room and tables it leaves.
 
 mod accounts;
+mod events;
 mod games;
 mod hall;
 mod money;
@@ -463,6 +464,12 @@ impl Session {
             } => self.stake_offer(table, [left, right], terms).await,
             M::StakeAnswer { table, agree } => self.stake_answer(table, agree).await,
             M::StakeRaise { game, amount, key } => self.stake_raise(game, amount, key).await,
+            M::CreateEvent { spec } => self.create_event(id, spec).await,
+            M::JoinEvent { event } => self.join_event(id, event).await,
+            M::LeaveEvent { event } => self.leave_event(id, event).await,
+            M::StartRound { event } => self.start_round(id, event).await,
+            M::GetEvent { event } => self.get_event(id, event).await,
+            M::ListEvents => self.list_events(id).await,
         }
     }
 }

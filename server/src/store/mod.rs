@@ -14,7 +14,7 @@ pub mod sqlite;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use tengen_protocol::{ErrorCode, GameId, TableId, UserId};
+use tengen_protocol::{ErrorCode, EventId, GameId, TableId, UserId};
 
 use crate::ledger::book::{Account, AccountBalance, Applied, Batch, SettlementRecord, Transfer};
 use crate::Refusal;
@@ -303,6 +303,12 @@ pub trait Store: Send + Sync + 'static {
     ) -> Result<Option<[Glicko; 2]>, StoreError>;
     /// The games `user` played (live and finished), newest first, at most `limit`.
     fn games_of_user(&self, user: UserId, limit: usize) -> Result<Vec<GameListRow>, StoreError>;
+    /// Record a new competition (its record as JSON, see `hall::events`) and assign its id.
+    fn create_event(&self, record_json: &str, now_ms: u64) -> Result<EventId, StoreError>;
+    /// Replace a competition's record, durably, before anyone hears of the change.
+    fn save_event(&self, event: EventId, record_json: &str) -> Result<(), StoreError>;
+    /// Every competition's record, oldest first.
+    fn events(&self) -> Result<Vec<(EventId, String)>, StoreError>;
 }
 
 /// One game in a player's list.

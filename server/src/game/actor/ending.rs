@@ -35,7 +35,14 @@ impl GameActor {
         self.outcome = Some(outcome.clone());
         // A resignation's key (if its player sent one) is stored with the end it caused.
         let key = self.ending_key.take();
-        let logged = self.append_keyed(GameEvent::Ended { outcome }, key).await?;
+        let logged = self
+            .append_keyed(
+                GameEvent::Ended {
+                    outcome: outcome.clone(),
+                },
+                key,
+            )
+            .await?;
         // The table is free once the result is stored. The hall hears it before the players do, so
         // a player who sees the end and proposes the next game at once finds the table free.
         self.ctx
@@ -43,6 +50,7 @@ impl GameActor {
             .send(HallRequest::GameEnded {
                 game: self.id,
                 table: self.table,
+                outcome: Some(outcome),
             })
             .await;
         self.announce(logged);

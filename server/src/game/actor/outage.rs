@@ -154,11 +154,12 @@ impl GameActor {
         self.remember_key(&logged);
         self.seq = seq;
         if seq > self.announced_seq {
-            if matches!(logged.event, GameEvent::Ended { .. }) {
+            if let GameEvent::Ended { outcome } = &logged.event {
                 // As `end` does: the hall hears of the end before the players.
                 let ended = HallRequest::GameEnded {
                     game: self.id,
                     table: self.table,
+                    outcome: Some(outcome.clone()),
                 };
                 self.ctx.hall.send(ended).await;
             }
