@@ -525,6 +525,27 @@ pub(crate) fn conformance(store: &dyn Store) {
     );
     assert_eq!(store.delete_user_sessions(carol), Ok(0));
     throttle_conformance(store);
+    event_conformance(store);
+}
+
+/// Competition records: ids assigned in order, saved over, listed oldest first; an unknown event is
+/// not saved into being.
+#[cfg(test)]
+fn event_conformance(store: &dyn Store) {
+    assert_eq!(store.events().unwrap(), Vec::new());
+    let first = store.create_event(r#"{"n":1}"#, 10).unwrap();
+    let second = store.create_event(r#"{"n":2}"#, 11).unwrap();
+    assert!(second > first);
+    store.save_event(first, r#"{"n":3}"#).unwrap();
+    assert_eq!(
+        store.events().unwrap(),
+        vec![
+            (first, r#"{"n":3}"#.to_string()),
+            (second, r#"{"n":2}"#.to_string())
+        ]
+    );
+    assert!(store.save_event(EventId(second.0 + 100), "{}").is_err());
+    assert_eq!(store.events().unwrap().len(), 2);
 }
 
 /// Throttle counters: free attempts, then growing waits from the last counted one; all counters of a

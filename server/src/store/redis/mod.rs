@@ -754,12 +754,16 @@ impl Store for RedisStore {
 
     fn save_event(&self, event: EventId, record_json: &str) -> Result<(), StoreError> {
         self.write(|conn| {
-            let _: () = ::redis::cmd("SET")
+            // `XX`: only over a record that exists (`nil` otherwise).
+            let saved: Option<String> = ::redis::cmd("SET")
                 .arg(keys::event(event))
                 .arg(record_json)
                 .arg("XX")
                 .query(conn)?;
-            Ok(())
+            match saved {
+                Some(_) => Ok(()),
+                None => Err(StoreError::Backend(format!("no event {event} to save")).into()),
+            }
         })
     }
 
