@@ -1,5 +1,5 @@
 // The application shell: routes (#/, #/room/1, #/table/3, #/game/12, #/bets, #/games, #/replay/12,
-// #/study) to views, turns view actions into requests through `net`, feeds every server message into
+// #/study, #/event/4) to views, turns view actions into requests through `net`, feeds every server message into
 // `state`, re-renders the current view, and re-subscribes after a reconnect. The only module that knows all the others.
 
 import { Connection, RequestError } from './net.js';
@@ -16,6 +16,8 @@ import { mountGames } from './views/games.js';
 import { mountReplay } from './views/replay.js';
 import { mountStudy } from './views/study.js';
 import { openChallengeDialog, openChallengedDialog } from './views/dialogs.js';
+import { mountEvent } from './views/event.js';
+import { eventActions } from './views/events.js';
 
 const LANG_KEY = 'tengen.lang';
 const state = createState();
@@ -25,7 +27,7 @@ let guest = false;
 let view = null;
 let viewKey = '';
 // What the current screen follows, so a reconnect can ask for it again.
-const following = { room: null, table: null, games: new Set() };
+const following = { room: null, table: null, games: new Set(), event: null };
 // Whether this user waits in the automatch queue; a game of theirs starting ends the wait.
 let automatchSearching = false;
 
@@ -80,6 +82,9 @@ async function resubscribe() {
   if (following.room) await quiet(net.request({ type: 'join_room', room: following.room }));
   if (following.table) await quiet(net.request({ type: 'join_table', table: following.table }));
   for (const game of following.games) await quiet(net.request({ type: 'watch', game }));
+  // Competitions: the hall's list, and the event on screen (its pushes were missed while offline).
+  await quiet(net.request({ type: 'list_events' }));
+  if (following.event) await quiet(net.request({ type: 'get_event', event: following.event }));
 }
 
 function errorText(err) {
@@ -199,6 +204,7 @@ const actions = {
     if (err.code !== 'not_there') toast(err);
   }).finally(() => { automatchSearching = false; }),
   chat: (channel, text) => send({ type: 'chat', channel, text }).catch(toast),
+  ...eventActions({ send, untilReady, following, toast, go: (hash) => { location.hash = hash; } }),
   openChallenge(player) {
     openChallengeDialog({ t, player, onSend: (settings) => send({ type: 'challenge', user: player.user, settings })
       .then(() => toast({ text: t('challenge.sent', { name: player.username }) })).catch(toast) });
@@ -272,6 +278,7 @@ function parseHash() {
   if (parts[0] === 'study') return { name: 'study', params: {} };
   if (parts[0] === 'games') return { name: 'games', params: {} };
   if (parts[0] === 'replay' && id) return { name: 'replay', params: { game: id } };
+  if (parts[0] === 'event' && id) return { name: 'event', params: { event: id } };
   return { name: 'hall', params: {} };
 }
 
@@ -284,9 +291,10 @@ function route(force = false) {
   view?.unmount();
   viewKey = key;
   if (name !== 'table') following.table = name === 'game' ? following.table : null;
+  if (name !== 'event') following.event = null;
   main.replaceChildren();
   const ctx = { state, t, actions, lang };
-  const mount = { login: mountLogin, hall: mountHall, table: mountTable, game: mountGame, bets: mountMyBets, games: mountGames, replay: mountReplay, study: mountStudy }[name];
+  const mount = { login: mountLogin, hall: mountHall, table: mountTable, game: mountGame, bets: mountMyBets, games: mountGames, replay: mountReplay, study: mountStudy, event: mountEvent }[name];
   view = mount(main, ctx, params);
   render();
 }

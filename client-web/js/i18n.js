@@ -4,6 +4,8 @@
 // nouns do not change with the number, so its strings never need the forms. A missing Chinese entry falls
 // back to English, a missing English one shows the key, so a forgotten string is visible rather than blank.
 
+import { eventsEn, eventsZh } from './i18n-events.js';
+
 export const LANGUAGES = ['en', 'zh'];
 
 const en = {
@@ -648,6 +650,10 @@ const zh = {
   'automatch.waiting': '正在寻找对手……',
   'automatch.cancelled': '已取消自动配对。',
 };
+
+// The competition screens keep their strings in their own file.
+Object.assign(en, eventsEn);
+Object.assign(zh, eventsZh);
 
 export const DICTIONARIES = { en, zh };
 

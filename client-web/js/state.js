@@ -6,6 +6,7 @@
 
 import { initialSide, afterMove, tick as tickSide } from './clock.js';
 import { EMPTY, STONE, otherColor } from './stones.js';
+import { createEventsState, applyEventMessage } from './events.js';
 
 /** Chat lines kept per channel; older ones scroll away, so memory stays bounded in a busy room. */
 export const CHAT_LINES_MAX = 200;
@@ -27,6 +28,7 @@ export function createState() {
     myBets: new Map(), // game id → {side, total}: my bet in that game's pool, from `bet_placed`
     stakes: new Map(), // table id → {stake: the wire's StakeInfo or null, taxBp, mine: my points are in it or I sit there}
     notices: [], // transient messages for the user
+    events: createEventsState(), // competitions: the hall's list and the events opened (see events.js)
   };
 }
 
@@ -384,6 +386,11 @@ export function applyMessage(state, msg) {
     }
     case 'pool':
       state.pools.set(msg.pool.game, msg.pool);
+      break;
+    case 'event':
+    case 'event_list':
+    case 'event_listed':
+      applyEventMessage(state, msg);
       break;
     case 'chat':
       addChat(state, channelKey(msg.channel), { from: msg.from, text: msg.text, at_ms: msg.at_ms });

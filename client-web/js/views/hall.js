@@ -1,10 +1,12 @@
 // The hall: rooms, the chosen room's tables (seated players with ranks, a game's watchers), live games
-// with watcher counts, players online (with a challenge button), the automatch panel, and the room chat.
+// with watcher counts, players online (with a challenge button), the automatch panel, the room chat, and
+// the competitions (views/events.js).
 
 import { h, fill } from '../dom.js';
 import { channelKey, myLiveGame } from '../state.js';
 import { createChat } from './chat.js';
 import { createAutomatchPanel } from './automatch.js';
+import { createEventsPanel } from './events.js';
 
 const playerLabel = (p) => (p ? `${p.username} (${p.rank})` : null);
 
@@ -19,6 +21,7 @@ export function mountHall(root, ctx, params) {
   // A live game of mine (the tab was closed, or I came to the hall during it): a call to go back to it.
   const returnBox = h('p', { class: 'return-game panel', 'data-testid': 'return-to-game', hidden: true });
   const automatch = state.me ? createAutomatchPanel({ t, actions }) : null;
+  const events = createEventsPanel({ t, state, actions });
   const chat = roomId ? createChat({ t, title: t('room.chat'), testId: 'room-chat', onSend: (text) => actions.chat({ kind: 'room', room: roomId }, text) }) : null;
 
   root.appendChild(h('div', { class: 'hall' },
@@ -26,7 +29,7 @@ export function mountHall(root, ctx, params) {
       h('section', { class: 'panel' }, h('h3', {}, t('hall.rooms')), rooms),
       automatch?.element,
       h('section', { class: 'panel' }, h('h3', {}, t('hall.games')), games)),
-    h('main', { class: 'hall-main' }, returnBox, h('section', { class: 'panel' }, roomTitle, tables)),
+    h('main', { class: 'hall-main' }, returnBox, h('section', { class: 'panel' }, roomTitle, tables), events.element),
     h('aside', { class: 'hall-side' },
       h('section', { class: 'panel' }, h('h3', {}, t('hall.players')), players),
       chat?.element)));
@@ -85,6 +88,7 @@ export function mountHall(root, ctx, params) {
         fill(tables, h('p', { class: 'muted' }, t('hall.pickRoom')));
       }
       automatch?.update();
+      events.update();
       chat?.update(state.chats.get(channelKey({ kind: 'room', room: roomId })));
     },
     unmount() {},
