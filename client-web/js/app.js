@@ -1,5 +1,5 @@
 // The application shell: routes (#/, #/room/1, #/table/3, #/game/12, #/bets, #/games, #/replay/12,
-// #/study, #/event/4) to views, turns view actions into requests through `net`, feeds every server message into
+// #/study, #/events, #/event/4) to views, turns view actions into requests through `net`, feeds every server message into
 // `state`, re-renders the current view, and re-subscribes after a reconnect. The only module that knows all the others.
 
 import { Connection, RequestError } from './net.js';
@@ -17,7 +17,7 @@ import { mountReplay } from './views/replay.js';
 import { mountStudy } from './views/study.js';
 import { openChallengeDialog, openChallengedDialog } from './views/dialogs.js';
 import { mountEvent } from './views/event.js';
-import { eventActions } from './views/events.js';
+import { eventActions, mountEvents } from './views/events.js';
 
 const LANG_KEY = 'tengen.lang';
 const state = createState();
@@ -279,12 +279,13 @@ function parseHash() {
   if (parts[0] === 'games') return { name: 'games', params: {} };
   if (parts[0] === 'replay' && id) return { name: 'replay', params: { game: id } };
   if (parts[0] === 'event' && id) return { name: 'event', params: { event: id } };
+  if (parts[0] === 'events') return { name: 'events', params: {} };
   return { name: 'hall', params: {} };
 }
 
 function route(force = false) {
   let { name, params } = parseHash();
-  if (!state.me && !guest && !['game', 'replay', 'study'].includes(name)) name = 'login';
+  if (!state.me && !guest && !['game', 'replay', 'study', 'event'].includes(name)) name = 'login';
   const key = `${name}:${JSON.stringify(params)}:${lang}`;
   renderHeader();
   if (!force && key === viewKey) return render();
@@ -294,7 +295,7 @@ function route(force = false) {
   if (name !== 'event') following.event = null;
   main.replaceChildren();
   const ctx = { state, t, actions, lang };
-  const mount = { login: mountLogin, hall: mountHall, table: mountTable, game: mountGame, bets: mountMyBets, games: mountGames, replay: mountReplay, study: mountStudy, event: mountEvent }[name];
+  const mount = { login: mountLogin, hall: mountHall, table: mountTable, game: mountGame, bets: mountMyBets, games: mountGames, replay: mountReplay, study: mountStudy, event: mountEvent, events: mountEvents }[name];
   view = mount(main, ctx, params);
   render();
 }

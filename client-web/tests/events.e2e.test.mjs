@@ -122,4 +122,97 @@ test('an event is created, joined, its round 1 played, and its standings shown, 
   await alice.click('[data-testid=lang-switch]');
   await alice.waitForSelector('[data-testid=event-status]:has-text("轮间休息")');
   await alice.waitForSelector('[data-testid=start-round]:has-text("开始第 2 轮")');
+  // On a phone the page is one column and nothing scrolls sideways (the wide tables scroll in their box).
+  for (const page of [alice, carol]) {
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => resolve())));
+    assert.equal(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth), 0);
+  }
+  await shot(carol, 'event-standings-zh-390.png');
+  await bob.click('.brand');
+  await bob.setViewportSize({ width: 390, height: 844 });
+  await bob.waitForSelector(`[data-testid=events-running] [data-testid=event-link-${event}]`);
+  assert.equal(await bob.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth), 0);
+  await shot(bob, 'events-hall-390.png');
+});
+
+test('a knockout of three: a bye, the bracket round by round, a winner; a watcher and a reconnect stay in step', { timeout: 120000 }, async () => {
+  const dan = await newUser('dan', { viewport: VIEWPORT });
+  const erin = await newUser('erin', { viewport: VIEWPORT });
+  const fay = await newUser('fay', { lang: 'zh-CN', viewport: VIEWPORT });
+
+  await dan.click('[data-testid=create-event]');
+  await dan.fill('[data-testid=event-form] input[name=event-name]', 'Spring Cup');
+  await dan.selectOption('[data-testid=event-form] select[name=format]', 'knockout');
+  await dan.selectOption('[data-testid=event-settings] select[name=size]', '9');
+  await dan.click('[data-testid=event-submit]');
+  await dan.waitForURL(/#\/event\/\d+/);
+  const event = Number(dan.url().match(/#\/event\/(\d+)/)[1]);
+  await dan.click('[data-testid=event-join]');
+  await openEventFromHall(erin, event);
+  await erin.click('[data-testid=event-join]');
+  await erin.waitForSelector('[data-testid=event-leave]');
+
+  // A guest follows the event without an account: no Join button, and every change reaches the page.
+  const guestContext = await suite.browser.newContext({ viewport: VIEWPORT });
+  const guest = await guestContext.newPage();
+  await guest.goto(`${suite.server.url}/#/event/${event}`);
+  await guest.waitForSelector('[data-testid=entrants] li:has-text("erin")');
+  assert.equal(await guest.locator('[data-testid=event-join]').count(), 0);
+
+  // Erin's connection drops and stays down while Fay joins: the push is lost, and the page asks for the
+  // event again once it is back.
+  await erin.evaluate(() => {
+    const net = window.tengen.net;
+    window.realWebSocket = net.WebSocketImpl;
+    // (The same server, at an address that is no socket: each attempt fails at once.)
+    net.WebSocketImpl = class extends WebSocket { constructor(url) { super(url.replace(/\/ws$/, '/no-socket-here')); } };
+    net.socket.close();
+  });
+  await erin.waitForSelector('[data-testid=connection]:not(:has-text("Connected"))');
+  await openEventFromHall(fay, event);
+  await fay.click('[data-testid=event-join]');
+  await guest.waitForSelector('[data-testid=entrants] li:has-text("fay")');
+  assert.equal(await erin.locator('[data-testid=entrants] li:has-text("fay")').count(), 0);
+  await erin.evaluate(() => { window.tengen.net.WebSocketImpl = window.realWebSocket; });
+  await erin.waitForSelector('[data-testid=entrants] li:has-text("fay")', { timeout: 30000 });
+
+  // Round 1: the best seed has the bye, the other two play; whoever is White resigns.
+  const playRound = async (number) => {
+    await dan.goto(`${suite.server.url}/#/event/${event}`);
+    await dan.click('[data-testid=start-round]');
+    await dan.waitForFunction(([id, n]) => window.tengen.state.events.views.get(id)?.rounds.length === n, [event, number]);
+    const round = (await eventOn(dan, event)).rounds[number - 1];
+    const pages = new Map([[await userOf(dan), dan], [await userOf(erin), erin], [await userOf(fay), fay]]);
+    const white = pages.get(round.boards[0].white);
+    await white.waitForURL(new RegExp(`#/game/${round.boards[0].game}$`));
+    white.once('dialog', (dialog) => dialog.accept());
+    await white.click('[data-testid=resign]');
+    await guest.waitForSelector(`[data-testid=result-${number}-1]:not(:has-text("in play"))`);
+    return round;
+  };
+  const first = await playRound(1);
+  assert.equal(first.byes.length, 1);
+  await guest.waitForSelector('[data-testid=bracket] .bracket-match.bye');
+  await shot(guest, 'event-bracket-round1.png');
+
+  // Round 2, the final: the bye's player meets round 1's winner; the winner is named.
+  const final = await playRound(2);
+  assert.deepEqual([final.boards[0].black, final.boards[0].white].sort(), [first.byes[0], first.boards[0].black].sort());
+  const winner = (await eventOn(dan, event)).summary.status === 'finished' ? final.boards[0].black : null;
+  assert.ok(winner != null, 'the event is over after the final');
+  await guest.waitForSelector('[data-testid=event-winner]');
+  await guest.waitForSelector('[data-testid=event-status]:has-text("Finished")');
+  assert.equal(await guest.locator('[data-testid=bracket] .bracket-round').count(), 2);
+  await shot(guest, 'event-bracket-final.png');
+  // Fay reads the finished event in Chinese: the survival column and the bracket's rounds.
+  await openEventFromHall(fay, event);
+  await fay.waitForSelector('[data-testid=event-status]:has-text("已结束")');
+  await fay.waitForSelector('[data-testid=standings] th:has-text("状态")');
+  await shot(fay, 'event-bracket-zh.png');
+  // The director has no round left to start, and is told why.
+  await dan.goto(`${suite.server.url}/#/event/${event}`);
+  await dan.waitForSelector('[data-testid=start-round-why]:has-text("The event is over.")');
+  assert.equal(await dan.isDisabled('[data-testid=start-round]'), true);
+  await guestContext.close();
 });

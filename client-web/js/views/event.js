@@ -183,7 +183,7 @@ function bracket(view, { t, name }) {
   return h('div', { 'data-testid': 'bracket' },
     h('h3', {}, t('event.bracket')),
     h('div', { class: 'bracket' }, view.rounds.map((round) => h('div', { class: 'bracket-round' },
-      h('h4', {}, t('event.roundN', { n: round.number })), round.boards.map(match), round.byes.map(bye)))));
+      h('h4', {}, t('event.roundN', { n: round.number })), h('div', { class: 'bracket-body' }, round.boards.map(match), round.byes.map(bye))))));
 }
 
 function entrantsPanel(view, { t, me }) {

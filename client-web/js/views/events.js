@@ -7,8 +7,11 @@ import { h, fill } from '../dom.js';
 import { groupEvents } from '../events.js';
 import { createSettingsForm, DEFAULT_SETTINGS } from './settings.js';
 
-/** Finished events the panel lists (newest first); older ones are still reachable by their address. */
-export const FINISHED_SHOWN_MAX = 10;
+/**
+ * Events the hall's panel lists in each group (newest first), so it stays a few lines above the tables
+ * however many there are; "All events" (`#/events`) lists every one.
+ */
+export const EVENTS_SHOWN_MAX = 5;
 
 /** The requests of the event screens, given the app's plumbing. */
 export function eventActions({ send, untilReady, following, toast, go }) {
@@ -41,8 +44,15 @@ export function formatSummary(format, t) {
   }
 }
 
-/** The hall's events panel: `element` to place, `update()` on every render. */
-export function createEventsPanel({ t, state, actions }) {
+/** The page of every event, `#/events`: the hall's panel without its limit. */
+export function mountEvents(root, { t, state, actions }) {
+  const panel = createEventsPanel({ t, state, actions, shownMax: Infinity });
+  root.appendChild(h('main', { class: 'narrow-page' }, h('p', {}, h('a', { href: '#/' }, `← ${t('event.back')}`)), panel.element));
+  return { update: panel.update, unmount() {} };
+}
+
+/** The events panel (hall and `#/events`): `element` to place, `update()` on every render; `shownMax` per group. */
+export function createEventsPanel({ t, state, actions, shownMax }) {
   const lists = { open: h('ul', { class: 'event-list', 'data-testid': 'events-open' }),
     running: h('ul', { class: 'event-list', 'data-testid': 'events-running' }),
     finished: h('ul', { class: 'event-list', 'data-testid': 'events-finished' }) };
@@ -51,8 +61,9 @@ export function createEventsPanel({ t, state, actions }) {
   const createButton = state.me
     ? h('button', { class: 'small primary', 'data-testid': 'create-event', onclick: () => { form.element.hidden = !form.element.hidden; } }, t('events.create'))
     : h('span', { class: 'muted small' }, t('events.loginToCreate'));
+  const all = h('a', { href: '#/events', class: 'small', 'data-testid': 'all-events' });
   const element = h('section', { class: 'panel events-panel', 'data-testid': 'events' },
-    h('div', { class: 'row spread' }, h('h3', {}, t('events.title')), createButton),
+    h('div', { class: 'row spread' }, h('h3', {}, t('events.title')), h('span', { class: 'row' }, all, createButton)),
     form?.element,
     h('div', { class: 'event-groups' },
       ['open', 'running', 'finished'].map((group) => h('div', { class: 'event-group' }, h('h4', {}, t(`events.${group}`)), lists[group]))));
@@ -66,10 +77,13 @@ export function createEventsPanel({ t, state, actions }) {
     element,
     update() {
       const groups = groupEvents(state.events.list);
-      groups.finished = groups.finished.slice(0, FINISHED_SHOWN_MAX);
       for (const [group, items] of Object.entries(groups)) {
-        fill(lists[group], items.length ? items.map(line) : h('li', { class: 'muted small' }, t('events.none')));
+        const shown = items.slice(0, shownMax);
+        fill(lists[group], shown.length ? shown.map(line) : h('li', { class: 'muted small' }, t('events.none')),
+          items.length > shown.length ? h('li', { class: 'muted small' }, t('events.more', { count: items.length - shown.length })) : null);
       }
+      all.hidden = shownMax === Infinity || state.events.list.size <= shownMax;
+      fill(all, t('events.all', { count: state.events.list.size }));
     },
   };
 }

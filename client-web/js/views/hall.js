@@ -6,7 +6,7 @@ import { h, fill } from '../dom.js';
 import { channelKey, myLiveGame } from '../state.js';
 import { createChat } from './chat.js';
 import { createAutomatchPanel } from './automatch.js';
-import { createEventsPanel } from './events.js';
+import { createEventsPanel, EVENTS_SHOWN_MAX } from './events.js';
 
 const playerLabel = (p) => (p ? `${p.username} (${p.rank})` : null);
 
@@ -21,7 +21,7 @@ export function mountHall(root, ctx, params) {
   // A live game of mine (the tab was closed, or I came to the hall during it): a call to go back to it.
   const returnBox = h('p', { class: 'return-game panel', 'data-testid': 'return-to-game', hidden: true });
   const automatch = state.me ? createAutomatchPanel({ t, actions }) : null;
-  const events = createEventsPanel({ t, state, actions });
+  const events = createEventsPanel({ t, state, actions, shownMax: EVENTS_SHOWN_MAX });
   const chat = roomId ? createChat({ t, title: t('room.chat'), testId: 'room-chat', onSend: (text) => actions.chat({ kind: 'room', room: roomId }, text) }) : null;
 
   root.appendChild(h('div', { class: 'hall' },
@@ -29,7 +29,7 @@ export function mountHall(root, ctx, params) {
       h('section', { class: 'panel' }, h('h3', {}, t('hall.rooms')), rooms),
       automatch?.element,
       h('section', { class: 'panel' }, h('h3', {}, t('hall.games')), games)),
-    h('main', { class: 'hall-main' }, returnBox, h('section', { class: 'panel' }, roomTitle, tables), events.element),
+    h('main', { class: 'hall-main' }, returnBox, events.element, h('section', { class: 'panel' }, roomTitle, tables)),
     h('aside', { class: 'hall-side' },
       h('section', { class: 'panel' }, h('h3', {}, t('hall.players')), players),
       chat?.element)));
