@@ -30,6 +30,10 @@ test('an event is created, joined, its round 1 played, and its standings shown, 
 
   // Alice creates a 2-round Swiss event on 9x9 from the hall.
   await alice.click('[data-testid=create-event]');
+  // A name of spaces is no name: said at once, nothing sent.
+  await alice.fill('[data-testid=event-form] input[name=event-name]', '   ');
+  await alice.click('[data-testid=event-submit]');
+  await alice.waitForSelector('[data-testid=event-form] .form-error:has-text("Give the event a name")');
   await alice.fill('[data-testid=event-form] input[name=event-name]', 'Winter Swiss');
   await alice.selectOption('[data-testid=event-form] select[name=format]', 'swiss');
   await alice.fill('[data-testid=event-form] input[name=rounds]', '2');
@@ -84,9 +88,15 @@ test('an event is created, joined, its round 1 played, and its standings shown, 
   assert.equal(await alice.isDisabled('[data-testid=start-round]'), true);
   assert.match(await alice.textContent('[data-testid=start-round]'), /Start round 2|开始第 2 轮/);
 
-  // Back on the event page, a player in the round is shown their board, with a link back to the game.
+  // The player with the bye watches the game from the pairing table.
+  await resting.click(`[data-testid=event-game-${game}]`);
+  await resting.waitForSelector('svg.goban');
+
+  // Back on the event page, a player in the round is shown their board, with a link back to the game,
+  // and the board's watchers.
   await openEventFromHall(white, event);
   await white.waitForSelector('[data-testid=your-game]');
+  await white.waitForSelector('[data-testid=board-1-1]:has-text("1 watching"), [data-testid=board-1-1]:has-text("1 人观战")');
   assert.match(await white.textContent('[data-testid=your-game]'), /board 1|第 1 台/);
   await shot(white, 'event-your-game.png');
   await white.click('[data-testid=your-game-link]');

@@ -52,7 +52,7 @@ export function mountEvent(root, ctx, params) {
     fill(body,
       header(view, { t, actions, me, name }),
       h('div', { class: 'event-columns' },
-        h('div', { class: 'event-main' }, standingsPanel(view, { t, me, name }), roundsPanel(view, { t, me, name })),
+        h('div', { class: 'event-main' }, standingsPanel(view, { t, me, name }), roundsPanel(view, { t, me, name, watching: watchingOf(state) })),
         h('aside', { class: 'event-side' }, entrantsPanel(view, { t, me }), logPanel(view, { t, name }))));
   }
   return { update, unmount() {} };
@@ -133,21 +133,26 @@ function flags(row, t) {
   return list.length ? h('span', { class: 'muted small' }, ` (${list.join(', ')})`) : null;
 }
 
+/** game id → how many watch it, for the live games the hall lists. */
+function watchingOf(state) {
+  return new Map(state.hall.games.map((g) => [g.game, g.watchers_count]));
+}
+
 /** Every round's pairing table, the latest first; a knockout's bracket above them. */
-function roundsPanel(view, { t, me, name }) {
+function roundsPanel(view, { t, me, name, watching }) {
   const rounds = [...view.rounds].reverse();
   return h('section', { class: 'panel', 'data-testid': 'pairings' },
     view.summary.format.kind === 'knockout' && view.rounds.length ? bracket(view, { t, name }) : null,
     h('h3', {}, t('event.pairings')),
-    rounds.length === 0 ? h('p', { class: 'muted' }, t('event.noRounds')) : rounds.map((round) => roundTable(round, { t, me, name })));
+    rounds.length === 0 ? h('p', { class: 'muted' }, t('event.noRounds')) : rounds.map((round) => roundTable(round, { t, me, name, watching })));
 }
 
-function roundTable(round, { t, me, name }) {
+function roundTable(round, { t, me, name, watching }) {
   const player = (user, color) => h('td', { class: user === me ? 'me' : '' }, h('span', { class: `stone-icon ${color}`, 'aria-hidden': 'true' }), ` ${name(user)}`);
   const rows = round.boards.map((b) => h('tr', { 'data-testid': `board-${round.number}-${b.board}` },
     h('td', {}, String(b.board)), player(b.black, 'black'), player(b.white, 'white'),
     h('td', { 'data-testid': `result-${round.number}-${b.board}` }, resultText(b, t)),
-    h('td', {}, gameLink(b, t))));
+    h('td', {}, gameLink(b, t), watchers(b, watching, t))));
   const names = (list) => list.map(name).join(', ');
   return h('div', { class: 'event-round', 'data-testid': `round-${round.number}` },
     h('h4', {}, t('event.roundN', { n: round.number })),
@@ -170,6 +175,12 @@ function gameLink(board, t) {
   return board.outcome == null
     ? h('a', { href: `#/game/${board.game}`, 'data-testid': `event-game-${board.game}` }, t('event.watch'))
     : h('a', { href: `#/replay/${board.game}`, 'data-testid': `event-game-${board.game}` }, t('event.record'));
+}
+
+/** A live board's watcher count, as the hall's list of games has it. */
+function watchers(board, watching, t) {
+  const count = board.outcome == null && board.game != null ? watching.get(board.game) : undefined;
+  return count ? h('span', { class: 'muted small' }, ` · ${t('hall.watchers', { count })}`) : null;
 }
 
 /** A knockout's bracket: a column per round, each board a box with its winner in bold, then the byes. */
