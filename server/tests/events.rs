@@ -54,7 +54,17 @@ async fn play_round(director: &mut Client, clients: &mut [Client], event: u64) -
     let started = director
         .ok(json!({"type": "start_round", "event": event}))
         .await;
-    let view = &started["event"];
+    finish_round(director, clients, event, &started["event"]).await
+}
+
+/// In each game of the round just started (`view`), the player with the larger id resigns; returns
+/// the event's push that shows the round's last result.
+async fn finish_round(
+    director: &mut Client,
+    clients: &mut [Client],
+    event: u64,
+    view: &Value,
+) -> Value {
     let round = view["rounds"].as_array().unwrap().last().unwrap().clone();
     let number = round["number"].as_u64().unwrap();
     let mut players = by_user(clients);
@@ -157,8 +167,24 @@ async fn an_eight_player_swiss_of_three_rounds_never_repeats_a_pair() {
         json!({"kind": "swiss", "rounds": 3, "out_after_losses": null, "ranking": "total_score"});
     let (event, _) = create(&mut director, spec("Swiss", format, 8)).await;
     join_all(&mut clients, event).await;
+    // An entrant may not bet on another board of the event; anyone else may.
+    let started = director
+        .ok(json!({"type": "start_round", "event": event}))
+        .await;
+    let boards = started["event"]["rounds"][0]["boards"].clone();
+    let game = boards[0]["game"].as_u64().unwrap();
+    let elsewhere = boards[1]["black"].as_u64().unwrap();
+    let bet = json!({"type": "bet", "game": game, "side": "white", "amount": 5});
+    by_user(&mut clients)
+        .get_mut(&elsewhere)
+        .unwrap()
+        .err(bet.clone(), "players_cannot_bet")
+        .await;
+    let mut watcher = server.player("watcher").await;
+    assert_eq!(watcher.ok(bet).await["type"], "bet_placed");
+    finish_round(&mut director, &mut clients, event, &started["event"]).await;
     let mut view = Value::Null;
-    for _ in 0..3 {
+    for _ in 1..3 {
         view = play_round(&mut director, &mut clients, event).await;
     }
     assert_eq!(view["summary"]["status"], "finished");
@@ -305,6 +331,17 @@ async fn an_event_carries_on_after_restarts_between_and_during_rounds() {
         board["white"].as_u64().unwrap(),
     );
     let game = board["game"].as_u64().unwrap();
+    // The restored game still bars the event's entrants from its pool; the director may bet.
+    let other = view["event"]["rounds"][1]["boards"][0]["black"]
+        .as_u64()
+        .unwrap();
+    let bet = json!({"type": "bet", "game": game, "side": "black", "amount": 10});
+    by_user(&mut clients)
+        .get_mut(&other)
+        .unwrap()
+        .err(bet.clone(), "players_cannot_bet")
+        .await;
+    assert_eq!(director.ok(bet).await["type"], "bet_placed");
     let mut players = by_user(&mut clients);
     players
         .get_mut(&black.max(white))

@@ -95,6 +95,10 @@ pub enum GameRequest {
     },
     /// The pool as it stands.
     Pool,
+    /// These users (an event's entrants) may not bet in this game's pool.
+    BarBettors {
+        users: Vec<UserId>,
+    },
 }
 
 /// What a game answers, one shape per kind of answer.
@@ -136,6 +140,7 @@ impl GameRequest {
                 | GameRequest::Summary
                 | GameRequest::Kibitz { .. }
                 | GameRequest::PlayerChat { .. }
+                | GameRequest::BarBettors { .. }
                 | GameRequest::Pool
         )
     }

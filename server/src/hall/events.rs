@@ -20,6 +20,7 @@ use tengen_protocol::{
 
 use super::{hall_audience, users_audience, Hall};
 use crate::config::{EVENTS_MAX, EVENT_LOG_MAX, EVENT_NAME_CHARS_MAX};
+use crate::game::GameRequest;
 use crate::store::store_refusal;
 use crate::{refuse, unix_now_ms, Refusal};
 
@@ -268,15 +269,42 @@ impl Hall {
             return Ok(());
         }
         let settings = record.settings;
+        let barred = record.entrant_ids();
         let mut started = Vec::new();
         for (board, black, white) in unstarted {
-            let summary = self.start_game(None, black, white, settings).await?;
+            let summary = self
+                .start_game(None, black, white, settings, barred.clone())
+                .await?;
             self.events.boards.insert(summary.game, (id, number, board));
             started.push((number, board, summary.game));
         }
         let mut record = self.event_record(id)?.clone();
         record.games.extend(started);
         self.save_event(id, record).await.map(|_| ())
+    }
+
+    /// A game restored after a restart (or listed by a new hall): if it is an event's, its entrants
+    /// are barred from its pool again (the game does not keep that in its log).
+    pub(super) fn event_game_restored(&self, game: GameId) {
+        let Some(&(id, _, _)) = self.events.boards.get(&game) else {
+            return;
+        };
+        let Some(record) = self.events.records.get(&id) else {
+            return;
+        };
+        let bar = GameRequest::BarBettors {
+            users: record.entrant_ids(),
+        };
+        let games = self.games.clone();
+        tokio::spawn(async move {
+            let barred = match games.get(game).await {
+                Ok(handle) => handle.ask(bar).await.map(|_| ()),
+                Err(refusal) => Err(refusal),
+            };
+            if let Err(refusal) = barred {
+                tracing::warn!(%game, %refusal, "could not bar an event's entrants from its game's pool");
+            }
+        });
     }
 
     /// A game ended: if it is an event's, its result goes into the event.
@@ -431,6 +459,11 @@ impl EventRecord {
             user,
             round,
         });
+    }
+
+    /// Every entrant's account: none of them may bet on the event's games.
+    fn entrant_ids(&self) -> Vec<UserId> {
+        self.players.iter().map(|p| p.user).collect()
     }
 
     fn player(&self, id: PlayerId) -> Option<PlayerInfo> {

@@ -530,7 +530,10 @@ impl Hall {
                 let text = Revocation { token_digest }.frame();
                 self.publish_text(users_audience([Some(user), None]), text, None);
             }
-            R::GameRestored { summary } => self.game_restored(summary),
+            R::GameRestored { summary } => {
+                self.event_game_restored(summary.game);
+                self.game_restored(summary);
+            }
             R::Relisted { summary } => self.relist(summary),
             asked => {
                 // `handle` passes only the notifications here.
