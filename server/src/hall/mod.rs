@@ -495,6 +495,32 @@ impl Hall {
             R::LeaveEvent { event, user } => self.leave_event(event, user).await.map(event_reply),
             R::StartRound { event, user } => self.start_round(event, user).await.map(event_reply),
             R::GetEvent { event } => self.event_view(event).map(event_reply),
+            R::EventWithdraw {
+                event,
+                director,
+                user,
+            } => self
+                .withdraw_entrant(event, director, user)
+                .await
+                .map(event_reply),
+            R::EventWarn {
+                event,
+                director,
+                user,
+            } => self
+                .warn_entrant(event, director, user)
+                .await
+                .map(event_reply),
+            R::EventAdjudicate {
+                event,
+                director,
+                game,
+                outcome,
+                reason,
+            } => self
+                .adjudicate(event, director, game, (outcome, reason))
+                .await
+                .map(event_reply),
             R::ListEvents => Ok(HallReply::Events {
                 events: self.event_list(),
             }),

@@ -6,8 +6,9 @@
 
 use serde::{Deserialize, Serialize};
 use tengen_protocol::{
-    ChallengeId, ChatChannel, ErrorCode, EventId, EventSpec, EventSummary, EventView, GameId,
-    GameOutcome, GameSettings, GameSummary, PlayerInfo, RoomId, Seat, StakeTerms, TableId, UserId,
+    ChallengeId, ChatChannel, ErrorCode, EventId, EventOutcome, EventSpec, EventSummary, EventView,
+    GameId, GameOutcome, GameSettings, GameSummary, PlayerInfo, RoomId, Seat, StakeTerms, TableId,
+    UserId,
 };
 use tokio::sync::oneshot;
 
@@ -117,6 +118,24 @@ pub enum HallRequest {
         event: EventId,
     },
     ListEvents,
+    /// The director's actions: `director` is who asks.
+    EventWithdraw {
+        event: EventId,
+        director: UserId,
+        user: UserId,
+    },
+    EventWarn {
+        event: EventId,
+        director: UserId,
+        user: UserId,
+    },
+    EventAdjudicate {
+        event: EventId,
+        director: UserId,
+        game: GameId,
+        outcome: EventOutcome,
+        reason: String,
+    },
     /// A seated player offers stakes (and presses OK).
     StakeOffer {
         table: TableId,

@@ -2,7 +2,7 @@
 //! director starting rounds, and reading an event or the list. Each is one [`HallRequest`]; the
 //! hall keeps the events and pushes their changes to entrants and the lobby.
 
-use tengen_protocol::{EventId, EventSpec, RequestId, ServerMsg};
+use tengen_protocol::{EventId, EventOutcome, EventSpec, GameId, RequestId, ServerMsg, UserId};
 
 use super::{Answer, Session};
 use crate::hall::{HallReply, HallRequest};
@@ -55,6 +55,54 @@ impl Session {
         event: EventId,
     ) -> Result<Answer, Refusal> {
         self.event_reply(id, HallRequest::GetEvent { event }).await
+    }
+
+    pub(super) async fn event_withdraw(
+        &self,
+        id: Option<RequestId>,
+        event: EventId,
+        user: UserId,
+    ) -> Result<Answer, Refusal> {
+        let director = self.user()?;
+        let withdraw = HallRequest::EventWithdraw {
+            event,
+            director,
+            user,
+        };
+        self.event_reply(id, withdraw).await
+    }
+
+    pub(super) async fn event_warn(
+        &self,
+        id: Option<RequestId>,
+        event: EventId,
+        user: UserId,
+    ) -> Result<Answer, Refusal> {
+        let director = self.user()?;
+        let warn = HallRequest::EventWarn {
+            event,
+            director,
+            user,
+        };
+        self.event_reply(id, warn).await
+    }
+
+    pub(super) async fn event_adjudicate(
+        &self,
+        id: Option<RequestId>,
+        (event, game): (EventId, GameId),
+        outcome: EventOutcome,
+        reason: String,
+    ) -> Result<Answer, Refusal> {
+        let director = self.user()?;
+        let adjudicate = HallRequest::EventAdjudicate {
+            event,
+            director,
+            game,
+            outcome,
+            reason,
+        };
+        self.event_reply(id, adjudicate).await
     }
 
     pub(super) async fn list_events(&self, id: Option<RequestId>) -> Result<Answer, Refusal> {

@@ -470,6 +470,17 @@ impl Session {
             M::StartRound { event } => self.start_round(id, event).await,
             M::GetEvent { event } => self.get_event(id, event).await,
             M::ListEvents => self.list_events(id).await,
+            M::EventWithdraw { event, user } => self.event_withdraw(id, event, user).await,
+            M::EventWarn { event, user } => self.event_warn(id, event, user).await,
+            M::EventAdjudicate {
+                event,
+                game,
+                outcome,
+                reason,
+            } => {
+                self.event_adjudicate(id, (event, game), outcome, reason)
+                    .await
+            }
         }
     }
 }
