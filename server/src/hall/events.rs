@@ -21,6 +21,7 @@ use tengen_protocol::{
 use super::{hall_audience, users_audience, Hall};
 use crate::config::{EVENTS_MAX, EVENT_LOG_MAX, EVENT_NAME_CHARS_MAX};
 use crate::game::{GameReply, GameRequest};
+use crate::hall::{EventRequest, HallReply};
 use crate::store::store_refusal;
 use crate::{refuse, unix_now_ms, Refusal};
 
@@ -54,6 +55,47 @@ pub(super) struct Events {
 }
 
 impl Hall {
+    /// Do what an event request asks.
+    pub(super) async fn event_request(
+        &mut self,
+        request: EventRequest,
+    ) -> Result<HallReply, Refusal> {
+        let view = match request {
+            EventRequest::CreateEvent { director, spec } => self.create_event(director, spec).await,
+            EventRequest::JoinEvent { event, player } => self.join_event(event, player).await,
+            EventRequest::LeaveEvent { event, user } => self.leave_event(event, user).await,
+            EventRequest::StartRound { event, user } => self.start_round(event, user).await,
+            EventRequest::GetEvent { event } => self.event_view(event),
+            EventRequest::EventWithdraw {
+                event,
+                director,
+                user,
+            } => self.withdraw_entrant(event, director, user).await,
+            EventRequest::EventWarn {
+                event,
+                director,
+                user,
+            } => self.warn_entrant(event, director, user).await,
+            EventRequest::EventAdjudicate {
+                event,
+                director,
+                game,
+                outcome,
+                reason,
+            } => {
+                self.adjudicate(event, director, game, (outcome, reason))
+                    .await
+            }
+            EventRequest::ListEvents => {
+                let events = self.event_list();
+                return Ok(HallReply::Events { events });
+            }
+        };
+        view.map(|view| HallReply::Event {
+            view: Box::new(view),
+        })
+    }
+
     /// Read every event from the store (a hall starting), and catch up on what happened meanwhile.
     pub(super) async fn load_events(&mut self) {
         let stored = match self.ctx.store.call(|store| store.events()).await {
