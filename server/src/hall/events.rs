@@ -279,12 +279,9 @@ impl Hall {
         id: EventId,
         user: UserId,
     ) -> Result<EventView, Refusal> {
-        let mut record = self.event_record(id)?.clone();
-        if record.director.user != user {
-            return refuse(
-                ErrorCode::NotDirector,
-                "only the event's director starts rounds",
-            );
+        let mut record = self.directed(id, user)?.clone();
+        if record.event.rounds().is_empty() {
+            record.seed_by_strength()?;
         }
         let number = record
             .event
@@ -679,6 +676,28 @@ impl EventRecord {
         self.outcome(round.number, board)
             .is_none()
             .then_some((round.number, board))
+    }
+
+    /// Before round 1: the entrants in seeding order, strongest (highest rating) first, those of
+    /// equal rating in the order they entered; warnings given meanwhile are kept.
+    fn seed_by_strength(&mut self) -> Result<(), Refusal> {
+        self.players
+            .sort_by_key(|player| std::cmp::Reverse(player.rating));
+        let seeded: Vec<PlayerId> = self.players.iter().map(|p| PlayerId(p.user.0)).collect();
+        let warnings: Vec<(PlayerId, u32)> = self
+            .event
+            .entrants()
+            .iter()
+            .map(|entrant| (entrant.player, entrant.warnings))
+            .collect();
+        let mut event = Event::new(*self.event.settings(), &seeded).map_err(event_refusal)?;
+        for (player, count) in warnings {
+            for _ in 0..count {
+                event.warn(player).map_err(event_refusal)?;
+            }
+        }
+        self.event = event;
+        Ok(())
     }
 
     /// Every entrant's account: none of them may bet on the event's games.
