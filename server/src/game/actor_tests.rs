@@ -131,6 +131,7 @@ async fn harness(clock: ClockSettings, timing: GameTiming) -> Harness {
         computer: false,
     };
     let start = StartGame {
+        bettors_barred: Vec::new(),
         table: None,
         black: info(black, "alice"),
         white: info(white, "bob"),

@@ -219,6 +219,10 @@ pub struct Games {
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct StartGame {
     pub table: Option<TableId>,
+    /// Who may not bet in the game's pool besides its players: an event's entrants, on its games.
+    /// (A game restored after a restart hears it again from the hall, see `GameRequest::BarBettors`.)
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub bettors_barred: Vec<UserId>,
     pub black: PlayerInfo,
     pub white: PlayerInfo,
     pub settings: GameSettings,

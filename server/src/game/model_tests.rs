@@ -378,6 +378,7 @@ impl World {
     /// Play one sequence in a new game, checking the actor against the model after each step.
     async fn run_case(&self, actions: &[Action]) -> Result<(), TestCaseError> {
         let start = StartGame {
+            bettors_barred: Vec::new(),
             table: None,
             black: info(self.players[0]),
             white: info(self.players[1]),

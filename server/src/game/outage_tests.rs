@@ -89,6 +89,7 @@ async fn harness_with(first_move_within_ms: u64) -> Harness {
         },
     };
     let start = StartGame {
+        bettors_barred: Vec::new(),
         table: None,
         black: info(black, "alice"),
         white: info(white, "bob"),

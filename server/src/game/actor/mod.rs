@@ -202,6 +202,8 @@ pub(super) struct GameActor {
     /// A command whose step failed in a deadline's write before it was handled, for the run loop
     /// to answer after putting the game back.
     held: Option<GameCmd>,
+    /// Who may not bet besides the players (an event's entrants on its games).
+    bettors_barred: Vec<UserId>,
 }
 
 impl std::fmt::Debug for GameActor {
@@ -237,6 +239,7 @@ impl GameActor {
         Ok(GameActor {
             id,
             table: start.table,
+            bettors_barred: start.bettors_barred,
             black: start.black,
             white: start.white,
             settings: start.settings,
@@ -548,6 +551,18 @@ impl GameActor {
                 .map(|()| GameReply::Done),
             R::Kibitz { from, text, at_ms } => {
                 self.kibitz(from, text, at_ms).map(|()| GameReply::Done)
+            }
+            R::Bet { user, .. } if self.bettors_barred.contains(&user) => Err(Refusal::new(
+                ErrorCode::PlayersCannotBet,
+                "players of an event may not bet on its games",
+            )),
+            R::Adjudicate { outcome } => {
+                let result = self.adjudicate(outcome).await;
+                return self.answer(reply, result);
+            }
+            R::BarBettors { users } => {
+                self.bettors_barred = users;
+                Ok(GameReply::Done)
             }
             R::Bet {
                 user,
