@@ -220,9 +220,67 @@ test('a knockout of three: a bye, the bracket round by round, a winner; a watche
   await fay.waitForSelector('[data-testid=event-status]:has-text("已结束")');
   await fay.waitForSelector('[data-testid=standings] th:has-text("状态")');
   await shot(fay, 'event-bracket-zh.png');
-  // The director has no round left to start, and is told why.
+  // The director has no round left to start: no button.
   await dan.goto(`${suite.server.url}/#/event/${event}`);
-  await dan.waitForSelector('[data-testid=start-round-why]:has-text("The event is over.")');
-  assert.equal(await dan.isDisabled('[data-testid=start-round]'), true);
+  await dan.waitForSelector('[data-testid=event-winner]');
+  assert.equal(await dan.locator('[data-testid=start-round]').count(), 0);
   await guestContext.close();
+});
+
+test('the director (in Chinese) warns, adjudicates a game with a reason, and withdraws a player', { timeout: 120000 }, async () => {
+  const hana = await newUser('hana', { lang: 'zh-CN', viewport: VIEWPORT });
+  const ivan = await newUser('ivan', { viewport: VIEWPORT });
+  const jack = await newUser('jack', { viewport: VIEWPORT });
+
+  // A double round robin of two, directed by someone who does not play.
+  await hana.click('[data-testid=create-event]');
+  await hana.fill('[data-testid=event-form] input[name=event-name]', '双循环');
+  await hana.selectOption('[data-testid=event-form] select[name=format]', 'round_robin');
+  await hana.fill('[data-testid=event-form] input[name=cycles]', '2');
+  await hana.selectOption('[data-testid=event-settings] select[name=size]', '9');
+  await hana.click('[data-testid=event-submit]');
+  await hana.waitForURL(/#\/event\/\d+/);
+  const event = Number(hana.url().match(/#\/event\/(\d+)/)[1]);
+  for (const page of [ivan, jack]) {
+    await openEventFromHall(page, event);
+    await page.click('[data-testid=event-join]');
+  }
+  await hana.waitForSelector('[data-testid=entrants] li:has-text("jack")');
+
+  // A warning, confirmed: on the entrant's line and in the log.
+  hana.once('dialog', (dialog) => dialog.accept());
+  await hana.click('[data-testid=warn-ivan]');
+  await hana.waitForSelector('[data-testid=entrants] li:has-text("ivan"):has-text("警告 1 次")');
+  await hana.waitForSelector('[data-testid=event-log] li:has-text("ivan 受到警告")');
+  await ivan.waitForSelector('[data-testid=standing-' + (await userOf(ivan)) + '] [data-col=warnings]:has-text("1")');
+
+  // Round 1; the director decides its game: a reason is required, then White wins.
+  await hana.click('[data-testid=start-round]');
+  await hana.waitForSelector('[data-testid=round-1]');
+  const game = (await eventOn(hana, event)).rounds[0].boards[0].game;
+  for (const page of [ivan, jack]) await page.waitForURL(new RegExp(`#/game/${game}$`));
+  await hana.click(`[data-testid=adjudicate-${game}] summary`);
+  await hana.selectOption(`[data-testid=adjudicate-${game}] select[name=outcome]`, 'white_wins');
+  await hana.click(`[data-testid=adjudicate-submit-${game}]`);
+  await hana.waitForSelector(`[data-testid=adjudicate-${game}] .form-error:has-text("请写明理由")`);
+  await hana.fill(`[data-testid=adjudicate-${game}] input[name=reason]`, 'Black left the hall');
+  await shot(hana, 'event-adjudicate-zh.png');
+  await hana.click(`[data-testid=adjudicate-submit-${game}]`);
+  await hana.waitForSelector('[data-testid=result-1-1]:has-text("白胜")');
+  await hana.waitForSelector('[data-testid=event-log] li:has-text("Black left the hall")');
+  // The players see their game end.
+  for (const page of [ivan, jack]) await page.waitForSelector('[data-testid=result-sgf]');
+
+  // Round 2, and the director withdraws jack during it: his game is lost, and he is paired no more.
+  await hana.click('[data-testid=start-round]');
+  await hana.waitForSelector('[data-testid=round-2]');
+  hana.once('dialog', (dialog) => dialog.accept());
+  await hana.click('[data-testid=withdraw-jack]');
+  await hana.waitForSelector('[data-testid=entrants] li:has-text("jack"):has-text("已退赛")');
+  await hana.waitForSelector('[data-testid=result-2-1]:not(:has-text("对局中"))');
+  await hana.waitForSelector('[data-testid=event-log] li:has-text("jack 被裁判长判令退赛")');
+  await shot(hana, 'event-director-zh.png');
+  await openEventFromHall(ivan, event);
+  await ivan.waitForSelector('[data-testid=standings] td:has-text("withdrawn")');
+  await shot(ivan, 'event-withdrawn-en.png');
 });

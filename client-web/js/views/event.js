@@ -2,14 +2,16 @@
 // "Start round N" (disabled, with the reason, while a round is in play), the user's own board while its
 // game is on, the standings with a column for every figure that ranks them (fractions as "12 2/3"), the
 // pairing table of every round (boards, results, a link to each game, byes and rests), a knockout's
-// bracket, the entrants and the event's log. Asks for the event on opening (and the app asks again
+// bracket, the entrants and the event's log, and the director's warn, withdraw and adjudicate
+// (views/event-director.js). Asks for the event on opening (and the app asks again
 // after a reconnect); entrants and the director then get every change pushed, and anyone else asks
 // again when the hall's line of the event changes.
 
 import { h, fill } from '../dom.js';
-import { playersOf, isEntrant, myBoard, nextRoundState, boardWinner, standingsColumns } from '../events.js';
+import { playersOf, isEntrant, myBoard, nextRoundState, boardWinner, standingsColumns, currentRound } from '../events.js';
 import { formatSummary } from './events.js';
 import { settingsSummary } from './settings.js';
+import { createDirectorTools } from './event-director.js';
 
 /** Log lines shown, newest first (an event's log holds up to 20,000; the page shows the recent ones). */
 export const LOG_SHOWN_MAX = 100;
@@ -19,6 +21,7 @@ export function mountEvent(root, ctx, params) {
   const id = params.event;
   const body = h('div', { class: 'event-page', 'data-testid': 'event-page' }, h('p', { class: 'muted' }, t('event.loading')));
   root.appendChild(body);
+  const director = createDirectorTools({ t, actions, event: id });
   let failed = null;
   let asking = false;
   // The hall's pushes of the event's line counted so far; one more means a change, which someone not sent
@@ -47,13 +50,15 @@ export function mountEvent(root, ctx, params) {
       seenPushes = pushes;
       ask();
     }
+    // The director's tools while the event goes on.
+    const tools = me != null && view.summary.director.user === me && view.summary.status !== 'finished' ? director : null;
     const players = playersOf(view);
     const name = (user) => players.get(user)?.username ?? `#${user}`;
     fill(body,
       header(view, { t, actions, me, name }),
       h('div', { class: 'event-columns' },
-        h('div', { class: 'event-main' }, standingsPanel(view, { t, me, name }), roundsPanel(view, { t, me, name, watching: watchingOf(state) })),
-        h('aside', { class: 'event-side' }, entrantsPanel(view, { t, me }), logPanel(view, { t, name }))));
+        h('div', { class: 'event-main' }, standingsPanel(view, { t, me, name }), roundsPanel(view, { t, me, name, tools, watching: watchingOf(state) })),
+        h('aside', { class: 'event-side' }, entrantsPanel(view, { t, me, tools }), logPanel(view, { t, name }))));
   }
   return { update, unmount() {} };
 }
@@ -90,7 +95,8 @@ function entryButtons(view, { t, actions, me }) {
 }
 
 function directorControls(view, { t, actions, me }) {
-  if (me == null || view.summary.director.user !== me) return null;
+  // A finished event has no round left to start: no button at all.
+  if (me == null || view.summary.director.user !== me || view.summary.status === 'finished') return null;
   const next = nextRoundState(view);
   return [
     h('button', { class: 'primary', 'data-testid': 'start-round', disabled: !next.ok, onclick: () => actions.startRound(view.summary.event) }, t('event.startRound', { n: next.round })),
@@ -139,20 +145,20 @@ function watchingOf(state) {
 }
 
 /** Every round's pairing table, the latest first; a knockout's bracket above them. */
-function roundsPanel(view, { t, me, name, watching }) {
+function roundsPanel(view, { t, me, name, tools, watching }) {
   const rounds = [...view.rounds].reverse();
   return h('section', { class: 'panel', 'data-testid': 'pairings' },
     view.summary.format.kind === 'knockout' && view.rounds.length ? bracket(view, { t, name }) : null,
     h('h3', {}, t('event.pairings')),
-    rounds.length === 0 ? h('p', { class: 'muted' }, t('event.noRounds')) : rounds.map((round) => roundTable(round, { t, me, name, watching })));
+    rounds.length === 0 ? h('p', { class: 'muted' }, t('event.noRounds')) : rounds.map((round) => roundTable(round, { t, me, name, watching, tools: round === currentRound(view) ? tools : null })));
 }
 
-function roundTable(round, { t, me, name, watching }) {
+function roundTable(round, { t, me, name, watching, tools }) {
   const player = (user, color) => h('td', { class: user === me ? 'me' : '' }, h('span', { class: `stone-icon ${color}`, 'aria-hidden': 'true' }), ` ${name(user)}`);
   const rows = round.boards.map((b) => h('tr', { 'data-testid': `board-${round.number}-${b.board}` },
     h('td', {}, String(b.board)), player(b.black, 'black'), player(b.white, 'white'),
     h('td', { 'data-testid': `result-${round.number}-${b.board}` }, resultText(b, t)),
-    h('td', {}, gameLink(b, t), watchers(b, watching, t))));
+    h('td', {}, gameLink(b, t), watchers(b, watching, t), tools && b.game != null && b.outcome == null ? tools.adjudicate(b.game) : null)));
   const names = (list) => list.map(name).join(', ');
   return h('div', { class: 'event-round', 'data-testid': `round-${round.number}` },
     h('h4', {}, t('event.roundN', { n: round.number })),
@@ -197,14 +203,15 @@ function bracket(view, { t, name }) {
       h('h4', {}, t('event.roundN', { n: round.number })), h('div', { class: 'bracket-body' }, round.boards.map(match), round.byes.map(bye))))));
 }
 
-function entrantsPanel(view, { t, me }) {
+function entrantsPanel(view, { t, me, tools }) {
   return h('section', { class: 'panel', 'data-testid': 'entrants' },
     h('h3', {}, `${t('event.entrants')} (${view.entrants.length})`),
     view.entrants.length === 0 ? h('p', { class: 'muted' }, t('event.noEntrants')) : h('ol', { class: 'entrant-list' },
       view.entrants.map((e) => h('li', { class: e.player.user === me ? 'me' : '' },
         `${e.player.username} `, h('span', { class: 'rank' }, e.player.rank),
         e.warnings ? h('span', { class: 'muted small' }, ` · ${t('event.warnings', { count: e.warnings })}`) : null,
-        e.withdrawn ? h('span', { class: 'muted small' }, ` · ${t('event.withdrawn')}`) : null))));
+        e.withdrawn ? h('span', { class: 'muted small' }, ` · ${t('event.withdrawn')}`) : null,
+        tools && !e.withdrawn ? tools.entrantButtons(e) : null))));
 }
 
 /** The event's log, newest first: who did what, with the time. */
@@ -224,6 +231,10 @@ function logText(view, entry, { t, name }) {
       return t(`event.log.${entry.action}`, { user });
     case 'round_started':
       return t('event.log.round_started', { user, round: entry.round });
+    case 'withdrew': case 'warned':
+      return t(`event.log.${entry.action}`, { user, detail: entry.detail ? ` (${entry.detail})` : '' });
+    case 'adjudicated':
+      return t('event.log.adjudicated', { round: entry.round, detail: entry.detail ?? '' });
     case 'result': {
       // The server names a result by its board's Black player.
       const round = view.rounds.find((r) => r.number === entry.round);

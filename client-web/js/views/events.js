@@ -28,6 +28,10 @@ export function eventActions({ send, untilReady, following, toast, go }) {
     joinEvent: (event) => send({ type: 'join_event', event }).catch(toast),
     leaveEvent: (event) => send({ type: 'leave_event', event }).catch(toast),
     startRound: (event) => send({ type: 'start_round', event }).catch(toast),
+    // The director's actions: each is answered with the event (the state takes it), a refusal with a toast.
+    warnEntrant: (event, user) => send({ type: 'event_warn', event, user }).catch(toast),
+    withdrawEntrant: (event, user) => send({ type: 'event_withdraw', event, user }).catch(toast),
+    adjudicateGame: (event, game, outcome, reason) => send({ type: 'event_adjudicate', event, game, outcome, reason }),
   };
 }
 
