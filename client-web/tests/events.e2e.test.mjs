@@ -169,6 +169,11 @@ test('a knockout of three: a bye, the bracket round by round, a winner; a watche
   await guest.goto(`${suite.server.url}/#/event/${event}`);
   await guest.waitForSelector('[data-testid=entrants] li:has-text("erin")');
   assert.equal(await guest.locator('[data-testid=event-join]').count(), 0);
+  // An address with no event says so.
+  const nowhere = await guestContext.newPage();
+  await nowhere.goto(`${suite.server.url}/#/event/999`);
+  await nowhere.waitForSelector('[data-testid=event-error]:has-text("There is no such event.")');
+  await nowhere.close();
 
   // Erin's connection drops and stays down while Fay joins: the push is lost, and the page asks for the
   // event again once it is back.
@@ -209,8 +214,8 @@ test('a knockout of three: a bye, the bracket round by round, a winner; a watche
   // Round 2, the final: the bye's player meets round 1's winner; the winner is named.
   const final = await playRound(2);
   assert.deepEqual([final.boards[0].black, final.boards[0].white].sort(), [first.byes[0], first.boards[0].black].sort());
-  const winner = (await eventOn(dan, event)).summary.status === 'finished' ? final.boards[0].black : null;
-  assert.ok(winner != null, 'the event is over after the final');
+  await dan.waitForFunction((id) => window.tengen.state.events.views.get(id)?.summary.status === 'finished', event);
+  assert.equal((await eventOn(dan, event)).winner, final.boards[0].black, 'White resigned the final');
   await guest.waitForSelector('[data-testid=event-winner]');
   await guest.waitForSelector('[data-testid=event-status]:has-text("Finished")');
   assert.equal(await guest.locator('[data-testid=bracket] .bracket-round').count(), 2);
