@@ -130,7 +130,9 @@ export function standingsColumns(criteria) {
     opponents_score: (row) => String(row.opponents_score),
     warnings: (row) => String(row.warnings),
   };
-  const columns = criteria.filter((c) => c in readers).map((c) => ({ id: c, read: readers[c] }));
+  // A figure this client does not know yet still shows, as the server sends it.
+  const raw = (c) => (row) => (typeof row[c] === 'object' && row[c] !== null ? formatFraction(row[c]) : String(row[c] ?? '—'));
+  const columns = criteria.map((c) => ({ id: c, read: readers[c] ?? raw(c) }));
   if (!criteria.includes('score')) columns.push({ id: 'score', read: readers.score });
   columns.push({ id: 'wdl', read: (row) => `${row.wins}/${row.draws}/${row.losses}` });
   return columns;

@@ -76,6 +76,9 @@ test('standings columns follow the criteria, always with score and W/D/L', () =>
   assert.deepEqual(read(['total_score', 'warnings']), [['total_score', '12 2/3'], ['warnings', '1'], ['score', '6'], ['wdl', '3/0/1']]);
   assert.deepEqual(read(['survival', 'score', 'warnings'])[0], ['survival', { key: 'event.outIn', vars: { round: 3 } }]);
   assert.deepEqual(read(['score', 'opponents_score', 'warnings']).map(([id]) => id), ['score', 'opponents_score', 'warnings', 'wdl']);
+  // A figure newer than this client shows as sent.
+  assert.deepEqual(read(['score', 'board_points'])[1], ['board_points', '—']);
+  assert.deepEqual(standingsColumns(['median']).map((c) => c.read({ median: { num: 7, den: 2 } }))[0], '3 1/2');
 });
 
 test('players are named from the entrants and the director; boards say who won', () => {

@@ -111,7 +111,7 @@ function standingsPanel(view, { t, me, name }) {
   const anyByes = rows.some((row) => row.byes > 0);
   const text = (value) => (typeof value === 'string' ? value : t(value.key, value.vars));
   const head = h('tr', {}, h('th', {}, t('event.col.rank')), h('th', {}, t('event.col.player')),
-    columns.map((c) => h('th', { class: 'num', title: hint(c.id, t) }, t(`event.col.${c.id}`))),
+    columns.map((c) => h('th', { class: 'num', title: label(`event.hint.${c.id}`, null, t) }, label(`event.col.${c.id}`, c.id, t))),
     anyByes ? h('th', { class: 'num' }, t('event.col.byes')) : null);
   const row = (r) => h('tr', { class: r.player === me ? 'me' : '', 'data-testid': `standing-${r.player}` },
     h('td', {}, r.tied ? `=${r.rank}` : String(r.rank)),
@@ -122,13 +122,13 @@ function standingsPanel(view, { t, me, name }) {
     h('h3', {}, t('event.standings')),
     rows.length === 0 ? h('p', { class: 'muted' }, t('event.noStandings')) : h('div', { class: 'table-scroll' },
       h('table', { class: 'records standings' }, h('thead', {}, head), h('tbody', {}, rows.map(row)))),
-    h('p', { class: 'muted small' }, t('event.rankedBy', { criteria: criteria.map((c) => t(`event.criterion.${c}`)).join(' › ') })));
+    h('p', { class: 'muted small' }, t('event.rankedBy', { criteria: criteria.map((c) => label(`event.criterion.${c}`, c, t)).join(' › ') })));
 }
 
-function hint(column, t) {
-  const key = `event.hint.${column}`;
+/** The text of `key`, or `fallback` when there is none (a figure newer than this client). */
+function label(key, fallback, t) {
   const text = t(key);
-  return text === key ? null : text;
+  return text === key ? fallback : text;
 }
 
 function flags(row, t) {
