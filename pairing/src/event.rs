@@ -328,7 +328,7 @@ impl Event {
         let standings = self.standings();
         match standings.rows.as_slice() {
             [first, second, ..] if first.rank == second.rank => None,
-            [first, ..] if !first.eliminated => Some(first.player),
+            [first, ..] if !first.eliminated && !first.withdrawn => Some(first.player),
             _ => None,
         }
     }
