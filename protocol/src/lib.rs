@@ -273,6 +273,14 @@ pub struct PlayerInfo {
     pub computer: bool,
 }
 
+/// A chat line kept for those who come later (a room's recent chat).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChatLine {
+    pub from: PlayerInfo,
+    pub text: String,
+    pub at_ms: u64,
+}
+
 /// A room as the hall lists it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RoomInfo {
@@ -1071,6 +1079,9 @@ pub enum ServerMsg {
         name: String,
         tables: Vec<TableInfo>,
         users: Vec<PlayerInfo>,
+        /// The room's last chat lines, oldest first, so someone entering sees what was being said.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        recent_chat: Vec<ChatLine>,
     },
     /// A user entered the room you are in.
     RoomJoined {

@@ -574,6 +574,10 @@ pub const EVENT_LOG_MAX: usize = 20_000;
 /// An event's name, in characters: a title fits on one line of the hall's list.
 pub const EVENT_NAME_CHARS_MAX: usize = 60;
 
+/// A room's chat lines kept for whoever enters it (OGS and KGS show a room's recent talk): enough to
+/// see the conversation, a few KiB per room.
+pub const ROOM_CHAT_KEPT: usize = 30;
+
 #[cfg(test)]
 mod tests {
     use super::*;

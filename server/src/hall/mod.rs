@@ -353,6 +353,7 @@ pub fn spawn_actor(
                 name: name.clone(),
                 users: BTreeMap::new(),
                 tables: table_ids,
+                recent_chat: Default::default(),
             },
         );
     }
