@@ -16,12 +16,15 @@ import { mountGames } from './views/games.js';
 import { mountReplay } from './views/replay.js';
 import { mountStudy } from './views/study.js';
 import { openChallengeDialog, openChallengedDialog } from './views/dialogs.js';
+import { createSounds } from './sound.js';
 
 const LANG_KEY = 'tengen.lang';
 const state = createState();
 let lang = localStorage.getItem(LANG_KEY) ?? detectLanguage(navigator.languages ?? [navigator.language]);
 let t = translator(lang);
 let guest = false;
+// Stones, captures and byo-yomi calls; muted per browser (the switch in the top bar).
+const sounds = createSounds({ storage: localStorage });
 let view = null;
 let viewKey = '';
 // What the current screen follows, so a reconnect can ask for it again.
@@ -43,6 +46,8 @@ const net = new Connection({
     // A game starting at the table I look at, or one I play anywhere, opens at once.
     if (msg.type === 'game_started' && (following.table === msg.table || isMine(msg))) location.hash = `#/game/${msg.game}`;
     if (msg.type === 'challenged') answerChallenges();
+    // The screen on show hears the message as it comes (a move's sound), before the batched redraw.
+    view?.onMessage?.(msg);
     // Logged out on another tab or device: back to the login screen (the notice says why).
     if (msg.type === 'logged_out') {
       automatchSearching = false;
@@ -248,6 +253,8 @@ function renderHeader() {
     state.me ? h('a', { class: 'me', href: '#/bets', 'data-testid': 'me' }, state.me.username) : null,
     state.me ? h('a', { class: 'small', href: '#/games', 'data-testid': 'nav-games' }, t('nav.games')) : null,
     h('a', { class: 'small', href: '#/study', 'data-testid': 'nav-study' }, t('nav.study')),
+    h('button', { class: 'small', 'data-testid': 'sound-switch', 'aria-pressed': String(!sounds.muted()), title: t(sounds.muted() ? 'sound.unmute' : 'sound.mute'),
+      onclick: () => { sounds.setMuted(!sounds.muted()); renderHeader(); } }, t(sounds.muted() ? 'sound.off' : 'sound.on')),
     state.me && state.pendingGrant ? h('span', { class: 'small', 'data-testid': 'pending-grant', title: t('balance.pending_hint') }, t('balance.pending', { points: state.pendingGrant })) : null,
     state.me ? h('button', { class: 'small', onclick: () => actions.logout() }, t('auth.logout')) : null,
     state.me ? h('button', { class: 'small', 'data-testid': 'logout-all', onclick: () => actions.logout(true) }, t('auth.logout_all')) : null,
@@ -285,7 +292,7 @@ function route(force = false) {
   viewKey = key;
   if (name !== 'table') following.table = name === 'game' ? following.table : null;
   main.replaceChildren();
-  const ctx = { state, t, actions, lang };
+  const ctx = { state, t, actions, lang, sounds };
   const mount = { login: mountLogin, hall: mountHall, table: mountTable, game: mountGame, bets: mountMyBets, games: mountGames, replay: mountReplay, study: mountStudy }[name];
   view = mount(main, ctx, params);
   render();

@@ -14,7 +14,10 @@ import { createWatchersPanel } from './watchers.js';
 import { settingsSummary } from './settings.js';
 import { areaCount, halfPointsText } from '../score.js';
 import { tick, displayMs, inOvertime } from '../clock.js';
-import { formatClock, secondToAnnounce } from '../timefmt.js';
+import { formatClock } from '../timefmt.js';
+import { clockCall, callText } from '../calls.js';
+import { createAttention } from './attention.js';
+import { resultBanner, countLines } from './result.js';
 import { pointName } from '../geometry.js';
 import { otherColor } from '../stones.js';
 
@@ -22,7 +25,7 @@ import { otherColor } from '../stones.js';
 const CLOCK_REDRAW_MS = 200;
 
 export function mountGame(root, ctx, params) {
-  const { t, actions, state } = ctx;
+  const { t, actions, state, sounds } = ctx;
   const gameId = params.game;
   const message = h('p', { class: 'game-message', role: 'alert', 'data-testid': 'game-message' });
   const boardBox = h('div', { class: 'board-box' });
@@ -38,6 +41,7 @@ export function mountGame(root, ctx, params) {
   const watchers = h('p', { class: 'watchers', 'data-testid': 'watchers' });
   const watchersPanel = createWatchersPanel({ t });
   const announcer = h('div', { class: 'sr-only', 'aria-live': 'assertive' });
+  const attention = createAttention({ t });
   const chatBox = h('div', {});
   const pool = createPoolPanel({ t, onBet: (side, amount) => run(actions.bet(gameId, side, amount)) });
   const stake = createStakePanel({
@@ -62,7 +66,7 @@ export function mountGame(root, ctx, params) {
     h('aside', { class: 'game-side' },
       h('div', { class: 'row spread' }, h('a', { href: '#/', class: 'small' }, `← ${t('game.back')}`), watchers),
       watchersPanel.element,
-      players.black, players.white, status, firstMoveBox, awayBox, message, controls, undoBox, scoring, result, info, stake.element, pool.element, chatBox, announcer)));
+      result, players.black, players.white, status, firstMoveBox, awayBox, message, controls, undoBox, scoring, attention.element, info, stake.element, pool.element, chatBox, announcer)));
 
   actions.watch(gameId);
   actions.askPool(gameId);
@@ -115,7 +119,9 @@ export function mountGame(root, ctx, params) {
     return now;
   }
 
-  const lastShown = { black: Infinity, white: Infinity };
+  // Each side's clock at the last redraw while it ran (null when it did not): a call is made when the
+  // running clock crosses its moment between two redraws.
+  const lastReading = { black: null, white: null };
   function drawClock(node, g, color, clocks) {
     if (!clocks) {
       fill(node, h('span', { class: 'clock-time muted' }, t('game.noClock')));
@@ -130,15 +136,14 @@ export function mountGame(root, ctx, params) {
     const low = running && ms <= 10000;
     node.className = `clock${running ? ' running' : ''}${low ? ' low' : ''}${inOvertime(side) ? ' overtime' : ''}`;
     fill(node, h('span', { class: 'clock-time' }, formatClock(ms)), extra ? h('span', { class: 'clock-extra' }, extra) : null);
-    // Announce the last seconds of the side to move (and speak them to that player).
-    const second = running ? secondToAnnounce(lastShown[color], ms) : null;
-    lastShown[color] = running ? ms : Infinity;
-    if (second) {
-      announcer.textContent = String(second);
-      if (myColor() === color && globalThis.speechSynthesis && globalThis.SpeechSynthesisUtterance) {
-        const say = new SpeechSynthesisUtterance(String(second));
-        say.lang = ctx.lang === 'zh' ? 'zh-CN' : 'en-US';
-        speechSynthesis.speak(say);
+    // The timekeeper's calls for the side to move (calls.js), spoken and beeped to that player.
+    const call = running ? clockCall(g.settings.clock, lastReading[color], side) : null;
+    lastReading[color] = running ? side : null;
+    if (call) {
+      announcer.textContent = callText(call, t);
+      if (myColor() === color) {
+        sounds?.call(call.kind !== 'used');
+        sounds?.say(callText(call, t), ctx.lang);
       }
     }
   }
@@ -157,6 +162,12 @@ export function mountGame(root, ctx, params) {
     const clocks = clocksNow(g);
     drawClock(clockNodes.black, g, 'black', clocks);
     drawClock(clockNodes.white, g, 'white', clocks);
+    // The tab's title tells the player it is their move, with the clock once it is in overtime or low.
+    const mine = myColor();
+    const myTurn = g.phase === 'playing' && mine && g.toMove === mine;
+    const mySide = myTurn && clocks ? clocks[mine] : null;
+    const clockText = mySide && (inOvertime(mySide) || displayMs(mySide) <= 10000) ? formatClock(displayMs(mySide)) : '';
+    attention.update({ playing: !!mine && g.phase !== 'over', myTurn, clockText });
   }
   const timer = setInterval(drawClocks, CLOCK_REDRAW_MS);
 
@@ -217,7 +228,18 @@ export function mountGame(root, ctx, params) {
     return { left: poolNow[`stake_${leftColor}`], right: poolNow[`stake_${rightColor}`] };
   }
 
+  /** A move of this game as it arrives: its sound (and a notification of the opponent's move). */
+  function heard(msg) {
+    if (msg.type !== 'game_event' || msg.game !== gameId || msg.event !== 'played') return;
+    sounds?.stone();
+    if (msg.captured?.length) sounds?.capture(msg.captured.length);
+    const g = game();
+    const mine = myColor();
+    if (g && mine && msg.color !== mine) attention.opponentMoved(t('notify.body', { name: g[msg.color].username, point: pointName(msg.point, g.settings.size) }));
+  }
+
   return {
+    onMessage: heard,
     update() {
       const g = game();
       if (!g) return;
@@ -274,9 +296,9 @@ export function mountGame(root, ctx, params) {
       if (g.phase === 'over' && g.outcome) {
         const o = g.outcome;
         fill(result,
-          h('h3', {}, t('game.result')),
-          h('p', { class: 'result-line' }, h('b', { 'data-testid': 'result-sgf' }, o.sgf), ' · ', h('b', { 'data-testid': 'result-chinese', lang: 'zh' }, o.chinese), ' ', h('span', { class: 'muted' }, t(outcomeReasonKey(g)))),
-          o.black_count_half_points != null ? h('p', { class: 'small' }, t('game.count', { black: halfPointsText(o.black_count_half_points), white: halfPointsText(o.white_count_half_points) })) : null,
+          resultBanner(g, { t, lang: ctx.lang, reasonKey: outcomeReasonKey(g) }),
+          h('p', { class: 'result-line' }, h('b', { 'data-testid': 'result-sgf' }, o.sgf), ' · ', h('b', { 'data-testid': 'result-chinese', lang: 'zh' }, o.chinese)),
+          countLines(g, { t, lang: ctx.lang }),
           settlementBox,
           h('a', { href: `/api/games/${gameId}/sgf`, download: `tengen-${gameId}.sgf` }, t('game.downloadSgf')));
         if (!settlementAsked && state.me && state.balance != null) {
@@ -299,6 +321,7 @@ export function mountGame(root, ctx, params) {
     },
     unmount() {
       clearInterval(timer);
+      attention.unmount();
       if (!myColor()) actions.unwatch(gameId);
     },
   };
