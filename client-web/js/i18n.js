@@ -338,6 +338,16 @@ const en = {
   'result.countGiven': 'Black {count} − {given} = {net} (in stones: {gives})',
   'result.count': 'Black {count} {count|stone|stones}',
   'result.breakEven': 'break-even {even}',
+  'replay.slider': 'Move',
+  'review.numbers': 'Move numbers',
+  'review.moves': 'Moves',
+  'study.start': '⏮ Start',
+  'study.end': 'End ⏭',
+  'study.keys': 'Arrow keys: back and forward · Home, End: start and end.',
+  'study.record': 'Loaded record',
+  'study.date': 'Date',
+  'study.event': 'Event',
+  'study.moves': 'Moves',
 };
 
 const zh = {
@@ -671,6 +681,16 @@ const zh = {
   'result.countGiven': '黑 {count} − {given} = {net} 子（{gives}）',
   'result.count': '黑 {count} 子',
   'result.breakEven': '归本数 {even} 子',
+  'replay.slider': '手数',
+  'review.numbers': '显示手数',
+  'review.moves': '着手',
+  'study.start': '⏮ 开局',
+  'study.end': '终局 ⏭',
+  'study.keys': '左右方向键：后退、前进 · Home、End：开局、终局。',
+  'study.record': '已载入的棋谱',
+  'study.date': '日期',
+  'study.event': '赛事',
+  'study.moves': '手数',
 };
 
 export const DICTIONARIES = { en, zh };

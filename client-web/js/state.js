@@ -6,6 +6,7 @@
 
 import { initialSide, afterMove, tick as tickSide } from './clock.js';
 import { EMPTY, STONE, otherColor } from './stones.js';
+import { koPoint } from './replay.js';
 
 /** Chat lines kept per channel; older ones scroll away, so memory stays bounded in a busy room. */
 export const CHAT_LINES_MAX = 200;
@@ -61,6 +62,8 @@ export function gameFromState(s) {
     watching: watchingFrom(s),
     // The last move, when the server says (a join mid-game, a reload, a reconnect); older servers do not.
     ...lastFrom(s.last_move),
+    // The ko point, derived from the last move's capture as it arrives (the state carries none).
+    ko: null,
     // Clocks: the server's `ClockView` when the wire carries it; until then a local display from the
     // settings, counted down on the side to move (see clock.js).
     clocks: s.clocks ?? { black: initialSide(s.settings.clock), white: initialSide(s.settings.clock) },
@@ -120,6 +123,7 @@ export function applyGameEvent(game, msg, nowMs = Date.now()) {
       if (msg.color === 'black') game.capturesBlack += msg.captured.length;
       else game.capturesWhite += msg.captured.length;
       game.lastMove = { point: msg.point, color: msg.color };
+      game.ko = koPoint(game.board, msg.point, msg.captured);
       game.lastPass = null;
       game.movesCount += 1;
       game.firstMoveBy = null;
@@ -129,6 +133,7 @@ export function applyGameEvent(game, msg, nowMs = Date.now()) {
       break;
     }
     case 'passed':
+      game.ko = null;
       game.lastPass = msg.color;
       game.lastMove = null;
       game.movesCount += 1;
@@ -172,6 +177,7 @@ export function applyGameEvent(game, msg, nowMs = Date.now()) {
       game.capturesBlack = msg.captures_black ?? game.capturesBlack;
       game.capturesWhite = msg.captures_white ?? game.capturesWhite;
       Object.assign(game, lastFrom(msg.last_move));
+      game.ko = null;
       break;
     case 'play_resumed':
       game.phase = 'playing';

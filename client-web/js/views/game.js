@@ -251,6 +251,7 @@ export function mountGame(root, ctx, params) {
         size: g.settings.size,
         board: g.board,
         lastMove: g.lastMove?.point ?? null,
+        ko: g.phase === 'playing' ? g.ko : null,
         dead: g.phase === 'playing' ? [] : g.dead,
         territory: counted?.owner ?? null,
         preview: g.phase === 'playing' && mine && g.toMove === mine ? mine : null,
