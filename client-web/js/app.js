@@ -17,6 +17,7 @@ import { mountReplay } from './views/replay.js';
 import { mountStudy } from './views/study.js';
 import { openChallengeDialog, openChallengedDialog } from './views/dialogs.js';
 import { createSounds } from './sound.js';
+import { sameSettings } from './views/settings.js';
 
 const LANG_KEY = 'tengen.lang';
 const state = createState();
@@ -31,6 +32,8 @@ let viewKey = '';
 const following = { room: null, table: null, games: new Set() };
 // Whether this user waits in the automatch queue; a game of theirs starting ends the wait.
 let automatchSearching = false;
+// A rematch the left seat (Black) asked for: {table, settings}, accepted when White proposes the same.
+let pendingRematch = null;
 
 const wsUrl = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/ws`;
 const net = new Connection({
@@ -46,6 +49,7 @@ const net = new Connection({
     // A game starting at the table I look at, or one I play anywhere, opens at once.
     if (msg.type === 'game_started' && (following.table === msg.table || isMine(msg))) location.hash = `#/game/${msg.game}`;
     if (msg.type === 'challenged') answerChallenges();
+    if (msg.type === 'table_updated') acceptRematchIfProposed(msg.table.table);
     // The screen on show hears the message as it comes (a move's sound), before the batched redraw.
     view?.onMessage?.(msg);
     // Logged out on another tab or device: back to the login screen (the notice says why).
@@ -181,6 +185,16 @@ const actions = {
     }
   },
   stakeAnswer: (table, agree) => send({ type: 'stake_answer', table, agree }),
+  // The same settings again at the table of a finished game: White proposes them; Black accepts them
+  // now if White already did, or as soon as White does. Both go to the table meanwhile.
+  async rematch(table, settings) {
+    location.hash = `#/table/${table}`;
+    const seats = state.tables.get(table);
+    if (seats?.right?.user === state.me?.user) return send({ type: 'propose_settings', table, settings });
+    pendingRematch = { table, settings };
+    acceptRematchIfProposed(table);
+  },
+  rematchPending: (table) => pendingRematch?.table === table,
   async stakeRaise(game, amount) {
     refuseLocally(positiveProblem(amount, 'raise_amount'));
     await sendKeyed({ type: 'stake_raise', game, amount });
@@ -220,6 +234,18 @@ function afterLogin() {
     if (firstRoom) location.hash = `#/room/${firstRoom}`;
   }
   route(true);
+}
+
+function acceptRematchIfProposed(tableId) {
+  const table = state.tables.get(tableId);
+  if (pendingRematch?.table !== tableId || table?.left?.user !== state.me?.user) return;
+  if (table.game != null || !table.right) {
+    pendingRematch = null; // a game started meanwhile, or White left: nothing to accept
+    return;
+  }
+  if (!sameSettings(table.proposal, pendingRematch.settings)) return;
+  pendingRematch = null;
+  send({ type: 'accept_settings', table: tableId, settings: table.proposal }).catch(toast);
 }
 
 function answerChallenges() {

@@ -348,6 +348,17 @@ const en = {
   'study.date': 'Date',
   'study.event': 'Event',
   'study.moves': 'Moves',
+  'stake.legend': '✓ pressed OK · · not yet · “agreed”: pressed Agree. Points go into escrow once both agree.',
+  'stake.next.yourOk': 'Your turn: press OK to accept these amounts, or change them and press OK.',
+  'stake.next.waitOk': 'Waiting for the {seat} to press OK (or change the amounts).',
+  'stake.next.yourAgree': 'Your turn: both pressed OK; Agree puts the points in escrow, Disagree lets you edit again.',
+  'stake.next.waitAgree': 'Waiting for the {seat} to Agree.',
+  'settings.timeoutIsPass': 'Timeout is a pass (not a loss)',
+  'hall.playing': 'playing',
+  'game.rematch': 'Rematch with the same settings',
+  'game.rematchAccept': 'Accept the rematch',
+  'game.rematchOffered': '{name} offers a rematch with the same settings.',
+  'game.rematchWaiting': 'Rematch asked: the game starts when White proposes the same settings and you are both seated.',
 };
 
 const zh = {
@@ -691,6 +702,17 @@ const zh = {
   'study.date': '日期',
   'study.event': '赛事',
   'study.moves': '手数',
+  'stake.legend': '✓ 已按确定 · · 尚未确定 · “已同意”：已按同意。双方都同意后押注进入托管。',
+  'stake.next.yourOk': '轮到你：按确定接受这些数额，或修改后按确定。',
+  'stake.next.waitOk': '等待{seat}按确定（或修改数额）。',
+  'stake.next.yourAgree': '轮到你：双方已确定；按同意押注进入托管，按不同意可重新修改。',
+  'stake.next.waitAgree': '等待{seat}按同意。',
+  'settings.timeoutIsPass': '超时视为虚着（不判负）',
+  'hall.playing': '对局中',
+  'game.rematch': '按相同设置再下一局',
+  'game.rematchAccept': '接受再战',
+  'game.rematchOffered': '{name} 提议按相同设置再下一局。',
+  'game.rematchWaiting': '已请求再战：白方提出相同设置后对局即开始。',
 };
 
 export const DICTIONARIES = { en, zh };

@@ -11,7 +11,7 @@ import { createChat } from './chat.js';
 import { createPoolPanel, taxPercent } from './pool.js';
 import { createStakePanel } from './stake.js';
 import { createWatchersPanel } from './watchers.js';
-import { settingsSummary } from './settings.js';
+import { settingsSummary, sameSettings } from './settings.js';
 import { areaCount, halfPointsText } from '../score.js';
 import { tick, displayMs, inOvertime } from '../clock.js';
 import { formatClock } from '../timefmt.js';
@@ -219,6 +219,30 @@ export function mountGame(root, ctx, params) {
     }
   }
 
+  /**
+   * After a table game, its players may play again with the same settings (table messages: White
+   * proposes, Black accepts). The table is followed so its seats and proposal are known here.
+   */
+  let tableFollowed = false;
+  function rematchBox(g) {
+    const mine = myColor();
+    if (g.table == null || !mine || !state.me) return h('span', {});
+    if (!tableFollowed && !state.tables.has(g.table)) {
+      tableFollowed = true;
+      actions.joinTable(g.table);
+    }
+    const table = state.tables.get(g.table);
+    const seat = table?.left?.user === state.me.user ? 'left' : table?.right?.user === state.me.user ? 'right' : null;
+    if (!seat || !table.left || !table.right || table.game != null) return h('span', {});
+    const offered = seat === 'left' && sameSettings(table.proposal, g.settings);
+    const other = seat === 'left' ? table.right : table.left;
+    return h('div', { class: 'rematch', 'data-testid': 'rematch-box' },
+      offered ? h('p', { class: 'small' }, t('game.rematchOffered', { name: other.username })) : null,
+      actions.rematchPending(g.table) ? h('p', { class: 'small muted' }, t('game.rematchWaiting')) : null,
+      h('button', { class: 'primary', 'data-testid': 'rematch', onclick: () => run(offered ? actions.acceptSettings(g.table, table.proposal) : actions.rematch(g.table, g.settings)) },
+        t(offered ? 'game.rematchAccept' : 'game.rematch')));
+  }
+
   /** The pool's stakes (by colour, raises included) by seat of `table`, or null when unknown. */
   function stakesBySeat(poolNow, table, g) {
     if (!poolNow || !table?.left) return null;
@@ -306,6 +330,7 @@ export function mountGame(root, ctx, params) {
           settlementAsked = true;
           showSettlement();
         }
+        result.appendChild(rematchBox(g));
       } else fill(result);
       pool.update({
         pool: state.pools.get(gameId) ?? null, canBet: !!state.me && !mine, balance: state.balance, myBet: state.myBets.get(gameId),

@@ -70,9 +70,13 @@ export function mountHall(root, ctx, params) {
           h('span', { class: 'muted small' }, ` ${g.size}×${g.size} · ${t('hall.moves', { count: g.moves_count })} · ${t('hall.watchers', { count: g.watchers_count })}`)))));
       // Computer players (engines connected with `tengen bot`) come first, offered as "play the computer".
       const listed = [...state.hall.players].sort((a, b) => Number(Boolean(b.computer)) - Number(Boolean(a.computer)));
+      // Who is playing, from the live games: a link to their game beside the name.
+      const playingIn = new Map();
+      for (const g of state.hall.games) for (const p of [g.black, g.white]) if (!playingIn.has(p.user)) playingIn.set(p.user, g.game);
       fill(players, listed.map((p) => h('li', {},
         h('span', {}, `${p.username} `, h('span', { class: 'rank' }, p.rank),
-          p.computer ? h('span', { class: 'badge muted small' }, ` ${t('hall.computer')}`) : null),
+          p.computer ? h('span', { class: 'badge muted small' }, ` ${t('hall.computer')}`) : null,
+          playingIn.has(p.user) ? h('a', { class: 'badge playing', href: `#/game/${playingIn.get(p.user)}`, 'data-testid': `playing-${p.username}` }, t('hall.playing')) : null),
         state.me && p.user !== state.me.user
           ? h('button', { class: 'small', 'data-testid': `challenge-${p.username}`, onclick: () => actions.openChallenge(p) },
             t(p.computer ? 'hall.playComputer' : 'hall.challenge'))
