@@ -3,7 +3,7 @@
 // under the pointer or keyboard cursor, a ghost stone waiting to be confirmed) and reports which
 // intersection was chosen; it holds no rules and no socket.
 //
-//   const board = createBoard(element, { onPoint: (point) => … , describe: (point, stone) => label });
+//   const board = createBoard(element, { onPoint: (point) => … , describe: (point, stone) => label, arrowsToPage });
 //   board.update({ size, board, lastMove, dead, territory, preview, coordinates, numbers, ko, ghost });
 //   (numbers: Map of pointKey → move number; ko: the point retaking is forbidden on; ghost: {point, color})
 
@@ -44,7 +44,7 @@ function defs(svg, uid) {
   el('feDropShadow', { dx: 4, dy: 5, stdDeviation: 3, 'flood-opacity': 0.35 }, shadow);
 }
 
-export function createBoard(container, { onPoint = () => {}, describe = null } = {}) {
+export function createBoard(container, { onPoint = () => {}, describe = null, arrowsToPage = false } = {}) {
   const uid = ++instances;
   const svg = el('svg', { viewBox: `0 0 ${VIEW} ${VIEW}`, class: 'goban', role: 'application', tabindex: 0 });
   container.appendChild(svg);
@@ -210,9 +210,9 @@ export function createBoard(container, { onPoint = () => {}, describe = null } =
   });
   svg.addEventListener('keydown', (event) => {
     const moves = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1] };
-    // A board focused by a click leaves the arrows to the page (a review steps through its moves);
-    // the keyboard cursor starts only on a board reached with the keyboard.
-    if (moves[event.key] && !cursor && focusedByPointer) return;
+    // On a review screen (`arrowsToPage`) a board focused by a click leaves the arrows to the page,
+    // which steps through the moves; the keyboard cursor starts there only on a board reached with Tab.
+    if (moves[event.key] && !cursor && arrowsToPage && focusedByPointer) return;
     if (moves[event.key]) {
       const start = cursor ?? { col: Math.floor(props.size / 2), row: Math.floor(props.size / 2) };
       cursor = cursor ? moveCursor(start, ...moves[event.key], props.size) : start;

@@ -26,6 +26,7 @@ export function mountReplay(root, { t, actions }, { game: gameId }) {
   const numbers = createNumbersSwitch({ t, onChange: () => go(index) });
   const moveList = createMoveList({ t, onPick: (n) => go(n) });
   const board = createBoard(boardBox, {
+    arrowsToPage: true,
     describe: (point, stone) => t(`game.point.${stone ?? 'empty'}`, { point: pointName(point, record?.size ?? 19) }),
   });
   root.appendChild(h('div', { class: 'game-view' },

@@ -37,6 +37,7 @@ export function mountStudy(root, { t, actions }) {
   const fileInput = h('input', { type: 'file', accept: '.sgf,application/x-go-sgf,text/plain', 'data-testid': 'study-file', class: 'sr-only', onchange: () => loadFile() });
   const button = (key, testId, onclick) => h('button', { 'data-testid': testId, onclick }, t(key));
   const board = createBoard(boardBox, {
+    arrowsToPage: true,
     onPoint: (point) => run({ type: 'study_play', point }),
     describe: (point, stone) => t(`game.point.${stone ?? 'empty'}`, { point: pointName(point, study?.size ?? 19) }),
   });
