@@ -359,6 +359,8 @@ const en = {
   'game.rematchAccept': 'Accept the rematch',
   'game.rematchOffered': '{name} offers a rematch with the same settings.',
   'game.rematchWaiting': 'Rematch asked: the game starts when White proposes the same settings and you are both seated.',
+  'game.confirmMoves': 'Tap twice to play',
+  'game.confirmPlay': 'Play {point}',
 };
 
 const zh = {
@@ -713,6 +715,8 @@ const zh = {
   'game.rematchAccept': '接受再战',
   'game.rematchOffered': '{name} 提议按相同设置再下一局。',
   'game.rematchWaiting': '已请求再战：白方提出相同设置后对局即开始。',
+  'game.confirmMoves': '点两次落子',
+  'game.confirmPlay': '落子 {point}',
 };
 
 export const DICTIONARIES = { en, zh };

@@ -17,6 +17,7 @@ import { tick, displayMs, inOvertime } from '../clock.js';
 import { formatClock } from '../timefmt.js';
 import { clockCall, callText } from '../calls.js';
 import { createAttention } from './attention.js';
+import { createMoveConfirm } from './confirm.js';
 import { resultBanner, countLines } from './result.js';
 import { pointName } from '../geometry.js';
 import { otherColor } from '../stones.js';
@@ -42,6 +43,7 @@ export function mountGame(root, ctx, params) {
   const watchersPanel = createWatchersPanel({ t });
   const announcer = h('div', { class: 'sr-only', 'aria-live': 'assertive' });
   const attention = createAttention({ t });
+  const twoTaps = createMoveConfirm({ t, onPlay: (point) => run(actions.play(gameId, point)), redraw: () => api.update() });
   const chatBox = h('div', {});
   const pool = createPoolPanel({ t, onBet: (side, amount) => run(actions.bet(gameId, side, amount)) });
   const stake = createStakePanel({
@@ -62,7 +64,7 @@ export function mountGame(root, ctx, params) {
   });
 
   root.appendChild(h('div', { class: 'game-view' },
-    h('div', { class: 'board-column' }, boardBox),
+    h('div', { class: 'board-column' }, boardBox, twoTaps.buttons),
     h('aside', { class: 'game-side' },
       h('div', { class: 'row spread' }, h('a', { href: '#/', class: 'small' }, `← ${t('game.back')}`), watchers),
       watchersPanel.element,
@@ -107,6 +109,8 @@ export function mountGame(root, ctx, params) {
   function clicked(point) {
     const g = game();
     if (!g || !myColor()) return;
+    // At my move on a phone the first tap only shows where the stone would go (confirm.js).
+    if (g.phase === 'playing' && g.toMove === myColor() && twoTaps.tapped(point, g.seq)) return;
     if (g.phase === 'playing') run(actions.play(gameId, point));
     else if (g.phase === 'scoring' && g.board[point.row][point.col] !== '.') run(actions.toggleDead(gameId, point));
   }
@@ -262,7 +266,7 @@ export function mountGame(root, ctx, params) {
     if (g && mine && msg.color !== mine) attention.opponentMoved(t('notify.body', { name: g[msg.color].username, point: pointName(msg.point, g.settings.size) }));
   }
 
-  return {
+  const api = {
     onMessage: heard,
     update() {
       const g = game();
@@ -270,12 +274,15 @@ export function mountGame(root, ctx, params) {
       clearStaleError(g);
       const mine = myColor();
       const scoringNow = g.phase === 'scoring';
+      const myTurnNow = g.phase === 'playing' && !!mine && g.toMove === mine;
+      const ghostPoint = twoTaps.ghost(myTurnNow ? g.seq : null, g.settings.size);
       const counted = scoringNow || (g.phase === 'over' && g.outcome?.reason === 'score') ? areaCount(g.board, g.dead) : null;
       board.update({
         size: g.settings.size,
         board: g.board,
         lastMove: g.lastMove?.point ?? null,
         ko: g.phase === 'playing' ? g.ko : null,
+        ghost: myTurnNow ? ghostPoint && { point: ghostPoint, color: mine } : null,
         dead: g.phase === 'playing' ? [] : g.dead,
         territory: counted?.owner ?? null,
         preview: g.phase === 'playing' && mine && g.toMove === mine ? mine : null,
@@ -298,6 +305,7 @@ export function mountGame(root, ctx, params) {
         h('button', { 'data-testid': 'pass', onclick: () => run(actions.pass(gameId)) }, t('game.pass')),
         h('button', { 'data-testid': 'undo', disabled: g.undoRequestedBy === mine, onclick: () => run(actions.undo(gameId)) }, t('game.undo')),
         h('button', { class: 'danger', 'data-testid': 'resign', onclick: () => { if (confirm(t('game.confirmResign'))) run(actions.resign(gameId)); } }, t('game.resign')),
+        twoTaps.switchElement,
       ] : null);
       // An undo request (悔棋) waits for the opponent's consent.
       fill(undoBox, g.phase === 'playing' && g.undoRequestedBy ? (
@@ -351,4 +359,5 @@ export function mountGame(root, ctx, params) {
       if (!myColor()) actions.unwatch(gameId);
     },
   };
+  return api;
 }

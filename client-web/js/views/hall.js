@@ -1,5 +1,7 @@
 // The hall: rooms, the chosen room's tables (seated players with ranks, a game's watchers), live games
-// with watcher counts, players online (with a challenge button), the automatch panel, and the room chat.
+// with watcher counts, players online (with a challenge button and who is playing), the automatch panel,
+// and the room chat. On a phone the live games and the players come first and the tables start folded
+// (style.css orders the panels; the tables are a <details> opened here on wider screens).
 
 import { h, fill } from '../dom.js';
 import { channelKey, myLiveGame } from '../state.js';
@@ -7,6 +9,8 @@ import { createChat } from './chat.js';
 import { createAutomatchPanel } from './automatch.js';
 
 const playerLabel = (p) => (p ? `${p.username} (${p.rank})` : null);
+/** A phone-sized screen, where the tables start folded (the same width as style.css's phone layout). */
+const PHONE_QUERY = '(max-width: 600px)';
 
 export function mountHall(root, ctx, params) {
   const { t, actions, state } = ctx;
@@ -21,14 +25,16 @@ export function mountHall(root, ctx, params) {
   const automatch = state.me ? createAutomatchPanel({ t, actions }) : null;
   const chat = roomId ? createChat({ t, title: t('room.chat'), testId: 'room-chat', onSend: (text) => actions.chat({ kind: 'room', room: roomId }, text) }) : null;
 
+  const phone = !!globalThis.matchMedia?.(PHONE_QUERY).matches;
   root.appendChild(h('div', { class: 'hall' },
     h('aside', { class: 'hall-side' },
-      h('section', { class: 'panel' }, h('h3', {}, t('hall.rooms')), rooms),
+      h('section', { class: 'panel hall-rooms' }, h('h3', {}, t('hall.rooms')), rooms),
       automatch?.element,
-      h('section', { class: 'panel' }, h('h3', {}, t('hall.games')), games)),
-    h('main', { class: 'hall-main' }, returnBox, h('section', { class: 'panel' }, roomTitle, tables)),
+      h('section', { class: 'panel hall-games' }, h('h3', {}, t('hall.games')), games)),
+    h('main', { class: 'hall-main' }, returnBox,
+      h('details', { class: 'panel hall-tables', open: !phone, 'data-testid': 'tables-panel' }, h('summary', {}, roomTitle), tables)),
     h('aside', { class: 'hall-side' },
-      h('section', { class: 'panel' }, h('h3', {}, t('hall.players')), players),
+      h('section', { class: 'panel hall-players' }, h('h3', {}, t('hall.players')), players),
       chat?.element)));
 
   if (roomId) actions.joinRoom(roomId);
