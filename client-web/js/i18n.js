@@ -689,7 +689,7 @@ const zh = {
   'result.void': '无胜负',
   'result.draw': '和棋',
   'result.margin': '胜 {stones} 子（{points} 目）',
-  'result.komi': '贴 {stones} 子（{komi} 目）',
+  'result.komi': '贴 {stones} 子 = {komi} 目',
   'result.handicapBack': '让 {handicap} 子：还 {stones} 子',
   'result.countGiven': '黑 {count} − {given} = {net} 子（{gives}）',
   'result.count': '黑 {count} 子',
