@@ -3,9 +3,13 @@
 
 import { clickPoint, waitStone } from './browser.mjs';
 
-/** `a` challenges `b` (whose screen is in English) from the players list (9x9, nigiri), `b` accepts: {black, white, gameId}. */
-export async function challengeGame(a, b, bName) {
+/**
+ * `a` challenges `b` (whose screen is in English) from the players list (9x9, nigiri), `b` accepts:
+ * {black, white, gameId}. `fields` fills the challenge form first (input name → value).
+ */
+export async function challengeGame(a, b, bName, fields = {}) {
   await a.click(`[data-testid=players] li:has-text("${bName}") button`);
+  for (const [name, value] of Object.entries(fields)) await a.fill(`.modal [name=${name}]`, String(value));
   await a.click('.modal button.primary');
   await b.waitForSelector('.modal button.primary');
   await b.click('.modal button.primary');

@@ -12,14 +12,17 @@ import { challengeGame, play } from './play.mjs';
 const suite = browserSuite();
 const { newUser, shot } = suite;
 
-/** Record every WebAudio source started ('click' for noise, 'tone' for an oscillator) in window.__sounds. */
+/**
+ * Record every WebAudio source started in window.__sounds: 'click' for noise, 'tone:<Hz>' for an
+ * oscillator (a stone's knock is low, a byo-yomi call's beep is 880 Hz or, counting, 1320 Hz).
+ */
 function recordSounds() {
   window.__sounds = [];
   for (const [Node, kind] of [[window.AudioBufferSourceNode, 'click'], [window.OscillatorNode, 'tone']]) {
     if (!Node) continue;
     const start = Node.prototype.start;
     Node.prototype.start = function started(...args) {
-      window.__sounds.push(kind);
+      window.__sounds.push(kind === 'tone' ? `tone:${this.frequency.value}` : kind);
       return start.apply(this, args);
     };
   }
@@ -165,4 +168,20 @@ test('a resignation shows the winner and the reason in words', { timeout: 60000 
   // The game is over: leaving asks nothing, and the title is the plain one.
   await players.black.waitForFunction(() => document.title === 'Tengen 天元');
   await shot(players.black, 'result-resigned.png');
+});
+
+test('in byo-yomi the title counts the clock down and the call comes at its time, not at the turn\'s start', { timeout: 60000 }, async () => {
+  const jon = await listeningUser('byoa');
+  const kay = await listeningUser('byob');
+  // No main time: byo-yomi from the first move, three periods of 30 s (calls at 10, 20, 25, 28 s used).
+  const players = await challengeGame(jon, kay, 'byob', { main: 0, period: 30 });
+  await play(players, [['black', { col: 4, row: 4 }]]);
+  // White's turn: the title shows White's period counting down.
+  await players.white.waitForFunction(() => /^0:[0-3]\d Your move/.test(document.title));
+  const started = await soundsOf(players.white);
+  assert.equal(started.filter((k) => k === 'tone:880').length, 0, `no call at the turn's start: ${started}`);
+  // Ten seconds into the period the timekeeper calls "10 seconds" to White (a beep with the spoken call).
+  await players.white.waitForFunction(() => window.__sounds.includes('tone:880'), null, { timeout: 20000 });
+  assert.match(await players.white.title(), /^0:\d\d Your move/);
+  await shot(players.white, 'byo-yomi-title.png');
 });
