@@ -474,9 +474,9 @@ fn silent_node(
             };
             let payload: String = message.get_payload().unwrap();
             let msg: Value = serde_json::from_str(&payload).unwrap();
-            if msg["body"]["request"]["cmd"] == "players" {
+            if msg["body"]["to"] == "game_players" {
                 let reply = json!({"kind": "reply", "id": msg["id"],
-                    "result": {"Ok": {"reply": "players", "players": players}}});
+                    "result": {"Ok": {"answer": "players", "players": players}}});
                 let to = format!("tengen:node:{:016x}", msg["from"].as_u64().unwrap());
                 let _: () = redis::cmd("PUBLISH")
                     .arg(to)

@@ -194,8 +194,8 @@ impl Hall {
                 }
                 users_audience(table.seated_users())
             }
-            ChatChannel::Kibitz { .. } => {
-                return refuse(ErrorCode::BadMessage, "kibitz goes to the game");
+            ChatChannel::Kibitz { .. } | ChatChannel::Game { .. } => {
+                return refuse(ErrorCode::BadMessage, "a game's chat goes to the game");
             }
         };
         let frame = chat::frame(channel, from, text, at_ms);

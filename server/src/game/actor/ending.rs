@@ -11,7 +11,7 @@ use tengen_rules::GameResult;
 use super::{Fatal, Flow, GameActor};
 use crate::clock::ClockError;
 use crate::game::wire;
-use crate::hall::HallCmd;
+use crate::hall::HallRequest;
 use crate::ledger;
 use crate::unix_now_ms;
 
@@ -35,14 +35,22 @@ impl GameActor {
         self.outcome = Some(outcome.clone());
         // A resignation's key (if its player sent one) is stored with the end it caused.
         let key = self.ending_key.take();
-        let logged = self.append_keyed(GameEvent::Ended { outcome }, key).await?;
+        let logged = self
+            .append_keyed(
+                GameEvent::Ended {
+                    outcome: outcome.clone(),
+                },
+                key,
+            )
+            .await?;
         // The table is free once the result is stored. The hall hears it before the players do, so
         // a player who sees the end and proposes the next game at once finds the table free.
         self.ctx
             .hall
-            .send(HallCmd::GameEnded {
+            .send(HallRequest::GameEnded {
                 game: self.id,
                 table: self.table,
+                outcome: Some(outcome),
             })
             .await;
         self.announce(logged);
@@ -101,7 +109,7 @@ impl GameActor {
     async fn grant_pending(&self, players: [UserId; 2]) {
         match self.ctx.ledger.grant_after_game(players).await {
             Ok(granted) if !granted.is_empty() => match self.ctx.ledger.balances(granted).await {
-                Ok(balances) => self.ctx.hall.send(HallCmd::Balances { balances }).await,
+                Ok(balances) => self.ctx.hall.send(HallRequest::Balances { balances }).await,
                 Err(err) => {
                     tracing::warn!(game = %self.id, %err, "could not read granted balances")
                 }
@@ -120,7 +128,7 @@ impl GameActor {
             return;
         }
         match self.ctx.ledger.balances(accounts).await {
-            Ok(balances) => self.ctx.hall.send(HallCmd::Balances { balances }).await,
+            Ok(balances) => self.ctx.hall.send(HallRequest::Balances { balances }).await,
             // They still see it when they next ask (`balance`, or their bets).
             Err(err) => tracing::warn!(game = %self.id, %err, "could not read balances to push"),
         }
