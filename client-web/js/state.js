@@ -34,6 +34,7 @@ export function createState() {
 export function channelKey(channel) {
   if (channel.kind === 'room') return `room:${channel.room}`;
   if (channel.kind === 'table') return `table:${channel.table}`;
+  if (channel.kind === 'game') return `game:${channel.game}`;
   return `kibitz:${channel.game}`;
 }
 

@@ -185,3 +185,15 @@ test('in byo-yomi the title counts the clock down and the call comes at its time
   assert.match(await players.white.title(), /^0:\d\d Your move/);
   await shot(players.white, 'byo-yomi-title.png');
 });
+
+test('the players of a challenge game talk in the game\'s own chat', { timeout: 60000 }, async () => {
+  const lia = await newUser('chta');
+  const max = await newUser('chtb');
+  const players = await challengeGame(lia, max, 'chtb');
+  for (const page of [players.black, players.white]) await page.waitForSelector('[data-testid=game-chat] input');
+  await players.black.fill('[data-testid=game-chat] input', 'have a good game');
+  await players.black.press('[data-testid=game-chat] input', 'Enter');
+  await players.white.waitForSelector('[data-testid=game-chat] li:has-text("have a good game")');
+  // Not stored as the watchers' chat (the two channels have their own keys).
+  assert.equal(await players.white.evaluate((game) => window.tengen.state.chats.has(`kibitz:${game}`), players.gameId), false);
+});

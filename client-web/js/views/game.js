@@ -191,14 +191,15 @@ export function mountGame(root, ctx, params) {
 
   function syncChat(g) {
     const mine = myColor();
-    // Players talk at their table; watchers kibitz (SPEC §2: players never see kibitz during play).
-    const channel = mine && g.table != null ? { kind: 'table', table: g.table } : !mine ? { kind: 'kibitz', game: gameId } : null;
+    // Players talk at their table, or in their game's own channel when it has no table (a challenge,
+    // automatch or the computer); watchers kibitz (SPEC §2: players never see kibitz during play).
+    const channel = mine ? (g.table != null ? { kind: 'table', table: g.table } : { kind: 'game', game: gameId }) : { kind: 'kibitz', game: gameId };
     const key = channel ? channelKey(channel) : null;
     const guest = !state.me;
     if (key !== chatKey || guest !== chatGuest) {
       chatKey = key;
       chatGuest = guest;
-      chat = channel ? createChat({ t, title: t(channel.kind === 'table' ? 'game.tableChat' : 'game.kibitz'), testId: `${channel.kind}-chat`, readOnly: guest, onSend: (text) => run(actions.chat(channel, text)) }) : null;
+      chat = channel ? createChat({ t, title: t(channel.kind === 'kibitz' ? 'game.kibitz' : 'game.tableChat'), testId: `${channel.kind}-chat`, readOnly: guest, onSend: (text) => run(actions.chat(channel, text)) }) : null;
       fill(chatBox, chat?.element);
     }
     chat?.update(state.chats.get(chatKey));
