@@ -89,3 +89,18 @@ test('a loaded record shows its game info, runs to its end and back, and the arr
   await page.waitForSelector('[data-testid=study-status]:has-text("第 0 手")');
   await waitStone(page, { col: 4, row: 4 }, null);
 });
+
+test('the study board marks a ko too', { timeout: 60000 }, async () => {
+  const page = await newUser('stko');
+  await page.click('[data-testid=nav-study]');
+  await page.waitForSelector('[data-testid=study-status]:has-text("Move 0")');
+  for (const [color, point] of KO_MOVES) {
+    await clickPoint(page, 9, point);
+    await waitStone(page, point, color);
+  }
+  await waitStone(page, KO, null);
+  await page.waitForSelector('svg.goban .ko-mark');
+  // A move elsewhere ends it.
+  await clickPoint(page, 9, { col: 6, row: 6 });
+  await page.waitForSelector('svg.goban .ko-mark', { state: 'detached' });
+});

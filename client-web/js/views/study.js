@@ -9,6 +9,8 @@ import { h, fill } from '../dom.js';
 import { createBoard } from '../board.js';
 import { pointName } from '../geometry.js';
 import { parseMainLine } from '../sgf.js';
+import { koPoint } from '../replay.js';
+import { EMPTY, STONE, otherColor } from '../stones.js';
 
 const SIZES = [9, 13, 19];
 /**
@@ -64,13 +66,14 @@ export function mountStudy(root, { t, actions }) {
   let study = null;
 
   function show(next) {
+    const ko = studyKo(study, next);
     study = next;
     lastStudy = next;
     sizeSelect.value = String(next.size);
     message.textContent = '';
     message.classList.remove('shown');
     countBox.textContent = '';
-    board.update({ size: study.size, board: study.board, lastMove: study.last_move, preview: study.to_move });
+    board.update({ size: study.size, board: study.board, lastMove: study.last_move, preview: study.to_move, ko });
     status.textContent = `${t('study.moveNumber', { n: study.move_number, color: t(`color.${study.to_move}`) })} · ${t('replay.captures', { black: study.captures_black, white: study.captures_white })}`;
     // One button per variation going on from here (null is a pass); none when there is only the main line's one move.
     fill(variations, study.next_moves.length > 1 ? [h('span', { class: 'muted small' }, t('study.variations')),
@@ -173,4 +176,18 @@ function recordInfo(sgf) {
   } catch {
     return null;
   }
+}
+
+/**
+ * The ko point after a step one move forward (a play, or forward along a variation), from the stones
+ * the move took: the points the mover's opponent held before and that are empty now. Null otherwise.
+ */
+function studyKo(before, after) {
+  if (!before || !after?.last_move || after.move_number !== before.move_number + 1 || before.size !== after.size) return null;
+  const taken = STONE[otherColor(before.to_move)];
+  const captured = [];
+  after.board.forEach((line, row) => {
+    for (let col = 0; col < line.length; col++) if (line[col] === EMPTY && before.board[row]?.[col] === taken) captured.push({ col, row });
+  });
+  return koPoint(after.board, after.last_move, captured);
 }
