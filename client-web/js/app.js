@@ -88,7 +88,7 @@ async function resubscribe() {
   await quiet(net.request({ type: 'enter_hall' }));
   if (following.room) await quiet(net.request({ type: 'join_room', room: following.room }));
   if (following.table) await quiet(net.request({ type: 'join_table', table: following.table }));
-  for (const game of following.games) await quiet(net.request({ type: 'watch', game }));
+  for (const game of following.games) await net.request({ type: 'watch', game }).catch((err) => notLive(game, err, true));
 }
 
 function errorText(err) {
@@ -151,7 +151,7 @@ const actions = {
   acceptSettings: (table, settings) => send({ type: 'accept_settings', table, settings }).catch(toast),
   watch(game) {
     following.games.add(game);
-    if (online() && !state.games.has(game)) send({ type: 'watch', game }).catch(toast);
+    if (online() && !state.games.has(game)) send({ type: 'watch', game }).catch((err) => notLive(game, err));
   },
   unwatch(game) {
     following.games.delete(game);
@@ -234,6 +234,21 @@ function afterLogin() {
     if (firstRoom) location.hash = `#/room/${firstRoom}`;
   }
   route(true);
+}
+
+/**
+ * A game that is not live (any more): its page shows the record instead, result and replay (a finished
+ * game's page reloaded, or its link opened later).
+ */
+function notLive(game, err, quietly = false) {
+  if (err?.code !== 'no_such_game') {
+    if (!quietly) toast(err);
+    return;
+  }
+  following.games.delete(game);
+  // A game shown and ended meanwhile (a reconnect after its end) keeps its final screen.
+  if (location.hash === `#/game/${game}` && !state.games.has(game)) location.replace(`#/replay/${game}`);
+  else if (!quietly) toast(err);
 }
 
 function acceptRematchIfProposed(tableId) {

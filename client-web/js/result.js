@@ -45,3 +45,20 @@ export function countedResult(outcome, settings) {
   const breakEven = 2 * settings.size * settings.size;
   return { black, given, net, breakEven, margin: net - breakEven };
 }
+
+const SGF_REASONS = { R: 'resignation', T: 'time', F: 'forfeit' };
+
+/**
+ * An outcome read back from a record's SGF result (RE): "B+R", "W+T", "B+F", "W+7.5", "0" (a draw),
+ * "Void"; null for anything else (a record still in progress has none). A counted result carries its
+ * margin in half points (W+7.5 → 15), as the live outcome's counts would give it.
+ */
+export function outcomeFromSgf(re) {
+  if (re === '0' || re === 'Draw') return { winner: null, reason: 'score', sgf: re };
+  if (re === 'Void') return { winner: null, reason: 'void', sgf: re };
+  const match = /^([BW])\+(R|T|F|\d+(?:\.5)?)$/.exec(re ?? '');
+  if (!match) return null;
+  const winner = match[1] === 'B' ? 'black' : 'white';
+  if (SGF_REASONS[match[2]]) return { winner, reason: SGF_REASONS[match[2]], sgf: re };
+  return { winner, reason: 'score', sgf: re, margin_half_points: Math.round(Number(match[2]) * 2) };
+}

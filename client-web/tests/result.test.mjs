@@ -2,7 +2,7 @@
 // komi and handicap compensation, the break-even count and the margin, as SPEC §1's examples read.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { quarterStones, pointsText, countedResult } from '../js/result.js';
+import { quarterStones, pointsText, countedResult, outcomeFromSgf } from '../js/result.js';
 
 test('quarter stones read as the rules write them, in English and in Chinese', () => {
   assert.equal(quarterStones(15), '3¾');
@@ -27,4 +27,14 @@ test('a handicap game has no komi and Black gives back half a stone for each han
   const r = countedResult({ black_count_half_points: 380 }, { size: 19, komi_half_points: 0, handicap: 4 });
   assert.deepEqual([r.given.komi, r.given.handicap, r.net, r.margin], [0, 8, 752, 30]);
   assert.equal(countedResult({ black_count_half_points: null }, { size: 9, komi_half_points: 15, handicap: 0 }), null);
+});
+
+test('a record\'s result reads back as an outcome: winner, reason and a counted margin', () => {
+  assert.deepEqual(outcomeFromSgf('B+R'), { winner: 'black', reason: 'resignation', sgf: 'B+R' });
+  assert.deepEqual(outcomeFromSgf('W+T'), { winner: 'white', reason: 'time', sgf: 'W+T' });
+  assert.deepEqual(outcomeFromSgf('W+7.5'), { winner: 'white', reason: 'score', sgf: 'W+7.5', margin_half_points: 15 });
+  assert.equal(outcomeFromSgf('0').winner, null);
+  assert.equal(outcomeFromSgf('Void').reason, 'void');
+  assert.equal(outcomeFromSgf(undefined), null);
+  assert.equal(outcomeFromSgf('B+x'), null);
 });

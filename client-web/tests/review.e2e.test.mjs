@@ -1,6 +1,7 @@
-// Review (issue 15), in real Chromium against the real `tengen`: the ko point marked on the live board
-// and in the replay; the replay's slider, move list and move numbers; the study board's arrow keys, a
-// loaded record's game info and its run to the end and back.
+// Review (issue 15), in real Chromium against the real `tengen`: the ko point marked on the live board,
+// in the replay and on the study board; a finished game's page showing its record with the result; the
+// replay's slider, move list and move numbers; the study board's arrow keys, a loaded record's game info
+// and its run to the end and back.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -39,8 +40,12 @@ test('a ko is marked on the board until a move elsewhere; the replay steps by sl
   await players.white.click('[data-testid=resign]');
   await players.black.waitForSelector('[data-testid=result-banner]');
 
+  // The finished game's page, reloaded, shows its record: the result at a glance, then the replay.
   const page = players.black;
-  await page.evaluate((game) => { location.hash = `#/replay/${game}`; }, players.gameId);
+  await page.reload();
+  await page.waitForURL(new RegExp(`#/replay/${players.gameId}$`));
+  await page.waitForSelector('[data-testid=result-banner]:has-text("Black wins")');
+  assert.match(await page.textContent('[data-testid=result-banner]'), /by resignation/);
   await page.waitForSelector('[data-testid=replay-move]:has-text("Move 10")');
   assert.equal(await page.locator('[data-testid=move-list] button').count(), 10);
   // The slider to the ninth move: the capture, and its ko.

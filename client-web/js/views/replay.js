@@ -10,10 +10,13 @@ import { parseMainLine } from '../sgf.js';
 import { replayPositions } from '../replay.js';
 import { pointName } from '../geometry.js';
 import { createNumbersSwitch, createMoveList } from './review.js';
+import { resultBanner } from './result.js';
+import { outcomeFromSgf } from '../result.js';
 
-export function mountReplay(root, { t, actions }, { game: gameId }) {
+export function mountReplay(root, { t, actions, lang }, { game: gameId }) {
   const boardBox = h('div', { class: 'board-box' });
   const heading = h('div', { class: 'replay-info', 'data-testid': 'replay-info' }, '…');
+  const bannerBox = h('div', {});
   const moveLabel = h('p', { 'data-testid': 'replay-move', 'aria-live': 'polite' });
   const button = (key, testId, onclick) => h('button', { 'data-testid': testId, onclick }, t(key));
   const controls = h('div', { class: 'row' },
@@ -34,6 +37,7 @@ export function mountReplay(root, { t, actions }, { game: gameId }) {
     h('aside', { class: 'game-side' },
       h('div', { class: 'row spread' }, h('a', { href: '#/games', class: 'small' }, `← ${t('games.title')}`),
         h('a', { href: `/api/games/${gameId}.sgf`, download: `tengen-${gameId}.sgf`, 'data-testid': 'replay-download' }, t('replay.download'))),
+      bannerBox,
       h('section', { class: 'panel' }, h('h3', {}, t('replay.title', { game: gameId })), heading, moveLabel, slider, controls,
         h('div', { class: 'row spread' }, numbers.element, h('span', { class: 'muted small' }, t('replay.keys')))),
       moveList.element)));
@@ -69,6 +73,9 @@ export function mountReplay(root, { t, actions }, { game: gameId }) {
     slider.max = String(positions.length - 1);
     moveList.show(record.moves, record.size);
     const info = record.info;
+    // The result at a glance, as on the game screen (a finished game's page comes here after a reload).
+    const outcome = outcomeFromSgf(info.RE);
+    if (outcome) fill(bannerBox, resultBanner({ outcome, settings: { size: record.size, komi_half_points: 0, handicap: 0 } }, { t, lang, reasonKey: `game.reason.${outcome.reason}` }));
     fill(heading, h('p', {}, h('span', { class: 'stone-icon black' }), ` ${info.PB ?? '?'} (${info.BR ?? '?'}) `,
       h('span', { class: 'stone-icon white' }), ` ${info.PW ?? '?'} (${info.WR ?? '?'})`),
     h('p', { class: 'muted small' }, `${record.size}×${record.size} · ${t('settings.komi')} ${info.KM ?? '—'} · ${t('games.result')} ${info.RE ?? t('games.inProgress')}${info.DT ? ` · ${info.DT}` : ''}`));

@@ -7,19 +7,20 @@ import { countedResult, quarterStones, pointsText } from '../result.js';
 /** The banner: "Black wins" (黑胜) with how (by resignation, on time, by counting: ¾ stone, 1.5 points). */
 export function resultBanner(game, { t, lang, reasonKey }) {
   const o = game.outcome;
-  const counted = countedResult(o, game.settings);
+  // The margin from the counts (a live game's outcome) or as a record's result gave it (W+7.5).
+  const margin = Math.abs(countedResult(o, game.settings)?.margin ?? o.margin_half_points ?? 0);
   const title = o.winner ? t('result.wins', { color: t(`color.${o.winner}`) }) : o.reason === 'void' ? t('result.void') : t('result.draw');
-  const margin = counted && o.winner ? t('result.margin', {
-    stones: quarterStones(Math.abs(counted.margin), lang),
+  const marginText = margin && o.winner ? t('result.margin', {
+    stones: quarterStones(margin, lang),
     // "¾ stone", "1 stone", "1¼ stones": the noun's form for the English reader.
-    unit: Math.abs(counted.margin) <= 4 ? 1 : 2,
-    points: pointsText(Math.abs(counted.margin)),
+    unit: margin <= 4 ? 1 : 2,
+    points: pointsText(margin),
   }) : '';
   return h('div', { class: `result-banner ${o.winner ? `won-${o.winner}` : 'no-winner'}`, role: 'status', 'data-testid': 'result-banner' },
     o.winner ? h('span', { class: `stone-icon big ${o.winner}`, 'aria-hidden': 'true' }) : null,
     h('div', {},
       h('div', { class: 'result-title' }, title),
-      h('div', { class: 'result-how' }, [t(reasonKey), margin].filter(Boolean).join(lang === 'zh' ? '，' : ', '))));
+      h('div', { class: 'result-how' }, [t(reasonKey), marginText].filter(Boolean).join(lang === 'zh' ? '，' : ', '))));
 }
 
 /** A counted game's figures: "Black 185 − 3¾ = 181¼ against 180½" and what Black gives, or nothing. */
