@@ -12,6 +12,35 @@ const MUTE_KEY = 'tengen.sound';
 /** Captured stones heard one by one, up to this many: a big capture is a handful, not a long rattle. */
 const CAPTURE_CLICKS_MAX = 4;
 
+/** A short burst of filtered noise at `at` seconds: the click of a stone on wood. */
+function click(audio, at, { pitch = 1800, gain = 0.6, length = 0.06 } = {}) {
+  const frames = Math.max(1, Math.floor(audio.sampleRate * length));
+  const buffer = audio.createBuffer(1, frames, audio.sampleRate);
+  const data = buffer.getChannelData(0);
+  for (let i = 0; i < frames; i++) data[i] = (Math.random() * 2 - 1) * (1 - i / frames) ** 3;
+  const source = audio.createBufferSource();
+  source.buffer = buffer;
+  const filter = audio.createBiquadFilter();
+  filter.type = 'bandpass';
+  filter.frequency.value = pitch;
+  const level = audio.createGain();
+  level.gain.value = gain;
+  source.connect(filter).connect(level).connect(audio.destination);
+  source.start(at);
+}
+
+/** A sine tone of `hz` for `length` seconds at `at`, fading out. */
+function tone(audio, at, hz, length, gain = 0.25) {
+  const osc = audio.createOscillator();
+  osc.frequency.value = hz;
+  const level = audio.createGain();
+  level.gain.setValueAtTime(gain, at);
+  level.gain.exponentialRampToValueAtTime(0.001, at + length);
+  osc.connect(level).connect(audio.destination);
+  osc.start(at);
+  osc.stop(at + length);
+}
+
 export function createSounds({ storage = globalThis.localStorage, audioContext = globalThis.AudioContext ?? globalThis.webkitAudioContext } = {}) {
   let muted = storage?.getItem(MUTE_KEY) === 'off';
   let ctx = null;
@@ -28,35 +57,6 @@ export function createSounds({ storage = globalThis.localStorage, audioContext =
     // Resumes once the page has had a gesture; before that the sound is simply not heard.
     if (ctx.state === 'suspended') ctx.resume?.().catch(() => {});
     return ctx;
-  }
-
-  /** A short burst of filtered noise at `at` seconds: the click of a stone on wood. */
-  function click(audio, at, { pitch = 1800, gain = 0.6, length = 0.06 } = {}) {
-    const frames = Math.max(1, Math.floor(audio.sampleRate * length));
-    const buffer = audio.createBuffer(1, frames, audio.sampleRate);
-    const data = buffer.getChannelData(0);
-    for (let i = 0; i < frames; i++) data[i] = (Math.random() * 2 - 1) * (1 - i / frames) ** 3;
-    const source = audio.createBufferSource();
-    source.buffer = buffer;
-    const filter = audio.createBiquadFilter();
-    filter.type = 'bandpass';
-    filter.frequency.value = pitch;
-    const level = audio.createGain();
-    level.gain.value = gain;
-    source.connect(filter).connect(level).connect(audio.destination);
-    source.start(at);
-  }
-
-  /** A sine tone of `hz` for `length` seconds at `at`, fading out. */
-  function tone(audio, at, hz, length, gain = 0.25) {
-    const osc = audio.createOscillator();
-    osc.frequency.value = hz;
-    const level = audio.createGain();
-    level.gain.setValueAtTime(gain, at);
-    level.gain.exponentialRampToValueAtTime(0.001, at + length);
-    osc.connect(level).connect(audio.destination);
-    osc.start(at);
-    osc.stop(at + length);
   }
 
   return {
