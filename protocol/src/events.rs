@@ -84,12 +84,16 @@ pub struct EventRound {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct EventLogEntry {
     pub at_ms: u64,
-    /// `created`, `joined`, `left`, `round_started`, `result`, `finished`.
+    /// `created`, `joined`, `left`, `round_started`, `result`, `finished`, and the director's
+    /// `withdrew`, `warned`, `adjudicated`.
     pub action: String,
     /// Who it concerns, if anyone.
     pub user: Option<UserId>,
     /// The round, if it concerns one.
     pub round: Option<u32>,
+    /// The director's reason, or the game, when there is one to say.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
 }
 
 /// An event's whole state.

@@ -848,6 +848,26 @@ pub enum ClientMsg {
     },
     /// Every event, newest first (`event_list`).
     ListEvents,
+    /// The director withdraws an entrant: before round 1 they simply leave; later they are paired no
+    /// more, a game of theirs in play is lost by forfeit, and in a round robin their results are void
+    /// if they played fewer than half of their games (else their remaining games are forfeits).
+    EventWithdraw {
+        event: EventId,
+        user: UserId,
+    },
+    /// The director warns an entrant (fewer warnings rank higher in a tie); a second warning in the
+    /// same game loses that game.
+    EventWarn {
+        event: EventId,
+        user: UserId,
+    },
+    /// The director decides a game of the event's round in play, with a reason for the log.
+    EventAdjudicate {
+        event: EventId,
+        game: GameId,
+        outcome: EventOutcome,
+        reason: String,
+    },
 }
 
 impl ClientMsg {
@@ -910,6 +930,9 @@ impl ClientMsg {
         "start_round",
         "get_event",
         "list_events",
+        "event_withdraw",
+        "event_warn",
+        "event_adjudicate",
     ];
 }
 

@@ -443,3 +443,207 @@ async fn bad_event_requests_are_refused_and_change_nothing() {
     assert_eq!(view["event"]["rounds"].as_array().unwrap().len(), 1);
     server.stop().await;
 }
+
+/// The event's push whose round `number` has every result in.
+async fn round_done(director: &mut Client, number: usize) -> Value {
+    director
+        .wait_for(|f| {
+            f["type"] == "event"
+                && f["event"]["rounds"]
+                    .as_array()
+                    .and_then(|rounds| rounds.get(number - 1))
+                    .is_some_and(|round| {
+                        round["boards"]
+                            .as_array()
+                            .unwrap()
+                            .iter()
+                            .all(|b| !b["outcome"].is_null())
+                    })
+        })
+        .await["event"]
+        .clone()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_warnings_in_a_game_lose_it_and_count_in_the_standings() {
+    let server = TestServer::start().await;
+    let mut clients = players(&server, 2).await;
+    let mut director = server.player("director").await;
+    let format = json!({"kind": "round_robin", "cycles": 2});
+    let (event, _) = create(&mut director, spec("Warnings", format, 2)).await;
+    join_all(&mut clients, event).await;
+    let started = director
+        .ok(json!({"type": "start_round", "event": event}))
+        .await;
+    let board = started["event"]["rounds"][0]["boards"][0].clone();
+    let warned = clients[0].user.unwrap();
+    let warn = json!({"type": "event_warn", "event": event, "user": warned});
+    clients[1].err(warn.clone(), "not_director").await;
+    let once = director.ok(warn.clone()).await;
+    assert!(once["event"]["rounds"][0]["boards"][0]["outcome"].is_null());
+    director.ok(warn).await;
+    let view = round_done(&mut director, 1).await;
+    let loser_is_black = board["black"] == warned;
+    let expected = if loser_is_black {
+        "white_wins"
+    } else {
+        "black_wins"
+    };
+    assert_eq!(view["rounds"][0]["boards"][0]["outcome"], expected);
+    assert_eq!(standing(&view, warned)["warnings"], 2);
+    assert_eq!(standing(&view, clients[1].user.unwrap())["score"], 2);
+    let warnings = view["log"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|entry| entry["action"] == "warned")
+        .count();
+    assert_eq!(warnings, 2);
+    // The game's record says how it ended: a forfeit.
+    let game = board["game"].as_u64().unwrap();
+    let record = director
+        .ok(json!({"type": "get_record", "game": game}))
+        .await;
+    assert!(record["sgf"].as_str().unwrap().contains("+F]"), "{record}");
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_withdrawal_before_half_the_games_voids_a_round_robin_players_results() {
+    let server = TestServer::start().await;
+    let mut clients = players(&server, 4).await;
+    let mut director = server.player("director").await;
+    let format = json!({"kind": "round_robin", "cycles": 1});
+    let (event, _) = create(&mut director, spec("Withdrawal", format, 4)).await;
+    join_all(&mut clients, event).await;
+    let first = play_round(&mut director, &mut clients, event).await;
+    let last = clients[3].user.unwrap();
+    // Round 2 starts; the last player withdraws after 1 of 3 games: their results are void, and
+    // their game in play is lost by forfeit.
+    director
+        .ok(json!({"type": "start_round", "event": event}))
+        .await;
+    let withdrawn = director
+        .ok(json!({"type": "event_withdraw", "event": event, "user": last}))
+        .await;
+    let row = standing(&withdrawn["event"], last);
+    assert_eq!(row["withdrawn"], true);
+    assert_eq!(row["results_void"], true);
+    // The round's other game is played out as usual.
+    let other = withdrawn["event"]["rounds"][1]["boards"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|b| b["black"] != last && b["white"] != last)
+        .unwrap()
+        .clone();
+    let loser = other["black"]
+        .as_u64()
+        .unwrap()
+        .max(other["white"].as_u64().unwrap());
+    let game = other["game"].as_u64().unwrap();
+    let mut players = by_user(&mut clients);
+    let loser = players.get_mut(&loser).unwrap();
+    loser
+        .wait_for(|f| f["type"] == "game_started" && f["game"] == game)
+        .await;
+    loser.ok(json!({"type": "resign", "game": game})).await;
+    let second = round_done(&mut director, 2).await;
+    let forfeited = second["rounds"][1]["boards"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|b| b["black"] == last || b["white"] == last)
+        .unwrap()
+        .clone();
+    let winner = if forfeited["black"] == last {
+        "white_wins"
+    } else {
+        "black_wins"
+    };
+    assert_eq!(forfeited["outcome"], winner);
+    // Whoever beat the last player in round 1 has no points for it.
+    let beaten_by = first["rounds"][0]["boards"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|b| b["black"] == last || b["white"] == last)
+        .map(|b| {
+            if b["black"] == last {
+                b["white"].as_u64().unwrap()
+            } else {
+                b["black"].as_u64().unwrap()
+            }
+        })
+        .unwrap();
+    let wins_not_against_last: u64 = second["rounds"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|r| r["boards"].as_array().unwrap().clone())
+        .filter(|b| b["black"] != last && b["white"] != last)
+        .filter(|b| {
+            b["black"]
+                .as_u64()
+                .unwrap()
+                .min(b["white"].as_u64().unwrap())
+                == beaten_by
+        })
+        .count() as u64;
+    assert_eq!(
+        standing(&second, beaten_by)["score"],
+        2 * wins_not_against_last
+    );
+    clients[3]
+        .err(
+            json!({"type": "leave_event", "event": event}),
+            "event_started",
+        )
+        .await;
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_director_adjudicates_a_game_with_a_reason_in_the_log() {
+    let server = TestServer::start().await;
+    let mut clients = players(&server, 2).await;
+    let mut director = server.player("director").await;
+    let (event, _) = create(
+        &mut director,
+        spec("Adjudication", json!({"kind": "match", "games": 3}), 2),
+    )
+    .await;
+    join_all(&mut clients, event).await;
+    let started = director
+        .ok(json!({"type": "start_round", "event": event}))
+        .await;
+    let game = started["event"]["rounds"][0]["boards"][0]["game"]
+        .as_u64()
+        .unwrap();
+    let decide = |reason: &str| json!({"type": "event_adjudicate", "event": event, "game": game, "outcome": "white_wins", "reason": reason});
+    clients[0].err(decide("mine"), "not_director").await;
+    director.err(decide("  "), "bad_message").await;
+    director
+        .err(json!({"type": "event_adjudicate", "event": event, "game": 999, "outcome": "draw", "reason": "x"}), "no_such_game")
+        .await;
+    director
+        .ok(decide("the clock failed; both agreed White was winning"))
+        .await;
+    let view = round_done(&mut director, 1).await;
+    assert_eq!(view["rounds"][0]["boards"][0]["outcome"], "white_wins");
+    let entry = view["log"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|entry| entry["action"] == "adjudicated")
+        .unwrap()
+        .clone();
+    assert!(
+        entry["detail"]
+            .as_str()
+            .unwrap()
+            .contains("the clock failed"),
+        "{entry}"
+    );
+    server.stop().await;
+}

@@ -8,8 +8,9 @@
 //! protocol message.
 
 use serde::{Deserialize, Serialize};
-use tengen_protocol::UserId;
-use tengen_protocol::{ErrorCode, GameSummary, PlayerInfo, Point, PoolInfo, RequestKey, TableId};
+use tengen_protocol::{
+    ErrorCode, EventOutcome, GameSummary, PlayerInfo, Point, PoolInfo, RequestKey, TableId, UserId,
+};
 use tengen_rules::Color;
 use tokio::sync::oneshot;
 
@@ -98,6 +99,10 @@ pub enum GameRequest {
     /// These users (an event's entrants) may not bet in this game's pool.
     BarBettors {
         users: Vec<UserId>,
+    },
+    /// An event's director decides the game (a win by forfeit, a draw, or void for both losing).
+    Adjudicate {
+        outcome: EventOutcome,
     },
 }
 

@@ -20,7 +20,8 @@ use tengen_protocol::{
 
 use super::{hall_audience, users_audience, Hall};
 use crate::config::{EVENTS_MAX, EVENT_LOG_MAX, EVENT_NAME_CHARS_MAX};
-use crate::game::GameRequest;
+use crate::game::{GameReply, GameRequest};
+use crate::hall::{EventRequest, HallReply};
 use crate::store::store_refusal;
 use crate::{refuse, unix_now_ms, Refusal};
 
@@ -37,6 +38,9 @@ pub(super) struct EventRecord {
     event: Event,
     /// The game played on each board: `(round, board, game)`.
     games: Vec<(u32, u32, GameId)>,
+    /// The director's warnings given during a game: `(game, user)`, one entry per warning.
+    #[serde(default)]
+    game_warnings: Vec<(GameId, UserId)>,
     log: Vec<EventLogEntry>,
 }
 
@@ -51,6 +55,47 @@ pub(super) struct Events {
 }
 
 impl Hall {
+    /// Do what an event request asks.
+    pub(super) async fn event_request(
+        &mut self,
+        request: EventRequest,
+    ) -> Result<HallReply, Refusal> {
+        let view = match request {
+            EventRequest::CreateEvent { director, spec } => self.create_event(director, spec).await,
+            EventRequest::JoinEvent { event, player } => self.join_event(event, player).await,
+            EventRequest::LeaveEvent { event, user } => self.leave_event(event, user).await,
+            EventRequest::StartRound { event, user } => self.start_round(event, user).await,
+            EventRequest::GetEvent { event } => self.event_view(event),
+            EventRequest::EventWithdraw {
+                event,
+                director,
+                user,
+            } => self.withdraw_entrant(event, director, user).await,
+            EventRequest::EventWarn {
+                event,
+                director,
+                user,
+            } => self.warn_entrant(event, director, user).await,
+            EventRequest::EventAdjudicate {
+                event,
+                director,
+                game,
+                outcome,
+                reason,
+            } => {
+                self.adjudicate(event, director, game, (outcome, reason))
+                    .await
+            }
+            EventRequest::ListEvents => {
+                let events = self.event_list();
+                return Ok(HallReply::Events { events });
+            }
+        };
+        view.map(|view| HallReply::Event {
+            view: Box::new(view),
+        })
+    }
+
     /// Read every event from the store (a hall starting), and catch up on what happened meanwhile.
     pub(super) async fn load_events(&mut self) {
         let stored = match self.ctx.store.call(|store| store.events()).await {
@@ -161,6 +206,7 @@ impl Hall {
             players: Vec::new(),
             event,
             games: Vec::new(),
+            game_warnings: Vec::new(),
             log: Vec::new(),
         };
         record.note("created", Some(director.user), None);
@@ -233,12 +279,9 @@ impl Hall {
         id: EventId,
         user: UserId,
     ) -> Result<EventView, Refusal> {
-        let mut record = self.event_record(id)?.clone();
-        if record.director.user != user {
-            return refuse(
-                ErrorCode::NotDirector,
-                "only the event's director starts rounds",
-            );
+        let mut record = self.directed(id, user)?.clone();
+        if record.event.rounds().is_empty() {
+            record.seed_by_strength()?;
         }
         let number = record
             .event
@@ -250,6 +293,133 @@ impl Hall {
         self.save_event(id, record).await?;
         self.start_round_games(id).await?;
         self.event_view(id)
+    }
+
+    /// The director withdraws an entrant; a game of theirs in play is lost by forfeit.
+    pub(super) async fn withdraw_entrant(
+        &mut self,
+        id: EventId,
+        director: UserId,
+        user: UserId,
+    ) -> Result<EventView, Refusal> {
+        let mut record = self.directed(id, director)?.clone();
+        record
+            .event
+            .withdraw(PlayerId(user.0))
+            .map_err(event_refusal)?;
+        if record.event.rounds().is_empty() {
+            record.players.retain(|p| p.user != user);
+        }
+        record.note("withdrew", Some(user), None);
+        let in_play = record.game_in_play(user);
+        let view = self.save_event(id, record).await?;
+        match in_play {
+            Some((game, colour)) => {
+                self.decide_game(id, game, loss_of(colour)).await?;
+                self.event_view(id)
+            }
+            None => Ok(view),
+        }
+    }
+
+    /// The director warns an entrant; a second warning in the same game loses it.
+    pub(super) async fn warn_entrant(
+        &mut self,
+        id: EventId,
+        director: UserId,
+        user: UserId,
+    ) -> Result<EventView, Refusal> {
+        let mut record = self.directed(id, director)?.clone();
+        record.event.warn(PlayerId(user.0)).map_err(event_refusal)?;
+        let in_play = record.game_in_play(user);
+        let mut second = None;
+        if let Some((game, colour)) = in_play {
+            record.game_warnings.push((game, user));
+            let in_this_game = record.game_warnings.iter().filter(|&&w| w == (game, user));
+            if in_this_game.count() >= 2 {
+                second = Some((game, colour));
+            }
+        }
+        let round = record.event.rounds().last().map(|r| r.number);
+        let game = in_play.map(|(game, _)| format!("game {game}"));
+        record.note_with("warned", Some(user), round, game);
+        let view = self.save_event(id, record).await?;
+        match second {
+            Some((game, colour)) => {
+                self.decide_game(id, game, loss_of(colour)).await?;
+                self.event_view(id)
+            }
+            None => Ok(view),
+        }
+    }
+
+    /// The director decides a game of the round in play, with a reason kept in the log.
+    pub(super) async fn adjudicate(
+        &mut self,
+        id: EventId,
+        director: UserId,
+        game: GameId,
+        (outcome, reason): (Outcome, String),
+    ) -> Result<EventView, Refusal> {
+        let reason = reason.trim().to_string();
+        if reason.is_empty() || reason.chars().count() > EVENT_NAME_CHARS_MAX * 4 {
+            return refuse(ErrorCode::BadMessage, "say why, in 1 to 240 characters");
+        }
+        let mut record = self.directed(id, director)?.clone();
+        let Some((round, _)) = record.board_in_play(game) else {
+            return refuse(
+                ErrorCode::NoSuchGame,
+                format!("game {game} is not in play in this event's round"),
+            );
+        };
+        record.note_with(
+            "adjudicated",
+            None,
+            Some(round),
+            Some(format!("game {game}: {reason}")),
+        );
+        self.save_event(id, record).await?;
+        self.decide_game(id, game, outcome).await?;
+        self.event_view(id)
+    }
+
+    /// End an event game as decided; its end feeds the result into the event as any end does. The
+    /// hall does not wait for the game's answer: the game tells the hall of its end through the
+    /// hall's own inbox, which must never wait on a game that waits on it.
+    async fn decide_game(
+        &self,
+        id: EventId,
+        game: GameId,
+        outcome: Outcome,
+    ) -> Result<(), Refusal> {
+        let handle = self.games.get(game).await?;
+        tokio::spawn(async move {
+            let ended = handle
+                .ask(GameRequest::Adjudicate { outcome })
+                .await
+                .and_then(GameReply::done);
+            match ended {
+                // Or it ended meanwhile, and its own result stands.
+                Ok(()) => {}
+                Err(refusal) if refusal.code == ErrorCode::WrongPhase => {}
+                Err(refusal) => {
+                    tracing::warn!(event = %id, %game, %refusal, "an event game could not be decided");
+                }
+            }
+        });
+        Ok(())
+    }
+
+    /// The event, when `user` directs it.
+    fn directed(&self, id: EventId, user: UserId) -> Result<&EventRecord, Refusal> {
+        let record = self.event_record(id)?;
+        if record.director.user != user {
+            return refuse(
+                ErrorCode::NotDirector,
+                "only the event's director may do that",
+            );
+        }
+        Ok(record)
     }
 
     /// Start a game for every board of the current round that has none yet and no result.
@@ -423,6 +593,14 @@ fn event_outcome(outcome: &GameOutcome) -> Outcome {
     }
 }
 
+/// The outcome in which `colour` loses.
+fn loss_of(colour: Color) -> Outcome {
+    match colour {
+        Color::Black => Outcome::WhiteWins,
+        Color::White => Outcome::BlackWins,
+    }
+}
+
 fn event_refusal(err: EventError) -> Refusal {
     let code = match err {
         EventError::Started => ErrorCode::EventStarted,
@@ -450,6 +628,16 @@ impl EventRecord {
     }
 
     fn note(&mut self, action: &str, user: Option<UserId>, round: Option<u32>) {
+        self.note_with(action, user, round, None);
+    }
+
+    fn note_with(
+        &mut self,
+        action: &str,
+        user: Option<UserId>,
+        round: Option<u32>,
+        detail: Option<String>,
+    ) {
         if self.log.len() >= EVENT_LOG_MAX {
             return;
         }
@@ -458,7 +646,58 @@ impl EventRecord {
             action: action.to_string(),
             user,
             round,
+            detail,
         });
+    }
+
+    /// The game `user` plays now in the round in play (no result yet), and their colour in it.
+    fn game_in_play(&self, user: UserId) -> Option<(GameId, Color)> {
+        let round = self.event.rounds().last()?;
+        let board = round
+            .games
+            .iter()
+            .filter(|g| g.outcome.is_none())
+            .find(|g| g.black.0 == user.0 || g.white.0 == user.0)?;
+        let colour = if board.black.0 == user.0 {
+            Color::Black
+        } else {
+            Color::White
+        };
+        Some((self.game_of(round.number, board.table)?, colour))
+    }
+
+    /// Where `game` is in the round in play.
+    fn board_in_play(&self, game: GameId) -> Option<(u32, u32)> {
+        let round = self.event.rounds().last()?;
+        let &(_, board, _) = self
+            .games
+            .iter()
+            .find(|&&(r, _, g)| r == round.number && g == game)?;
+        self.outcome(round.number, board)
+            .is_none()
+            .then_some((round.number, board))
+    }
+
+    /// Before round 1: the entrants in seeding order, strongest (highest rating) first, those of
+    /// equal rating in the order they entered; warnings given meanwhile are kept.
+    fn seed_by_strength(&mut self) -> Result<(), Refusal> {
+        self.players
+            .sort_by_key(|player| std::cmp::Reverse(player.rating));
+        let seeded: Vec<PlayerId> = self.players.iter().map(|p| PlayerId(p.user.0)).collect();
+        let warnings: Vec<(PlayerId, u32)> = self
+            .event
+            .entrants()
+            .iter()
+            .map(|entrant| (entrant.player, entrant.warnings))
+            .collect();
+        let mut event = Event::new(*self.event.settings(), &seeded).map_err(event_refusal)?;
+        for (player, count) in warnings {
+            for _ in 0..count {
+                event.warn(player).map_err(event_refusal)?;
+            }
+        }
+        self.event = event;
+        Ok(())
     }
 
     /// Every entrant's account: none of them may bet on the event's games.

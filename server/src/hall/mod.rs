@@ -25,15 +25,14 @@ pub mod table;
 mod tables;
 
 pub use live::first_takes_black;
-pub use request::{HallCmd, HallReply, HallRequest};
+pub use request::{EventRequest, HallCmd, HallReply, HallRequest};
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use tengen_protocol::{
-    ChallengeId, ErrorCode, EventView, GameId, GameSummary, PlayerInfo, RoomId, ServerMsg, TableId,
-    UserId,
+    ChallengeId, ErrorCode, GameId, GameSummary, PlayerInfo, RoomId, ServerMsg, TableId, UserId,
 };
 use tokio::sync::{broadcast, mpsc};
 
@@ -488,16 +487,24 @@ impl Hall {
             R::StakeAnswer { table, user, agree } => {
                 self.answer_stake(table, user, agree).await.map(|()| Done)
             }
-            R::CreateEvent { director, spec } => {
-                self.create_event(director, spec).await.map(event_reply)
+            R::Event(request) => self.event_request(request).await,
+            notification @ (R::Online { .. }
+            | R::GameEnded { .. }
+            | R::SessionGone { .. }
+            | R::Balances { .. }
+            | R::Revoked { .. }
+            | R::GameRestored { .. }
+            | R::Relisted { .. }) => {
+                self.notified(notification).await;
+                Ok(Done)
             }
-            R::JoinEvent { event, player } => self.join_event(event, player).await.map(event_reply),
-            R::LeaveEvent { event, user } => self.leave_event(event, user).await.map(event_reply),
-            R::StartRound { event, user } => self.start_round(event, user).await.map(event_reply),
-            R::GetEvent { event } => self.event_view(event).map(event_reply),
-            R::ListEvents => Ok(HallReply::Events {
-                events: self.event_list(),
-            }),
+        }
+    }
+
+    /// The requests nobody waits on: who is online, games ending, balances, revocations, listings.
+    async fn notified(&mut self, notification: HallRequest) {
+        use HallRequest as R;
+        match notification {
             R::GameEnded {
                 game,
                 table,
@@ -505,24 +512,7 @@ impl Hall {
             } => {
                 self.game_ended(game, table);
                 self.event_game_ended(game, outcome).await;
-                Ok(Done)
             }
-            notification @ (R::Online { .. }
-            | R::SessionGone { .. }
-            | R::Balances { .. }
-            | R::Revoked { .. }
-            | R::GameRestored { .. }
-            | R::Relisted { .. }) => {
-                self.notified(notification);
-                Ok(Done)
-            }
-        }
-    }
-
-    /// The requests nobody waits on: who is online, games ending, balances, revocations, listings.
-    fn notified(&mut self, notification: HallRequest) {
-        use HallRequest as R;
-        match notification {
             R::Online { player } => self.online(player),
             R::SessionGone { user, room, tables } => self.session_gone(user, room, tables),
             R::Balances { balances } => self.push_balances(balances),
@@ -560,12 +550,6 @@ impl Hall {
             text,
             started_game,
         });
-    }
-}
-
-fn event_reply(view: EventView) -> HallReply {
-    HallReply::Event {
-        view: Box::new(view),
     }
 }
 

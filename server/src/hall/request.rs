@@ -6,8 +6,9 @@
 
 use serde::{Deserialize, Serialize};
 use tengen_protocol::{
-    ChallengeId, ChatChannel, ErrorCode, EventId, EventSpec, EventSummary, EventView, GameId,
-    GameOutcome, GameSettings, GameSummary, PlayerInfo, RoomId, Seat, StakeTerms, TableId, UserId,
+    ChallengeId, ChatChannel, ErrorCode, EventId, EventOutcome, EventSpec, EventSummary, EventView,
+    GameId, GameOutcome, GameSettings, GameSummary, PlayerInfo, RoomId, Seat, StakeTerms, TableId,
+    UserId,
 };
 use tokio::sync::oneshot;
 
@@ -95,28 +96,8 @@ pub enum HallRequest {
         text: String,
         at_ms: u64,
     },
-    /// Create a competition directed by `director`; the reply is its view.
-    CreateEvent {
-        director: PlayerInfo,
-        spec: EventSpec,
-    },
-    JoinEvent {
-        event: EventId,
-        player: PlayerInfo,
-    },
-    LeaveEvent {
-        event: EventId,
-        user: UserId,
-    },
-    /// The director pairs and starts the next round.
-    StartRound {
-        event: EventId,
-        user: UserId,
-    },
-    GetEvent {
-        event: EventId,
-    },
-    ListEvents,
+    /// A competition's request (see [`EventRequest`]).
+    Event(EventRequest),
     /// A seated player offers stakes (and presses OK).
     StakeOffer {
         table: TableId,
@@ -166,6 +147,52 @@ pub enum HallRequest {
     /// Scaled out: a game run by another node, with its watcher and move counts now.
     Relisted {
         summary: GameSummary,
+    },
+}
+
+/// A request about competitions, which the hall keeps (`hall::events`).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(tag = "event_cmd", rename_all = "snake_case")]
+pub enum EventRequest {
+    /// Create a competition directed by `director`; the reply is its view.
+    CreateEvent {
+        director: PlayerInfo,
+        spec: EventSpec,
+    },
+    JoinEvent {
+        event: EventId,
+        player: PlayerInfo,
+    },
+    LeaveEvent {
+        event: EventId,
+        user: UserId,
+    },
+    /// The director pairs and starts the next round.
+    StartRound {
+        event: EventId,
+        user: UserId,
+    },
+    GetEvent {
+        event: EventId,
+    },
+    ListEvents,
+    /// The director's actions: `director` is who asks.
+    EventWithdraw {
+        event: EventId,
+        director: UserId,
+        user: UserId,
+    },
+    EventWarn {
+        event: EventId,
+        director: UserId,
+        user: UserId,
+    },
+    EventAdjudicate {
+        event: EventId,
+        director: UserId,
+        game: GameId,
+        outcome: EventOutcome,
+        reason: String,
     },
 }
 

@@ -138,6 +138,16 @@ fn internal(err: crate::store::StoreError) -> Refusal {
     crate::store::store_refusal(&err)
 }
 
+/// A message handed to an area's handler that is not one of its own: a routing mistake in
+/// `Session::handle`, logged and answered without changing anything.
+fn misrouted(msg: &ClientMsg) -> Refusal {
+    tracing::error!(?msg, "a message reached the wrong handler");
+    Refusal::new(
+        ErrorCode::Internal,
+        "the server could not route that message",
+    )
+}
+
 /// Serve one upgraded socket until it closes or the server shuts down.
 pub(crate) async fn run(state: Arc<AppState>, socket: WebSocket, peer: IpAddr) {
     let _tasks = state.tasks.clone();
@@ -434,42 +444,31 @@ impl Session {
             M::DeclineUndo { game } => self.answer_undo(game, false).await,
             M::GetRecord { game } => self.get_record(id, game).await,
             M::ListGames { username } => self.list_games(id, username).await,
-            M::StudyOpen {
-                size,
-                komi_half_points,
-                handicap,
-            } => self.study_open(id, size, komi_half_points, handicap),
-            M::StudyLoadSgf { sgf } => self.study_load_sgf(id, &sgf),
-            M::StudyPlay { point } => self.study_play(id, point),
-            M::StudyPass => self.study_pass(id),
-            M::StudyBack => self.study_back(id),
-            M::StudyForward { variation } => self.study_forward(id, variation),
-            M::StudyCount => self.study_count(id),
-            M::Bet {
-                game,
-                side,
-                amount,
-                key,
-            } => self.bet(id, game, (side, amount), key).await,
-            M::Pool { game } => self.pool(id, game).await,
-            M::Balance => self.balance(id).await,
-            M::MyBets => self.my_bets(id).await,
-            M::History => self.history(id).await,
-            M::House => self.house(id).await,
-            M::StakeOffer {
-                table,
-                left,
-                right,
-                terms,
-            } => self.stake_offer(table, [left, right], terms).await,
-            M::StakeAnswer { table, agree } => self.stake_answer(table, agree).await,
-            M::StakeRaise { game, amount, key } => self.stake_raise(game, amount, key).await,
-            M::CreateEvent { spec } => self.create_event(id, spec).await,
-            M::JoinEvent { event } => self.join_event(id, event).await,
-            M::LeaveEvent { event } => self.leave_event(id, event).await,
-            M::StartRound { event } => self.start_round(id, event).await,
-            M::GetEvent { event } => self.get_event(id, event).await,
-            M::ListEvents => self.list_events(id).await,
+            msg @ (M::StudyOpen { .. }
+            | M::StudyLoadSgf { .. }
+            | M::StudyPlay { .. }
+            | M::StudyPass
+            | M::StudyBack
+            | M::StudyForward { .. }
+            | M::StudyCount) => self.study_message(id, msg),
+            msg @ (M::Bet { .. }
+            | M::Pool { .. }
+            | M::Balance
+            | M::MyBets
+            | M::History
+            | M::House
+            | M::StakeOffer { .. }
+            | M::StakeAnswer { .. }
+            | M::StakeRaise { .. }) => self.money_message(id, msg).await,
+            msg @ (M::CreateEvent { .. }
+            | M::JoinEvent { .. }
+            | M::LeaveEvent { .. }
+            | M::StartRound { .. }
+            | M::GetEvent { .. }
+            | M::ListEvents
+            | M::EventWithdraw { .. }
+            | M::EventWarn { .. }
+            | M::EventAdjudicate { .. }) => self.event_message(id, msg).await,
         }
     }
 }

@@ -3,10 +3,10 @@
 //! and the account's balance, wagers and history from the ledger.
 
 use tengen_protocol::{
-    Color, ErrorCode, GameId, RequestId, RequestKey, ServerMsg, StakeTerms, TableId,
+    ClientMsg, Color, ErrorCode, GameId, RequestId, RequestKey, ServerMsg, StakeTerms, TableId,
 };
 
-use super::{internal, Answer, Session};
+use super::{internal, misrouted, Answer, Session};
 use crate::config::WAGER_RECORDS_MAX;
 use crate::game::{self, wire::color_from_wire, GameReply, GameRequest};
 use crate::hall::HallRequest;
@@ -14,6 +14,37 @@ use crate::ledger;
 use crate::Refusal;
 
 impl Session {
+    /// The fortune-point messages (`Session::handle` passes only these here).
+    pub(super) async fn money_message(
+        &mut self,
+        id: Option<RequestId>,
+        msg: ClientMsg,
+    ) -> Result<Answer, Refusal> {
+        use ClientMsg as M;
+        match msg {
+            M::Bet {
+                game,
+                side,
+                amount,
+                key,
+            } => self.bet(id, game, (side, amount), key).await,
+            M::Pool { game } => self.pool(id, game).await,
+            M::Balance => self.balance(id).await,
+            M::MyBets => self.my_bets(id).await,
+            M::History => self.history(id).await,
+            M::House => self.house(id).await,
+            M::StakeOffer {
+                table,
+                left,
+                right,
+                terms,
+            } => self.stake_offer(table, [left, right], terms).await,
+            M::StakeAnswer { table, agree } => self.stake_answer(table, agree).await,
+            M::StakeRaise { game, amount, key } => self.stake_raise(game, amount, key).await,
+            other => Err(misrouted(&other)),
+        }
+    }
+
     /// A watcher's bet goes through the game actor, which orders it against the end of play. A game
     /// that is no longer live has closed its betting.
     pub(super) async fn bet(

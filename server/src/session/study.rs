@@ -1,13 +1,36 @@
 //! A connection's study board: a private board to replay and explore, opened empty or from an SGF,
 //! and counted as the scoring phase would. It lives in the session and reaches no actor.
 
-use tengen_protocol::{ErrorCode, Point, RequestId, ServerMsg};
+use tengen_protocol::{ClientMsg, ErrorCode, Point, RequestId, ServerMsg};
 
-use super::{Answer, Session};
+use super::{misrouted, Answer, Session};
 use crate::study::{self, Study};
 use crate::Refusal;
 
 impl Session {
+    /// The study messages (`Session::handle` passes only these here).
+    pub(super) fn study_message(
+        &mut self,
+        id: Option<RequestId>,
+        msg: ClientMsg,
+    ) -> Result<Answer, Refusal> {
+        use ClientMsg as M;
+        match msg {
+            M::StudyOpen {
+                size,
+                komi_half_points,
+                handicap,
+            } => self.study_open(id, size, komi_half_points, handicap),
+            M::StudyLoadSgf { sgf } => self.study_load_sgf(id, &sgf),
+            M::StudyPlay { point } => self.study_play(id, point),
+            M::StudyPass => self.study_pass(id),
+            M::StudyBack => self.study_back(id),
+            M::StudyForward { variation } => self.study_forward(id, variation),
+            M::StudyCount => self.study_count(id),
+            other => Err(misrouted(&other)),
+        }
+    }
+
     pub(super) fn study_open(
         &mut self,
         id: Option<RequestId>,

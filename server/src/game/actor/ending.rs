@@ -4,16 +4,16 @@
 //! settles the game's points (pushing the new balances through the hall), stores the SGF record
 //! and rates the game. Also the record itself, which a live game's `record` request reads too.
 
-use tengen_protocol::{GameEvent, GameOutcome, UserId};
+use tengen_protocol::{ErrorCode, EventOutcome, GameEvent, GameOutcome, UserId};
 use tengen_rules::sgf::{GameInfo, GameRecord};
-use tengen_rules::GameResult;
+use tengen_rules::{Color, GameResult, WinBy};
 
 use super::{Fatal, Flow, GameActor};
 use crate::clock::ClockError;
 use crate::game::wire;
 use crate::hall::HallRequest;
 use crate::ledger;
-use crate::unix_now_ms;
+use crate::{unix_now_ms, Refusal};
 
 impl GameActor {
     /// Stop the clock and record `result` (the engine's game ends with it too).
@@ -22,6 +22,32 @@ impl GameActor {
             self.game.end(result);
         }
         self.end(wire::outcome(result, None)).await
+    }
+
+    /// An event's director decides the game: a win by forfeit, a draw, or void (both lose).
+    pub(super) async fn adjudicate(
+        &mut self,
+        outcome: EventOutcome,
+    ) -> Result<Result<Flow, Refusal>, Fatal> {
+        if self.outcome.is_some() {
+            return Ok(Err(Refusal::new(
+                ErrorCode::WrongPhase,
+                "the game has ended",
+            )));
+        }
+        let result = match outcome {
+            EventOutcome::BlackWins => GameResult::Win {
+                winner: Color::Black,
+                win_by: WinBy::Forfeit,
+            },
+            EventOutcome::WhiteWins => GameResult::Win {
+                winner: Color::White,
+                win_by: WinBy::Forfeit,
+            },
+            EventOutcome::Draw => GameResult::Draw,
+            EventOutcome::BothLose => GameResult::Void,
+        };
+        self.end_with(result).await.map(Ok)
     }
 
     /// Record the result: every ending (count, resignation, timeout, forfeit, void) comes here, and

@@ -556,6 +556,10 @@ impl GameActor {
                 ErrorCode::PlayersCannotBet,
                 "players of an event may not bet on its games",
             )),
+            R::Adjudicate { outcome } => {
+                let result = self.adjudicate(outcome).await;
+                return self.answer(reply, result);
+            }
             R::BarBettors { users } => {
                 self.bettors_barred = users;
                 Ok(GameReply::Done)
