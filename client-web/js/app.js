@@ -1,5 +1,5 @@
 // The application shell: routes (#/, #/room/1, #/table/3, #/game/12, #/bets, #/games, #/replay/12,
-// #/study) to views, turns view actions into requests through `net`, feeds every server message into
+// #/study, #/events, #/event/4) to views, turns view actions into requests through `net`, feeds every server message into
 // `state`, re-renders the current view, and re-subscribes after a reconnect. The only module that knows all the others.
 
 import { Connection, RequestError } from './net.js';
@@ -16,18 +16,26 @@ import { mountGames } from './views/games.js';
 import { mountReplay } from './views/replay.js';
 import { mountStudy } from './views/study.js';
 import { openChallengeDialog, openChallengedDialog } from './views/dialogs.js';
+import { mountEvent } from './views/event.js';
+import { eventActions, mountEvents } from './views/events.js';
+import { createSounds } from './sound.js';
+import { sameSettings } from './views/settings.js';
 
 const LANG_KEY = 'tengen.lang';
 const state = createState();
 let lang = localStorage.getItem(LANG_KEY) ?? detectLanguage(navigator.languages ?? [navigator.language]);
 let t = translator(lang);
 let guest = false;
+// Stones, captures and byo-yomi calls; muted per browser (the switch in the top bar).
+const sounds = createSounds({ storage: localStorage });
 let view = null;
 let viewKey = '';
 // What the current screen follows, so a reconnect can ask for it again.
-const following = { room: null, table: null, games: new Set() };
+const following = { room: null, table: null, games: new Set(), event: null };
 // Whether this user waits in the automatch queue; a game of theirs starting ends the wait.
 let automatchSearching = false;
+// A rematch the left seat (Black) asked for: {table, settings}, accepted when White proposes the same.
+let pendingRematch = null;
 
 const wsUrl = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/ws`;
 const net = new Connection({
@@ -43,6 +51,9 @@ const net = new Connection({
     // A game starting at the table I look at, or one I play anywhere, opens at once.
     if (msg.type === 'game_started' && (following.table === msg.table || isMine(msg))) location.hash = `#/game/${msg.game}`;
     if (msg.type === 'challenged') answerChallenges();
+    if (msg.type === 'table_updated') acceptRematchIfProposed(msg.table.table);
+    // The screen on show hears the message as it comes (a move's sound), before the batched redraw.
+    view?.onMessage?.(msg);
     // Logged out on another tab or device: back to the login screen (the notice says why).
     if (msg.type === 'logged_out') {
       automatchSearching = false;
@@ -79,7 +90,10 @@ async function resubscribe() {
   await quiet(net.request({ type: 'enter_hall' }));
   if (following.room) await quiet(net.request({ type: 'join_room', room: following.room }));
   if (following.table) await quiet(net.request({ type: 'join_table', table: following.table }));
-  for (const game of following.games) await quiet(net.request({ type: 'watch', game }));
+  for (const game of following.games) await net.request({ type: 'watch', game }).catch((err) => notLive(game, err, true));
+  // Competitions: the hall's list, and the event on screen (its pushes were missed while offline).
+  await quiet(net.request({ type: 'list_events' }));
+  if (following.event) await quiet(net.request({ type: 'get_event', event: following.event }));
 }
 
 function errorText(err) {
@@ -142,7 +156,7 @@ const actions = {
   acceptSettings: (table, settings) => send({ type: 'accept_settings', table, settings }).catch(toast),
   watch(game) {
     following.games.add(game);
-    if (online() && !state.games.has(game)) send({ type: 'watch', game }).catch(toast);
+    if (online() && !state.games.has(game)) send({ type: 'watch', game }).catch((err) => notLive(game, err));
   },
   unwatch(game) {
     following.games.delete(game);
@@ -176,6 +190,16 @@ const actions = {
     }
   },
   stakeAnswer: (table, agree) => send({ type: 'stake_answer', table, agree }),
+  // The same settings again at the table of a finished game: White proposes them; Black accepts them
+  // now if White already did, or as soon as White does. Both go to the table meanwhile.
+  async rematch(table, settings) {
+    location.hash = `#/table/${table}`;
+    const seats = state.tables.get(table);
+    if (seats?.right?.user === state.me?.user) return send({ type: 'propose_settings', table, settings });
+    pendingRematch = { table, settings };
+    acceptRematchIfProposed(table);
+  },
+  rematchPending: (table) => pendingRematch?.table === table,
   async stakeRaise(game, amount) {
     refuseLocally(positiveProblem(amount, 'raise_amount'));
     await sendKeyed({ type: 'stake_raise', game, amount });
@@ -199,6 +223,7 @@ const actions = {
     if (err.code !== 'not_there') toast(err);
   }).finally(() => { automatchSearching = false; }),
   chat: (channel, text) => send({ type: 'chat', channel, text }).catch(toast),
+  ...eventActions({ send, untilReady, following, toast, go: (hash) => { location.hash = hash; } }),
   openChallenge(player) {
     openChallengeDialog({ t, player, onSend: (settings) => send({ type: 'challenge', user: player.user, settings })
       .then(() => toast({ text: t('challenge.sent', { name: player.username }) })).catch(toast) });
@@ -215,6 +240,33 @@ function afterLogin() {
     if (firstRoom) location.hash = `#/room/${firstRoom}`;
   }
   route(true);
+}
+
+/**
+ * A game that is not live (any more): its page shows the record instead, result and replay (a finished
+ * game's page reloaded, or its link opened later).
+ */
+function notLive(game, err, quietly = false) {
+  if (err?.code !== 'no_such_game') {
+    if (!quietly) toast(err);
+    return;
+  }
+  following.games.delete(game);
+  // A game shown and ended meanwhile (a reconnect after its end) keeps its final screen.
+  if (location.hash === `#/game/${game}` && !state.games.has(game)) location.replace(`#/replay/${game}`);
+  else if (!quietly) toast(err);
+}
+
+function acceptRematchIfProposed(tableId) {
+  const table = state.tables.get(tableId);
+  if (pendingRematch?.table !== tableId || table?.left?.user !== state.me?.user) return;
+  if (table.game != null || !table.right) {
+    pendingRematch = null; // a game started meanwhile, or White left: nothing to accept
+    return;
+  }
+  if (!sameSettings(table.proposal, pendingRematch.settings)) return;
+  pendingRematch = null;
+  send({ type: 'accept_settings', table: tableId, settings: table.proposal }).catch(toast);
 }
 
 function answerChallenges() {
@@ -248,6 +300,8 @@ function renderHeader() {
     state.me ? h('a', { class: 'me', href: '#/bets', 'data-testid': 'me' }, state.me.username) : null,
     state.me ? h('a', { class: 'small', href: '#/games', 'data-testid': 'nav-games' }, t('nav.games')) : null,
     h('a', { class: 'small', href: '#/study', 'data-testid': 'nav-study' }, t('nav.study')),
+    h('button', { class: 'small', 'data-testid': 'sound-switch', 'aria-pressed': String(!sounds.muted()), title: t(sounds.muted() ? 'sound.unmute' : 'sound.mute'),
+      onclick: () => { sounds.setMuted(!sounds.muted()); renderHeader(); } }, t(sounds.muted() ? 'sound.off' : 'sound.on')),
     state.me && state.pendingGrant ? h('span', { class: 'small', 'data-testid': 'pending-grant', title: t('balance.pending_hint') }, t('balance.pending', { points: state.pendingGrant })) : null,
     state.me ? h('button', { class: 'small', onclick: () => actions.logout() }, t('auth.logout')) : null,
     state.me ? h('button', { class: 'small', 'data-testid': 'logout-all', onclick: () => actions.logout(true) }, t('auth.logout_all')) : null,
@@ -272,21 +326,24 @@ function parseHash() {
   if (parts[0] === 'study') return { name: 'study', params: {} };
   if (parts[0] === 'games') return { name: 'games', params: {} };
   if (parts[0] === 'replay' && id) return { name: 'replay', params: { game: id } };
+  if (parts[0] === 'event' && id) return { name: 'event', params: { event: id } };
+  if (parts[0] === 'events') return { name: 'events', params: {} };
   return { name: 'hall', params: {} };
 }
 
 function route(force = false) {
   let { name, params } = parseHash();
-  if (!state.me && !guest && !['game', 'replay', 'study'].includes(name)) name = 'login';
+  if (!state.me && !guest && !['game', 'replay', 'study', 'event'].includes(name)) name = 'login';
   const key = `${name}:${JSON.stringify(params)}:${lang}`;
   renderHeader();
   if (!force && key === viewKey) return render();
   view?.unmount();
   viewKey = key;
   if (name !== 'table') following.table = name === 'game' ? following.table : null;
+  if (name !== 'event') following.event = null;
   main.replaceChildren();
-  const ctx = { state, t, actions, lang };
-  const mount = { login: mountLogin, hall: mountHall, table: mountTable, game: mountGame, bets: mountMyBets, games: mountGames, replay: mountReplay, study: mountStudy }[name];
+  const ctx = { state, t, actions, lang, sounds };
+  const mount = { login: mountLogin, hall: mountHall, table: mountTable, game: mountGame, bets: mountMyBets, games: mountGames, replay: mountReplay, study: mountStudy, event: mountEvent, events: mountEvents }[name];
   view = mount(main, ctx, params);
   render();
 }

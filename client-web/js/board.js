@@ -1,9 +1,11 @@
 // The Go board as an SVG component: props in, events out (DESIGN style rule 9). It draws a position
-// (stones, last-move mark, dead marks, shaded territory, a preview stone under the pointer or keyboard
-// cursor) and reports which intersection was chosen; it holds no rules and no socket.
+// (stones, last-move mark, dead marks, shaded territory, move numbers, the ko point, a preview stone
+// under the pointer or keyboard cursor, a ghost stone waiting to be confirmed) and reports which
+// intersection was chosen; it holds no rules and no socket.
 //
-//   const board = createBoard(element, { onPoint: (point) => … , describe: (point, stone) => label });
-//   board.update({ size, board, lastMove, dead, territory, preview, coordinates });
+//   const board = createBoard(element, { onPoint: (point) => … , describe: (point, stone) => label, arrowsToPage });
+//   board.update({ size, board, lastMove, dead, territory, preview, coordinates, numbers, ko, ghost });
+//   (numbers: Map of pointKey → move number; ko: the point retaking is forbidden on; ghost: {point, color})
 
 import { layout, pointToXY, xyToPoint, starPoints, columnLabel, rowLabel, moveCursor, pointKey, samePoint } from './geometry.js';
 import { ownerColor, stoneColor } from './stones.js';
@@ -42,7 +44,7 @@ function defs(svg, uid) {
   el('feDropShadow', { dx: 4, dy: 5, stdDeviation: 3, 'flood-opacity': 0.35 }, shadow);
 }
 
-export function createBoard(container, { onPoint = () => {}, describe = null } = {}) {
+export function createBoard(container, { onPoint = () => {}, describe = null, arrowsToPage = false } = {}) {
   const uid = ++instances;
   const svg = el('svg', { viewBox: `0 0 ${VIEW} ${VIEW}`, class: 'goban', role: 'application', tabindex: 0 });
   container.appendChild(svg);
@@ -134,12 +136,41 @@ export function createBoard(container, { onPoint = () => {}, describe = null } =
         }
       }
     }
-    if (props.lastMove) {
+    const numbered = drawNumbers();
+    if (props.lastMove && !numbered.has(pointKey(props.lastMove))) {
       const { x, y } = pointToXY(geom, props.lastMove);
       const c = board[props.lastMove.row]?.[props.lastMove.col];
       el('circle', { cx: x, cy: y, r: geom.cell * 0.2, fill: 'none', stroke: stoneColor(c) === 'black' ? '#fff' : '#000', 'stroke-width': Math.max(2, geom.cell / 18), class: 'last-move' }, marks);
     }
+    if (props.ko && board[props.ko.row]?.[props.ko.col] === '.') {
+      // The ko point: a square where retaking at once is forbidden.
+      const { x, y } = pointToXY(geom, props.ko);
+      const s = geom.cell * 0.26;
+      el('rect', { x: x - s, y: y - s, width: 2 * s, height: 2 * s, fill: 'none', stroke: '#1f2328', 'stroke-width': Math.max(2, geom.cell / 16), class: 'ko-mark' }, marks);
+    }
+    if (props.ghost && board[props.ghost.point.row]?.[props.ghost.point.col] === '.') {
+      stoneNode(marks, props.ghost.point, props.ghost.color, { opacity: 0.6, class: 'ghost' });
+    }
     svg.setAttribute('aria-label', props.label ?? '');
+  }
+
+  /** Move numbers on the stones still on the board (the last move's in red); returns the numbered keys. */
+  function drawNumbers() {
+    const numbered = new Set();
+    if (!props.numbers) return numbered;
+    const font = geom.cell * 0.42;
+    const last = props.lastMove ? pointKey(props.lastMove) : null;
+    for (const [key, n] of props.numbers) {
+      const [col, row] = key.split(',').map(Number);
+      const color = stoneColor(props.board[row]?.[col]);
+      if (!color) continue;
+      const { x, y } = pointToXY(geom, { col, row });
+      const fill = key === last ? '#d32f2f' : color === 'black' ? '#fff' : '#111';
+      el('text', { x, y, fill, 'font-size': n >= 100 ? font * 0.8 : font, 'font-family': 'system-ui, sans-serif', 'font-weight': 600,
+        'text-anchor': 'middle', 'dominant-baseline': 'central', 'pointer-events': 'none', class: 'move-number' }, marks).textContent = String(n);
+      numbered.add(key);
+    }
+    return numbered;
   }
 
   function drawHover() {
@@ -179,6 +210,9 @@ export function createBoard(container, { onPoint = () => {}, describe = null } =
   });
   svg.addEventListener('keydown', (event) => {
     const moves = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1] };
+    // On a review screen (`arrowsToPage`) a board focused by a click leaves the arrows to the page,
+    // which steps through the moves; the keyboard cursor starts there only on a board reached with Tab.
+    if (moves[event.key] && !cursor && arrowsToPage && focusedByPointer) return;
     if (moves[event.key]) {
       const start = cursor ?? { col: Math.floor(props.size / 2), row: Math.floor(props.size / 2) };
       cursor = cursor ? moveCursor(start, ...moves[event.key], props.size) : start;
@@ -193,7 +227,11 @@ export function createBoard(container, { onPoint = () => {}, describe = null } =
       drawHover();
     }
   });
+  // Whether the board got its focus from a click or a tap (pointerdown comes before focus), not a Tab.
+  let focusedByPointer = false;
+  svg.addEventListener('pointerdown', () => { focusedByPointer = true; });
   svg.addEventListener('blur', () => {
+    focusedByPointer = false;
     cursor = null;
     drawHover();
   });

@@ -3,9 +3,12 @@
 // legality checks beyond that — the server checked the game when it was played.
 //
 //   const positions = replayPositions(parseMainLine(sgf));
-//   positions[n] → { board: ['.X..', …], lastMove, moveNumber, capturesBlack, capturesWhite }
+//   positions[n] → { board: ['.X..', …], lastMove, moveNumber, color, capturesBlack, capturesWhite, ko, numbers }
+//   (ko: the point retaking is forbidden on, see koPoint; numbers: pointKey → the number of the move that
+//   put the stone now there)
 
 import { EMPTY, STONE, otherColor } from './stones.js';
+import { pointKey, samePoint } from './geometry.js';
 
 function neighbours({ col, row }, size) {
   const out = [];
@@ -39,25 +42,41 @@ export function chainAt(grid, point) {
   return { stones, hasLiberty };
 }
 
-/** Play `color` at `point` (null is a pass) on a grid; returns the new grid and how many stones it took. */
+/** Play `color` at `point` (null is a pass) on a grid; returns the new grid, how many stones it took and where. */
 export function applyMove(grid, color, point) {
-  if (!point) return { grid, captured: 0 };
+  if (!point) return { grid, captured: 0, capturedPoints: [] };
   const next = grid.map((row) => [...row]);
   const size = next.length;
   const own = STONE[color];
   const enemy = STONE[otherColor(color)];
   next[point.row][point.col] = own;
-  let captured = 0;
+  const capturedPoints = [];
   for (const n of neighbours(point, size)) {
     if (next[n.row][n.col] !== enemy) continue;
     const chain = chainAt(next, n);
     if (chain.hasLiberty) continue;
     for (const s of chain.stones) next[s.row][s.col] = EMPTY;
-    captured += chain.stones.length;
+    capturedPoints.push(...chain.stones);
   }
   const self = chainAt(next, point);
   if (!self.hasLiberty) for (const s of self.stones) next[s.row][s.col] = EMPTY;
-  return { grid: next, captured };
+  return { grid: next, captured: capturedPoints.length, capturedPoints };
+}
+
+/**
+ * The ko point after a stone was played at `point` taking `captured` (the points it emptied), on `board`
+ * (rows, as after the move): the taken stone's point when the move took exactly one stone and the new
+ * stone stands alone with that point as its only liberty, so the opponent could take straight back.
+ * Null otherwise. (Derived here because the game state carries no ko point.)
+ */
+export function koPoint(board, point, captured) {
+  if (!point || captured?.length !== 1) return null;
+  const grid = board.map((row) => [...row]);
+  const size = grid.length;
+  const chain = chainAt(grid, point);
+  if (chain.stones.length !== 1) return null;
+  const liberties = neighbours(point, size).filter((n) => grid[n.row][n.col] === EMPTY);
+  return liberties.length === 1 && samePoint(liberties[0], captured[0]) ? captured[0] : null;
 }
 
 /** Every position of a parsed record, from the setup (index 0) to after the last move. */
@@ -66,16 +85,22 @@ export function replayPositions({ size, setup, moves }) {
   for (const p of setup.black) grid[p.row][p.col] = STONE.black;
   for (const p of setup.white) grid[p.row][p.col] = STONE.white;
   const captures = { black: 0, white: 0 };
-  const snapshot = (lastMove, moveNumber, color) => ({
-    board: grid.map((row) => row.join('')), lastMove, moveNumber, color,
-    capturesBlack: captures.black, capturesWhite: captures.white,
+  // Which move put the stone now on each point; a stone taken off loses its number.
+  let numbers = new Map();
+  const snapshot = (lastMove, moveNumber, color, ko) => ({
+    board: grid.map((row) => row.join('')), lastMove, moveNumber, color, ko,
+    capturesBlack: captures.black, capturesWhite: captures.white, numbers,
   });
-  const positions = [snapshot(null, 0, null)];
+  const positions = [snapshot(null, 0, null, null)];
   moves.forEach((move, i) => {
     const played = applyMove(grid, move.color, move.point);
     grid = played.grid;
     captures[move.color] += played.captured;
-    positions.push(snapshot(move.point, i + 1, move.color));
+    numbers = new Map(numbers);
+    for (const p of played.capturedPoints) numbers.delete(pointKey(p));
+    if (move.point && grid[move.point.row][move.point.col] !== EMPTY) numbers.set(pointKey(move.point), i + 1);
+    const board = grid.map((row) => row.join(''));
+    positions.push(snapshot(move.point, i + 1, move.color, koPoint(board, move.point, played.capturedPoints)));
   });
   return positions;
 }

@@ -6,6 +6,8 @@
 
 import { initialSide, afterMove, tick as tickSide } from './clock.js';
 import { EMPTY, STONE, otherColor } from './stones.js';
+import { createEventsState, applyEventMessage } from './events.js';
+import { koPoint } from './replay.js';
 
 /** Chat lines kept per channel; older ones scroll away, so memory stays bounded in a busy room. */
 export const CHAT_LINES_MAX = 200;
@@ -27,12 +29,14 @@ export function createState() {
     myBets: new Map(), // game id → {side, total}: my bet in that game's pool, from `bet_placed`
     stakes: new Map(), // table id → {stake: the wire's StakeInfo or null, taxBp, mine: my points are in it or I sit there}
     notices: [], // transient messages for the user
+    events: createEventsState(), // competitions: the hall's list and the events opened (see events.js)
   };
 }
 
 export function channelKey(channel) {
   if (channel.kind === 'room') return `room:${channel.room}`;
   if (channel.kind === 'table') return `table:${channel.table}`;
+  if (channel.kind === 'game') return `game:${channel.game}`;
   return `kibitz:${channel.game}`;
 }
 
@@ -61,6 +65,8 @@ export function gameFromState(s) {
     watching: watchingFrom(s),
     // The last move, when the server says (a join mid-game, a reload, a reconnect); older servers do not.
     ...lastFrom(s.last_move),
+    // The ko point, derived from the last move's capture as it arrives (the state carries none).
+    ko: null,
     // Clocks: the server's `ClockView` when the wire carries it; until then a local display from the
     // settings, counted down on the side to move (see clock.js).
     clocks: s.clocks ?? { black: initialSide(s.settings.clock), white: initialSide(s.settings.clock) },
@@ -120,6 +126,7 @@ export function applyGameEvent(game, msg, nowMs = Date.now()) {
       if (msg.color === 'black') game.capturesBlack += msg.captured.length;
       else game.capturesWhite += msg.captured.length;
       game.lastMove = { point: msg.point, color: msg.color };
+      game.ko = koPoint(game.board, msg.point, msg.captured);
       game.lastPass = null;
       game.movesCount += 1;
       game.firstMoveBy = null;
@@ -129,6 +136,7 @@ export function applyGameEvent(game, msg, nowMs = Date.now()) {
       break;
     }
     case 'passed':
+      game.ko = null;
       game.lastPass = msg.color;
       game.lastMove = null;
       game.movesCount += 1;
@@ -172,6 +180,7 @@ export function applyGameEvent(game, msg, nowMs = Date.now()) {
       game.capturesBlack = msg.captures_black ?? game.capturesBlack;
       game.capturesWhite = msg.captures_white ?? game.capturesWhite;
       Object.assign(game, lastFrom(msg.last_move));
+      game.ko = null;
       break;
     case 'play_resumed':
       game.phase = 'playing';
@@ -332,6 +341,10 @@ export function applyMessage(state, msg) {
       state.room = { room: msg.room, name: msg.name, users: msg.users };
       for (const t of msg.tables) state.tables.set(t.table, t);
       state.room.tableIds = msg.tables.map((t) => t.table);
+      // Entering a room shows what was being said there (the room's recent lines, oldest first).
+      if (!state.chats.get(`room:${msg.room}`)?.length && msg.recent_chat?.length) {
+        state.chats.set(`room:${msg.room}`, msg.recent_chat.map(({ from, text, at_ms }) => ({ from, text, at_ms })));
+      }
       break;
     case 'room_joined':
       if (state.room?.room === msg.room) upsert(state.room.users, 'user', msg.player);
@@ -384,6 +397,11 @@ export function applyMessage(state, msg) {
     }
     case 'pool':
       state.pools.set(msg.pool.game, msg.pool);
+      break;
+    case 'event':
+    case 'event_list':
+    case 'event_listed':
+      applyEventMessage(state, msg);
       break;
     case 'chat':
       addChat(state, channelKey(msg.channel), { from: msg.from, text: msg.text, at_ms: msg.at_ms });

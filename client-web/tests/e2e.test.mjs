@@ -250,9 +250,9 @@ test('two players play a 9x9 game in the browser while a third watches', { timeo
 
   // The language switch: Alice's screen turns Chinese and back.
   await alice.click('[data-testid=lang-switch]');
-  await alice.waitForSelector('[data-testid=result]:has-text("结果")');
+  await alice.waitForSelector('[data-testid=result-banner]:has-text("数子")');
   await alice.click('[data-testid=lang-switch]');
-  await alice.waitForSelector('[data-testid=result]:has-text("Result")');
+  await alice.waitForSelector('[data-testid=result-banner]:has-text("by counting")');
 
   // The players never received the watchers' kibitz.
   assert.equal(await alice.locator('text=黑棋要小心').count(), 0);

@@ -6,33 +6,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { clickPoint, waitStone } from './browser.mjs';
 import { browserSuite, PASSWORD } from './suite.mjs';
+import { challengeGame, play } from './play.mjs';
 import { pointName } from '../js/geometry.js';
 
 const suite = browserSuite();
 const { newUser, shot } = suite;
-
-/** `a` challenges `b` (whose screen is in English) from the players list (9x9, nigiri), `b` accepts: {black, white, gameId}. */
-async function challengeGame(a, b, bName) {
-  await a.click(`[data-testid=players] li:has-text("${bName}") button`);
-  await a.click('.modal button.primary');
-  await b.waitForSelector('.modal button.primary');
-  await b.click('.modal button.primary');
-  for (const page of [a, b]) {
-    await page.waitForURL(/#\/game\/\d+/);
-    await page.waitForSelector('[data-testid=game-status]:has-text("You play"), [data-testid=game-status]:has-text("你执")');
-  }
-  const gameId = Number(a.url().match(/#\/game\/(\d+)/)[1]);
-  const bIsBlack = (await b.textContent('[data-testid=game-status]')).includes('You play Black');
-  return bIsBlack ? { black: b, white: a, gameId } : { black: a, white: b, gameId };
-}
-
-/** Play `moves` ([color, point] pairs) by clicking, waiting until both players see each stone. */
-async function play(players, moves) {
-  for (const [color, point] of moves) {
-    await clickPoint(players[color], 9, point);
-    for (const page of [players.black, players.white]) await waitStone(page, point, color);
-  }
-}
 
 const lastMoveText = (point) => `Last move: ${pointName(point, 9)}`;
 

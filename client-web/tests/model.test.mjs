@@ -130,3 +130,15 @@ test('a void game with no move says the first move was not made in time', () => 
   assert.equal(outcomeReasonKey({ outcome: { reason: 'void' }, movesCount: 12 }), 'game.reason.void');
   assert.equal(outcomeReasonKey({ outcome: { reason: 'resignation' }, movesCount: 0 }), 'game.reason.resignation');
 });
+
+test('entering a room shows its recent chat, once', () => {
+  const state = createState();
+  const carol = { user: 3, username: 'carol', rank: '2k', rating: 1900 };
+  const room = { type: 'room', room: 2, name: 'Open', tables: [], users: [], recent_chat: [{ from: carol, text: 'anyone for a 9x9?', at_ms: 5 }] };
+  applyMessage(state, room);
+  assert.deepEqual(state.chats.get('room:2').map((l) => l.text), ['anyone for a 9x9?']);
+  applyMessage(state, { type: 'chat', channel: { kind: 'room', room: 2 }, from: carol, text: 'hello', at_ms: 6 });
+  // A resync's room frame does not repeat the lines already shown.
+  applyMessage(state, room);
+  assert.deepEqual(state.chats.get('room:2').map((l) => l.text), ['anyone for a 9x9?', 'hello']);
+});

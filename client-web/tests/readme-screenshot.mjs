@@ -1,5 +1,6 @@
-// Takes the README's screenshot (docs/screenshot-game.png): a 19x19 game in progress seen by Black, with
-// the preview stone under the pointer. Not a test (node --test skips this file name); run it by hand after
+// Takes the README's screenshot (docs/screenshot-game.png): a 19x19 game in progress seen by Black on a
+// 1366x768 laptop, with agreed stakes, a watcher who bet in the pool, and the preview stone under the
+// pointer. Not a test (node --test skips this file name); run it by hand after
 // `cargo build -p tengen-server --bin tengen`:   node client-web/tests/readme-screenshot.mjs
 
 import { mkdirSync } from 'node:fs';
@@ -18,8 +19,8 @@ const server = await startTengen();
 const browser = await launchChromium();
 try {
   const pages = {};
-  for (const name of ['alice', 'bob']) {
-    const page = await (await browser.newContext({ viewport: { width: 1280, height: 860 }, locale: 'en-US' })).newPage();
+  for (const name of ['alice', 'bob', 'carol']) {
+    const page = await (await browser.newContext({ viewport: { width: 1366, height: 768 }, locale: 'en-US' })).newPage();
     await page.goto(server.url);
     await page.fill('input[name=username]', name);
     await page.fill('input[name=password]', 'correct horse battery');
@@ -31,10 +32,21 @@ try {
   await pages.alice.click('[data-testid=sit-left]');
   await pages.bob.waitForSelector('[data-testid=sit-right]');
   await pages.bob.click('[data-testid=sit-right]');
+  // Stakes of 50 a side: both OK the same amounts, then both agree.
+  const ask = (page, msg) => page.evaluate((m) => window.tengen.net.request(m), msg);
+  const offer = { type: 'stake_offer', table: 1, left: 50, right: 50, terms: { kind: 'normal' } };
+  await ask(pages.alice, offer);
+  await ask(pages.bob, offer);
+  await ask(pages.alice, { type: 'stake_answer', table: 1, agree: true });
+  await ask(pages.bob, { type: 'stake_answer', table: 1, agree: true });
   await pages.bob.click('[data-testid=propose]');
   await pages.alice.click('[data-testid=accept-settings]');
   await pages.alice.waitForURL(/#\/game\/\d+/);
   const game = Number(pages.alice.url().match(/#\/game\/(\d+)/)[1]);
+  // Carol watches and bets 100 on Black.
+  await pages.carol.evaluate((g) => { location.hash = `#/game/${g}`; }, game);
+  await pages.carol.waitForSelector('svg.goban');
+  await ask(pages.carol, { type: 'bet', game, side: 'black', amount: 100 });
   const say = (page, text) => page.evaluate(([table, line]) => window.tengen.net.request({ type: 'chat', channel: { kind: 'table', table }, text: line }), [1, text]);
   await say(pages.bob, 'Have a good game!');
   await say(pages.alice, '请多指教');

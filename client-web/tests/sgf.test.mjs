@@ -58,3 +58,19 @@ test('a corner capture of a chain, and a pass leaves the board alone', () => {
   assert.equal(played.captured, 2);
   assert.deepEqual(played.grid.map((r) => r.join('')), ['.X..', '.X..', 'X...', '....']);
 });
+
+test('a ko is marked where one stone was just taken by a lone stone left in atari; move numbers follow the stones', () => {
+  // . X O .      Black plays c2 (col 2, row 1) and takes White's b2: White may not take back at once.
+  // X O . O
+  // . X O .
+  const record = parseMainLine('(;SZ[5]AB[ba][ab][bc]AW[ca][bb][db][cc];B[cb];W[ee];B[dd])');
+  const positions = replayPositions(record);
+  assert.deepEqual(positions[1].ko, { col: 1, row: 1 });
+  assert.equal(positions[1].capturesBlack, 1);
+  // A move elsewhere ends the ko; so does a capture that leaves the capturing stone with other liberties.
+  assert.equal(positions[2].ko, null);
+  assert.deepEqual([...positions[3].numbers], [['2,1', 1], ['4,4', 2], ['3,3', 3]]);
+  const open = replayPositions(parseMainLine('(;SZ[5]AB[ba][ab][bc]AW[bb];B[cb])'));
+  assert.equal(open[1].capturesBlack, 1);
+  assert.equal(open[1].ko, null);
+});

@@ -12,6 +12,13 @@
 //! - The wire has its own `Color`, `Point` and `KoRule` types rather than the engine's, so that a change
 //!   inside `tengen-rules` can never silently change what browsers receive.
 
+mod events;
+
+pub use events::{
+    Criterion, EventBoard, EventEntrant, EventFormat, EventLogEntry, EventOutcome, EventRound,
+    EventSpec, EventStatus, EventSummary, EventView, FinalTie, Fraction, Standing, Standings,
+    SwissRanking,
+};
 use serde::{Deserialize, Serialize};
 
 /// The protocol version a client announces in `hello`; the server refuses versions it does not speak.
@@ -51,6 +58,10 @@ newtype_id!(
 newtype_id!(
     /// A direct challenge from one player to another, until it is accepted or declined.
     ChallengeId(u64)
+);
+newtype_id!(
+    /// A competition (tournament or match); assigned by the store, never reused.
+    EventId(u64)
 );
 newtype_id!(
     /// The client's own number for a request, echoed by the reply.
@@ -262,6 +273,14 @@ pub struct PlayerInfo {
     pub computer: bool,
 }
 
+/// A chat line kept for those who come later (a room's recent chat).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChatLine {
+    pub from: PlayerInfo,
+    pub text: String,
+    pub at_ms: u64,
+}
+
 /// A room as the hall lists it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RoomInfo {
@@ -314,6 +333,11 @@ pub enum ChatChannel {
     },
     /// Watchers of a game; its players do not receive it while the game is in play.
     Kibitz {
+        game: GameId,
+    },
+    /// The two players of a game (any game: a table's, a challenge's, an automatch's, against a
+    /// computer); its watchers read it too, as on KGS and OGS, and may not send it.
+    Game {
         game: GameId,
     },
 }
@@ -810,6 +834,48 @@ pub enum ClientMsg {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         key: Option<RequestKey>,
     },
+    /// Create a competition; its creator directs it. Replied with `event`.
+    CreateEvent {
+        spec: EventSpec,
+    },
+    /// Enter an open event (replied with `event`).
+    JoinEvent {
+        event: EventId,
+    },
+    /// Leave an open event before its first round (replied with `event`).
+    LeaveEvent {
+        event: EventId,
+    },
+    /// The director pairs and starts the event's next round: its games start at once.
+    StartRound {
+        event: EventId,
+    },
+    /// An event's whole state (`event`).
+    GetEvent {
+        event: EventId,
+    },
+    /// Every event, newest first (`event_list`).
+    ListEvents,
+    /// The director withdraws an entrant: before round 1 they simply leave; later they are paired no
+    /// more, a game of theirs in play is lost by forfeit, and in a round robin their results are void
+    /// if they played fewer than half of their games (else their remaining games are forfeits).
+    EventWithdraw {
+        event: EventId,
+        user: UserId,
+    },
+    /// The director warns an entrant (fewer warnings rank higher in a tie); a second warning in the
+    /// same game loses that game.
+    EventWarn {
+        event: EventId,
+        user: UserId,
+    },
+    /// The director decides a game of the event's round in play, with a reason for the log.
+    EventAdjudicate {
+        event: EventId,
+        game: GameId,
+        outcome: EventOutcome,
+        reason: String,
+    },
 }
 
 impl ClientMsg {
@@ -866,6 +932,15 @@ impl ClientMsg {
         "stake_offer",
         "stake_answer",
         "stake_raise",
+        "create_event",
+        "join_event",
+        "leave_event",
+        "start_round",
+        "get_event",
+        "list_events",
+        "event_withdraw",
+        "event_warn",
+        "event_adjudicate",
     ];
 }
 
@@ -1004,6 +1079,9 @@ pub enum ServerMsg {
         name: String,
         tables: Vec<TableInfo>,
         users: Vec<PlayerInfo>,
+        /// The room's last chat lines, oldest first, so someone entering sees what was being said.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        recent_chat: Vec<ChatLine>,
     },
     /// A user entered the room you are in.
     RoomJoined {
@@ -1158,6 +1236,23 @@ pub enum ServerMsg {
         table: TableId,
         stake: Option<StakeInfo>,
         tax_bp: u32,
+    },
+    /// An event's whole state: the reply to the event requests, and pushed to its entrants and
+    /// director whenever it changes (an entry, a round paired, a result).
+    Event {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<RequestId>,
+        event: Box<EventView>,
+    },
+    /// Reply to `list_events`.
+    EventList {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<RequestId>,
+        events: Vec<EventSummary>,
+    },
+    /// Pushed to the hall when an event is created or its status, entries or rounds change.
+    EventListed {
+        event: EventSummary,
     },
 }
 
@@ -1321,6 +1416,21 @@ error_codes! {
     OutcomeUnknown,
     /// The store is unreachable; nothing changed: try again.
     Unavailable,
+    /// No event with that id.
+    NoSuchEvent,
+    /// The event has as many entrants as it takes.
+    EventFull,
+    /// The event's first round is paired: entries are closed and nobody leaves (withdrawals are the
+    /// director's).
+    EventStarted,
+    /// Only the event's director may do that.
+    NotDirector,
+    /// You are not entered in that event.
+    NotEntered,
+    /// The round in play has games without a result yet.
+    RoundInPlay,
+    /// The event is over.
+    EventOver,
 }
 
 impl std::fmt::Display for ErrorCode {
@@ -1368,6 +1478,9 @@ impl ServerMsg {
         "history",
         "house",
         "stake_updated",
+        "event",
+        "event_list",
+        "event_listed",
     ];
 
     /// An error reply.

@@ -578,6 +578,21 @@ pub fn parse_listen(text: &str) -> Result<SocketAddr, String> {
         .map_err(|err| format!("bad listen address {text:?}: {err}"))
 }
 
+/// Events the hall holds (open, running and finished): each is a record in memory and in the store,
+/// and the hall's list shows them all; a hall that somehow reached this refuses new ones `busy`.
+pub const EVENTS_MAX: usize = 10_000;
+
+/// Lines of an event's log kept (entries, rounds, results, the director's actions): a 512-player event
+/// of 64 rounds logs about 17,000 results, so this bounds a record's size, not a real event.
+pub const EVENT_LOG_MAX: usize = 20_000;
+
+/// An event's name, in characters: a title fits on one line of the hall's list.
+pub const EVENT_NAME_CHARS_MAX: usize = 60;
+
+/// A room's chat lines kept for whoever enters it (OGS and KGS show a room's recent talk): enough to
+/// see the conversation, a few KiB per room.
+pub const ROOM_CHAT_KEPT: usize = 30;
+
 #[cfg(test)]
 mod tests {
     use super::*;

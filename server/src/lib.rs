@@ -68,6 +68,22 @@ use crate::store::{Fences, Store, StoreHandle};
 /// serialized once and the same buffer goes to every socket that receives it.
 pub type Frame = axum::extract::ws::Utf8Bytes;
 
+/// A [`Frame`] as a JSON string, for the requests and replies nodes send each other
+/// (`#[serde(with = "crate::frame_text")]`).
+pub mod frame_text {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    use super::Frame;
+
+    pub fn serialize<S: Serializer>(frame: &Frame, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(frame.as_str())
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Frame, D::Error> {
+        String::deserialize(deserializer).map(Frame::from)
+    }
+}
+
 /// Errors that stop the server from starting or running; reported by `main` and tests.
 pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
@@ -234,87 +250,9 @@ pub async fn run(
     listener: TcpListener,
     shutdown: Shutdown,
 ) -> Result<(), BoxError> {
-    let opening = config.clone();
-    let fences = Fences::default();
-    let store_fences = fences.clone();
-    let store =
-        tokio::task::spawn_blocking(move || open_fenced_store(&opening, store_fences)).await??;
-    let store = StoreHandle::new(store);
-    let auth = Auth::new(
-        store.clone(),
-        config.argon2,
-        config.session_ttl_ms,
-        config.throttles,
-    )
-    .await?;
     let (alive_tx, mut alive_rx) = mpsc::channel::<()>(1);
     let tasks = TaskGuard { _alive: alive_tx };
-    let games = Games::new();
-    let ledger = Ledger::new(store.clone(), config.grant_points, config.tax_bp)
-        .with_grant_delay(config.grant_delay_ms);
-    let game_context = |hall: &HallHandle| game::GameContext {
-        store: store.clone(),
-        ledger: ledger.clone(),
-        fault_stop_before_settlement: config.fault_stop_before_settlement,
-        hall: hall.clone(),
-        shutdown: shutdown.clone(),
-        tasks: tasks.clone(),
-        timing: config.game_timing,
-    };
-    let hall = match config.redis_url.clone() {
-        // One of several nodes: the cluster routes to the hall wherever it runs, and takes over
-        // (restores) live games and the hall whose owners are gone, this node's predecessor's too.
-        Some(redis_url) => {
-            let (hall, router_inbox) = HallHandle::channels();
-            let joining = cluster::Joining {
-                redis_url,
-                config: config.clone(),
-                games: games.clone(),
-                hall: hall.clone(),
-                router_inbox,
-                fences,
-                ctx: game_context(&hall),
-            };
-            cluster::Cluster::join(joining).await?;
-            ledger.settle_unsettled().await?;
-            hall
-        }
-        None => {
-            let hall = hall::spawn(
-                &config,
-                store.clone(),
-                ledger.clone(),
-                games.clone(),
-                shutdown.clone(),
-                tasks.clone(),
-            );
-            // Games whose end was logged but not finished are finished (and settled) as they are
-            // restored; games finished but never settled (a crash right after the end) are
-            // settled next.
-            game::restore_live_games(game_context(&hall), &games).await?;
-            ledger.settle_unsettled().await?;
-            // Tables start empty, so stakes held for a next game that was never started go back.
-            ledger.release_all_holds().await?;
-            hall
-        }
-    };
-    tokio::spawn(purge_sessions(
-        store.clone(),
-        shutdown.clone(),
-        tasks.clone(),
-    ));
-    let state = Arc::new(AppState {
-        config,
-        auth,
-        store,
-        hall,
-        games,
-        ledger,
-        conns: Arc::new(serve::ConnCounter::default()),
-        admin_throttle: Mutex::new(http::AdminThrottle::default()),
-        shutdown: shutdown.clone(),
-        tasks,
-    });
+    let state = start(config, shutdown.clone(), tasks).await?;
     let app = http::router(Arc::clone(&state));
     tracing::info!(addr = %listener.local_addr()?, "tengen listening");
     let limits = serve::Limits {
@@ -338,4 +276,123 @@ pub async fn run(
         tracing::warn!("tasks still running after the shutdown grace period");
     }
     Ok(())
+}
+
+/// Open the store and start what serves the sockets: accounts, the ledger, the hall and the live
+/// games (restored from the store, or scaled out, taken over through the cluster).
+async fn start(
+    config: Config,
+    shutdown: Shutdown,
+    tasks: TaskGuard,
+) -> Result<Arc<AppState>, BoxError> {
+    let opening = config.clone();
+    let fences = Fences::default();
+    let store_fences = fences.clone();
+    let store =
+        tokio::task::spawn_blocking(move || open_fenced_store(&opening, store_fences)).await??;
+    let store = StoreHandle::new(store);
+    let auth = Auth::new(
+        store.clone(),
+        config.argon2,
+        config.session_ttl_ms,
+        config.throttles,
+    )
+    .await?;
+    let games = Games::new();
+    let ledger = Ledger::new(store.clone(), config.grant_points, config.tax_bp)
+        .with_grant_delay(config.grant_delay_ms);
+    let services = Services {
+        config: &config,
+        store: &store,
+        ledger: &ledger,
+        games: &games,
+        shutdown: &shutdown,
+        tasks: &tasks,
+    };
+    let hall = match config.redis_url.clone() {
+        Some(redis_url) => services.join_cluster(redis_url, fences).await?,
+        None => services.start_alone().await?,
+    };
+    tokio::spawn(purge_sessions(
+        store.clone(),
+        shutdown.clone(),
+        tasks.clone(),
+    ));
+    Ok(Arc::new(AppState {
+        config,
+        auth,
+        store,
+        hall,
+        games,
+        ledger,
+        conns: Arc::new(serve::ConnCounter::default()),
+        admin_throttle: Mutex::new(http::AdminThrottle::default()),
+        shutdown,
+        tasks,
+    }))
+}
+
+/// What the hall and the games start from.
+struct Services<'a> {
+    config: &'a Config,
+    store: &'a StoreHandle,
+    ledger: &'a Ledger,
+    games: &'a Games,
+    shutdown: &'a Shutdown,
+    tasks: &'a TaskGuard,
+}
+
+impl Services<'_> {
+    fn game_context(&self, hall: &HallHandle) -> game::GameContext {
+        game::GameContext {
+            store: self.store.clone(),
+            ledger: self.ledger.clone(),
+            fault_stop_before_settlement: self.config.fault_stop_before_settlement,
+            hall: hall.clone(),
+            shutdown: self.shutdown.clone(),
+            tasks: self.tasks.clone(),
+            timing: self.config.game_timing,
+        }
+    }
+
+    /// One of several nodes: the cluster routes to the hall wherever it runs, and takes over
+    /// (restores) live games and the hall whose owners are gone, this node's predecessor's too.
+    async fn join_cluster(
+        &self,
+        redis_url: String,
+        fences: Fences,
+    ) -> Result<HallHandle, BoxError> {
+        let (hall, router_inbox) = HallHandle::channels();
+        let joining = cluster::Joining {
+            redis_url,
+            config: self.config.clone(),
+            games: self.games.clone(),
+            hall: hall.clone(),
+            router_inbox,
+            fences,
+            ctx: self.game_context(&hall),
+        };
+        cluster::Cluster::join(joining).await?;
+        self.ledger.settle_unsettled().await?;
+        Ok(hall)
+    }
+
+    /// The only node: the hall here, and the live games restored from the store.
+    async fn start_alone(&self) -> Result<HallHandle, BoxError> {
+        let hall = hall::spawn(
+            self.config,
+            self.store.clone(),
+            self.ledger.clone(),
+            self.games.clone(),
+            self.shutdown.clone(),
+            self.tasks.clone(),
+        );
+        // Games whose end was logged but not finished are finished (and settled) as they are
+        // restored; games finished but never settled (a crash right after the end) are settled next.
+        game::restore_live_games(self.game_context(&hall), self.games).await?;
+        self.ledger.settle_unsettled().await?;
+        // Tables start empty, so stakes held for a next game that was never started go back.
+        self.ledger.release_all_holds().await?;
+        Ok(hall)
+    }
 }

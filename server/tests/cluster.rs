@@ -313,6 +313,7 @@ async fn register(client: &mut Client, username: &str) {
         .await;
     assert_eq!(reply["type"], "session", "{reply}");
     client.token = reply["token"].as_str().map(str::to_string);
+    client.user = reply["user"].as_u64();
 }
 
 /// The mover's main time left, from a fresh `game_state`.
@@ -474,9 +475,9 @@ fn silent_node(
             };
             let payload: String = message.get_payload().unwrap();
             let msg: Value = serde_json::from_str(&payload).unwrap();
-            if msg["body"]["request"]["cmd"] == "players" {
+            if msg["body"]["to"] == "game_players" {
                 let reply = json!({"kind": "reply", "id": msg["id"],
-                    "result": {"Ok": {"reply": "players", "players": players}}});
+                    "result": {"Ok": {"answer": "players", "players": players}}});
                 let to = format!("tengen:node:{:016x}", msg["from"].as_u64().unwrap());
                 let _: () = redis::cmd("PUBLISH")
                     .arg(to)
@@ -587,4 +588,89 @@ async fn login_throttles_and_logouts_reach_every_node() {
         .await;
     b.stop().await;
     a.stop().await;
+}
+
+/// An event's request, retried while the hall changes nodes (as a client does on `busy`).
+async fn through_a_hall_handover(client: &mut Client, request: Value) -> Value {
+    for _ in 0..100 {
+        let reply = client.request(request.clone()).await;
+        if reply["type"] != "error" {
+            return reply;
+        }
+        assert_eq!(reply["code"], "busy", "{reply}");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    panic!("the hall was never handed over");
+}
+
+/// A competition is the hall's: run from the node that owns the hall, it carries on from the same
+/// round when that node dies and the other takes the hall over (from the records in Redis).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_event_carries_on_when_the_halls_node_dies() {
+    let redis = RedisServer::start();
+    let dirs = [tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap()];
+    let mut owner = NodeProcess::start(&redis, dirs[0].path());
+    let mut first = owner.client().await;
+    register(&mut first, "zed").await;
+    let other = NodeProcess::start(&redis, dirs[1].path());
+    // Everyone is on the other node; the hall (and the event) is on the first.
+    let mut director = other.client().await;
+    register(&mut director, "director").await;
+    let mut alice = other.client().await;
+    register(&mut alice, "alice").await;
+    let mut bob = other.client().await;
+    register(&mut bob, "bob").await;
+    let spec = json!({"name": "Final", "format": {"kind": "match", "games": 3},
+        "settings": common::settings_9x9(), "players_max": 2});
+    let created = director
+        .ok(json!({"type": "create_event", "spec": spec}))
+        .await;
+    let event = created["event"]["summary"]["event"].as_u64().unwrap();
+    for player in [&mut alice, &mut bob] {
+        player
+            .ok(json!({"type": "join_event", "event": event}))
+            .await;
+    }
+    let started = director
+        .ok(json!({"type": "start_round", "event": event}))
+        .await;
+    let game = started["event"]["rounds"][0]["boards"][0]["game"]
+        .as_u64()
+        .unwrap();
+    bob.wait_for(|f| f["type"] == "game_started" && f["game"] == game)
+        .await;
+    bob.ok(json!({"type": "resign", "game": game})).await;
+    director
+        .wait_for(|f| {
+            f["type"] == "event" && !f["event"]["rounds"][0]["boards"][0]["outcome"].is_null()
+        })
+        .await;
+
+    owner.kill();
+    // The other node takes the hall over and reads the event back: round 1 played, round 2 next.
+    let view =
+        through_a_hall_handover(&mut director, json!({"type": "get_event", "event": event})).await;
+    assert_eq!(
+        view["event"]["summary"]["status"], "between_rounds",
+        "{view}"
+    );
+    assert_eq!(
+        view["event"]["rounds"][0]["boards"][0]["outcome"],
+        "black_wins"
+    );
+    let second = through_a_hall_handover(
+        &mut director,
+        json!({"type": "start_round", "event": event}),
+    )
+    .await;
+    let game = second["event"]["rounds"][1]["boards"][0]["game"]
+        .as_u64()
+        .unwrap();
+    bob.wait_for(|f| f["type"] == "game_started" && f["game"] == game)
+        .await;
+    bob.ok(json!({"type": "resign", "game": game})).await;
+    let done = director
+        .wait_for(|f| f["type"] == "event" && f["event"]["summary"]["status"] == "finished")
+        .await;
+    assert_eq!(done["event"]["winner"], alice.user.unwrap());
 }

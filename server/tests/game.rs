@@ -272,3 +272,57 @@ async fn resigning_ends_the_game_and_frees_the_table_for_the_next() {
     assert_ne!(second, game);
     server.stop().await;
 }
+
+/// The players' chat of a game with no table (a direct challenge): both players write and read it,
+/// a watcher reads it and may not write in it, and the watchers' kibitz still never reaches the
+/// players.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn players_of_a_challenge_game_chat_and_watchers_read_along() {
+    let server = TestServer::start().await;
+    let mut alice = server.player("alice").await;
+    let mut bob = server.player("bob").await;
+    let mut dave = server.player("dave").await;
+    let bob_id = bob.user.unwrap();
+    let settings = common::settings_9x9();
+    alice
+        .ok(json!({"type": "challenge", "user": bob_id, "settings": settings}))
+        .await;
+    let challenged = bob.wait_type("challenged").await;
+    bob.ok(json!({"type": "accept_challenge", "challenge": challenged["challenge"]}))
+        .await;
+    let game = alice.wait_type("game_started").await["game"]
+        .as_u64()
+        .unwrap();
+    dave.ok(json!({"type": "watch", "game": game})).await;
+
+    let said = |text: &str| json!({"type": "chat", "channel": {"kind": "game", "game": game}, "text": text});
+    let is_players_chat = |f: &Value| f["type"] == "chat" && f["channel"]["kind"] == "game";
+    alice.ok(said("have a good game")).await;
+    bob.ok(said("you too")).await;
+    for client in [&mut alice, &mut bob, &mut dave] {
+        let first = client.wait_for(is_players_chat).await;
+        assert_eq!(first["text"], "have a good game");
+        assert_eq!(first["from"]["username"], "alice");
+        let second = client.wait_for(is_players_chat).await;
+        assert_eq!(second["text"], "you too");
+        assert_eq!(second["from"]["username"], "bob");
+    }
+    // A watcher reads it but writes in kibitz, which the players never receive.
+    dave.err(said("may I?"), "not_your_game").await;
+    dave.ok(json!({"type": "chat", "channel": {"kind": "kibitz", "game": game}, "text": "hm"}))
+        .await;
+    assert_eq!(dave.wait_for(is_kibitz).await["text"], "hm");
+    alice.err(said(""), "bad_chat").await;
+    // A game's chat never goes through the hall's rooms: an unknown game is refused there.
+    alice
+        .err(
+            json!({"type": "chat", "channel": {"kind": "game", "game": 999}, "text": "hi"}),
+            "no_such_game",
+        )
+        .await;
+    alice.ok(json!({"type": "resign", "game": game})).await;
+    for client in [&mut alice, &mut bob] {
+        events_until_end(client, game).await;
+        assert!(!client.backlog.iter().any(is_kibitz));
+    }
+}

@@ -113,6 +113,15 @@ async fn room_and_table_chat_reach_exactly_their_audience() {
     assert_eq!(line["text"], "anyone for a 9x9?");
     assert_eq!(line["from"]["username"], "alice");
     dave.wait_type("chat").await;
+    // Whoever enters later reads the room's recent lines; another room's are not there.
+    let mut erin = server.player("erin").await;
+    let entered = erin.ok(json!({"type": "join_room", "room": 1})).await;
+    assert_eq!(entered["type"], "ack");
+    let room = erin.wait_type("room").await;
+    assert_eq!(room["recent_chat"][0]["text"], "anyone for a 9x9?");
+    assert_eq!(room["recent_chat"][0]["from"]["username"], "alice");
+    let other = carol.wait_type("room").await;
+    assert!(other["recent_chat"].is_null(), "{other}");
 
     // Table chat: only the two seated players; dave watches the table and does not hear it.
     alice

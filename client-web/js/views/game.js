@@ -11,10 +11,14 @@ import { createChat } from './chat.js';
 import { createPoolPanel, taxPercent } from './pool.js';
 import { createStakePanel } from './stake.js';
 import { createWatchersPanel } from './watchers.js';
-import { settingsSummary } from './settings.js';
+import { settingsSummary, sameSettings } from './settings.js';
 import { areaCount, halfPointsText } from '../score.js';
 import { tick, displayMs, inOvertime } from '../clock.js';
-import { formatClock, secondToAnnounce } from '../timefmt.js';
+import { formatClock } from '../timefmt.js';
+import { clockCall, callText } from '../calls.js';
+import { createAttention } from './attention.js';
+import { createMoveConfirm } from './confirm.js';
+import { resultBanner, countLines } from './result.js';
 import { pointName } from '../geometry.js';
 import { otherColor } from '../stones.js';
 
@@ -22,7 +26,7 @@ import { otherColor } from '../stones.js';
 const CLOCK_REDRAW_MS = 200;
 
 export function mountGame(root, ctx, params) {
-  const { t, actions, state } = ctx;
+  const { t, actions, state, sounds } = ctx;
   const gameId = params.game;
   const message = h('p', { class: 'game-message', role: 'alert', 'data-testid': 'game-message' });
   const boardBox = h('div', { class: 'board-box' });
@@ -38,6 +42,8 @@ export function mountGame(root, ctx, params) {
   const watchers = h('p', { class: 'watchers', 'data-testid': 'watchers' });
   const watchersPanel = createWatchersPanel({ t });
   const announcer = h('div', { class: 'sr-only', 'aria-live': 'assertive' });
+  const attention = createAttention({ t });
+  const twoTaps = createMoveConfirm({ t, onPlay: (point) => run(actions.play(gameId, point)), redraw: () => api.update() });
   const chatBox = h('div', {});
   const pool = createPoolPanel({ t, onBet: (side, amount) => run(actions.bet(gameId, side, amount)) });
   const stake = createStakePanel({
@@ -58,11 +64,11 @@ export function mountGame(root, ctx, params) {
   });
 
   root.appendChild(h('div', { class: 'game-view' },
-    h('div', { class: 'board-column' }, boardBox),
+    h('div', { class: 'board-column' }, boardBox, twoTaps.buttons),
     h('aside', { class: 'game-side' },
       h('div', { class: 'row spread' }, h('a', { href: '#/', class: 'small' }, `← ${t('game.back')}`), watchers),
       watchersPanel.element,
-      players.black, players.white, status, firstMoveBox, awayBox, message, controls, undoBox, scoring, result, info, stake.element, pool.element, chatBox, announcer)));
+      result, players.black, players.white, status, firstMoveBox, awayBox, message, controls, undoBox, scoring, attention.element, info, stake.element, pool.element, chatBox, announcer)));
 
   actions.watch(gameId);
   actions.askPool(gameId);
@@ -103,6 +109,8 @@ export function mountGame(root, ctx, params) {
   function clicked(point) {
     const g = game();
     if (!g || !myColor()) return;
+    // At my move on a phone the first tap only shows where the stone would go (confirm.js).
+    if (g.phase === 'playing' && g.toMove === myColor() && twoTaps.tapped(point, g.seq)) return;
     if (g.phase === 'playing') run(actions.play(gameId, point));
     else if (g.phase === 'scoring' && g.board[point.row][point.col] !== '.') run(actions.toggleDead(gameId, point));
   }
@@ -115,7 +123,9 @@ export function mountGame(root, ctx, params) {
     return now;
   }
 
-  const lastShown = { black: Infinity, white: Infinity };
+  // Each side's clock at the last redraw while it ran (null when it did not): a call is made when the
+  // running clock crosses its moment between two redraws.
+  const lastReading = { black: null, white: null };
   function drawClock(node, g, color, clocks) {
     if (!clocks) {
       fill(node, h('span', { class: 'clock-time muted' }, t('game.noClock')));
@@ -130,15 +140,14 @@ export function mountGame(root, ctx, params) {
     const low = running && ms <= 10000;
     node.className = `clock${running ? ' running' : ''}${low ? ' low' : ''}${inOvertime(side) ? ' overtime' : ''}`;
     fill(node, h('span', { class: 'clock-time' }, formatClock(ms)), extra ? h('span', { class: 'clock-extra' }, extra) : null);
-    // Announce the last seconds of the side to move (and speak them to that player).
-    const second = running ? secondToAnnounce(lastShown[color], ms) : null;
-    lastShown[color] = running ? ms : Infinity;
-    if (second) {
-      announcer.textContent = String(second);
-      if (myColor() === color && globalThis.speechSynthesis && globalThis.SpeechSynthesisUtterance) {
-        const say = new SpeechSynthesisUtterance(String(second));
-        say.lang = ctx.lang === 'zh' ? 'zh-CN' : 'en-US';
-        speechSynthesis.speak(say);
+    // The timekeeper's calls for the side to move (calls.js), spoken and beeped to that player.
+    const call = running ? clockCall(g.settings.clock, lastReading[color], side) : null;
+    lastReading[color] = running ? side : null;
+    if (call) {
+      announcer.textContent = callText(call, t);
+      if (myColor() === color) {
+        sounds?.call(call.kind !== 'used');
+        sounds?.say(callText(call, t), ctx.lang);
       }
     }
   }
@@ -157,6 +166,12 @@ export function mountGame(root, ctx, params) {
     const clocks = clocksNow(g);
     drawClock(clockNodes.black, g, 'black', clocks);
     drawClock(clockNodes.white, g, 'white', clocks);
+    // The tab's title tells the player it is their move, with the clock once it is in overtime or low.
+    const mine = myColor();
+    const myTurn = g.phase === 'playing' && mine && g.toMove === mine;
+    const mySide = myTurn && clocks ? clocks[mine] : null;
+    const clockText = mySide && (inOvertime(mySide) || displayMs(mySide) <= 10000) ? formatClock(displayMs(mySide)) : '';
+    attention.update({ playing: !!mine && g.phase !== 'over', myTurn, clockText });
   }
   const timer = setInterval(drawClocks, CLOCK_REDRAW_MS);
 
@@ -176,14 +191,15 @@ export function mountGame(root, ctx, params) {
 
   function syncChat(g) {
     const mine = myColor();
-    // Players talk at their table; watchers kibitz (SPEC §2: players never see kibitz during play).
-    const channel = mine && g.table != null ? { kind: 'table', table: g.table } : !mine ? { kind: 'kibitz', game: gameId } : null;
+    // Players talk at their table, or in their game's own channel when it has no table (a challenge,
+    // automatch or the computer); watchers kibitz (SPEC §2: players never see kibitz during play).
+    const channel = mine ? (g.table != null ? { kind: 'table', table: g.table } : { kind: 'game', game: gameId }) : { kind: 'kibitz', game: gameId };
     const key = channel ? channelKey(channel) : null;
     const guest = !state.me;
     if (key !== chatKey || guest !== chatGuest) {
       chatKey = key;
       chatGuest = guest;
-      chat = channel ? createChat({ t, title: t(channel.kind === 'table' ? 'game.tableChat' : 'game.kibitz'), testId: `${channel.kind}-chat`, readOnly: guest, onSend: (text) => run(actions.chat(channel, text)) }) : null;
+      chat = channel ? createChat({ t, title: t(channel.kind === 'kibitz' ? 'game.kibitz' : 'game.tableChat'), testId: `${channel.kind}-chat`, readOnly: guest, onSend: (text) => run(actions.chat(channel, text)) }) : null;
       fill(chatBox, chat?.element);
     }
     chat?.update(state.chats.get(chatKey));
@@ -208,6 +224,30 @@ export function mountGame(root, ctx, params) {
     }
   }
 
+  /**
+   * After a table game, its players may play again with the same settings (table messages: White
+   * proposes, Black accepts). The table is followed so its seats and proposal are known here.
+   */
+  let tableFollowed = false;
+  function rematchBox(g) {
+    const mine = myColor();
+    if (g.table == null || !mine || !state.me) return h('span', {});
+    if (!tableFollowed && !state.tables.has(g.table)) {
+      tableFollowed = true;
+      actions.joinTable(g.table);
+    }
+    const table = state.tables.get(g.table);
+    const seat = table?.left?.user === state.me.user ? 'left' : table?.right?.user === state.me.user ? 'right' : null;
+    if (!seat || !table.left || !table.right || table.game != null) return h('span', {});
+    const offered = seat === 'left' && sameSettings(table.proposal, g.settings);
+    const other = seat === 'left' ? table.right : table.left;
+    return h('div', { class: 'rematch', 'data-testid': 'rematch-box' },
+      offered ? h('p', { class: 'small' }, t('game.rematchOffered', { name: other.username })) : null,
+      actions.rematchPending(g.table) ? h('p', { class: 'small muted' }, t('game.rematchWaiting')) : null,
+      h('button', { class: 'primary', 'data-testid': 'rematch', onclick: () => run(offered ? actions.acceptSettings(g.table, table.proposal) : actions.rematch(g.table, g.settings)) },
+        t(offered ? 'game.rematchAccept' : 'game.rematch')));
+  }
+
   /** The pool's stakes (by colour, raises included) by seat of `table`, or null when unknown. */
   function stakesBySeat(poolNow, table, g) {
     if (!poolNow || !table?.left) return null;
@@ -217,18 +257,33 @@ export function mountGame(root, ctx, params) {
     return { left: poolNow[`stake_${leftColor}`], right: poolNow[`stake_${rightColor}`] };
   }
 
-  return {
+  /** A move of this game as it arrives: its sound (and a notification of the opponent's move). */
+  function heard(msg) {
+    if (msg.type !== 'game_event' || msg.game !== gameId || msg.event !== 'played') return;
+    sounds?.stone();
+    if (msg.captured?.length) sounds?.capture(msg.captured.length);
+    const g = game();
+    const mine = myColor();
+    if (g && mine && msg.color !== mine) attention.opponentMoved(t('notify.body', { name: g[msg.color].username, point: pointName(msg.point, g.settings.size) }));
+  }
+
+  const api = {
+    onMessage: heard,
     update() {
       const g = game();
       if (!g) return;
       clearStaleError(g);
       const mine = myColor();
       const scoringNow = g.phase === 'scoring';
+      const myTurnNow = g.phase === 'playing' && !!mine && g.toMove === mine;
+      const ghostPoint = twoTaps.ghost(myTurnNow ? g.seq : null, g.settings.size);
       const counted = scoringNow || (g.phase === 'over' && g.outcome?.reason === 'score') ? areaCount(g.board, g.dead) : null;
       board.update({
         size: g.settings.size,
         board: g.board,
         lastMove: g.lastMove?.point ?? null,
+        ko: g.phase === 'playing' ? g.ko : null,
+        ghost: myTurnNow ? ghostPoint && { point: ghostPoint, color: mine } : null,
         dead: g.phase === 'playing' ? [] : g.dead,
         territory: counted?.owner ?? null,
         preview: g.phase === 'playing' && mine && g.toMove === mine ? mine : null,
@@ -251,6 +306,7 @@ export function mountGame(root, ctx, params) {
         h('button', { 'data-testid': 'pass', onclick: () => run(actions.pass(gameId)) }, t('game.pass')),
         h('button', { 'data-testid': 'undo', disabled: g.undoRequestedBy === mine, onclick: () => run(actions.undo(gameId)) }, t('game.undo')),
         h('button', { class: 'danger', 'data-testid': 'resign', onclick: () => { if (confirm(t('game.confirmResign'))) run(actions.resign(gameId)); } }, t('game.resign')),
+        twoTaps.switchElement,
       ] : null);
       // An undo request (悔棋) waits for the opponent's consent.
       fill(undoBox, g.phase === 'playing' && g.undoRequestedBy ? (
@@ -274,15 +330,16 @@ export function mountGame(root, ctx, params) {
       if (g.phase === 'over' && g.outcome) {
         const o = g.outcome;
         fill(result,
-          h('h3', {}, t('game.result')),
-          h('p', { class: 'result-line' }, h('b', { 'data-testid': 'result-sgf' }, o.sgf), ' · ', h('b', { 'data-testid': 'result-chinese', lang: 'zh' }, o.chinese), ' ', h('span', { class: 'muted' }, t(outcomeReasonKey(g)))),
-          o.black_count_half_points != null ? h('p', { class: 'small' }, t('game.count', { black: halfPointsText(o.black_count_half_points), white: halfPointsText(o.white_count_half_points) })) : null,
+          resultBanner(g, { t, lang: ctx.lang, reasonKey: outcomeReasonKey(g) }),
+          h('p', { class: 'result-line' }, h('b', { 'data-testid': 'result-sgf' }, o.sgf), ' · ', h('b', { 'data-testid': 'result-chinese', lang: 'zh' }, o.chinese)),
+          countLines(g, { t, lang: ctx.lang }),
           settlementBox,
           h('a', { href: `/api/games/${gameId}/sgf`, download: `tengen-${gameId}.sgf` }, t('game.downloadSgf')));
         if (!settlementAsked && state.me && state.balance != null) {
           settlementAsked = true;
           showSettlement();
         }
+        result.appendChild(rematchBox(g));
       } else fill(result);
       pool.update({
         pool: state.pools.get(gameId) ?? null, canBet: !!state.me && !mine, balance: state.balance, myBet: state.myBets.get(gameId),
@@ -299,7 +356,9 @@ export function mountGame(root, ctx, params) {
     },
     unmount() {
       clearInterval(timer);
+      attention.unmount();
       if (!myColor()) actions.unwatch(gameId);
     },
   };
+  return api;
 }

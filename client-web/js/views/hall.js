@@ -1,12 +1,18 @@
 // The hall: rooms, the chosen room's tables (seated players with ranks, a game's watchers), live games
-// with watcher counts, players online (with a challenge button), the automatch panel, and the room chat.
+// with watcher counts, players online (with a challenge button and who is playing), the automatch panel,
+// the room chat, and the competitions (views/events.js). On a phone the live games and the players come
+// first and the tables start folded (style.css orders the panels; the tables are a <details> opened here
+// on wider screens).
 
 import { h, fill } from '../dom.js';
 import { channelKey, myLiveGame } from '../state.js';
 import { createChat } from './chat.js';
 import { createAutomatchPanel } from './automatch.js';
+import { createEventsPanel, EVENTS_SHOWN_MAX } from './events.js';
 
 const playerLabel = (p) => (p ? `${p.username} (${p.rank})` : null);
+/** A phone-sized screen, where the tables start folded (the same width as style.css's phone layout). */
+const PHONE_QUERY = '(max-width: 600px)';
 
 export function mountHall(root, ctx, params) {
   const { t, actions, state } = ctx;
@@ -19,16 +25,19 @@ export function mountHall(root, ctx, params) {
   // A live game of mine (the tab was closed, or I came to the hall during it): a call to go back to it.
   const returnBox = h('p', { class: 'return-game panel', 'data-testid': 'return-to-game', hidden: true });
   const automatch = state.me ? createAutomatchPanel({ t, actions }) : null;
+  const events = createEventsPanel({ t, state, actions, shownMax: EVENTS_SHOWN_MAX });
   const chat = roomId ? createChat({ t, title: t('room.chat'), testId: 'room-chat', onSend: (text) => actions.chat({ kind: 'room', room: roomId }, text) }) : null;
 
+  const phone = !!globalThis.matchMedia?.(PHONE_QUERY).matches;
   root.appendChild(h('div', { class: 'hall' },
     h('aside', { class: 'hall-side' },
-      h('section', { class: 'panel' }, h('h3', {}, t('hall.rooms')), rooms),
+      h('section', { class: 'panel hall-rooms' }, h('h3', {}, t('hall.rooms')), rooms),
       automatch?.element,
-      h('section', { class: 'panel' }, h('h3', {}, t('hall.games')), games)),
-    h('main', { class: 'hall-main' }, returnBox, h('section', { class: 'panel' }, roomTitle, tables)),
+      h('section', { class: 'panel hall-games' }, h('h3', {}, t('hall.games')), games)),
+    h('main', { class: 'hall-main' }, returnBox, events.element,
+      h('details', { class: 'panel hall-tables', open: !phone, 'data-testid': 'tables-panel' }, h('summary', {}, roomTitle), tables)),
     h('aside', { class: 'hall-side' },
-      h('section', { class: 'panel' }, h('h3', {}, t('hall.players')), players),
+      h('section', { class: 'panel hall-players' }, h('h3', {}, t('hall.players')), players),
       chat?.element)));
 
   if (roomId) actions.joinRoom(roomId);
@@ -70,9 +79,13 @@ export function mountHall(root, ctx, params) {
           h('span', { class: 'muted small' }, ` ${g.size}×${g.size} · ${t('hall.moves', { count: g.moves_count })} · ${t('hall.watchers', { count: g.watchers_count })}`)))));
       // Computer players (engines connected with `tengen bot`) come first, offered as "play the computer".
       const listed = [...state.hall.players].sort((a, b) => Number(Boolean(b.computer)) - Number(Boolean(a.computer)));
+      // Who is playing, from the live games: a link to their game beside the name.
+      const playingIn = new Map();
+      for (const g of state.hall.games) for (const p of [g.black, g.white]) if (!playingIn.has(p.user)) playingIn.set(p.user, g.game);
       fill(players, listed.map((p) => h('li', {},
         h('span', {}, `${p.username} `, h('span', { class: 'rank' }, p.rank),
-          p.computer ? h('span', { class: 'badge muted small' }, ` ${t('hall.computer')}`) : null),
+          p.computer ? h('span', { class: 'badge muted small' }, ` ${t('hall.computer')}`) : null,
+          playingIn.has(p.user) ? h('a', { class: 'badge playing', href: `#/game/${playingIn.get(p.user)}`, 'data-testid': `playing-${p.username}` }, t('hall.playing')) : null),
         state.me && p.user !== state.me.user
           ? h('button', { class: 'small', 'data-testid': `challenge-${p.username}`, onclick: () => actions.openChallenge(p) },
             t(p.computer ? 'hall.playComputer' : 'hall.challenge'))
@@ -85,6 +98,7 @@ export function mountHall(root, ctx, params) {
         fill(tables, h('p', { class: 'muted' }, t('hall.pickRoom')));
       }
       automatch?.update();
+      events.update();
       chat?.update(state.chats.get(channelKey({ kind: 'room', room: roomId })));
     },
     unmount() {},

@@ -4,6 +4,26 @@
 import { h } from '../dom.js';
 import { formatDuration } from '../timefmt.js';
 
+const REMEMBERED_KEY = 'tengen.settings';
+const CLOCK_KINDS = ['none', 'absolute', 'byo_yomi', 'canadian', 'fischer'];
+
+/** Keep the settings this browser last proposed, for the next table's form. */
+export function rememberSettings(settings, storage = globalThis.localStorage) {
+  storage?.setItem(REMEMBERED_KEY, JSON.stringify(settings));
+}
+
+/** The settings this browser last proposed, or null (none kept, or not settings any more). */
+export function rememberedSettings(storage = globalThis.localStorage) {
+  try {
+    const s = JSON.parse(storage?.getItem(REMEMBERED_KEY) ?? 'null');
+    const plausible = s && [9, 13, 19].includes(s.size) && Number.isInteger(s.komi_half_points) && Number.isInteger(s.handicap)
+      && typeof s.ko_rule === 'string' && CLOCK_KINDS.includes(s.clock?.kind);
+    return plausible ? { ...DEFAULT_SETTINGS, ...s, clock: { ...s.clock } } : null;
+  } catch {
+    return null;
+  }
+}
+
 export const DEFAULT_SETTINGS = {
   size: 19,
   komi_half_points: 15,
@@ -35,6 +55,8 @@ export function createSettingsForm({ t, initial = DEFAULT_SETTINGS, testId = 'se
   const block = number('block', (c.block_ms ?? 300000) / MIN, { min: 1 });
   const increment = number('increment', (c.increment_ms ?? 10000) / SEC, { min: 0 });
   const nigiri = h('input', { type: 'checkbox', name: 'nigiri', checked: s.nigiri });
+  // SPEC §1: on request, running out of the last byo-yomi period is a forced pass instead of a loss.
+  const timeoutIsPass = h('input', { type: 'checkbox', name: 'timeout_is_pass', checked: !!c.timeout_is_pass });
   const field = (label, input, cls = '') => h('label', { class: `field ${cls}` }, h('span', {}, label), input);
   const clockFields = {
     main: field(t('settings.mainMinutes'), main),
@@ -43,8 +65,9 @@ export function createSettingsForm({ t, initial = DEFAULT_SETTINGS, testId = 'se
     moves: field(t('settings.moves'), moves),
     block: field(t('settings.blockMinutes'), block),
     increment: field(t('settings.incrementSeconds'), increment),
+    timeoutIsPass: h('label', { class: 'field check' }, timeoutIsPass, h('span', {}, t('settings.timeoutIsPass'))),
   };
-  const shownFor = { none: [], absolute: ['main'], byo_yomi: ['main', 'periods', 'period'], canadian: ['main', 'moves', 'block'], fischer: ['main', 'increment'] };
+  const shownFor = { none: [], absolute: ['main'], byo_yomi: ['main', 'periods', 'period', 'timeoutIsPass'], canadian: ['main', 'moves', 'block'], fischer: ['main', 'increment'] };
   const syncClockFields = () => {
     for (const [name, node] of Object.entries(clockFields)) node.hidden = !shownFor[kind.value].includes(name);
   };
@@ -66,7 +89,9 @@ export function createSettingsForm({ t, initial = DEFAULT_SETTINGS, testId = 'se
       const clocks = {
         none: { kind: 'none' },
         absolute: { kind: 'absolute', main_time_ms: mainMs },
-        byo_yomi: { kind: 'byo_yomi', main_time_ms: mainMs, periods: Number(periods.value), period_ms: Math.round(Number(period.value) * SEC) },
+        byo_yomi: { kind: 'byo_yomi', main_time_ms: mainMs, periods: Number(periods.value), period_ms: Math.round(Number(period.value) * SEC),
+          // Sent only when set, as the server writes it (so a proposal reads back the same).
+          ...(timeoutIsPass.checked ? { timeout_is_pass: true } : {}) },
         canadian: { kind: 'canadian', main_time_ms: mainMs, moves: Number(moves.value), block_ms: Math.round(Number(block.value) * MIN) },
         fischer: { kind: 'fischer', main_time_ms: mainMs, increment_ms: Math.round(Number(increment.value) * SEC), max_time_ms: 2 * Math.max(mainMs, MIN) },
       };
@@ -93,7 +118,15 @@ export function settingsSummary(s, t) {
     })}`;
   const parts = [`${s.size}×${s.size}`, `${t('settings.komi')} ${s.komi_half_points / 2}`];
   if (s.handicap) parts.push(`${t('settings.handicap')} ${s.handicap}`);
-  parts.push(clock, t(`settings.ko.${s.ko_rule}`));
+  parts.push(clock);
+  if (c.timeout_is_pass) parts.push(t('settings.timeoutIsPass'));
+  parts.push(t(`settings.ko.${s.ko_rule}`));
   if (s.nigiri) parts.push(t('settings.nigiri'));
   return parts.join(' · ');
+}
+
+/** Whether two `GameSettings` are the same (key order aside, as a stored copy may differ from the wire's). */
+export function sameSettings(a, b) {
+  const canonical = (v) => (v && typeof v === 'object' ? `{${Object.keys(v).sort().map((k) => `${k}:${canonical(v[k])}`).join(',')}}` : JSON.stringify(v));
+  return !!a && !!b && canonical(a) === canonical(b);
 }

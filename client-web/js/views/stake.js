@@ -47,7 +47,8 @@ export function createStakePanel({ t, onOffer, onAnswer, onRaise }) {
             h('b', {}, String(amounts.right)), ` ${mark(stake.ok_right)}${stake.agree_right ? ` ${t('stake.agreedMark')}` : ''}`),
           h('p', { class: 'small muted' }, stake.terms.kind === 'coaching' ? t(stake.terms.coach === 'left' ? 'stake.terms.coachLeft' : 'stake.terms.coachRight') : t('stake.terms.normal'),
             ' · ', t('pool.tax', { rate: taxPercent(taxBp ?? 0) })),
-          stake.agreed ? h('p', { class: 'ok' }, t(stake.game ? 'stake.inEscrowGame' : 'stake.inEscrowNext')) : null,
+          stake.agreed ? h('p', { class: 'ok' }, t(stake.game ? 'stake.inEscrowGame' : 'stake.inEscrowNext')) : h('p', { class: 'stake-next', 'data-testid': 'stake-next' }, nextStep(stake, mySeat, t)),
+          stake.agreed ? null : h('p', { class: 'small muted', 'data-testid': 'stake-legend' }, t('stake.legend')),
         ] : h('p', { class: 'muted small' }, t('stake.none')),
         mySeat && balance != null ? h('p', { class: 'small muted' }, t('pool.balance', { balance })) : null);
       // Keep what the player typed; take the other player's offer into the inputs when it changes.
@@ -66,4 +67,19 @@ export function createStakePanel({ t, onOffer, onAnswer, onRaise }) {
       raiser.hidden = !mySeat || !game || !agreed;
     },
   };
+}
+
+/** Whose move it is in the stake dialog, in words: who must press OK, or Agree, next. */
+export function nextStep(stake, mySeat, t) {
+  const other = mySeat === 'left' ? 'right' : 'left';
+  const seatName = (seat) => t(seat === 'left' ? 'stake.left' : 'stake.right');
+  const waiting = (flag) => ['left', 'right'].filter((seat) => !stake[`${flag}_${seat}`]);
+  if (!stake.ok_left || !stake.ok_right) {
+    const missing = waiting('ok');
+    if (mySeat && missing.includes(mySeat)) return t('stake.next.yourOk');
+    return t('stake.next.waitOk', { seat: seatName(mySeat && missing.includes(other) ? other : missing[0]) });
+  }
+  const missing = waiting('agree');
+  if (mySeat && missing.includes(mySeat)) return t('stake.next.yourAgree');
+  return t('stake.next.waitAgree', { seat: seatName(mySeat && missing.includes(other) ? other : missing[0]) });
 }

@@ -1,18 +1,32 @@
 // The study board (研究, #/study): this connection's private board on the server. Open a 9/13/19 board,
 // click to play either colour (the server checks legality; its reason shows), step back and forward,
-// choose among the variations from here, load an SGF file, and ask for the area count (点目). Every
-// request goes through `actions.study(msg)`, which answers with the board as it now stands.
+// choose among the variations from here, load an SGF file (its game info shows, and the record can be
+// run to its end or back to its start), and ask for the area count (点目). The left and right arrow keys
+// step back and forward, Home and End go to the start and the end. Every request goes through
+// `actions.study(msg)`, which answers with the board as it now stands.
 
 import { h, fill } from '../dom.js';
 import { createBoard } from '../board.js';
 import { pointName } from '../geometry.js';
+import { parseMainLine } from '../sgf.js';
+import { koPoint } from '../replay.js';
+import { EMPTY, STONE, otherColor } from '../stones.js';
 
 const SIZES = [9, 13, 19];
+/**
+ * Between two steps of a run to the end or the start: the server answers about 20 messages a second
+ * from a connection (MESSAGES_PER_SECOND in server/src/config.rs) and refuses the rest, so a run keeps
+ * under it, with room for a click meanwhile. The server has no "go to move N"; each step is one request.
+ */
+const RUN_STEP_MS = 60;
+/** The longest run: no record worth studying has more moves, and a run must end even if the board does not. */
+const RUN_STEPS_MAX = 1000;
 
 // The board as the server last showed it, kept across re-mounts of this view: switching the language
 // re-mounts every screen, and the study must not start again when only the words change. The study
 // itself lives on the server, per connection; after a reload there is nothing kept and a new one opens.
 let lastStudy = null;
+let lastInfo = null; // the loaded record's game info, kept likewise
 
 export function mountStudy(root, { t, actions }) {
   const boardBox = h('div', { class: 'board-box' });
@@ -20,10 +34,12 @@ export function mountStudy(root, { t, actions }) {
   const status = h('p', { 'data-testid': 'study-status' });
   const variations = h('div', { class: 'row', 'data-testid': 'study-variations' });
   const countBox = h('p', { 'data-testid': 'study-count-result' });
+  const infoBox = h('div', { class: 'small', 'data-testid': 'study-info' });
   const sizeSelect = h('select', { 'data-testid': 'study-size' }, SIZES.map((n) => h('option', { value: String(n) }, `${n}×${n}`)));
   const fileInput = h('input', { type: 'file', accept: '.sgf,application/x-go-sgf,text/plain', 'data-testid': 'study-file', class: 'sr-only', onchange: () => loadFile() });
   const button = (key, testId, onclick) => h('button', { 'data-testid': testId, onclick }, t(key));
   const board = createBoard(boardBox, {
+    arrowsToPage: true,
     onPoint: (point) => run({ type: 'study_play', point }),
     describe: (point, stone) => t(`game.point.${stone ?? 'empty'}`, { point: pointName(point, study?.size ?? 19) }),
   });
@@ -38,22 +54,26 @@ export function mountStudy(root, { t, actions }) {
         h('p', { class: 'muted small' }, t('study.hint'))),
       h('section', { class: 'panel' }, status, message,
         h('div', { class: 'row' },
+          button('study.start', 'study-start', () => runTo('start')),
           button('study.back', 'study-back', () => run({ type: 'study_back' })),
           button('study.forward', 'study-forward', () => run({ type: 'study_forward', variation: 0 })),
+          button('study.end', 'study-end', () => runTo('end')),
           button('study.pass', 'study-pass', () => run({ type: 'study_pass' })),
           button('study.count', 'study-count', () => count())),
-        variations, countBox))));
+        variations, countBox, h('p', { class: 'muted small' }, t('study.keys'))),
+      infoBox)));
 
   let study = null;
 
   function show(next) {
+    const ko = studyKo(study, next);
     study = next;
     lastStudy = next;
     sizeSelect.value = String(next.size);
     message.textContent = '';
     message.classList.remove('shown');
     countBox.textContent = '';
-    board.update({ size: study.size, board: study.board, lastMove: study.last_move, preview: study.to_move });
+    board.update({ size: study.size, board: study.board, lastMove: study.last_move, preview: study.to_move, ko });
     status.textContent = `${t('study.moveNumber', { n: study.move_number, color: t(`color.${study.to_move}`) })} · ${t('replay.captures', { black: study.captures_black, white: study.captures_white })}`;
     // One button per variation going on from here (null is a pass); none when there is only the main line's one move.
     fill(variations, study.next_moves.length > 1 ? [h('span', { class: 'muted small' }, t('study.variations')),
@@ -66,11 +86,16 @@ export function mountStudy(root, { t, actions }) {
     message.classList.add('shown');
   }
 
+  /** Send a study request; resolves false when it was refused (the reason shows). */
   function run(msg) {
-    return actions.study(msg).then(show, showError);
+    return actions.study(msg).then(show, (err) => {
+      showError(err);
+      return false;
+    });
   }
 
   function open() {
+    showInfo(null);
     return run({ type: 'study_open', size: Number(sizeSelect.value), komi_half_points: 15, handicap: 0 });
   }
 
@@ -79,8 +104,48 @@ export function mountStudy(root, { t, actions }) {
     if (!file) return;
     const sgf = await file.text();
     fileInput.value = '';
-    await run({ type: 'study_load_sgf', sgf });
+    if (await run({ type: 'study_load_sgf', sgf }) !== false) showInfo(recordInfo(sgf));
   }
+
+  /** The loaded record's players, result, komi, date and event, or nothing for a new board. */
+  function showInfo(info) {
+    lastInfo = info;
+    if (!info) return fill(infoBox);
+    const line = (key, value) => (value ? h('p', {}, h('span', { class: 'muted' }, `${t(key)} `), value) : null);
+    fill(infoBox, h('section', { class: 'panel' }, h('h3', {}, info.GN ?? t('study.record')),
+      h('p', {}, h('span', { class: 'stone-icon black' }), ` ${info.PB ?? '?'}${info.BR ? ` (${info.BR})` : ''}  `,
+        h('span', { class: 'stone-icon white' }), ` ${info.PW ?? '?'}${info.WR ? ` (${info.WR})` : ''}`),
+      line('games.result', info.RE), line('settings.komi', info.KM), line('settings.handicap', info.HA), line('study.date', info.DT),
+      line('study.event', info.EV), line('study.moves', String(info.moves))));
+  }
+
+  // Steps to the record's end (or back to its start), one request at a time, until there is no next move.
+  let running = false;
+  async function runTo(where) {
+    if (running || !study) return;
+    running = true;
+    try {
+      for (let step = 0; step < RUN_STEPS_MAX; step++) {
+        const more = where === 'end' ? study.next_moves.length > 0 : study.move_number > 0;
+        if (!more) break;
+        if (await run(where === 'end' ? { type: 'study_forward', variation: 0 } : { type: 'study_back' }) === false) break;
+        await new Promise((wake) => setTimeout(wake, RUN_STEP_MS));
+      }
+    } finally {
+      running = false;
+    }
+  }
+
+  const onKey = (event) => {
+    if (event.defaultPrevented || event.target.closest?.('input, textarea, select') || running) return;
+    const msg = { ArrowLeft: { type: 'study_back' }, ArrowRight: { type: 'study_forward', variation: 0 } }[event.key];
+    if (msg) run(msg);
+    else if (event.key === 'Home') runTo('start');
+    else if (event.key === 'End') runTo('end');
+    else return;
+    event.preventDefault();
+  };
+  document.addEventListener('keydown', onKey);
 
   async function count() {
     try {
@@ -91,7 +156,38 @@ export function mountStudy(root, { t, actions }) {
     }
   }
 
-  if (lastStudy) show(lastStudy);
-  else open();
-  return { update() {}, unmount() {} };
+  if (lastStudy) {
+    show(lastStudy);
+    showInfo(lastInfo);
+  } else open();
+  return {
+    update() {},
+    unmount() {
+      document.removeEventListener('keydown', onKey);
+    },
+  };
+}
+
+/** A record's root info (PB, PW, RE, KM …) and its number of moves, or null if it cannot be read. */
+function recordInfo(sgf) {
+  try {
+    const record = parseMainLine(sgf);
+    return { ...record.info, moves: record.moves.length };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The ko point after a step one move forward (a play, or forward along a variation), from the stones
+ * the move took: the points the mover's opponent held before and that are empty now. Null otherwise.
+ */
+function studyKo(before, after) {
+  if (!before || !after?.last_move || after.move_number !== before.move_number + 1 || before.size !== after.size) return null;
+  const taken = STONE[otherColor(before.to_move)];
+  const captured = [];
+  after.board.forEach((line, row) => {
+    for (let col = 0; col < line.length; col++) if (line[col] === EMPTY && before.board[row]?.[col] === taken) captured.push({ col, row });
+  });
+  return koPoint(after.board, after.last_move, captured);
 }

@@ -4,7 +4,7 @@
 import { h, fill } from '../dom.js';
 import { channelKey } from '../state.js';
 import { createChat } from './chat.js';
-import { createSettingsForm, settingsSummary } from './settings.js';
+import { createSettingsForm, settingsSummary, rememberSettings, rememberedSettings } from './settings.js';
 import { createStakePanel } from './stake.js';
 
 export function mountTable(root, ctx, params) {
@@ -60,8 +60,14 @@ export function mountTable(root, ctx, params) {
         } else if (!full) {
           fill(settingsBox, summary, h('p', { class: 'muted' }, t('table.needTwo')));
         } else if (mySeat === 'right') {
-          form = createSettingsForm({ t, initial: table.proposal ?? undefined });
-          fill(settingsBox, summary, form.element, h('button', { class: 'primary', 'data-testid': 'propose', onclick: () => actions.propose(tableId, form.read()) }, t('table.propose')),
+          // The form starts from the proposal on the table, else from what this browser proposed last.
+          form = createSettingsForm({ t, initial: table.proposal ?? rememberedSettings() ?? undefined });
+          const propose = () => {
+            const settings = form.read();
+            rememberSettings(settings);
+            actions.propose(tableId, settings);
+          };
+          fill(settingsBox, summary, form.element, h('button', { class: 'primary', 'data-testid': 'propose', onclick: propose }, t('table.propose')),
             table.proposal ? h('p', { class: 'muted' }, t('table.waitAccept')) : null);
         } else if (mySeat === 'left') {
           fill(settingsBox, summary ?? h('p', { class: 'muted' }, t('table.waitProposal')),

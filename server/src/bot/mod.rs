@@ -19,7 +19,8 @@ use game::{EngineStep, Match};
 use std::fmt;
 use std::time::Duration;
 use tengen_protocol::{
-    ClientMsg, ErrorCode, GameEvent, GamePhase, Request, RequestId, ServerMsg, PROTOCOL_VERSION,
+    ClientMsg, Clocks, ErrorCode, GameEvent, GameId, GamePhase, GameState, Request, RequestId,
+    ServerMsg, PROTOCOL_VERSION,
 };
 use tokio_tungstenite::tungstenite::Message;
 
@@ -296,68 +297,18 @@ impl Bridge {
                 self.send(socket, reply).await?;
                 Vec::new()
             }
-            ServerMsg::GameState { state } => {
-                let ours = [&state.black, &state.white]
-                    .iter()
-                    .any(|p| p.username == self.config.username);
-                if !ours || state.phase == GamePhase::Over {
-                    return Ok(());
-                }
-                let same_game = self
-                    .current
-                    .as_ref()
-                    .is_some_and(|m| m.game() == state.game);
-                if !same_game {
-                    let timeout = Duration::from_millis(self.config.move_timeout_ms);
-                    self.current = Some(Match::new(
-                        &self.config.engine,
-                        &self.config.username,
-                        timeout,
-                        &state,
-                    ));
-                }
-                let game = self.current.as_mut().expect("just set");
-                game.sync(&state).await
-            }
+            ServerMsg::GameState { state } => self.on_game_state(&state).await,
             ServerMsg::GameEvent {
                 game,
                 event,
                 clocks,
                 ..
-            } => {
-                let Some(current) = self.current.as_mut().filter(|m| m.game() == game) else {
-                    return Ok(());
-                };
-                if let GameEvent::Ended { outcome } = &event {
-                    tracing::info!("bot: game {game} ended {}", outcome.sgf);
-                    self.current = None;
-                    self.games_done += 1;
-                    return Ok(());
-                }
-                current.on_event(&event, clocks).await
-            }
+            } => self.on_game_event(game, &event, clocks).await,
             ServerMsg::Error {
                 id: Some(id),
                 code,
                 message,
-            } => match self.current.as_mut() {
-                // The server could not take it now: the same move, same key, a moment later.
-                Some(game) if game.awaits(id) && retryable(code) => match game.retry_move() {
-                    Some(again) => {
-                        tracing::info!("bot: move not taken ({code}); sending it again");
-                        let wait = Duration::from_millis(game::MOVE_RETRY_MS);
-                        tokio::time::sleep(wait).await;
-                        vec![EngineStep::Send(again)]
-                    }
-                    None => game.give_up(),
-                },
-                // A refused move means the engine and the server disagree: give the game up cleanly.
-                Some(game) if game.awaits(id) => {
-                    tracing::warn!("bot: move refused ({code}: {message}); resigning");
-                    game.give_up()
-                }
-                _ => Vec::new(),
-            },
+            } => self.on_error(id, code, &message).await,
             ServerMsg::Ack { id: Some(id) } => {
                 if let Some(game) = self.current.as_mut().filter(|g| g.awaits(id)) {
                     game.move_acknowledged();
@@ -367,6 +318,63 @@ impl Bridge {
             _ => Vec::new(),
         };
         self.perform(socket, steps).await
+    }
+
+    /// A game's whole state: a game of ours not over is (re)joined and the engine brought level.
+    async fn on_game_state(&mut self, state: &GameState) -> Vec<EngineStep> {
+        let ours = [&state.black, &state.white]
+            .iter()
+            .any(|p| p.username == self.config.username);
+        if !ours || state.phase == GamePhase::Over {
+            return Vec::new();
+        }
+        let timeout = Duration::from_millis(self.config.move_timeout_ms);
+        let (engine, username) = (&self.config.engine, &self.config.username);
+        let game = match self.current.take() {
+            Some(game) if game.game() == state.game => self.current.insert(game),
+            _ => self
+                .current
+                .insert(Match::new(engine, username, timeout, state)),
+        };
+        game.sync(state).await
+    }
+
+    async fn on_game_event(
+        &mut self,
+        game: GameId,
+        event: &GameEvent,
+        clocks: Option<Clocks>,
+    ) -> Vec<EngineStep> {
+        let Some(current) = self.current.as_mut().filter(|m| m.game() == game) else {
+            return Vec::new();
+        };
+        if let GameEvent::Ended { outcome } = event {
+            tracing::info!("bot: game {game} ended {}", outcome.sgf);
+            self.current = None;
+            self.games_done += 1;
+            return Vec::new();
+        }
+        current.on_event(event, clocks).await
+    }
+
+    /// A request of ours refused: a move the server could not take now is sent again; one it
+    /// refused means the engine and the server disagree, and the game is given up cleanly.
+    async fn on_error(&mut self, id: RequestId, code: ErrorCode, message: &str) -> Vec<EngineStep> {
+        let Some(game) = self.current.as_mut().filter(|game| game.awaits(id)) else {
+            return Vec::new();
+        };
+        if !retryable(code) {
+            tracing::warn!("bot: move refused ({code}: {message}); resigning");
+            return game.give_up();
+        }
+        match game.retry_move() {
+            Some(again) => {
+                tracing::info!("bot: move not taken ({code}); sending it again");
+                tokio::time::sleep(Duration::from_millis(game::MOVE_RETRY_MS)).await;
+                vec![EngineStep::Send(again)]
+            }
+            None => game.give_up(),
+        }
     }
 
     async fn perform(

@@ -12,11 +12,11 @@ use tengen_protocol::{ErrorCode, UserId};
 use tokio::sync::broadcast::error::{RecvError, TryRecvError};
 use tokio::sync::mpsc;
 
-use super::messages::{self, HallRequest, HallWire, NodeId, Request};
+use super::messages::{self, HallWire, NodeId, Request, Response};
 use super::{lock, Cluster};
 use crate::config::{GAME_RELISTS_PER_PUSH_MAX, HALL_INBOX_LEN, HALL_RELAY_BATCH_MAX};
-use crate::game::GameCmd;
-use crate::hall::{self, HallActor, HallCmd, HallEvent};
+use crate::game::{GameReply, GameRequest};
+use crate::hall::{self, HallActor, HallCmd, HallEvent, HallRequest};
 use crate::{BoxError, Refusal};
 
 /// Read this node's hall inbox until shutdown, routing every command.
@@ -36,9 +36,11 @@ pub(super) async fn route(cluster: Cluster, mut inbox: mpsc::Receiver<HallCmd>) 
 /// Remember this node's logged-in sessions, to announce them to a new hall.
 fn track_local(cluster: &Cluster, cmd: &HallCmd) {
     let mut online = lock(&cluster.inner.local_online);
-    match cmd {
-        HallCmd::Online { player } => online.entry(player.user).or_default().push(player.clone()),
-        HallCmd::SessionGone {
+    match &cmd.request {
+        HallRequest::Online { player } => {
+            online.entry(player.user).or_default().push(player.clone())
+        }
+        HallRequest::SessionGone {
             user: Some(user), ..
         } => {
             if let Some(sessions) = online.get_mut(user) {
@@ -63,7 +65,8 @@ async fn deliver(cluster: &Cluster, cmd: HallCmd) {
         return;
     }
     let owner = *lock(&cluster.inner.hall_owner);
-    let (request, done) = messages::hall_request(cmd);
+    let HallCmd { request, reply } = cmd;
+    let done = reply.map(messages::hall_completer);
     match owner {
         Some(owner) => {
             let body = Request::Hall { request };
@@ -94,17 +97,20 @@ pub(super) async fn serve(cluster: &Cluster, from: NodeId, id: u64, request: Hal
         return;
     };
     track_remote(cluster, from, &request);
-    let (cmd, answer) = messages::hall_cmd(request);
+    let (reply, answer) = tokio::sync::oneshot::channel();
+    let cmd = HallCmd {
+        request,
+        reply: (id != 0).then_some(reply),
+    };
     // Never wait here: this runs on the bus's one reader. A full hall answers a request `busy`, as
     // on one node; a notification (someone came online or left, a game ended) must not be lost,
     // so it waits for room on its own.
     match local.try_send(cmd) {
         Ok(()) => {
-            if let Some(answer) = answer {
-                cluster.reply_later(from, id, answer);
-            }
+            let wrap = |reply| Response::Hall { reply };
+            cluster.reply_when_answered((from, id), answer, wrap, Refusal::busy);
         }
-        Err(mpsc::error::TrySendError::Full(cmd)) if answer.is_none() => {
+        Err(mpsc::error::TrySendError::Full(cmd)) if id == 0 => {
             tokio::spawn(async move {
                 let _ = local.send(cmd).await;
             });
@@ -288,7 +294,7 @@ async fn announce_online(cluster: &Cluster) {
         .cloned()
         .collect();
     for player in players {
-        deliver(cluster, HallCmd::Online { player }).await;
+        deliver(cluster, HallCmd::told(HallRequest::Online { player })).await;
     }
 }
 
@@ -298,8 +304,16 @@ async fn announce_games(cluster: &Cluster) {
         let Some(handle) = cluster.inner.games.get_local(game) else {
             continue;
         };
-        if let Ok(summary) = handle.ask(|reply| GameCmd::Summary { reply }).await {
-            deliver(cluster, HallCmd::GameRestored { summary }).await;
+        if let Ok(summary) = handle
+            .ask(GameRequest::Summary)
+            .await
+            .and_then(GameReply::summary)
+        {
+            deliver(
+                cluster,
+                HallCmd::told(HallRequest::GameRestored { summary }),
+            )
+            .await;
         }
     }
 }
@@ -330,14 +344,22 @@ pub(super) async fn relist_games(cluster: &Cluster) {
                 let Some(handle) = cluster.inner.games.get_local(game) else {
                     continue;
                 };
-                match handle.ask(|reply| GameCmd::Summary { reply }).await {
+                match handle
+                    .ask(GameRequest::Summary)
+                    .await
+                    .and_then(GameReply::summary)
+                {
                     Ok(summary) => summary,
                     Err(_) => continue,
                 }
             }
         };
         lock(&cluster.inner.relisted).insert(game, now.clone());
-        deliver(cluster, HallCmd::Relisted { summary: now }).await;
+        deliver(
+            cluster,
+            HallCmd::told(HallRequest::Relisted { summary: now }),
+        )
+        .await;
         relisted += 1;
     }
 }
@@ -354,12 +376,12 @@ async fn forget_dead_nodes(cluster: &Cluster) -> Result<(), BoxError> {
             .unwrap_or_default();
         for (user, sessions) in users {
             for _ in 0..sessions {
-                let gone = HallCmd::SessionGone {
+                let gone = HallRequest::SessionGone {
                     user: Some(user),
                     room: None,
                     tables: Vec::new(),
                 };
-                deliver(cluster, gone).await;
+                deliver(cluster, HallCmd::told(gone)).await;
             }
         }
     }

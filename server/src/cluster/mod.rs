@@ -25,7 +25,7 @@ use futures_util::StreamExt;
 use redis::aio::{ConnectionManager, PubSubSink};
 use redis::AsyncCommands;
 use tengen_protocol::{ErrorCode, GameId, GameSummary, UserId};
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
 
 use crate::config::{
@@ -33,13 +33,13 @@ use crate::config::{
     PRESENCE_HOLD_MS,
 };
 use crate::game::{
-    self, GameCmd, GameContext, GameHandle, Games, PresenceGuard, StartGame, ViewerGuard,
+    self, game_over, GameCmd, GameContext, GameHandle, Games, PresenceGuard, StartGame, ViewerGuard,
 };
 use crate::hall::{HallCmd, HallEvent, HallHandle};
 use crate::store::Fences;
 use crate::{BoxError, Frame, Refusal, ShutdownTrigger};
 use lease::{Leases, Owner};
-use messages::{Completer, GameRequest, GameWire, HallWire, NodeId, NodeMsg, Request, Response};
+use messages::{Completer, GameWire, HallWire, NodeId, NodeMsg, Request, Response};
 
 /// The channel a node receives requests and replies on.
 fn node_channel(node: NodeId) -> String {
@@ -439,60 +439,59 @@ impl Cluster {
     /// node took the game over). Commands are queued to the actor here, in arrival order; only the
     /// wait for the answer is spawned.
     async fn serve(&self, from: NodeId, id: u64, body: Request) {
-        let refused = |code, message: &str| Err(Refusal::new(code, message));
         match body {
             Request::Game { game, request } => {
-                let Some(handle) = self.inner.games.get_local(game) else {
-                    let result = refused(ErrorCode::NoSuchGame, "that game is not live here");
-                    self.reply(from, id, result).await;
+                let Some(handle) = self.local_game(from, id, game).await else {
                     return;
                 };
-                match request {
-                    GameRequest::Players => {
-                        // The registry knows them: no need to ask the actor.
-                        let result = self
-                            .inner
-                            .games
-                            .players_of(game)
-                            .map(|players| Response::Players { players })
-                            .ok_or_else(|| {
-                                Refusal::new(ErrorCode::NoSuchGame, "the game has ended")
-                            });
-                        self.reply(from, id, result).await;
-                    }
-                    GameRequest::Snapshot => {
-                        let this = self.clone();
-                        tokio::spawn(async move {
-                            let result = this.snapshot(&handle).await;
-                            this.reply(from, id, result).await;
-                        });
-                    }
-                    GameRequest::Presence {
-                        players,
-                        watchers,
-                        anonymous,
-                    } => {
-                        let this = self.clone();
-                        let followers = Followers {
-                            players,
-                            watchers,
-                            anonymous,
-                        };
-                        tokio::spawn(async move {
-                            this.hold_followers(from, game, &handle, followers).await
-                        });
-                    }
-                    request => match messages::game_cmd(request) {
-                        Some((cmd, answer)) => match handle.try_send(cmd) {
-                            Ok(()) => self.reply_later(from, id, answer),
-                            Err(refusal) => self.reply(from, id, Err(refusal)).await,
-                        },
-                        None => {
-                            let result = refused(ErrorCode::Internal, "not a game command");
-                            self.reply(from, id, result).await;
-                        }
-                    },
+                // Queued at once, so forwarded requests reach the actor in the order they came.
+                let (reply, answer) = tokio::sync::oneshot::channel();
+                let reply = (id != 0).then_some(reply);
+                if let Err(refusal) = handle.try_send(GameCmd::Request { request, reply }) {
+                    self.reply(from, id, Err(refusal)).await;
+                    return;
                 }
+                let wrap = |reply| Response::Game { reply };
+                self.reply_when_answered((from, id), answer, wrap, game_over);
+            }
+            Request::GamePlayers { game } => {
+                // The registry knows them: no need to ask the actor.
+                let result = self
+                    .inner
+                    .games
+                    .players_of(game)
+                    .map(|players| Response::Players { players })
+                    .ok_or_else(game_over);
+                self.reply(from, id, result).await;
+            }
+            Request::GameSnapshot { game } => {
+                let Some(handle) = self.local_game(from, id, game).await else {
+                    return;
+                };
+                let this = self.clone();
+                tokio::spawn(async move {
+                    let result = this.snapshot(&handle).await;
+                    this.reply(from, id, result).await;
+                });
+            }
+            Request::GamePresence {
+                game,
+                players,
+                watchers,
+                anonymous,
+            } => {
+                let Some(handle) = self.local_game(from, id, game).await else {
+                    return;
+                };
+                let followers = Followers {
+                    players,
+                    watchers,
+                    anonymous,
+                };
+                let this = self.clone();
+                tokio::spawn(
+                    async move { this.hold_followers(from, game, &handle, followers).await },
+                );
             }
             Request::Hall { request } => hall_router::serve(self, from, id, request).await,
             Request::StartGame { start } => {
@@ -506,18 +505,39 @@ impl Cluster {
         }
     }
 
-    fn reply_later(&self, from: NodeId, id: u64, answer: messages::Answer) {
+    /// The handle of a game this node runs; else the asker hears `no_such_game`.
+    async fn local_game(&self, from: NodeId, id: u64, game: GameId) -> Option<GameHandle> {
+        let handle = self.inner.games.get_local(game);
+        if handle.is_none() {
+            let refusal = Refusal::new(ErrorCode::NoSuchGame, "that game is not live here");
+            self.reply(from, id, Err(refusal)).await;
+        }
+        handle
+    }
+
+    /// Send the local actor's answer back to the asking node once it comes (when the asker waits
+    /// for one); `gone` when the actor dropped the request (it stopped).
+    pub(crate) fn reply_when_answered<T: Send + 'static>(
+        &self,
+        (from, id): (NodeId, u64),
+        answer: oneshot::Receiver<Result<T, Refusal>>,
+        wrap: fn(T) -> Response,
+        gone: fn() -> Refusal,
+    ) {
+        if id == 0 {
+            return;
+        }
         let this = self.clone();
         tokio::spawn(async move {
-            let result = answer.await;
-            this.reply(from, id, result).await;
+            let result = answer.await.unwrap_or_else(|_| Err(gone()));
+            this.reply(from, id, result.map(wrap)).await;
         });
     }
 
     async fn snapshot(&self, handle: &GameHandle) -> Result<Response, Refusal> {
-        let mirror = handle.ask(|reply| GameCmd::Mirror { reply }).await?;
+        let mirror = handle.ask_local(|reply| GameCmd::Mirror { reply }).await?;
         Ok(Response::Snapshot {
-            text: mirror.snapshot.as_str().to_string(),
+            text: mirror.snapshot,
             seq: mirror.seq,
         })
     }
@@ -704,10 +724,7 @@ impl Cluster {
             .await
             .map_err(redis_refusal)?
             .ok_or_else(|| Refusal::new(ErrorCode::NoSuchGame, format!("no live game {game}")))?;
-        let body = Request::Game {
-            game,
-            request: GameRequest::Players,
-        };
+        let body = Request::GamePlayers { game };
         // Asking who plays changes nothing: an owner that does not answer it means "not now".
         let asked = self.ask(owner.node, body).await.map_err(|refusal| {
             if refusal.code == ErrorCode::OutcomeUnknown {

@@ -14,7 +14,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use tengen_protocol::{ErrorCode, GameId, PlayerInfo, UserId};
 use tokio::sync::{broadcast, mpsc};
 
-use super::messages::{self, GameRequest, GameWire, NodeId, Request, Response};
+use super::messages::{self, GameWire, NodeId, Request, Response};
 use super::Cluster;
 use crate::config::{CLUSTER_TICK_MS, GAME_EVENT_QUEUE_LEN, GAME_INBOX_LEN};
 use crate::game::{
@@ -130,38 +130,30 @@ impl RemoteGame {
     }
 
     async fn command(&mut self, cmd: GameCmd) {
-        match messages::game_request(cmd) {
-            Ok((request, done)) => {
+        match cmd {
+            GameCmd::Request { request, reply } => {
                 let body = Request::Game {
                     game: self.game,
                     request,
                 };
-                self.cluster
-                    .send_request(self.owner, body, Some(done))
-                    .await;
+                let done = reply.map(messages::game_completer);
+                self.cluster.send_request(self.owner, body, done).await;
             }
-            Err(GameCmd::Subscribe { viewer, reply }) => {
+            GameCmd::Subscribe { viewer, reply } => {
                 let _ = reply.send(self.subscribe(viewer).await);
             }
-            // Only a game's owner mirrors it to other nodes or lists it in a new hall.
-            Err(GameCmd::Mirror { reply }) => {
+            // Only a game's owner mirrors it to other nodes.
+            GameCmd::Mirror { reply } => {
                 let _ = reply.send(Err(not_run_here()));
             }
-            Err(GameCmd::Summary { reply }) => {
-                let _ = reply.send(Err(not_run_here()));
-            }
-            Err(_) => {}
         }
     }
 
     async fn snapshot(&self) -> Result<(Frame, u64), Refusal> {
-        let body = Request::Game {
-            game: self.game,
-            request: GameRequest::Snapshot,
-        };
+        let body = Request::GameSnapshot { game: self.game };
         match self.cluster.ask(self.owner, body).await? {
-            Response::Snapshot { text, seq, .. } => Ok((Frame::from(text), seq)),
-            _ => Err(Refusal::new(ErrorCode::Internal, "a node sent no snapshot")),
+            Response::Snapshot { text, seq } => Ok((text, seq)),
+            other => Err(messages::mismatch(&other)),
         }
     }
 
@@ -266,13 +258,11 @@ impl RemoteGame {
             return;
         }
         self.reported = Some(now);
-        let body = Request::Game {
+        let body = Request::GamePresence {
             game: self.game,
-            request: GameRequest::Presence {
-                players: present,
-                watchers: list.watchers,
-                anonymous: list.anonymous_watchers_count,
-            },
+            players: present,
+            watchers: list.watchers,
+            anonymous: list.anonymous_watchers_count,
         };
         self.cluster.send_request(self.owner, body, None).await;
     }

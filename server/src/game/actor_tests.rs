@@ -131,6 +131,7 @@ async fn harness(clock: ClockSettings, timing: GameTiming) -> Harness {
         computer: false,
     };
     let start = StartGame {
+        bettors_barred: Vec::new(),
         table: None,
         black: info(black, "alice"),
         white: info(white, "bob"),
@@ -169,13 +170,9 @@ impl Harness {
         let handle = self.games.get(self.game).await?;
         let key = None;
         handle
-            .ask(|reply| GameCmd::Move {
-                user,
-                mv,
-                key,
-                reply,
-            })
+            .ask(GameRequest::Move { user, mv, key })
             .await
+            .and_then(GameReply::done)
     }
 
     async fn play(&self, user: UserId, col: u8, row: u8) {
@@ -585,21 +582,17 @@ async fn an_undo_after_a_scoring_dispute_takes_the_move_back_and_survives_a_rest
     h.send(black, PlayerMove::Pass).await.unwrap();
     // White disputes: Black, who claimed the stones dead, moves first.
     handle
-        .ask(|reply| GameCmd::ResumePlay { user: white, reply })
+        .ask(GameRequest::ResumePlay { user: white })
         .await
         .unwrap();
     h.play(black, 2, 2).await;
     h.play(white, 6, 6).await;
     h.play(black, 2, 6).await;
+    handle.ask(GameRequest::Undo { user: black }).await.unwrap();
     handle
-        .ask(|reply| GameCmd::Undo { user: black, reply })
-        .await
-        .unwrap();
-    handle
-        .ask(|reply| GameCmd::AnswerUndo {
+        .ask(GameRequest::AnswerUndo {
             user: white,
             accept: true,
-            reply,
         })
         .await
         .unwrap();
@@ -717,18 +710,18 @@ async fn a_game_that_keeps_panicking_ends_void_instead_of_looping() {
     let opened = h.ctx.ledger.open_account(carol, 0, u64::MAX).await;
     let granted = opened.unwrap().balance;
     let handle = h.games.get(h.game).await.unwrap();
-    let bet = |reply| GameCmd::Bet {
+    let bet = GameRequest::Bet {
         user: carol,
         side: tengen_rules::Color::Black,
         amount: 100,
         key: None,
-        reply,
     };
-    assert_eq!(handle.ask(bet).await.unwrap().balance, granted - 100);
+    let receipt = handle.ask(bet).await.and_then(GameReply::bet).unwrap();
+    assert_eq!(receipt.balance, granted - 100);
     for _ in 0..=crate::config::GAME_RESTARTS_MAX {
         actor::panic_next_command();
         let handle = h.games.get(h.game).await.unwrap();
-        let lost = handle.ask(|reply| GameCmd::Record { reply }).await;
+        let lost = handle.ask(GameRequest::Record).await;
         assert!(lost.is_err());
     }
     let sgf = stored_sgf(&h).await;
@@ -760,26 +753,30 @@ async fn requests_queued_behind_the_end_are_answered_with_the_final_state() {
     let handle = h.games.get(h.game).await.unwrap();
     let (resign, resigned) = tokio::sync::oneshot::channel();
     let mv = PlayerMove::Resign;
-    let cmd = GameCmd::Move {
-        user: white,
-        mv,
-        key: None,
-        reply: resign,
+    let cmd = GameCmd::Request {
+        request: GameRequest::Move {
+            user: white,
+            mv,
+            key: None,
+        },
+        reply: Some(resign),
     };
     handle.try_send(cmd).unwrap();
-    let pool = handle.ask(|reply| GameCmd::Pool { reply });
-    let record = handle.ask(|reply| GameCmd::Record { reply });
-    let pass = handle.ask(|reply| GameCmd::Move {
+    let pool = handle.ask(GameRequest::Pool);
+    let record = handle.ask(GameRequest::Record);
+    let pass = handle.ask(GameRequest::Move {
         user: black,
         mv: PlayerMove::Pass,
         key: None,
-        reply,
     });
     let (pool, record, pass) = tokio::join!(pool, record, pass);
     resigned.await.unwrap().unwrap();
-    let pool = pool.unwrap();
+    let pool = pool.and_then(GameReply::pool).unwrap();
     assert!(!pool.open && pool.settled, "{pool:?}");
-    assert!(record.unwrap().contains("RE[B+R]"));
+    assert!(record
+        .and_then(GameReply::record)
+        .unwrap()
+        .contains("RE[B+R]"));
     assert_eq!(pass.unwrap_err().code, ErrorCode::NoSuchGame);
     h.trigger.trigger();
 }

@@ -12,9 +12,11 @@ mod actor_tests;
 mod model_tests;
 #[cfg(test)]
 mod outage_tests;
+mod request;
 pub mod viewers;
 pub mod wire;
 
+pub use request::{BetReceipt, GameCmd, GameReply, GameRequest};
 pub use viewers::{ViewerGuard, Viewers, WatcherList};
 
 use std::collections::HashMap;
@@ -34,7 +36,7 @@ use tokio::task::JoinHandle;
 use crate::cluster::{Cluster, WeakCluster};
 use crate::config::{GameTiming, GAME_INBOX_LEN, LIVE_GAMES_MAX, SUBSCRIBE_WAIT_MS};
 use crate::config::{FOLLOW_ELSEWHERE_MS, FOLLOW_ELSEWHERE_RETRY_MS};
-use crate::hall::{HallCmd, HallHandle};
+use crate::hall::{HallHandle, HallRequest};
 use crate::ledger::Ledger;
 use crate::store::{store_refusal, LiveGameRow, NewGame, StoreHandle};
 use crate::{unix_now_ms, BoxError, Frame, Refusal, Reply, Shutdown, TaskGuard};
@@ -124,158 +126,6 @@ pub enum PlayerMove {
     Resign,
 }
 
-/// What sessions ask of a game.
-#[derive(Debug)]
-pub enum GameCmd {
-    Move {
-        user: UserId,
-        mv: PlayerMove,
-        /// The client's key, recorded with the event so a retry is answered, not played again.
-        key: Option<RequestKey>,
-        reply: Reply<()>,
-    },
-    ToggleDead {
-        user: UserId,
-        point: Point,
-        reply: Reply<()>,
-    },
-    /// Scoring phase: accept the marking; `dead` is the marking the player saw, when they said.
-    AcceptScore {
-        user: UserId,
-        dead: Option<Vec<Point>>,
-        reply: Reply<()>,
-    },
-    /// Scoring phase: dispute the marking and play on.
-    ResumePlay { user: UserId, reply: Reply<()> },
-    /// Ask to take back one's last move.
-    Undo { user: UserId, reply: Reply<()> },
-    /// Answer the opponent's undo request.
-    AnswerUndo {
-        user: UserId,
-        accept: bool,
-        reply: Reply<()>,
-    },
-    /// The SGF record so far.
-    Record { reply: Reply<String> },
-    Subscribe {
-        /// The subscribing session's user (`None`: anonymous): a player's connections count as
-        /// presence, anyone else's as watching.
-        viewer: Option<PlayerInfo>,
-        reply: Reply<Subscription>,
-    },
-    /// For the cluster: the state and the frames after it, counting nobody in as a watcher (the
-    /// relay to other nodes, and their snapshots; they count their own watchers).
-    Mirror { reply: Reply<Mirror> },
-    /// The game's line in the hall's lists (for a hall that starts afresh on another node).
-    Summary { reply: Reply<GameSummary> },
-    Kibitz {
-        from: PlayerInfo,
-        text: String,
-        at_ms: u64,
-        reply: Reply<()>,
-    },
-    /// A watcher's bet in the spectator pool: through the inbox, so it is ordered exactly against the
-    /// end of play.
-    Bet {
-        user: UserId,
-        side: tengen_rules::Color,
-        amount: u64,
-        /// The client's key, recorded with the transfer so a retry is answered, not placed again.
-        key: Option<RequestKey>,
-        reply: Reply<BetReceipt>,
-    },
-    /// Stakes agreed at the game's table move into its escrow (from the players, or from the
-    /// table's hold when agreed before the game): through the inbox, so never after the game ended.
-    Stakes {
-        /// (player, amount): the left seat's and the right seat's.
-        entries: Vec<(UserId, u64)>,
-        /// In paid coaching, the student.
-        student: Option<UserId>,
-        /// The table's hold and the agreement's key, when agreed before the game.
-        hold: Option<(TableId, String)>,
-        reply: Reply<()>,
-    },
-    /// A player adds to their own stake (追加).
-    StakeRaise {
-        user: UserId,
-        amount: u64,
-        /// As for a bet.
-        key: Option<RequestKey>,
-        reply: Reply<()>,
-    },
-    /// The pool as it stands.
-    Pool {
-        reply: Reply<tengen_protocol::PoolInfo>,
-    },
-}
-
-/// What an accepted bet did.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct BetReceipt {
-    /// The bettor's whole bet on that side, this one included.
-    pub total: u64,
-    /// The bettor's balance after it.
-    pub balance: u64,
-}
-
-impl GameCmd {
-    /// Whether the command may change the game or move points: it then waits for the log to be
-    /// settled after a failed write, where a read is answered from what the actor has.
-    fn writes(&self) -> bool {
-        !matches!(
-            self,
-            GameCmd::Record { .. }
-                | GameCmd::Subscribe { .. }
-                | GameCmd::Mirror { .. }
-                | GameCmd::Summary { .. }
-                | GameCmd::Kibitz { .. }
-                | GameCmd::Pool { .. }
-        )
-    }
-
-    /// Refuse a command that changes something with `refusal`, for a reason that leaves it
-    /// undone (the store out of reach, a stand-in stopping before it forwarded it). Reads are
-    /// never refused so: their senders hear the game has stopped here when the reply is dropped.
-    pub(crate) fn refuse(self, refusal: Refusal) {
-        self.refuse_writes(refusal.clone(), refusal);
-    }
-
-    /// Refuses a command that arrived after the game ended (a deadline passed while it waited in
-    /// the inbox), each with the reason its sender expects.
-    fn refuse_ended(self) {
-        self.refuse_writes(
-            Refusal::new(ErrorCode::WrongPhase, "the game has ended"),
-            crate::ledger::BetRejected::Closed.into(),
-        );
-    }
-
-    /// Answer a command that changes something with `refusal` (a bet with `bet_refusal`); drop a
-    /// read-only request, whose sender hears that the game stopped here when its reply is dropped.
-    fn refuse_writes(self, refusal: Refusal, bet_refusal: Refusal) {
-        match self {
-            GameCmd::Move { reply, .. }
-            | GameCmd::ToggleDead { reply, .. }
-            | GameCmd::AcceptScore { reply, .. }
-            | GameCmd::ResumePlay { reply, .. }
-            | GameCmd::Undo { reply, .. }
-            | GameCmd::AnswerUndo { reply, .. }
-            | GameCmd::Kibitz { reply, .. }
-            | GameCmd::Stakes { reply, .. }
-            | GameCmd::StakeRaise { reply, .. } => {
-                let _ = reply.send(Err(refusal));
-            }
-            GameCmd::Bet { reply, .. } => {
-                let _ = reply.send(Err(bet_refusal));
-            }
-            GameCmd::Record { .. }
-            | GameCmd::Subscribe { .. }
-            | GameCmd::Mirror { .. }
-            | GameCmd::Summary { .. }
-            | GameCmd::Pool { .. } => {}
-        }
-    }
-}
-
 /// The way in to one game actor.
 #[derive(Debug, Clone)]
 pub struct GameHandle {
@@ -332,12 +182,23 @@ impl GameHandle {
     }
 
     /// Ask the game something; a full inbox answers `busy` at once rather than waiting.
-    pub async fn ask<T>(&self, make: impl FnOnce(Reply<T>) -> GameCmd) -> Result<T, Refusal> {
+    pub async fn ask(&self, request: GameRequest) -> Result<GameReply, Refusal> {
+        let (cmd, answer) = GameCmd::asked(request);
+        self.try_send(cmd)?;
+        answer.await.map_err(|_| game_over())?
+    }
+
+    /// Ask for something only the actor's own node can give (a subscription, a mirror).
+    pub async fn ask_local<T>(&self, make: impl FnOnce(Reply<T>) -> GameCmd) -> Result<T, Refusal> {
         let (tx, rx) = oneshot::channel();
         self.try_send(make(tx))?;
-        rx.await
-            .map_err(|_| Refusal::new(ErrorCode::NoSuchGame, "the game has ended"))?
+        rx.await.map_err(|_| game_over())?
     }
+}
+
+/// What a request to a game whose actor has stopped hears.
+pub(crate) fn game_over() -> Refusal {
+    Refusal::new(ErrorCode::NoSuchGame, "the game has ended")
 }
 
 /// A live game's handle and its two players (Black, White).
@@ -358,6 +219,10 @@ pub struct Games {
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct StartGame {
     pub table: Option<TableId>,
+    /// Who may not bet in the game's pool besides its players: an event's entrants, on its games.
+    /// (A game restored after a restart hears it again from the hall, see `GameRequest::BarBettors`.)
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub bettors_barred: Vec<UserId>,
     pub black: PlayerInfo,
     pub white: PlayerInfo,
     pub settings: GameSettings,
@@ -554,7 +419,7 @@ impl Games {
             Some(actor) => {
                 let summary = actor.summary();
                 self.spawn(actor);
-                ctx.hall.send(HallCmd::GameRestored { summary }).await;
+                ctx.hall.send(HallRequest::GameRestored { summary }).await;
                 tracing::info!(game = %id, "restored a live game");
                 Ok(true)
             }
@@ -585,7 +450,11 @@ pub const GAME_LIST_LEN_MAX: usize = 100;
 /// A game's SGF: from its actor while live (the record so far), else the stored record.
 pub async fn record(games: &Games, store: &StoreHandle, game: GameId) -> Result<String, Refusal> {
     if let Ok(handle) = games.get(game).await {
-        if let Ok(sgf) = handle.ask(|reply| GameCmd::Record { reply }).await {
+        if let Ok(sgf) = handle
+            .ask(GameRequest::Record)
+            .await
+            .and_then(GameReply::record)
+        {
             return Ok(sgf);
         }
     }
@@ -657,11 +526,10 @@ pub async fn subscribe(
     let cmd = GameCmd::Subscribe { viewer, reply: tx };
     match tokio::time::timeout(wait, handle.inbox.send(cmd)).await {
         Ok(Ok(())) => {}
-        Ok(Err(_)) => return Err(Refusal::new(ErrorCode::NoSuchGame, "the game has ended")),
+        Ok(Err(_)) => return Err(game_over()),
         Err(_) => return Err(Refusal::busy()),
     }
-    rx.await
-        .map_err(|_| Refusal::new(ErrorCode::NoSuchGame, "the game has ended"))?
+    rx.await.map_err(|_| game_over())?
 }
 
 /// Where a forwarder's frames come from: the game's handle, and how to find the game again if its
@@ -971,13 +839,12 @@ mod tests {
                 reply,
             })
             .unwrap();
-        let pass = |reply| GameCmd::Move {
+        let pass = GameRequest::Move {
             user: UserId(1),
             mv: PlayerMove::Pass,
             key: None,
-            reply,
         };
-        let refused = handle.ask(pass).await.unwrap_err();
+        let refused = handle.ask(pass.clone()).await.unwrap_err();
         assert_eq!(refused.code, ErrorCode::Busy);
         drop(rx);
         let gone = handle.ask(pass).await.unwrap_err();

@@ -312,73 +312,57 @@ impl World {
             Action::Play(_, col, row) => {
                 let mv = PlayerMove::Play(at(col, row));
                 handle
-                    .ask(|reply| GameCmd::Move {
+                    .ask(GameRequest::Move {
                         user,
                         mv,
                         key: None,
-                        reply,
                     })
                     .await
             }
             Action::Pass(_) => {
                 let mv = PlayerMove::Pass;
                 handle
-                    .ask(|reply| GameCmd::Move {
+                    .ask(GameRequest::Move {
                         user,
                         mv,
                         key: None,
-                        reply,
                     })
                     .await
             }
             Action::Resign(_) => {
                 let mv = PlayerMove::Resign;
                 handle
-                    .ask(|reply| GameCmd::Move {
+                    .ask(GameRequest::Move {
                         user,
                         mv,
                         key: None,
-                        reply,
                     })
                     .await
             }
-            Action::Undo(_) => handle.ask(|reply| GameCmd::Undo { user, reply }).await,
+            Action::Undo(_) => handle.ask(GameRequest::Undo { user }).await,
             Action::AnswerUndo(_, accept) => {
-                let answer = |reply| GameCmd::AnswerUndo {
-                    user,
-                    accept,
-                    reply,
-                };
+                let answer = GameRequest::AnswerUndo { user, accept };
                 handle.ask(answer).await
             }
-            Action::Resume(_) => {
-                handle
-                    .ask(|reply| GameCmd::ResumePlay { user, reply })
-                    .await
-            }
+            Action::Resume(_) => handle.ask(GameRequest::ResumePlay { user }).await,
             Action::Toggle(_, col, row) => {
                 let point = at(col, row);
-                let toggle = |reply| GameCmd::ToggleDead { user, point, reply };
+                let toggle = GameRequest::ToggleDead { user, point };
                 handle.ask(toggle).await
             }
             Action::Accept(_) => {
-                let accept = |reply| GameCmd::AcceptScore {
-                    user,
-                    dead: None,
-                    reply,
-                };
+                let accept = GameRequest::AcceptScore { user, dead: None };
                 handle.ask(accept).await
             }
             Action::Bet(_, black, amount) => {
                 let side = if black { Color::Black } else { Color::White };
-                let bet = |reply| GameCmd::Bet {
+                let bet = GameRequest::Bet {
                     user,
                     side,
                     amount,
                     key: None,
-                    reply,
                 };
-                handle.ask(bet).await.map(|_| ())
+                handle.ask(bet).await
             }
         };
         if let Err(refusal) = &result {
@@ -394,6 +378,7 @@ impl World {
     /// Play one sequence in a new game, checking the actor against the model after each step.
     async fn run_case(&self, actions: &[Action]) -> Result<(), TestCaseError> {
         let start = StartGame {
+            bettors_barred: Vec::new(),
             table: None,
             black: info(self.players[0]),
             white: info(self.players[1]),
@@ -424,11 +409,10 @@ impl World {
         let user = self.players[0];
         let mv = PlayerMove::Resign;
         let _ = handle
-            .ask(|reply| GameCmd::Move {
+            .ask(GameRequest::Move {
                 user,
                 mv,
                 key: None,
-                reply,
             })
             .await;
         Ok(())

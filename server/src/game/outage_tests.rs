@@ -89,6 +89,7 @@ async fn harness_with(first_move_within_ms: u64) -> Harness {
         },
     };
     let start = StartGame {
+        bettors_barred: Vec::new(),
         table: None,
         black: info(black, "alice"),
         white: info(white, "bob"),
@@ -140,27 +141,23 @@ impl Harness {
         let handle = self.games.get(self.game).await?;
         let mv = PlayerMove::Play(WirePoint { col, row });
         handle
-            .ask(|reply| GameCmd::Move {
-                user,
-                mv,
-                key,
-                reply,
-            })
+            .ask(GameRequest::Move { user, mv, key })
             .await
+            .and_then(GameReply::done)
     }
 
     async fn bet(&self, amount: u64, key: Option<RequestKey>) -> Result<BetReceipt, Refusal> {
         let handle = self.games.get(self.game).await?;
         let user = self.carol;
         handle
-            .ask(|reply| GameCmd::Bet {
+            .ask(GameRequest::Bet {
                 user,
                 side: Color::Black,
                 amount,
                 key,
-                reply,
             })
             .await
+            .and_then(GameReply::bet)
     }
 
     /// The stored log's `seq`s.
@@ -191,7 +188,11 @@ async fn a_move_the_store_cannot_take_is_refused_unavailable_and_the_game_goes_o
     assert_eq!(refused.code, ErrorCode::Unavailable, "{refused}");
     // The game is alive and as it was: its record is served, without the move.
     let handle = h.games.get(h.game).await.unwrap();
-    let sgf = handle.ask(|reply| GameCmd::Record { reply }).await.unwrap();
+    let sgf = handle
+        .ask(GameRequest::Record)
+        .await
+        .and_then(GameReply::record)
+        .unwrap();
     assert!(!sgf.contains(";B["), "{sgf}");
 
     h.set(Fault::None);
@@ -238,7 +239,11 @@ async fn a_bet_whose_reply_was_lost_is_placed_once_when_sent_again() {
     let receipt = h.bet(10, None).await.unwrap();
     assert_eq!((receipt.total, receipt.balance), (110, grant - 110));
     let handle = h.games.get(h.game).await.unwrap();
-    let pool = handle.ask(|reply| GameCmd::Pool { reply }).await.unwrap();
+    let pool = handle
+        .ask(GameRequest::Pool)
+        .await
+        .and_then(GameReply::pool)
+        .unwrap();
     assert_eq!(pool.total, 110);
     assert_eq!(h.ledger.balance(h.carol).await.unwrap(), grant - 110);
 }

@@ -74,7 +74,7 @@ impl Hall {
             .get(&user)
             .map(|(p, _)| p.clone())
             .ok_or_else(|| Refusal::new(ErrorCode::NotLoggedIn, "you are not online"))?;
-        self.start_game(None, challenge.from, to, challenge.settings)
+        self.start_game(None, challenge.from, to, challenge.settings, Vec::new())
             .await
             .map(|_| ())
     }
@@ -119,7 +119,7 @@ impl Hall {
         };
         let other = self.automatch.remove(index);
         let (first, second, settings) = automatch::game_for(&other, &seeker);
-        self.start_game(None, first, second, settings)
+        self.start_game(None, first, second, settings, Vec::new())
             .await
             .map(|_| ())
     }

@@ -22,6 +22,7 @@ impl Hall {
         first: PlayerInfo,
         second: PlayerInfo,
         settings: GameSettings,
+        bettors_barred: Vec<UserId>,
     ) -> Result<GameSummary, Refusal> {
         let (black, white, nigiri_seed) = if settings.nigiri {
             let seed: u64 = rand::rng().random();
@@ -35,6 +36,7 @@ impl Hall {
         };
         let start = StartGame {
             table,
+            bettors_barred,
             black,
             white,
             settings,

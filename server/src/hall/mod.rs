@@ -16,23 +16,25 @@
 pub mod automatch;
 mod challenges;
 pub mod chat;
+mod events;
 mod live;
+mod request;
 mod rooms;
 mod stakes;
 pub mod table;
 mod tables;
 
 pub use live::first_takes_black;
+pub use request::{EventRequest, HallCmd, HallReply, HallRequest};
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use tengen_protocol::{
-    ChallengeId, ChatChannel, ErrorCode, GameId, GameSettings, GameSummary, PlayerInfo, RoomId,
-    Seat, ServerMsg, StakeTerms, TableId, UserId,
+    ChallengeId, ErrorCode, GameId, GameSummary, PlayerInfo, RoomId, ServerMsg, TableId, UserId,
 };
-use tokio::sync::{broadcast, mpsc, oneshot};
+use tokio::sync::{broadcast, mpsc};
 
 use crate::config::{
     Config, HALL_EVENT_QUEUE_LEN, HALL_INBOX_LEN, HALL_WAIT_MS, TABLES_PER_ROOM,
@@ -41,7 +43,7 @@ use crate::config::{
 use crate::game::{GameContext, Games};
 use crate::ledger::Ledger;
 use crate::store::StoreHandle;
-use crate::{refuse, Frame, Refusal, Reply, Shutdown, TaskGuard};
+use crate::{refuse, Frame, Refusal, Shutdown, TaskGuard};
 use challenges::Challenge;
 use rooms::Room;
 use table::Table;
@@ -101,154 +103,6 @@ pub struct HallEvent {
     /// Set on `game_started`: receivers subscribe to that game, so players and table watchers get its
     /// state and events without asking.
     pub started_game: Option<GameId>,
-}
-
-/// What a session may ask of the hall.
-#[derive(Debug)]
-pub enum HallCmd {
-    /// A seated player offers stakes (and presses OK).
-    StakeOffer {
-        table: TableId,
-        user: UserId,
-        amounts: [u64; 2],
-        terms: StakeTerms,
-        reply: Reply<()>,
-    },
-    /// A seated player agrees or disagrees to the offered stakes.
-    StakeAnswer {
-        table: TableId,
-        user: UserId,
-        agree: bool,
-        reply: Reply<()>,
-    },
-    /// A session authenticated as `player`.
-    Online {
-        player: PlayerInfo,
-    },
-    /// A session ended or logged out: it leaves its room and tables; the user goes offline when it was
-    /// their last session.
-    SessionGone {
-        user: Option<UserId>,
-        room: Option<RoomId>,
-        tables: Vec<TableId>,
-    },
-    /// The hall snapshot (`hall` frame).
-    HallSnapshot {
-        reply: Reply<Frame>,
-    },
-    /// Join a room; the reply is the `room` frame. `player` is `None` for an anonymous watcher.
-    JoinRoom {
-        room: RoomId,
-        player: Option<PlayerInfo>,
-        reply: Reply<Frame>,
-    },
-    LeaveRoom {
-        room: RoomId,
-        user: Option<UserId>,
-        reply: Reply<()>,
-    },
-    /// The current `room` frame of a room, without joining it (for resyncs).
-    RoomSnapshot {
-        room: RoomId,
-        reply: Reply<Frame>,
-    },
-    /// The current `table_updated` frame of a table (for resyncs).
-    TableSnapshot {
-        table: TableId,
-        reply: Reply<Frame>,
-    },
-    /// Watch a table; the reply is its `table_updated` frame and its game, if one is on.
-    JoinTable {
-        table: TableId,
-        reply: Reply<(Frame, Option<GameId>)>,
-    },
-    /// Leave a table: stand up if seated, and stop watching if `watching`.
-    LeaveTable {
-        table: TableId,
-        user: Option<UserId>,
-        watching: bool,
-        reply: Reply<()>,
-    },
-    Sit {
-        table: TableId,
-        seat: Seat,
-        player: PlayerInfo,
-        reply: Reply<()>,
-    },
-    Stand {
-        table: TableId,
-        user: UserId,
-        reply: Reply<()>,
-    },
-    Propose {
-        table: TableId,
-        user: UserId,
-        settings: GameSettings,
-        reply: Reply<()>,
-    },
-    Accept {
-        table: TableId,
-        user: UserId,
-        settings: GameSettings,
-        reply: Reply<()>,
-    },
-    Challenge {
-        from: PlayerInfo,
-        to: UserId,
-        settings: GameSettings,
-        reply: Reply<ChallengeId>,
-    },
-    AcceptChallenge {
-        challenge: ChallengeId,
-        user: UserId,
-        reply: Reply<()>,
-    },
-    DeclineChallenge {
-        challenge: ChallengeId,
-        user: UserId,
-        reply: Reply<()>,
-    },
-    /// Join (or rejoin) the automatch queue.
-    Automatch {
-        seeker: automatch::Seeker,
-        reply: Reply<()>,
-    },
-    CancelAutomatch {
-        user: UserId,
-        reply: Reply<()>,
-    },
-    /// Room or table chat (kibitz goes to the game).
-    Chat {
-        channel: ChatChannel,
-        from: PlayerInfo,
-        text: String,
-        at_ms: u64,
-        reply: Reply<()>,
-    },
-    /// Sent by a game actor when its game is over.
-    GameEnded {
-        game: GameId,
-        table: Option<TableId>,
-    },
-    /// Sent by a game actor after settling: the new balance of each account it paid or refunded,
-    /// pushed to that user's connections.
-    Balances {
-        balances: Vec<(UserId, u64)>,
-    },
-    /// A user's session token (`token_digest`), or all of them (`None`), was revoked: every connection
-    /// of that user on every node bound to it is logged out (see [`Revocation`]).
-    Revoked {
-        user: UserId,
-        token_digest: Option<String>,
-    },
-    /// Sent at startup for a game restored from the store, so its table shows it again.
-    GameRestored {
-        summary: GameSummary,
-    },
-    /// Scaled out: a game run by another node, with its watcher and move counts now.
-    Relisted {
-        summary: GameSummary,
-    },
 }
 
 /// The way in to the hall actor, and its pushes on two broadcasts: the lobby's (the hall's lists,
@@ -376,7 +230,7 @@ impl HallHandle {
         self.lobby.subscribe()
     }
 
-    /// Send a command, waiting up to [`HALL_WAIT_MS`] for room in the inbox; then `busy`.
+    /// Queue a command, waiting up to [`HALL_WAIT_MS`] for room in the inbox; then `busy`.
     pub async fn send_or_busy(&self, cmd: HallCmd) -> Result<(), Refusal> {
         let wait = Duration::from_millis(HALL_WAIT_MS);
         self.inbox
@@ -385,17 +239,22 @@ impl HallHandle {
             .map_err(|_| Refusal::busy())
     }
 
-    /// Send a command, waiting for room (for messages that must not be lost, like a game's end).
-    pub async fn send(&self, cmd: HallCmd) {
+    /// Tell the hall something nobody waits on, as long as there is room within [`HALL_WAIT_MS`].
+    pub async fn tell(&self, request: HallRequest) -> Result<(), Refusal> {
+        self.send_or_busy(HallCmd::told(request)).await
+    }
+
+    /// Tell the hall something that must not be lost (like a game's end), waiting for room.
+    pub async fn send(&self, request: HallRequest) {
         // An error means the hall stopped (shutdown); there is nobody left to tell.
-        let _ = self.inbox.send(cmd).await;
+        let _ = self.inbox.send(HallCmd::told(request)).await;
     }
 
     /// Ask the hall something and wait for its answer.
-    pub async fn ask<T>(&self, make: impl FnOnce(Reply<T>) -> HallCmd) -> Result<T, Refusal> {
-        let (tx, rx) = oneshot::channel();
-        self.send_or_busy(make(tx)).await?;
-        rx.await.map_err(|_| Refusal::busy())?
+    pub async fn ask(&self, request: HallRequest) -> Result<HallReply, Refusal> {
+        let (cmd, answer) = HallCmd::asked(request);
+        self.send_or_busy(cmd).await?;
+        answer.await.map_err(|_| Refusal::busy())?
     }
 }
 
@@ -424,6 +283,8 @@ struct Hall {
     recount: BTreeSet<TableId>,
     /// Rooms whose user count changed since the last push; at most one entry per room.
     room_recount: BTreeSet<RoomId>,
+    /// Competitions, and which of their boards each of their live games is.
+    events: events::Events,
     games: Games,
     ctx: GameContext,
     /// Where pushes go out (this node's sessions, and scaled out, the other nodes').
@@ -492,6 +353,7 @@ pub fn spawn_actor(
                 name: name.clone(),
                 users: BTreeMap::new(),
                 tables: table_ids,
+                recent_chat: Default::default(),
             },
         );
     }
@@ -508,6 +370,7 @@ pub fn spawn_actor(
         relisted_last: GameId(0),
         recount: BTreeSet::new(),
         room_recount: BTreeSet::new(),
+        events: events::Events::default(),
         games,
         ctx: GameContext {
             store,
@@ -530,13 +393,20 @@ impl Hall {
         shutdown: Shutdown,
         _tasks: TaskGuard,
     ) {
+        self.load_events().await;
         let mut recounts = tokio::time::interval(Duration::from_millis(WATCHER_COUNT_PUSH_MS));
         loop {
             tokio::select! {
                 _ = shutdown.wait() => break,
                 _ = recounts.tick() => self.publish_recounts(),
                 cmd = inbox.recv() => match cmd {
-                    Some(cmd) => self.handle(cmd).await,
+                    Some(HallCmd { request, reply }) => {
+                        let result = self.handle(request).await;
+                        if let Some(reply) = reply {
+                            // The asker may have gone (its connection closed): nothing to do.
+                            let _ = reply.send(result);
+                        }
+                    }
                     None => break,
                 },
             }
@@ -555,137 +425,119 @@ impl Hall {
         self.relist_changed_games();
     }
 
-    async fn handle(&mut self, cmd: HallCmd) {
-        match cmd {
-            HallCmd::Online { player } => self.online(player),
-            HallCmd::SessionGone { user, room, tables } => self.session_gone(user, room, tables),
-            HallCmd::HallSnapshot { reply } => {
-                let _ = reply.send(Ok(self.hall_frame()));
-            }
-            HallCmd::JoinRoom {
-                room,
-                player,
-                reply,
-            } => {
-                let _ = reply.send(self.join_room(room, player));
-            }
-            HallCmd::LeaveRoom { room, user, reply } => {
-                let _ = reply.send(self.leave_room(room, user));
-            }
-            HallCmd::TableSnapshot { table, reply } => {
-                let _ = reply.send(self.table(table).map(table_frame));
-            }
-            HallCmd::JoinTable { table, reply } => {
-                let _ = reply.send(self.join_table(table));
-            }
-            HallCmd::LeaveTable {
+    /// Do what a request asks; the caller sends the answer to whoever waits for it.
+    async fn handle(&mut self, request: HallRequest) -> Result<HallReply, Refusal> {
+        use HallReply::Done;
+        use HallRequest as R;
+        match request {
+            R::HallSnapshot => Ok(frame_reply(self.hall_frame())),
+            R::JoinRoom { room, player } => self.join_room(room, player).map(frame_reply),
+            R::LeaveRoom { room, user } => self.leave_room(room, user).map(|()| Done),
+            R::RoomSnapshot { room } => self.room_frame(room).map(frame_reply),
+            R::TableSnapshot { table } => self.table(table).map(table_frame).map(frame_reply),
+            R::JoinTable { table } => self
+                .join_table(table)
+                .map(|(text, game)| HallReply::Table { text, game }),
+            R::LeaveTable {
                 table,
                 user,
                 watching,
-                reply,
-            } => {
-                let _ = reply.send(self.leave_table(table, user, watching));
-            }
-            HallCmd::RoomSnapshot { room, reply } => {
-                let _ = reply.send(self.room_frame(room));
-            }
-            HallCmd::Sit {
+            } => self.leave_table(table, user, watching).map(|()| Done),
+            R::Sit {
                 table,
                 seat,
                 player,
-                reply,
-            } => {
-                let _ = reply.send(self.sit(table, seat, player));
-            }
-            HallCmd::Stand { table, user, reply } => {
-                let _ = reply.send(self.stand(table, user));
-            }
-            HallCmd::Propose {
+            } => self.sit(table, seat, player).map(|()| Done),
+            R::Stand { table, user } => self.stand(table, user).map(|()| Done),
+            R::Propose {
                 table,
                 user,
                 settings,
-                reply,
-            } => {
-                let _ = reply.send(self.propose(table, user, settings));
-            }
-            HallCmd::Accept {
+            } => self.propose(table, user, settings).map(|()| Done),
+            R::Accept {
                 table,
                 user,
                 settings,
-                reply,
-            } => {
-                let result = self.accept(table, user, settings).await;
-                let _ = reply.send(result);
+            } => self.accept(table, user, settings).await.map(|()| Done),
+            R::Challenge { from, to, settings } => self
+                .challenge(from, to, settings)
+                .map(|challenge| HallReply::Challenge { challenge }),
+            R::AcceptChallenge { challenge, user } => {
+                self.accept_challenge(challenge, user).await.map(|()| Done)
             }
-            HallCmd::Challenge {
-                from,
-                to,
-                settings,
-                reply,
-            } => {
-                let _ = reply.send(self.challenge(from, to, settings));
+            R::DeclineChallenge { challenge, user } => {
+                self.decline_challenge(challenge, user).map(|()| Done)
             }
-            HallCmd::AcceptChallenge {
-                challenge,
-                user,
-                reply,
-            } => {
-                let result = self.accept_challenge(challenge, user).await;
-                let _ = reply.send(result);
-            }
-            HallCmd::DeclineChallenge {
-                challenge,
-                user,
-                reply,
-            } => {
-                let _ = reply.send(self.decline_challenge(challenge, user));
-            }
-            HallCmd::Chat {
+            R::Automatch { seeker } => self.seek(seeker).await.map(|()| Done),
+            R::CancelAutomatch { user } => self.cancel_automatch(user).map(|()| Done),
+            R::Chat {
                 channel,
                 from,
                 text,
                 at_ms,
-                reply,
-            } => {
-                let _ = reply.send(self.chat(channel, from, text, at_ms));
-            }
-            HallCmd::Automatch { seeker, reply } => {
-                let _ = reply.send(self.seek(seeker).await);
-            }
-            HallCmd::CancelAutomatch { user, reply } => {
-                let _ = reply.send(if automatch::remove(&mut self.automatch, user) {
-                    Ok(())
-                } else {
-                    refuse(ErrorCode::NotThere, "you are not in the automatch queue")
-                });
-            }
-            HallCmd::StakeOffer {
+            } => self.chat(channel, from, text, at_ms).map(|()| Done),
+            R::StakeOffer {
                 table,
                 user,
                 amounts,
                 terms,
-                reply,
-            } => {
-                let result = self.offer_stake(table, user, amounts, terms).await;
-                let _ = reply.send(result);
+            } => self
+                .offer_stake(table, user, amounts, terms)
+                .await
+                .map(|()| Done),
+            R::StakeAnswer { table, user, agree } => {
+                self.answer_stake(table, user, agree).await.map(|()| Done)
             }
-            HallCmd::StakeAnswer {
+            R::Event(request) => self.event_request(request).await,
+            notification @ (R::Online { .. }
+            | R::GameEnded { .. }
+            | R::SessionGone { .. }
+            | R::Balances { .. }
+            | R::Revoked { .. }
+            | R::GameRestored { .. }
+            | R::Relisted { .. }) => {
+                self.notified(notification).await;
+                Ok(Done)
+            }
+        }
+    }
+
+    /// The requests nobody waits on: who is online, games ending, balances, revocations, listings.
+    async fn notified(&mut self, notification: HallRequest) {
+        use HallRequest as R;
+        match notification {
+            R::GameEnded {
+                game,
                 table,
-                user,
-                agree,
-                reply,
+                outcome,
             } => {
-                let result = self.answer_stake(table, user, agree).await;
-                let _ = reply.send(result);
+                self.game_ended(game, table);
+                self.event_game_ended(game, outcome).await;
             }
-            HallCmd::GameEnded { game, table } => self.game_ended(game, table),
-            HallCmd::Balances { balances } => self.push_balances(balances),
-            HallCmd::Revoked { user, token_digest } => {
+            R::Online { player } => self.online(player),
+            R::SessionGone { user, room, tables } => self.session_gone(user, room, tables),
+            R::Balances { balances } => self.push_balances(balances),
+            R::Revoked { user, token_digest } => {
                 let text = Revocation { token_digest }.frame();
                 self.publish_text(users_audience([Some(user), None]), text, None);
             }
-            HallCmd::GameRestored { summary } => self.game_restored(summary),
-            HallCmd::Relisted { summary } => self.relist(summary),
+            R::GameRestored { summary } => {
+                self.event_game_restored(summary.game);
+                self.game_restored(summary);
+            }
+            R::Relisted { summary } => self.relist(summary),
+            asked => {
+                // `handle` passes only the notifications here.
+                tracing::error!(?asked, "a hall request reached the notifications");
+            }
+        }
+    }
+
+    fn cancel_automatch(&mut self, user: UserId) -> Result<(), Refusal> {
+        if automatch::remove(&mut self.automatch, user) {
+            Ok(())
+        } else {
+            refuse(ErrorCode::NotThere, "you are not in the automatch queue")
         }
     }
 
@@ -700,6 +552,10 @@ impl Hall {
             started_game,
         });
     }
+}
+
+fn frame_reply(text: Frame) -> HallReply {
+    HallReply::Frame { text }
 }
 
 fn hall_audience() -> Audience {

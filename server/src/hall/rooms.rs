@@ -3,13 +3,14 @@
 //! place), joining and leaving rooms, the `hall` and `room` snapshots, and room and table chat,
 //! whose audiences are a room's members and a table's two players.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 
 use tengen_protocol::{
-    ChatChannel, ErrorCode, PlayerInfo, RoomId, RoomInfo, ServerMsg, TableId, UserId,
+    ChatChannel, ChatLine, ErrorCode, PlayerInfo, RoomId, RoomInfo, ServerMsg, TableId, UserId,
 };
 
 use super::{automatch, chat, hall_audience, refuse, users_audience, Audience, Hall};
+use crate::config::ROOM_CHAT_KEPT;
 use crate::{Frame, Refusal};
 
 /// A room's name and who is in it.
@@ -20,6 +21,8 @@ pub(super) struct Room {
     /// Logged-in users in the room, with how many of their sessions are; bounded by sessions online.
     pub(super) users: BTreeMap<UserId, (PlayerInfo, u32)>,
     pub(super) tables: Vec<TableId>,
+    /// The last [`ROOM_CHAT_KEPT`] chat lines, oldest first, sent to whoever enters.
+    pub(super) recent_chat: VecDeque<ChatLine>,
 }
 
 impl Hall {
@@ -137,6 +140,7 @@ impl Hall {
             name: room.name.clone(),
             tables: room.tables.iter().map(|t| self.tables[t].info()).collect(),
             users: room.users.values().map(|(p, _)| p.clone()).collect(),
+            recent_chat: room.recent_chat.iter().cloned().collect(),
         }
         .to_json()
         .into())
@@ -194,12 +198,32 @@ impl Hall {
                 }
                 users_audience(table.seated_users())
             }
-            ChatChannel::Kibitz { .. } => {
-                return refuse(ErrorCode::BadMessage, "kibitz goes to the game");
+            ChatChannel::Kibitz { .. } | ChatChannel::Game { .. } => {
+                return refuse(ErrorCode::BadMessage, "a game's chat goes to the game");
             }
         };
+        if let ChatChannel::Room { room } = channel {
+            self.keep_room_chat(
+                room,
+                ChatLine {
+                    from: from.clone(),
+                    text: text.clone(),
+                    at_ms,
+                },
+            );
+        }
         let frame = chat::frame(channel, from, text, at_ms);
         self.publish_text(audience, frame.into(), None);
         Ok(())
+    }
+
+    fn keep_room_chat(&mut self, room: RoomId, line: ChatLine) {
+        let Some(room) = self.rooms.get_mut(&room) else {
+            return;
+        };
+        if room.recent_chat.len() >= ROOM_CHAT_KEPT {
+            room.recent_chat.pop_front();
+        }
+        room.recent_chat.push_back(line);
     }
 }

@@ -6,7 +6,7 @@
 use tengen_protocol::{ErrorCode, GameId, ServerMsg, StakeTerms, TableId, UserId};
 
 use super::{refuse, Audience, Hall};
-use crate::game::GameCmd;
+use crate::game::{GameReply, GameRequest};
 use crate::Refusal;
 
 impl Hall {
@@ -83,14 +83,12 @@ impl Hall {
         let moved = match game {
             Some(game) => {
                 let handle = self.games.get(game).await?;
-                handle
-                    .ask(|reply| GameCmd::Stakes {
-                        entries,
-                        student,
-                        hold: None,
-                        reply,
-                    })
-                    .await
+                let stakes = GameRequest::Stakes {
+                    entries,
+                    student,
+                    hold: None,
+                };
+                handle.ask(stakes).await.and_then(GameReply::done)
             }
             None => self
                 .ctx
@@ -131,14 +129,12 @@ impl Hall {
         let hold = Some((id, agreement.key.clone()));
         let moved = match self.games.get(game).await {
             Ok(handle) => {
-                handle
-                    .ask(|reply| GameCmd::Stakes {
-                        entries,
-                        student,
-                        hold,
-                        reply,
-                    })
-                    .await
+                let stakes = GameRequest::Stakes {
+                    entries,
+                    student,
+                    hold,
+                };
+                handle.ask(stakes).await.and_then(GameReply::done)
             }
             Err(refusal) => Err(refusal),
         };

@@ -129,7 +129,9 @@ impl Hall {
         settings: GameSettings,
     ) -> Result<(), Refusal> {
         let (left, right, settings) = self.table_mut(id)?.confirm(user, &settings)?;
-        let summary = self.start_game(Some(id), left, right, settings).await?;
+        let summary = self
+            .start_game(Some(id), left, right, settings, Vec::new())
+            .await?;
         let table = self.table_mut(id)?;
         table.game = Some(summary.game);
         table.proposal = None;

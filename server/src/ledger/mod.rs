@@ -14,7 +14,6 @@ pub use grant::Opened;
 pub mod pool;
 pub mod settle;
 
-use std::collections::BTreeMap;
 use std::fmt;
 
 use serde::Serialize;
@@ -890,12 +889,24 @@ fn records_in(
     limit: usize,
     tax_bp_now: u32,
 ) -> Result<Vec<WagerRecord>, StoreError> {
-    // A user's transfers, newest first; bets and stakes are grouped per game and kind, keeping the
-    // order in which each game first appears.
     let transfers = store.account_transfers(Account::User(user), limit.saturating_mul(4))?;
-    let mut order: Vec<(GameId, WagerKind)> = Vec::new();
-    let mut staked: BTreeMap<(GameId, WagerKind), (Color, u64)> = BTreeMap::new();
-    for t in &transfers {
+    let mut wagers = wagers_by_game(&transfers);
+    wagers.truncate(limit);
+    let mut records = Vec::with_capacity(wagers.len());
+    for wager in wagers {
+        records.push(wager_record(store, user, wager, tax_bp_now)?);
+    }
+    Ok(records)
+}
+
+/// One game's bets or stakes of a user: the game, which, the side and the whole amount.
+type Wager = (GameId, WagerKind, Color, u64);
+
+/// A user's transfers (newest first) as their bets and stakes grouped per game and kind, in the
+/// order in which each game first appears.
+fn wagers_by_game(transfers: &[Transfer]) -> Vec<Wager> {
+    let mut wagers: Vec<Wager> = Vec::new();
+    for t in transfers {
         let kind = match (t.kind, t.to) {
             (TransferKind::Bet, _) => WagerKind::Bet,
             // Stakes count once they are in a game's escrow (a hold is moved there at the start).
@@ -907,60 +918,57 @@ fn records_in(
         let (Some(game), Some(side)) = (t.game, t.side) else {
             continue;
         };
-        let key = (game, kind);
-        let entry = staked.entry(key).or_insert_with(|| {
-            order.push(key);
-            (side, 0)
+        match wagers
+            .iter_mut()
+            .find(|(g, k, _, _)| (*g, *k) == (game, kind))
+        {
+            Some(wager) => wager.3 += t.amount,
+            None => wagers.push((game, kind, side, t.amount)),
+        }
+    }
+    wagers
+}
+
+/// A wager as the user reads it: what it returned once its game is settled, and how.
+fn wager_record(
+    store: &dyn Store,
+    user: UserId,
+    (game, kind, side, amount): Wager,
+    tax_bp_now: u32,
+) -> Result<WagerRecord, StoreError> {
+    let part = match kind {
+        WagerKind::Bet => SettlementPart::Pool,
+        WagerKind::Stake => SettlementPart::Stakes,
+    };
+    let settlement = store
+        .settlements(game)?
+        .into_iter()
+        .find(|record| record.part == part);
+    let mut record = WagerRecord {
+        game,
+        kind,
+        side: color_to_wire(side),
+        staked: amount,
+        returned: None,
+        net: None,
+        tax_bp: tax_bp_now,
+        refund: None,
+    };
+    if let Some(settled) = settlement {
+        let summary: Settlement = serde_json::from_str(&settled.summary_json)
+            .map_err(|err| StoreError::Backend(format!("bad settlement record: {err}")))?;
+        let returned = summary.paid_to(Beneficiary::User(user.0));
+        record.returned = Some(returned);
+        record.net = Some(returned as i64 - amount as i64);
+        record.tax_bp = settled.tax_bp;
+        record.refund = summary.refund.map(|reason| {
+            serde_json::to_value(reason)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_string))
+                .unwrap_or_default()
         });
-        entry.1 += t.amount;
     }
-    order.truncate(limit);
-    let mut records = Vec::with_capacity(order.len());
-    for (game, kind) in order {
-        let (side, amount) = staked[&(game, kind)];
-        let part = match kind {
-            WagerKind::Bet => SettlementPart::Pool,
-            WagerKind::Stake => SettlementPart::Stakes,
-        };
-        let settlement = store
-            .settlements(game)?
-            .into_iter()
-            .find(|record| record.part == part);
-        let record = match settlement {
-            None => WagerRecord {
-                game,
-                kind,
-                side: color_to_wire(side),
-                staked: amount,
-                returned: None,
-                net: None,
-                tax_bp: tax_bp_now,
-                refund: None,
-            },
-            Some(settled) => {
-                let summary: Settlement = serde_json::from_str(&settled.summary_json)
-                    .map_err(|err| StoreError::Backend(format!("bad settlement record: {err}")))?;
-                let returned = summary.paid_to(Beneficiary::User(user.0));
-                WagerRecord {
-                    game,
-                    kind,
-                    side: color_to_wire(side),
-                    staked: amount,
-                    returned: Some(returned),
-                    net: Some(returned as i64 - amount as i64),
-                    tax_bp: settled.tax_bp,
-                    refund: summary.refund.map(|reason| {
-                        serde_json::to_value(reason)
-                            .ok()
-                            .and_then(|v| v.as_str().map(str::to_string))
-                            .unwrap_or_default()
-                    }),
-                }
-            }
-        };
-        records.push(record);
-    }
-    Ok(records)
+    Ok(record)
 }
 
 /// What the audit found; `ok` is the verdict.

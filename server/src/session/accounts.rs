@@ -4,14 +4,133 @@
 //! open, as an anonymous watcher, like a fresh one) and is told so with `logged_out`, as OGS and KGS
 //! log the other tabs out.
 
-use tengen_protocol::{LogoutReason, ServerMsg};
+use tengen_protocol::{ErrorCode, LogoutReason, RequestId, ServerMsg, PROTOCOL_VERSION};
 
-use super::{auth_refusal, Answer, Session};
-use crate::auth::token_digest;
-use crate::hall::{HallCmd, Revocation};
-use crate::Refusal;
+use super::{internal, Answer, Session};
+use crate::auth::{token_digest, AuthError, Authenticated};
+use crate::hall::{HallRequest, Revocation};
+use crate::{refuse, unix_now_ms, Refusal};
+
+/// An account request refused: failures of the server (the store, password hashing) are logged and
+/// answered without their details; the others say what the user can do.
+fn auth_refusal(err: AuthError) -> Refusal {
+    match err {
+        AuthError::Store(err) => internal(err),
+        AuthError::Internal(detail) => {
+            tracing::error!(%detail, "account service failure");
+            Refusal::new(ErrorCode::Internal, "the account service failed; try again")
+        }
+        err => Refusal::new(err.code(), err.to_string()),
+    }
+}
 
 impl Session {
+    pub(super) async fn register(
+        &mut self,
+        id: Option<RequestId>,
+        username: &str,
+        password: &str,
+        computer: bool,
+    ) -> Result<Answer, Refusal> {
+        self.not_logged_in()?;
+        let auth = &self.state.auth;
+        let result = auth
+            .register(username, password, computer, self.peer, unix_now_ms())
+            .await;
+        self.logged_in(id, result).await
+    }
+
+    pub(super) async fn login(
+        &mut self,
+        id: Option<RequestId>,
+        username: &str,
+        password: &str,
+    ) -> Result<Answer, Refusal> {
+        self.not_logged_in()?;
+        let auth = &self.state.auth;
+        let result = auth
+            .login(username, password, self.peer, unix_now_ms())
+            .await;
+        self.logged_in(id, result).await
+    }
+
+    pub(super) async fn resume(
+        &mut self,
+        id: Option<RequestId>,
+        token: &str,
+    ) -> Result<Answer, Refusal> {
+        self.not_logged_in()?;
+        let result = self.state.auth.resume(token, unix_now_ms()).await;
+        self.logged_in(id, result).await
+    }
+
+    pub(super) fn hello(&mut self, id: Option<RequestId>, version: u32) -> Result<Answer, Refusal> {
+        if version != PROTOCOL_VERSION {
+            return refuse(
+                ErrorCode::VersionUnsupported,
+                format!("this server speaks protocol version {PROTOCOL_VERSION}"),
+            );
+        }
+        self.said_hello = true;
+        Ok(Answer::Msg(Box::new(ServerMsg::Welcome {
+            id,
+            version: PROTOCOL_VERSION,
+            server: format!("tengen {}", env!("CARGO_PKG_VERSION")),
+        })))
+    }
+
+    fn not_logged_in(&self) -> Result<(), Refusal> {
+        match self.player {
+            Some(_) => refuse(ErrorCode::AlreadyLoggedIn, "this connection is logged in"),
+            None => Ok(()),
+        }
+    }
+
+    async fn logged_in(
+        &mut self,
+        id: Option<RequestId>,
+        result: Result<Authenticated, AuthError>,
+    ) -> Result<Answer, Refusal> {
+        let session = result.map_err(auth_refusal)?;
+        // The starting grant when due (once per account), and the balance shown with the session.
+        let opened = self
+            .state
+            .ledger
+            .open_account(session.player.user, session.created_at_ms, unix_now_ms())
+            .await
+            .map_err(internal)?;
+        // Subscribed before the hall hears of this user, so no push to them falls in between.
+        self.user_events = Some(self.state.hall.subscribe_user(session.player.user));
+        self.tell_online(session.player.clone()).await?;
+        self.player = Some(session.player.clone());
+        self.token = Some(session.token.clone());
+        self.viewer.send_replace(Some(session.player.clone()));
+        // Entered a room while anonymous: enter it again as this user, so the room lists them.
+        if let Some(room) = self.room {
+            self.join_room(room).await?;
+        }
+        // A player coming back gets their games' whole state at once (before this reply).
+        for game in self.state.games.of_player(session.player.user).await {
+            // A game that ends meanwhile is simply missed.
+            let _ = self.watch(game).await;
+        }
+        // Last before the reply, so the games' states keep coming first.
+        self.push(&ServerMsg::Balance {
+            id: None,
+            balance: opened.balance,
+            tax_bp: self.state.ledger.tax_bp(),
+        });
+        Ok(Answer::Msg(Box::new(ServerMsg::Session {
+            id,
+            user: session.player.user,
+            username: session.player.username,
+            token: session.token,
+            expires_at_ms: session.expires_at_ms,
+            pending_grant: opened.pending_grant,
+            grant_due_at_ms: opened.grant_due_at_ms,
+        })))
+    }
+
     /// Revoke this connection's token and log out here; every other connection using the token
     /// (here or on other nodes) is logged out by the hall's push.
     pub(super) async fn logout(&mut self) -> Result<Answer, Refusal> {
@@ -19,13 +138,11 @@ impl Session {
         if let Some(token) = &self.token {
             self.state.auth.logout(token).await.map_err(auth_refusal)?;
             let token_digest = Some(token_digest(token));
-            self.state
-                .hall
-                .send_or_busy(HallCmd::Revoked {
-                    user: player.user,
-                    token_digest,
-                })
-                .await?;
+            let revoked = HallRequest::Revoked {
+                user: player.user,
+                token_digest,
+            };
+            self.state.hall.tell(revoked).await?;
         }
         self.end_session().await?;
         Ok(Answer::Ack)
@@ -41,13 +158,11 @@ impl Session {
             .await
             .map_err(auth_refusal)?;
         tracing::info!(%user, revoked, "logged out everywhere");
-        self.state
-            .hall
-            .send_or_busy(HallCmd::Revoked {
-                user,
-                token_digest: None,
-            })
-            .await?;
+        let revoked = HallRequest::Revoked {
+            user,
+            token_digest: None,
+        };
+        self.state.hall.tell(revoked).await?;
         self.end_session().await?;
         Ok(Answer::Ack)
     }
@@ -73,7 +188,7 @@ impl Session {
                 tracing::warn!(%refusal, "a revoked session could not leave its room");
             }
         }
-        let gone = HallCmd::SessionGone {
+        let gone = HallRequest::SessionGone {
             user,
             room: None,
             tables: Vec::new(),
@@ -89,14 +204,12 @@ impl Session {
         if let Some(room) = self.room {
             self.leave_room(room).await?;
         }
-        self.state
-            .hall
-            .send_or_busy(HallCmd::SessionGone {
-                user: Some(player.user),
-                room: None,
-                tables: Vec::new(),
-            })
-            .await?;
+        let gone = HallRequest::SessionGone {
+            user: Some(player.user),
+            room: None,
+            tables: Vec::new(),
+        };
+        self.state.hall.tell(gone).await?;
         self.forget_session();
         Ok(())
     }

@@ -14,7 +14,7 @@ pub mod sqlite;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use tengen_protocol::{ErrorCode, GameId, TableId, UserId};
+use tengen_protocol::{ErrorCode, EventId, GameId, TableId, UserId};
 
 use crate::ledger::book::{Account, AccountBalance, Applied, Batch, SettlementRecord, Transfer};
 use crate::Refusal;
@@ -303,6 +303,12 @@ pub trait Store: Send + Sync + 'static {
     ) -> Result<Option<[Glicko; 2]>, StoreError>;
     /// The games `user` played (live and finished), newest first, at most `limit`.
     fn games_of_user(&self, user: UserId, limit: usize) -> Result<Vec<GameListRow>, StoreError>;
+    /// Record a new competition (its record as JSON, see `hall::events`) and assign its id.
+    fn create_event(&self, record_json: &str, now_ms: u64) -> Result<EventId, StoreError>;
+    /// Replace a competition's record, durably, before anyone hears of the change.
+    fn save_event(&self, event: EventId, record_json: &str) -> Result<(), StoreError>;
+    /// Every competition's record, oldest first.
+    fn events(&self) -> Result<Vec<(EventId, String)>, StoreError>;
 }
 
 /// One game in a player's list.
@@ -519,6 +525,27 @@ pub(crate) fn conformance(store: &dyn Store) {
     );
     assert_eq!(store.delete_user_sessions(carol), Ok(0));
     throttle_conformance(store);
+    event_conformance(store);
+}
+
+/// Competition records: ids assigned in order, saved over, listed oldest first; an unknown event is
+/// not saved into being.
+#[cfg(test)]
+fn event_conformance(store: &dyn Store) {
+    assert_eq!(store.events().unwrap(), Vec::new());
+    let first = store.create_event(r#"{"n":1}"#, 10).unwrap();
+    let second = store.create_event(r#"{"n":2}"#, 11).unwrap();
+    assert!(second > first);
+    store.save_event(first, r#"{"n":3}"#).unwrap();
+    assert_eq!(
+        store.events().unwrap(),
+        vec![
+            (first, r#"{"n":3}"#.to_string()),
+            (second, r#"{"n":2}"#.to_string())
+        ]
+    );
+    assert!(store.save_event(EventId(second.0 + 100), "{}").is_err());
+    assert_eq!(store.events().unwrap().len(), 2);
 }
 
 /// Throttle counters: free attempts, then growing waits from the last counted one; all counters of a

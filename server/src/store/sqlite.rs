@@ -25,7 +25,7 @@ use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::sync::{Arc, Mutex, MutexGuard, TryLockError};
 
 use rusqlite::{params, Connection, ErrorCode as SqliteCode, OptionalExtension};
-use tengen_protocol::{GameId, TableId, UserId};
+use tengen_protocol::{EventId, GameId, TableId, UserId};
 
 use super::{
     Backoff, GameListRow, Glicko, LiveGameRow, NewGame, RatingUpdate, Store, StoreError, UserRow,
@@ -113,6 +113,11 @@ CREATE TABLE IF NOT EXISTS ledger_transfers (
 CREATE INDEX IF NOT EXISTS ledger_transfers_game ON ledger_transfers (game_id);
 CREATE INDEX IF NOT EXISTS ledger_transfers_debit ON ledger_transfers (debit);
 CREATE INDEX IF NOT EXISTS ledger_transfers_credit ON ledger_transfers (credit);
+CREATE TABLE IF NOT EXISTS events (
+    id INTEGER PRIMARY KEY,
+    record TEXT NOT NULL,
+    created_at_ms INTEGER NOT NULL
+);
 CREATE TABLE IF NOT EXISTS ledger_settlements (
     game_id INTEGER NOT NULL,
     part TEXT NOT NULL,
@@ -1160,6 +1165,43 @@ impl Store for SqliteStore {
             WriteOutcome::Rated(outcome) => outcome,
             other => unreachable!("a rating's ticket holds its outcome: {other:?}"),
         }
+    }
+
+    fn create_event(&self, record_json: &str, now_ms: u64) -> Result<EventId, StoreError> {
+        let conn = self.conn();
+        conn.execute(
+            "INSERT INTO events (record, created_at_ms) VALUES (?1, ?2)",
+            params![record_json, now_ms as i64],
+        )
+        .map_err(backend)?;
+        Ok(EventId(conn.last_insert_rowid() as u64))
+    }
+
+    fn save_event(&self, event: EventId, record_json: &str) -> Result<(), StoreError> {
+        let changed = self
+            .conn()
+            .execute(
+                "UPDATE events SET record = ?2 WHERE id = ?1",
+                params![event.0 as i64, record_json],
+            )
+            .map_err(backend)?;
+        if changed == 0 {
+            return Err(StoreError::Backend(format!("no event {event} to save")));
+        }
+        Ok(())
+    }
+
+    fn events(&self) -> Result<Vec<(EventId, String)>, StoreError> {
+        let conn = self.reader();
+        let mut stmt = conn
+            .prepare("SELECT id, record FROM events ORDER BY id")
+            .map_err(backend)?;
+        let rows = stmt
+            .query_map([], |row| {
+                Ok((EventId(row.get::<_, i64>(0)? as u64), row.get(1)?))
+            })
+            .map_err(backend)?;
+        rows.collect::<Result<_, _>>().map_err(backend)
     }
 
     fn games_of_user(&self, user: UserId, limit: usize) -> Result<Vec<GameListRow>, StoreError> {

@@ -8,7 +8,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use tengen_protocol::{Away, ErrorCode, GamePhase, GameState, PlayerInfo, ServerMsg};
+use tengen_protocol::{Away, ErrorCode, GamePhase, GameState, PlayerInfo, ServerMsg, UserId};
 use tengen_rules::{Color, Phase};
 use tokio::time::Instant;
 
@@ -170,13 +170,43 @@ impl GameActor {
                 "players may not use the watchers' chat of their own game during play",
             ));
         }
-        let text = chat::validate(&text)?;
         let channel = tengen_protocol::ChatChannel::Kibitz { game: self.id };
+        let players = [Some(self.black.user), Some(self.white.user)];
+        self.publish_chat(channel, from, &text, at_ms, players)
+    }
+
+    /// The players' chat: from the two players only, read by everyone who follows the game.
+    pub(super) fn player_chat(
+        &self,
+        from: PlayerInfo,
+        text: String,
+        at_ms: u64,
+    ) -> Result<(), Refusal> {
+        if self.color_of(from.user).is_err() {
+            return Err(Refusal::new(
+                ErrorCode::NotYourGame,
+                "only the game's players write in its players' chat; watchers use kibitz",
+            ));
+        }
+        let channel = tengen_protocol::ChatChannel::Game { game: self.id };
+        self.publish_chat(channel, from, &text, at_ms, [None, None])
+    }
+
+    /// A chat line of the game to everyone following it but `hidden_from`: no event, no `seq`.
+    fn publish_chat(
+        &self,
+        channel: tengen_protocol::ChatChannel,
+        from: PlayerInfo,
+        text: &str,
+        at_ms: u64,
+        hidden_from: [Option<UserId>; 2],
+    ) -> Result<(), Refusal> {
+        let text = chat::validate(text)?;
         let frame = chat::frame(channel, from, text, at_ms);
         let _ = self.frames.send(GameFrame {
             seq: None,
             text: frame.into(),
-            hidden_from: [Some(self.black.user), Some(self.white.user)],
+            hidden_from,
         });
         Ok(())
     }

@@ -23,7 +23,7 @@ use tengen_protocol::{RequestKey, UserId};
 use tengen_rules::Color;
 
 use super::GameActor;
-use crate::game::BetReceipt;
+use crate::game::{BetReceipt, GameReply};
 use crate::ledger::book::Applied;
 use crate::ledger::pool::Keyed;
 use crate::ledger::{self, Written};
@@ -36,7 +36,7 @@ pub(super) struct PendingBet {
     side: Color,
     amount: u64,
     key: Option<RequestKey>,
-    reply: Reply<BetReceipt>,
+    reply: Option<Reply<GameReply>>,
 }
 
 /// A write's answer with the bet it was for.
@@ -115,6 +115,13 @@ impl InFlight {
     }
 }
 
+/// Answer a bet's sender, if one waits.
+pub(super) fn answer_bet(reply: Option<Reply<GameReply>>, answer: Result<BetReceipt, Refusal>) {
+    if let Some(reply) = reply {
+        let _ = reply.send(answer.map(|receipt| GameReply::Bet { receipt }));
+    }
+}
+
 impl GameActor {
     /// Check a new bet against the tally and the bets in flight, and hand its transfer to the
     /// ledger; the bettor is answered by [`GameActor::bet_written`]. The caller checked that
@@ -123,11 +130,11 @@ impl GameActor {
         &mut self,
         (user, side, amount): (UserId, Color, u64),
         key: Option<RequestKey>,
-        reply: Reply<BetReceipt>,
+        reply: Option<Reply<GameReply>>,
     ) {
         if let Some(key) = &key {
             if self.bets.keys.contains(&(user, key.clone())) {
-                let _ = reply.send(Err(Refusal::busy()));
+                answer_bet(reply, Err(Refusal::busy()));
                 return;
             }
         }
@@ -148,7 +155,7 @@ impl GameActor {
         let batch = match built {
             Ok(batch) => batch,
             Err(rejected) => {
-                let _ = reply.send(Err(rejected.into()));
+                answer_bet(reply, Err(rejected.into()));
                 return;
             }
         };
@@ -208,7 +215,7 @@ impl GameActor {
             }
             Err(err) => Err(self.money_refused(ledger::rejected(err))),
         };
-        let _ = bet.reply.send(answer);
+        answer_bet(bet.reply, answer);
     }
 
     /// Wait for every bet in flight and answer its bettor: before the game settles, and before the

@@ -4,16 +4,16 @@
 //! settles the game's points (pushing the new balances through the hall), stores the SGF record
 //! and rates the game. Also the record itself, which a live game's `record` request reads too.
 
-use tengen_protocol::{GameEvent, GameOutcome, UserId};
+use tengen_protocol::{ErrorCode, EventOutcome, GameEvent, GameOutcome, UserId};
 use tengen_rules::sgf::{GameInfo, GameRecord};
-use tengen_rules::GameResult;
+use tengen_rules::{Color, GameResult, WinBy};
 
 use super::{Fatal, Flow, GameActor};
 use crate::clock::ClockError;
 use crate::game::wire;
-use crate::hall::HallCmd;
+use crate::hall::HallRequest;
 use crate::ledger;
-use crate::unix_now_ms;
+use crate::{unix_now_ms, Refusal};
 
 impl GameActor {
     /// Stop the clock and record `result` (the engine's game ends with it too).
@@ -22,6 +22,32 @@ impl GameActor {
             self.game.end(result);
         }
         self.end(wire::outcome(result, None)).await
+    }
+
+    /// An event's director decides the game: a win by forfeit, a draw, or void (both lose).
+    pub(super) async fn adjudicate(
+        &mut self,
+        outcome: EventOutcome,
+    ) -> Result<Result<Flow, Refusal>, Fatal> {
+        if self.outcome.is_some() {
+            return Ok(Err(Refusal::new(
+                ErrorCode::WrongPhase,
+                "the game has ended",
+            )));
+        }
+        let result = match outcome {
+            EventOutcome::BlackWins => GameResult::Win {
+                winner: Color::Black,
+                win_by: WinBy::Forfeit,
+            },
+            EventOutcome::WhiteWins => GameResult::Win {
+                winner: Color::White,
+                win_by: WinBy::Forfeit,
+            },
+            EventOutcome::Draw => GameResult::Draw,
+            EventOutcome::BothLose => GameResult::Void,
+        };
+        self.end_with(result).await.map(Ok)
     }
 
     /// Record the result: every ending (count, resignation, timeout, forfeit, void) comes here, and
@@ -35,14 +61,22 @@ impl GameActor {
         self.outcome = Some(outcome.clone());
         // A resignation's key (if its player sent one) is stored with the end it caused.
         let key = self.ending_key.take();
-        let logged = self.append_keyed(GameEvent::Ended { outcome }, key).await?;
+        let logged = self
+            .append_keyed(
+                GameEvent::Ended {
+                    outcome: outcome.clone(),
+                },
+                key,
+            )
+            .await?;
         // The table is free once the result is stored. The hall hears it before the players do, so
         // a player who sees the end and proposes the next game at once finds the table free.
         self.ctx
             .hall
-            .send(HallCmd::GameEnded {
+            .send(HallRequest::GameEnded {
                 game: self.id,
                 table: self.table,
+                outcome: Some(outcome),
             })
             .await;
         self.announce(logged);
@@ -103,7 +137,7 @@ impl GameActor {
     async fn grant_pending(&self, players: [UserId; 2]) {
         match self.ctx.ledger.grant_after_game(players).await {
             Ok(granted) if !granted.is_empty() => match self.ctx.ledger.balances(granted).await {
-                Ok(balances) => self.ctx.hall.send(HallCmd::Balances { balances }).await,
+                Ok(balances) => self.ctx.hall.send(HallRequest::Balances { balances }).await,
                 Err(err) => {
                     tracing::warn!(game = %self.id, %err, "could not read granted balances")
                 }
@@ -122,7 +156,7 @@ impl GameActor {
             return;
         }
         match self.ctx.ledger.balances(accounts).await {
-            Ok(balances) => self.ctx.hall.send(HallCmd::Balances { balances }).await,
+            Ok(balances) => self.ctx.hall.send(HallRequest::Balances { balances }).await,
             // They still see it when they next ask (`balance`, or their bets).
             Err(err) => tracing::warn!(game = %self.id, %err, "could not read balances to push"),
         }

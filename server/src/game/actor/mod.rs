@@ -68,13 +68,14 @@ use tokio::time::Instant;
 
 use super::wire::{self, color_to_wire, point_from_wire, points_to_wire};
 use super::{
-    GameCmd, GameContext, GameFrame, PlayerMove, Presence, StartGame, Viewers, WatcherList,
+    GameCmd, GameContext, GameFrame, GameReply, GameRequest, PlayerMove, Presence, StartGame,
+    Viewers, WatcherList,
 };
 use crate::clock::Clock;
 use crate::config::{GAME_EVENT_QUEUE_LEN, POOL_PUSH_MS, WATCHER_COUNT_PUSH_MS};
 use crate::ledger::pool::Tally;
 use crate::store::StoreError;
-use crate::{unix_now_ms, Refusal};
+use crate::{unix_now_ms, Refusal, Reply};
 use audience::Pacer;
 use scoring::Scoring;
 
@@ -204,6 +205,8 @@ pub(super) struct GameActor {
     /// A command whose step failed in a deadline's write before it was handled, for the run loop
     /// to answer after putting the game back.
     held: Option<GameCmd>,
+    /// Who may not bet besides the players (an event's entrants on its games).
+    bettors_barred: Vec<UserId>,
 }
 
 impl std::fmt::Debug for GameActor {
@@ -239,6 +242,7 @@ impl GameActor {
         Ok(GameActor {
             id,
             table: start.table,
+            bettors_barred: start.bettors_barred,
             black: start.black,
             white: start.white,
             settings: start.settings,
@@ -451,18 +455,24 @@ impl GameActor {
     fn answer_after_the_end(&self, inbox: &mut mpsc::Receiver<GameCmd>) {
         inbox.close();
         while let Ok(cmd) = inbox.try_recv() {
-            match cmd {
-                GameCmd::Pool { reply } => {
-                    let _ = reply.send(Ok(self.pool_info()));
-                }
-                GameCmd::Record { reply } => {
-                    let _ = reply.send(Ok(self.record_sgf(self.outcome.as_ref())));
-                }
-                GameCmd::Summary { reply } => {
-                    let _ = reply.send(Ok(self.summary()));
-                }
-                _ => {}
-            }
+            let GameCmd::Request {
+                request,
+                reply: Some(reply),
+            } = cmd
+            else {
+                continue;
+            };
+            let answer = match request {
+                GameRequest::Pool => GameReply::Pool {
+                    pool: self.pool_info(),
+                },
+                GameRequest::Record => self.record_reply(self.outcome.as_ref()),
+                GameRequest::Summary => GameReply::Summary {
+                    summary: self.summary(),
+                },
+                _ => continue,
+            };
+            let _ = reply.send(Ok(answer));
         }
     }
 
@@ -497,126 +507,131 @@ impl GameActor {
             }
         }
         match cmd {
-            GameCmd::Move {
-                user,
-                mv,
-                key,
-                reply,
-            } => {
-                let result = self.play(user, mv, key).await;
-                self.answer(reply, result)
-            }
-            GameCmd::ToggleDead { user, point, reply } => {
-                let result = self.toggle_dead(user, point_from_wire(point)).await;
-                self.answer(reply, result)
-            }
-            GameCmd::AcceptScore { user, dead, reply } => {
-                let seen = dead.map(|points| points.into_iter().map(point_from_wire).collect());
-                let result = self.accept_score(user, seen).await;
-                self.answer(reply, result)
-            }
-            GameCmd::ResumePlay { user, reply } => {
-                let result = self.resume_play(user).await;
-                self.answer(reply, result)
-            }
-            GameCmd::Undo { user, reply } => {
-                let result = self.ask_undo(user).await;
-                self.answer(reply, result)
-            }
-            GameCmd::AnswerUndo {
-                user,
-                accept,
-                reply,
-            } => {
-                let result = self.answer_undo(user, accept).await;
-                self.answer(reply, result)
-            }
-            GameCmd::Record { reply } => {
-                let _ = reply.send(Ok(self.record_sgf(None)));
-                Ok(Flow::Continue)
-            }
+            GameCmd::Request { request, reply } => self.apply(request, reply).await,
             GameCmd::Subscribe { viewer, reply } => {
                 let _ = reply.send(self.subscribe(viewer));
-                Ok(Flow::Continue)
-            }
-            GameCmd::Summary { reply } => {
-                let _ = reply.send(Ok(self.summary()));
                 Ok(Flow::Continue)
             }
             GameCmd::Mirror { reply } => {
                 let _ = reply.send(Ok(self.mirror()));
                 Ok(Flow::Continue)
             }
-            GameCmd::Kibitz {
-                from,
-                text,
-                at_ms,
-                reply,
-            } => {
-                let _ = reply.send(self.kibitz(from, text, at_ms));
-                Ok(Flow::Continue)
+        }
+    }
+
+    /// Do what a request asks and answer it (when someone waits).
+    async fn apply(
+        &mut self,
+        request: GameRequest,
+        reply: Option<Reply<GameReply>>,
+    ) -> Result<Flow, Fatal> {
+        use GameRequest as R;
+        let answered = match request {
+            R::Move { user, mv, key } => {
+                let result = self.play(user, mv, key).await;
+                return self.answer(reply, result);
             }
-            GameCmd::Bet {
+            R::ToggleDead { user, point } => {
+                let result = self.toggle_dead(user, point_from_wire(point)).await;
+                return self.answer(reply, result);
+            }
+            R::AcceptScore { user, dead } => {
+                let seen = dead.map(|points| points.into_iter().map(point_from_wire).collect());
+                let result = self.accept_score(user, seen).await;
+                return self.answer(reply, result);
+            }
+            R::ResumePlay { user } => {
+                let result = self.resume_play(user).await;
+                return self.answer(reply, result);
+            }
+            R::Undo { user } => {
+                let result = self.ask_undo(user).await;
+                return self.answer(reply, result);
+            }
+            R::AnswerUndo { user, accept } => {
+                let result = self.answer_undo(user, accept).await;
+                return self.answer(reply, result);
+            }
+            R::Record => Ok(self.record_reply(None)),
+            R::Summary => Ok(GameReply::Summary {
+                summary: self.summary(),
+            }),
+            R::Pool => Ok(GameReply::Pool {
+                pool: self.pool_info(),
+            }),
+            R::PlayerChat { from, text, at_ms } => self
+                .player_chat(from, text, at_ms)
+                .map(|()| GameReply::Done),
+            R::Kibitz { from, text, at_ms } => {
+                self.kibitz(from, text, at_ms).map(|()| GameReply::Done)
+            }
+            R::Bet { user, .. } if self.bettors_barred.contains(&user) => Err(Refusal::new(
+                ErrorCode::PlayersCannotBet,
+                "players of an event may not bet on its games",
+            )),
+            R::Adjudicate { outcome } => {
+                let result = self.adjudicate(outcome).await;
+                return self.answer(reply, result);
+            }
+            R::BarBettors { users } => {
+                self.bettors_barred = users;
+                Ok(GameReply::Done)
+            }
+            R::Bet {
                 user,
                 side,
                 amount,
                 key,
-                reply,
             } => {
+                // Answered when its write is durable (see `bets`), not here.
                 self.bet((user, side, amount), key, reply).await;
-                Ok(Flow::Continue)
+                return Ok(Flow::Continue);
             }
-            GameCmd::Stakes {
+            R::Stakes {
                 entries,
                 student,
                 hold,
-                reply,
-            } => {
-                let _ = reply.send(self.stakes(entries, student, hold).await);
-                Ok(Flow::Continue)
-            }
-            GameCmd::StakeRaise {
-                user,
-                amount,
-                key,
-                reply,
-            } => {
-                let _ = reply.send(self.raise_stake(user, amount, key).await);
-                Ok(Flow::Continue)
-            }
-            GameCmd::Pool { reply } => {
-                let _ = reply.send(Ok(self.pool_info()));
-                Ok(Flow::Continue)
-            }
+            } => self
+                .stakes(entries, student, hold)
+                .await
+                .map(|()| GameReply::Done),
+            R::StakeRaise { user, amount, key } => self
+                .raise_stake(user, amount, key)
+                .await
+                .map(|()| GameReply::Done),
+        };
+        if let Some(reply) = reply {
+            let _ = reply.send(answered);
+        }
+        Ok(Flow::Continue)
+    }
+
+    fn record_reply(&self, outcome: Option<&GameOutcome>) -> GameReply {
+        GameReply::Record {
+            sgf: self.record_sgf(outcome),
         }
     }
 
     /// Send the reply of a command that may have changed the game, and tell the loop what follows.
     fn answer(
         &self,
-        reply: crate::Reply<()>,
+        reply: Option<Reply<GameReply>>,
         result: Result<Result<Flow, Refusal>, Fatal>,
     ) -> Result<Flow, Fatal> {
-        match result {
-            Ok(Ok(flow)) => {
-                let _ = reply.send(Ok(()));
-                Ok(flow)
-            }
-            Ok(Err(refusal)) => {
-                let _ = reply.send(Err(refusal));
-                Ok(Flow::Continue)
-            }
-            Err(fatal) if fatal.moved() => {
-                let _ = reply.send(Err(moving()));
-                Err(fatal)
-            }
+        let (answer, next) = match result {
+            Ok(Ok(flow)) => (Ok(GameReply::Done), Ok(flow)),
+            Ok(Err(refusal)) => (Err(refusal), Ok(Flow::Continue)),
+            Err(fatal) if fatal.moved() => (Err(moving()), Err(fatal)),
             Err(fatal) => {
                 // Part of this step already in the log means part of it happened.
                 let partial = self.seq > self.step_seq;
-                let _ = reply.send(Err(outage::refusal(&fatal, partial)));
-                Err(fatal)
+                (Err(outage::refusal(&fatal, partial)), Err(fatal))
             }
+        };
+        if let Some(reply) = reply {
+            let _ = reply.send(answer);
         }
+        next
     }
 
     fn color_of(&self, user: UserId) -> Result<Color, Refusal> {

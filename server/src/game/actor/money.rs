@@ -12,9 +12,10 @@
 use tengen_protocol::{ErrorCode, RequestKey, ServerMsg, TableId, UserId};
 use tengen_rules::Phase;
 
+use super::bets::answer_bet;
 use super::keys::key_reused;
 use super::GameActor;
-use crate::game::{BetReceipt, GameFrame};
+use crate::game::{BetReceipt, GameFrame, GameReply};
 use crate::ledger;
 use crate::ledger::book::{Applied, TransferKind};
 use crate::ledger::pool::Keyed;
@@ -70,14 +71,14 @@ impl GameActor {
         &mut self,
         (user, side, amount): (UserId, Color, u64),
         key: Option<RequestKey>,
-        reply: Reply<BetReceipt>,
+        reply: Option<Reply<GameReply>>,
     ) {
         if self.color_of(user).is_ok() {
-            let _ = reply.send(Err(ledger::BetRejected::Player.into()));
+            answer_bet(reply, Err(ledger::BetRejected::Player.into()));
             return;
         }
         if let Err(refusal) = self.fresh_tally().await {
-            let _ = reply.send(Err(refusal));
+            answer_bet(reply, Err(refusal));
             return;
         }
         let asked = Keyed {
@@ -86,11 +87,12 @@ impl GameActor {
             amount,
         };
         if let Some(first) = key.as_ref().and_then(|key| self.tally.keyed(user, key)) {
-            let _ = reply.send(self.repeat_bet(user, first, asked).await);
+            let repeated = self.repeat_bet(user, first, asked).await;
+            answer_bet(reply, repeated);
             return;
         }
         if !self.betting_open() {
-            let _ = reply.send(Err(ledger::BetRejected::Closed.into()));
+            answer_bet(reply, Err(ledger::BetRejected::Closed.into()));
             return;
         }
         self.send_bet((user, side, amount), key, reply);

@@ -20,7 +20,7 @@ use super::scoring::Scoring;
 use super::{Fatal, Flow, GameActor, LoggedEvent};
 use crate::clock::Clock;
 use crate::config::STORE_RETRY_MS;
-use crate::hall::HallCmd;
+use crate::hall::HallRequest;
 use crate::store::{outcome_unknown, store_refusal, StoreError};
 use crate::Refusal;
 
@@ -154,11 +154,12 @@ impl GameActor {
         self.remember_key(&logged);
         self.seq = seq;
         if seq > self.announced_seq {
-            if matches!(logged.event, GameEvent::Ended { .. }) {
+            if let GameEvent::Ended { outcome } = &logged.event {
                 // As `end` does: the hall hears of the end before the players.
-                let ended = HallCmd::GameEnded {
+                let ended = HallRequest::GameEnded {
                     game: self.id,
                     table: self.table,
+                    outcome: Some(outcome.clone()),
                 };
                 self.ctx.hall.send(ended).await;
             }

@@ -33,6 +33,7 @@ impl GameActor {
             return Err(format!("game {} has a missing player", row.id).into());
         };
         let start = StartGame {
+            bettors_barred: Vec::new(),
             table: row.game.table,
             black: player_info(&black),
             white: player_info(&white),

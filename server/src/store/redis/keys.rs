@@ -7,7 +7,7 @@
 //!
 //! The ledger's key names are built by the Lua library too (`functions.lua`); the two must agree.
 
-use tengen_protocol::{GameId, UserId};
+use tengen_protocol::{EventId, GameId, UserId};
 
 use crate::ledger::book::Account;
 
@@ -45,6 +45,16 @@ pub fn session(token_digest: &str) -> String {
 
 /// Every session's digest scored by its expiry, so purging finds the expired ones without a scan.
 pub const SESSIONS_BY_EXPIRY: &str = "{sessions}:by_expiry";
+
+/// The counter that assigns competition ids (INCR).
+pub const EVENT_IDS: &str = "{events}:next_id";
+/// Every competition's id, scored by id.
+pub const EVENTS: &str = "{events}:all";
+
+/// A competition's record (JSON, see `hall::events`).
+pub fn event(event: EventId) -> String {
+    format!("{{ev:{event}}}")
+}
 
 /// The counter that assigns game ids (INCR).
 pub const GAME_IDS: &str = "{games}:next_id";

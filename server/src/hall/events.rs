@@ -1,0 +1,799 @@
+//! Competitions in the hall: a player creates an event and directs it, players enter and leave until
+//! round 1, the director starts each round, whose games start at once with the pairing's colours,
+//! and each game's result feeds the event the moment the game ends. The pairing, results and
+//! standings are `tengen-pairing`'s; this module keeps each event's record (the pairing core's
+//! `Event` plus who the players are, which game each board is, and the log) durable in the store
+//! before anyone hears of a change, and rebuilds it when a hall starts, after a restart or on
+//! another node: a board whose game ended while nobody listened takes its result from the game's
+//! log, and a paired board without a game gets one.
+
+use std::collections::{BTreeMap, HashMap};
+
+use rand::Rng;
+use serde::{Deserialize, Serialize};
+use tengen_pairing::{Event, EventError, Outcome, PlayerId, Settings};
+use tengen_protocol::{
+    Color, EndReason, ErrorCode, EventBoard, EventEntrant, EventId, EventLogEntry, EventRound,
+    EventSpec, EventStatus, EventSummary, EventView, GameEvent, GameId, GameOutcome, GameSettings,
+    PlayerInfo, ServerMsg, UserId,
+};
+
+use super::{hall_audience, users_audience, Hall};
+use crate::config::{EVENTS_MAX, EVENT_LOG_MAX, EVENT_NAME_CHARS_MAX};
+use crate::game::{GameReply, GameRequest};
+use crate::hall::{EventRequest, HallReply};
+use crate::store::store_refusal;
+use crate::{refuse, unix_now_ms, Refusal};
+
+/// An event as the store keeps it.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(super) struct EventRecord {
+    name: String,
+    director: PlayerInfo,
+    /// Every game's settings.
+    settings: GameSettings,
+    players_max: u32,
+    /// Who each entrant is (names and ranks as they entered).
+    players: Vec<PlayerInfo>,
+    event: Event,
+    /// The game played on each board: `(round, board, game)`.
+    games: Vec<(u32, u32, GameId)>,
+    /// The director's warnings given during a game: `(game, user)`, one entry per warning.
+    #[serde(default)]
+    game_warnings: Vec<(GameId, UserId)>,
+    log: Vec<EventLogEntry>,
+}
+
+/// Where a live game of an event sits in it.
+type BoardOf = (EventId, u32, u32);
+
+/// The hall's events: each record, and which event board each of their games is.
+#[derive(Debug, Default)]
+pub(super) struct Events {
+    records: BTreeMap<EventId, EventRecord>,
+    boards: HashMap<GameId, BoardOf>,
+}
+
+impl Hall {
+    /// Do what an event request asks.
+    pub(super) async fn event_request(
+        &mut self,
+        request: EventRequest,
+    ) -> Result<HallReply, Refusal> {
+        let view = match request {
+            EventRequest::CreateEvent { director, spec } => self.create_event(director, spec).await,
+            EventRequest::JoinEvent { event, player } => self.join_event(event, player).await,
+            EventRequest::LeaveEvent { event, user } => self.leave_event(event, user).await,
+            EventRequest::StartRound { event, user } => self.start_round(event, user).await,
+            EventRequest::GetEvent { event } => self.event_view(event),
+            EventRequest::EventWithdraw {
+                event,
+                director,
+                user,
+            } => self.withdraw_entrant(event, director, user).await,
+            EventRequest::EventWarn {
+                event,
+                director,
+                user,
+            } => self.warn_entrant(event, director, user).await,
+            EventRequest::EventAdjudicate {
+                event,
+                director,
+                game,
+                outcome,
+                reason,
+            } => {
+                self.adjudicate(event, director, game, (outcome, reason))
+                    .await
+            }
+            EventRequest::ListEvents => {
+                let events = self.event_list();
+                return Ok(HallReply::Events { events });
+            }
+        };
+        view.map(|view| HallReply::Event {
+            view: Box::new(view),
+        })
+    }
+
+    /// Read every event from the store (a hall starting), and catch up on what happened meanwhile.
+    pub(super) async fn load_events(&mut self) {
+        let stored = match self.ctx.store.call(|store| store.events()).await {
+            Ok(stored) => stored,
+            Err(err) => {
+                tracing::error!(%err, "could not read the events; the hall starts without them");
+                return;
+            }
+        };
+        for (id, json) in stored {
+            match serde_json::from_str::<EventRecord>(&json) {
+                Ok(record) => {
+                    self.events.records.insert(id, record);
+                }
+                Err(err) => tracing::error!(event = %id, %err, "an unreadable event was skipped"),
+            }
+        }
+        self.events.boards = board_index(&self.events.records);
+        let ids: Vec<EventId> = self.events.records.keys().copied().collect();
+        for id in ids {
+            self.catch_up(id).await;
+        }
+    }
+
+    /// Results of the current round's games that ended while no hall listened, then games for the
+    /// boards paired without one (a restart between pairing and starting them).
+    async fn catch_up(&mut self, id: EventId) {
+        let Some(record) = self.events.records.get(&id) else {
+            return;
+        };
+        let pending: Vec<(u32, u32, GameId)> = record
+            .games
+            .iter()
+            .copied()
+            .filter(|&(round, board, _)| record.outcome(round, board).is_none())
+            .collect();
+        for (_, _, game) in pending {
+            if let Some(outcome) = self.stored_outcome(game).await {
+                self.event_game_ended(game, Some(outcome)).await;
+            }
+        }
+        if let Err(refusal) = self.start_round_games(id).await {
+            tracing::error!(event = %id, %refusal, "could not start an event round's games");
+        }
+    }
+
+    /// A finished game's outcome from its log (its last event).
+    async fn stored_outcome(&self, game: GameId) -> Option<GameOutcome> {
+        if self.games.get_local(game).is_some() {
+            return None;
+        }
+        let events = self
+            .ctx
+            .store
+            .call(move |s| s.game_events(game))
+            .await
+            .ok()?;
+        let (_, last) = events.last()?;
+        match serde_json::from_str::<GameEvent>(last).ok()? {
+            GameEvent::Ended { outcome } => Some(outcome),
+            _ => None,
+        }
+    }
+
+    pub(super) async fn create_event(
+        &mut self,
+        director: PlayerInfo,
+        spec: EventSpec,
+    ) -> Result<EventView, Refusal> {
+        let name = spec.name.trim().to_string();
+        let name_chars = name.chars().count();
+        if name_chars == 0
+            || name_chars > EVENT_NAME_CHARS_MAX
+            || name.chars().any(char::is_control)
+        {
+            return refuse(
+                ErrorCode::InvalidSettings,
+                format!("an event's name is 1 to {EVENT_NAME_CHARS_MAX} characters"),
+            );
+        }
+        if self.events.records.len() >= EVENTS_MAX {
+            return refuse(ErrorCode::Busy, "the hall holds as many events as it can");
+        }
+        let mut settings = spec.settings;
+        settings.nigiri = false;
+        super::table::validate_settings(&settings)?;
+        let pairing = Settings {
+            format: spec.format,
+            final_tie: spec.final_tie,
+            seed: rand::rng().random(),
+        };
+        let event = Event::new(pairing, &[]).map_err(event_refusal)?;
+        let most = match spec.format {
+            tengen_pairing::Format::Match { .. } => 2,
+            _ => tengen_pairing::MAX_ENTRANTS as u32,
+        };
+        if !(2..=most).contains(&spec.players_max) {
+            return refuse(
+                ErrorCode::InvalidSettings,
+                format!("this event takes 2 to {most} players"),
+            );
+        }
+        let mut record = EventRecord {
+            name,
+            director: director.clone(),
+            settings,
+            players_max: spec.players_max,
+            players: Vec::new(),
+            event,
+            games: Vec::new(),
+            game_warnings: Vec::new(),
+            log: Vec::new(),
+        };
+        record.note("created", Some(director.user), None);
+        let json = record.json()?;
+        let id = self
+            .ctx
+            .store
+            .call(move |store| store.create_event(&json, unix_now_ms()))
+            .await
+            .map_err(|err| store_refusal(&err))?;
+        let view = self.event_changed(id, &record);
+        self.events.records.insert(id, record);
+        Ok(view)
+    }
+
+    pub(super) async fn join_event(
+        &mut self,
+        id: EventId,
+        player: PlayerInfo,
+    ) -> Result<EventView, Refusal> {
+        let mut record = self.event_record(id)?.clone();
+        if !record.event.rounds().is_empty() {
+            return refuse(
+                ErrorCode::EventStarted,
+                "the event has started: entries are closed",
+            );
+        }
+        if record.players.len() >= record.players_max as usize {
+            return refuse(ErrorCode::EventFull, "the event is full");
+        }
+        if record.players.iter().any(|p| p.user == player.user) {
+            return Ok(record.view(id));
+        }
+        record
+            .event
+            .enter(PlayerId(player.user.0))
+            .map_err(event_refusal)?;
+        record.note("joined", Some(player.user), None);
+        record.players.push(player);
+        self.save_event(id, record).await
+    }
+
+    pub(super) async fn leave_event(
+        &mut self,
+        id: EventId,
+        user: UserId,
+    ) -> Result<EventView, Refusal> {
+        let mut record = self.event_record(id)?.clone();
+        if !record.players.iter().any(|p| p.user == user) {
+            return refuse(ErrorCode::NotEntered, "you are not entered in this event");
+        }
+        if !record.event.rounds().is_empty() {
+            return refuse(
+                ErrorCode::EventStarted,
+                "the event has started: ask the director to withdraw you",
+            );
+        }
+        record
+            .event
+            .leave(PlayerId(user.0))
+            .map_err(event_refusal)?;
+        record.players.retain(|p| p.user != user);
+        record.note("left", Some(user), None);
+        self.save_event(id, record).await
+    }
+
+    /// The director pairs the next round; its games start at once.
+    pub(super) async fn start_round(
+        &mut self,
+        id: EventId,
+        user: UserId,
+    ) -> Result<EventView, Refusal> {
+        let mut record = self.directed(id, user)?.clone();
+        if record.event.rounds().is_empty() {
+            record.seed_by_strength()?;
+        }
+        let number = record
+            .event
+            .pair_next_round()
+            .map_err(event_refusal)?
+            .number;
+        record.note("round_started", Some(user), Some(number));
+        // Durable before any game starts: a restart from here starts the round's games.
+        self.save_event(id, record).await?;
+        self.start_round_games(id).await?;
+        self.event_view(id)
+    }
+
+    /// The director withdraws an entrant; a game of theirs in play is lost by forfeit.
+    pub(super) async fn withdraw_entrant(
+        &mut self,
+        id: EventId,
+        director: UserId,
+        user: UserId,
+    ) -> Result<EventView, Refusal> {
+        let mut record = self.directed(id, director)?.clone();
+        record
+            .event
+            .withdraw(PlayerId(user.0))
+            .map_err(event_refusal)?;
+        if record.event.rounds().is_empty() {
+            record.players.retain(|p| p.user != user);
+        }
+        record.note("withdrew", Some(user), None);
+        let in_play = record.game_in_play(user);
+        let view = self.save_event(id, record).await?;
+        match in_play {
+            Some((game, colour)) => {
+                self.decide_game(id, game, loss_of(colour)).await?;
+                self.event_view(id)
+            }
+            None => Ok(view),
+        }
+    }
+
+    /// The director warns an entrant; a second warning in the same game loses it.
+    pub(super) async fn warn_entrant(
+        &mut self,
+        id: EventId,
+        director: UserId,
+        user: UserId,
+    ) -> Result<EventView, Refusal> {
+        let mut record = self.directed(id, director)?.clone();
+        record.event.warn(PlayerId(user.0)).map_err(event_refusal)?;
+        let in_play = record.game_in_play(user);
+        let mut second = None;
+        if let Some((game, colour)) = in_play {
+            record.game_warnings.push((game, user));
+            let in_this_game = record.game_warnings.iter().filter(|&&w| w == (game, user));
+            if in_this_game.count() >= 2 {
+                second = Some((game, colour));
+            }
+        }
+        let round = record.event.rounds().last().map(|r| r.number);
+        let game = in_play.map(|(game, _)| format!("game {game}"));
+        record.note_with("warned", Some(user), round, game);
+        let view = self.save_event(id, record).await?;
+        match second {
+            Some((game, colour)) => {
+                self.decide_game(id, game, loss_of(colour)).await?;
+                self.event_view(id)
+            }
+            None => Ok(view),
+        }
+    }
+
+    /// The director decides a game of the round in play, with a reason kept in the log.
+    pub(super) async fn adjudicate(
+        &mut self,
+        id: EventId,
+        director: UserId,
+        game: GameId,
+        (outcome, reason): (Outcome, String),
+    ) -> Result<EventView, Refusal> {
+        let reason = reason.trim().to_string();
+        if reason.is_empty() || reason.chars().count() > EVENT_NAME_CHARS_MAX * 4 {
+            return refuse(ErrorCode::BadMessage, "say why, in 1 to 240 characters");
+        }
+        let mut record = self.directed(id, director)?.clone();
+        let Some((round, _)) = record.board_in_play(game) else {
+            return refuse(
+                ErrorCode::NoSuchGame,
+                format!("game {game} is not in play in this event's round"),
+            );
+        };
+        record.note_with(
+            "adjudicated",
+            None,
+            Some(round),
+            Some(format!("game {game}: {reason}")),
+        );
+        self.save_event(id, record).await?;
+        self.decide_game(id, game, outcome).await?;
+        self.event_view(id)
+    }
+
+    /// End an event game as decided; its end feeds the result into the event as any end does. The
+    /// hall does not wait for the game's answer: the game tells the hall of its end through the
+    /// hall's own inbox, which must never wait on a game that waits on it.
+    async fn decide_game(
+        &self,
+        id: EventId,
+        game: GameId,
+        outcome: Outcome,
+    ) -> Result<(), Refusal> {
+        let handle = self.games.get(game).await?;
+        tokio::spawn(async move {
+            let ended = handle
+                .ask(GameRequest::Adjudicate { outcome })
+                .await
+                .and_then(GameReply::done);
+            match ended {
+                // Or it ended meanwhile, and its own result stands.
+                Ok(()) => {}
+                Err(refusal) if refusal.code == ErrorCode::WrongPhase => {}
+                Err(refusal) => {
+                    tracing::warn!(event = %id, %game, %refusal, "an event game could not be decided");
+                }
+            }
+        });
+        Ok(())
+    }
+
+    /// The event, when `user` directs it.
+    fn directed(&self, id: EventId, user: UserId) -> Result<&EventRecord, Refusal> {
+        let record = self.event_record(id)?;
+        if record.director.user != user {
+            return refuse(
+                ErrorCode::NotDirector,
+                "only the event's director may do that",
+            );
+        }
+        Ok(record)
+    }
+
+    /// Start a game for every board of the current round that has none yet and no result.
+    async fn start_round_games(&mut self, id: EventId) -> Result<(), Refusal> {
+        let record = self.event_record(id)?;
+        let Some(round) = record.event.rounds().last() else {
+            return Ok(());
+        };
+        let number = round.number;
+        let unstarted: Vec<(u32, PlayerInfo, PlayerInfo)> = round
+            .games
+            .iter()
+            .filter(|g| g.outcome.is_none() && record.game_of(number, g.table).is_none())
+            .filter_map(|g| Some((g.table, record.player(g.black)?, record.player(g.white)?)))
+            .collect();
+        if unstarted.is_empty() {
+            return Ok(());
+        }
+        let settings = record.settings;
+        let barred = record.entrant_ids();
+        let mut started = Vec::new();
+        for (board, black, white) in unstarted {
+            let summary = self
+                .start_game(None, black, white, settings, barred.clone())
+                .await?;
+            self.events.boards.insert(summary.game, (id, number, board));
+            started.push((number, board, summary.game));
+        }
+        let mut record = self.event_record(id)?.clone();
+        record.games.extend(started);
+        self.save_event(id, record).await.map(|_| ())
+    }
+
+    /// A game restored after a restart (or listed by a new hall): if it is an event's, its entrants
+    /// are barred from its pool again (the game does not keep that in its log).
+    pub(super) fn event_game_restored(&self, game: GameId) {
+        let Some(&(id, _, _)) = self.events.boards.get(&game) else {
+            return;
+        };
+        let Some(record) = self.events.records.get(&id) else {
+            return;
+        };
+        let bar = GameRequest::BarBettors {
+            users: record.entrant_ids(),
+        };
+        let games = self.games.clone();
+        tokio::spawn(async move {
+            let barred = match games.get(game).await {
+                Ok(handle) => handle.ask(bar).await.map(|_| ()),
+                Err(refusal) => Err(refusal),
+            };
+            if let Err(refusal) = barred {
+                tracing::warn!(%game, %refusal, "could not bar an event's entrants from its game's pool");
+            }
+        });
+    }
+
+    /// A game ended: if it is an event's, its result goes into the event.
+    pub(super) async fn event_game_ended(&mut self, game: GameId, outcome: Option<GameOutcome>) {
+        let Some(&(id, round, board)) = self.events.boards.get(&game) else {
+            return;
+        };
+        let Some(outcome) = outcome else {
+            tracing::warn!(%game, "an event game ended without an outcome");
+            return;
+        };
+        let Ok(record) = self.event_record(id) else {
+            return;
+        };
+        let mut record = record.clone();
+        match record.event.record(round, board, event_outcome(&outcome)) {
+            Ok(()) => {}
+            Err(EventError::AlreadyRecorded { .. }) => return,
+            Err(err) => {
+                tracing::error!(event = %id, %game, %err, "an event game's result was refused");
+                return;
+            }
+        }
+        let players = record.board_players(round, board);
+        record.note("result", players, Some(round));
+        if record.event.is_over() {
+            record.note("finished", None, None);
+        }
+        if let Err(refusal) = self.save_event(id, record).await {
+            // The game's log keeps the result: the next hall start takes it from there.
+            tracing::error!(event = %id, %game, %refusal, "could not store an event result");
+        }
+        self.events.boards.remove(&game);
+    }
+
+    pub(super) fn event_view(&self, id: EventId) -> Result<EventView, Refusal> {
+        Ok(self.event_record(id)?.view(id))
+    }
+
+    pub(super) fn event_list(&self) -> Vec<EventSummary> {
+        self.events
+            .records
+            .iter()
+            .rev()
+            .map(|(&id, record)| record.summary(id))
+            .collect()
+    }
+
+    fn event_record(&self, id: EventId) -> Result<&EventRecord, Refusal> {
+        self.events
+            .records
+            .get(&id)
+            .ok_or_else(|| Refusal::new(ErrorCode::NoSuchEvent, format!("no event {id}")))
+    }
+
+    /// Store a changed record, then take it and tell everyone concerned.
+    async fn save_event(&mut self, id: EventId, record: EventRecord) -> Result<EventView, Refusal> {
+        let json = record.json()?;
+        self.ctx
+            .store
+            .call(move |store| store.save_event(id, &json))
+            .await
+            .map_err(|err| store_refusal(&err))?;
+        let view = self.event_changed(id, &record);
+        self.events.records.insert(id, record);
+        Ok(view)
+    }
+
+    /// Push an event's new state: its line to the hall, the whole view to its director and entrants.
+    fn event_changed(&self, id: EventId, record: &EventRecord) -> EventView {
+        let view = record.view(id);
+        self.publish(
+            hall_audience(),
+            &ServerMsg::EventListed {
+                event: view.summary.clone(),
+            },
+        );
+        let frame: crate::Frame = ServerMsg::Event {
+            id: None,
+            event: Box::new(view.clone()),
+        }
+        .to_json()
+        .into();
+        let mut users: Vec<UserId> = record.players.iter().map(|p| p.user).collect();
+        users.push(record.director.user);
+        users.sort();
+        users.dedup();
+        for user in users {
+            self.publish_text(users_audience([Some(user), None]), frame.clone(), None);
+        }
+        view
+    }
+}
+
+/// Which event board each game not yet finished is.
+fn board_index(records: &BTreeMap<EventId, EventRecord>) -> HashMap<GameId, BoardOf> {
+    let mut boards = HashMap::new();
+    for (&id, record) in records {
+        for &(round, board, game) in &record.games {
+            if record.outcome(round, board).is_none() {
+                boards.insert(game, (id, round, board));
+            }
+        }
+    }
+    boards
+}
+
+/// A game's outcome as the event scores it: a void game (nobody played, or both absent) is lost by
+/// both players, as the rules score a game both players missed.
+fn event_outcome(outcome: &GameOutcome) -> Outcome {
+    match (outcome.winner, outcome.reason) {
+        (Some(Color::Black), _) => Outcome::BlackWins,
+        (Some(Color::White), _) => Outcome::WhiteWins,
+        (None, EndReason::Void) => Outcome::BothLose,
+        (None, _) => Outcome::Draw,
+    }
+}
+
+/// The outcome in which `colour` loses.
+fn loss_of(colour: Color) -> Outcome {
+    match colour {
+        Color::Black => Outcome::WhiteWins,
+        Color::White => Outcome::BlackWins,
+    }
+}
+
+fn event_refusal(err: EventError) -> Refusal {
+    let code = match err {
+        EventError::Started => ErrorCode::EventStarted,
+        EventError::Over => ErrorCode::EventOver,
+        EventError::RoundUnfinished { .. } => ErrorCode::RoundInPlay,
+        EventError::NotEntered(_) => ErrorCode::NotEntered,
+        EventError::TooManyPlayers { .. } => ErrorCode::EventFull,
+        EventError::TooFewPlayers { .. } | EventError::InvalidFormat(_) => {
+            ErrorCode::InvalidSettings
+        }
+        _ => ErrorCode::BadMessage,
+    };
+    Refusal::new(code, err.to_string())
+}
+
+impl EventRecord {
+    fn json(&self) -> Result<String, Refusal> {
+        serde_json::to_string(self).map_err(|err| {
+            tracing::error!(%err, "an event record did not serialize");
+            Refusal::new(
+                ErrorCode::Internal,
+                "the server could not do that; nothing changed",
+            )
+        })
+    }
+
+    fn note(&mut self, action: &str, user: Option<UserId>, round: Option<u32>) {
+        self.note_with(action, user, round, None);
+    }
+
+    fn note_with(
+        &mut self,
+        action: &str,
+        user: Option<UserId>,
+        round: Option<u32>,
+        detail: Option<String>,
+    ) {
+        if self.log.len() >= EVENT_LOG_MAX {
+            return;
+        }
+        self.log.push(EventLogEntry {
+            at_ms: unix_now_ms(),
+            action: action.to_string(),
+            user,
+            round,
+            detail,
+        });
+    }
+
+    /// The game `user` plays now in the round in play (no result yet), and their colour in it.
+    fn game_in_play(&self, user: UserId) -> Option<(GameId, Color)> {
+        let round = self.event.rounds().last()?;
+        let board = round
+            .games
+            .iter()
+            .filter(|g| g.outcome.is_none())
+            .find(|g| g.black.0 == user.0 || g.white.0 == user.0)?;
+        let colour = if board.black.0 == user.0 {
+            Color::Black
+        } else {
+            Color::White
+        };
+        Some((self.game_of(round.number, board.table)?, colour))
+    }
+
+    /// Where `game` is in the round in play.
+    fn board_in_play(&self, game: GameId) -> Option<(u32, u32)> {
+        let round = self.event.rounds().last()?;
+        let &(_, board, _) = self
+            .games
+            .iter()
+            .find(|&&(r, _, g)| r == round.number && g == game)?;
+        self.outcome(round.number, board)
+            .is_none()
+            .then_some((round.number, board))
+    }
+
+    /// Before round 1: the entrants in seeding order, strongest (highest rating) first, those of
+    /// equal rating in the order they entered; warnings given meanwhile are kept.
+    fn seed_by_strength(&mut self) -> Result<(), Refusal> {
+        self.players
+            .sort_by_key(|player| std::cmp::Reverse(player.rating));
+        let seeded: Vec<PlayerId> = self.players.iter().map(|p| PlayerId(p.user.0)).collect();
+        let warnings: Vec<(PlayerId, u32)> = self
+            .event
+            .entrants()
+            .iter()
+            .map(|entrant| (entrant.player, entrant.warnings))
+            .collect();
+        let mut event = Event::new(*self.event.settings(), &seeded).map_err(event_refusal)?;
+        for (player, count) in warnings {
+            for _ in 0..count {
+                event.warn(player).map_err(event_refusal)?;
+            }
+        }
+        self.event = event;
+        Ok(())
+    }
+
+    /// Every entrant's account: none of them may bet on the event's games.
+    fn entrant_ids(&self) -> Vec<UserId> {
+        self.players.iter().map(|p| p.user).collect()
+    }
+
+    fn player(&self, id: PlayerId) -> Option<PlayerInfo> {
+        self.players.iter().find(|p| p.user.0 == id.0).cloned()
+    }
+
+    fn game_of(&self, round: u32, board: u32) -> Option<GameId> {
+        self.games
+            .iter()
+            .find(|&&(r, b, _)| (r, b) == (round, board))
+            .map(|&(_, _, game)| game)
+    }
+
+    fn outcome(&self, round: u32, board: u32) -> Option<Outcome> {
+        let round = self.event.rounds().iter().find(|r| r.number == round)?;
+        round.games.iter().find(|g| g.table == board)?.outcome
+    }
+
+    /// The Black player of a board (for the log).
+    fn board_players(&self, round: u32, board: u32) -> Option<UserId> {
+        let round = self.event.rounds().iter().find(|r| r.number == round)?;
+        let game = round.games.iter().find(|g| g.table == board)?;
+        Some(UserId(game.black.0))
+    }
+
+    fn status(&self) -> EventStatus {
+        match self.event.rounds().last() {
+            None => EventStatus::Open,
+            Some(_) if self.event.is_over() => EventStatus::Finished,
+            Some(round) if round.missing() > 0 => EventStatus::Playing,
+            Some(_) => EventStatus::BetweenRounds,
+        }
+    }
+
+    fn summary(&self, id: EventId) -> EventSummary {
+        EventSummary {
+            event: id,
+            name: self.name.clone(),
+            director: self.director.clone(),
+            format: self.event.settings().format,
+            status: self.status(),
+            entrants_count: self.players.len() as u32,
+            players_max: self.players_max,
+            rounds_count: self.event.rounds().len() as u32,
+        }
+    }
+
+    fn view(&self, id: EventId) -> EventView {
+        let entrants = self
+            .event
+            .entrants()
+            .iter()
+            .filter_map(|entrant| {
+                Some(EventEntrant {
+                    player: self.player(entrant.player)?,
+                    warnings: entrant.warnings,
+                    withdrawn: entrant.withdrawn.is_some(),
+                })
+            })
+            .collect();
+        let user = |p: &PlayerId| UserId(p.0);
+        let rounds = self
+            .event
+            .rounds()
+            .iter()
+            .map(|round| EventRound {
+                number: round.number,
+                boards: round
+                    .games
+                    .iter()
+                    .map(|g| EventBoard {
+                        board: g.table,
+                        black: user(&g.black),
+                        white: user(&g.white),
+                        game: self.game_of(round.number, g.table),
+                        outcome: g.outcome,
+                    })
+                    .collect(),
+                byes: round.byes.iter().map(user).collect(),
+                resting: round.resting.iter().map(user).collect(),
+            })
+            .collect();
+        EventView {
+            summary: self.summary(id),
+            final_tie: self.event.settings().final_tie,
+            settings: self.settings,
+            entrants,
+            rounds,
+            standings: self.event.standings(),
+            winner: self.event.winner().map(|p| user(&p)),
+            log: self.log.clone(),
+        }
+    }
+}

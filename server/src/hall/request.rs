@@ -1,0 +1,304 @@
+//! What anyone may ask of the hall, defined once as data: [`HallRequest`] and its answer
+//! [`HallReply`]. A session sends a [`HallCmd`] (the request and, when someone waits, where the reply
+//! goes); the hall's `handle` takes the request and returns the reply; scaled out, the cluster carries
+//! the very same request to the node that owns the hall and the reply back, serialized as JSON. To add a
+//! hall command: a variant here, its arm in `Hall::handle`, the session's arm, the protocol message.
+
+use serde::{Deserialize, Serialize};
+use tengen_protocol::{
+    ChallengeId, ChatChannel, ErrorCode, EventId, EventOutcome, EventSpec, EventSummary, EventView,
+    GameId, GameOutcome, GameSettings, GameSummary, PlayerInfo, RoomId, Seat, StakeTerms, TableId,
+    UserId,
+};
+use tokio::sync::oneshot;
+
+use super::automatch::Seeker;
+use crate::{Frame, Refusal, Reply};
+
+/// A request to the hall. The first group comes from sessions and is answered; the second are
+/// notifications (from sessions, game actors and the cluster) that nobody waits on.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(tag = "cmd", rename_all = "snake_case")]
+pub enum HallRequest {
+    /// The hall snapshot (`hall` frame).
+    HallSnapshot,
+    /// Join a room; the reply is the `room` frame. `player` is `None` for an anonymous watcher.
+    JoinRoom {
+        room: RoomId,
+        player: Option<PlayerInfo>,
+    },
+    LeaveRoom {
+        room: RoomId,
+        user: Option<UserId>,
+    },
+    /// The current `room` frame of a room, without joining it (for resyncs).
+    RoomSnapshot {
+        room: RoomId,
+    },
+    /// The current `table_updated` frame of a table (for resyncs).
+    TableSnapshot {
+        table: TableId,
+    },
+    /// Watch a table; the reply is its `table_updated` frame and its game, if one is on.
+    JoinTable {
+        table: TableId,
+    },
+    /// Leave a table: stand up if seated, and stop watching if `watching`.
+    LeaveTable {
+        table: TableId,
+        user: Option<UserId>,
+        watching: bool,
+    },
+    Sit {
+        table: TableId,
+        seat: Seat,
+        player: PlayerInfo,
+    },
+    Stand {
+        table: TableId,
+        user: UserId,
+    },
+    Propose {
+        table: TableId,
+        user: UserId,
+        settings: GameSettings,
+    },
+    Accept {
+        table: TableId,
+        user: UserId,
+        settings: GameSettings,
+    },
+    /// A direct challenge; the reply is its id.
+    Challenge {
+        from: PlayerInfo,
+        to: UserId,
+        settings: GameSettings,
+    },
+    AcceptChallenge {
+        challenge: ChallengeId,
+        user: UserId,
+    },
+    DeclineChallenge {
+        challenge: ChallengeId,
+        user: UserId,
+    },
+    /// Join (or rejoin) the automatch queue.
+    Automatch {
+        seeker: Seeker,
+    },
+    CancelAutomatch {
+        user: UserId,
+    },
+    /// Room or table chat (kibitz goes to the game).
+    Chat {
+        channel: ChatChannel,
+        from: PlayerInfo,
+        text: String,
+        at_ms: u64,
+    },
+    /// A competition's request (see [`EventRequest`]).
+    Event(EventRequest),
+    /// A seated player offers stakes (and presses OK).
+    StakeOffer {
+        table: TableId,
+        user: UserId,
+        amounts: [u64; 2],
+        terms: StakeTerms,
+    },
+    /// A seated player agrees or disagrees to the offered stakes.
+    StakeAnswer {
+        table: TableId,
+        user: UserId,
+        agree: bool,
+    },
+    /// A session authenticated as `player`.
+    Online {
+        player: PlayerInfo,
+    },
+    /// A session ended or logged out: it leaves its room and tables; the user goes offline when it was
+    /// their last session.
+    SessionGone {
+        user: Option<UserId>,
+        room: Option<RoomId>,
+        tables: Vec<TableId>,
+    },
+    /// Sent by a game actor when its game is over, with its outcome (for an event's results).
+    GameEnded {
+        game: GameId,
+        table: Option<TableId>,
+        #[serde(default)]
+        outcome: Option<GameOutcome>,
+    },
+    /// Sent by a game actor after settling: the new balance of each account it paid or refunded,
+    /// pushed to that user's connections.
+    Balances {
+        balances: Vec<(UserId, u64)>,
+    },
+    /// A user's session token (`token_digest`), or all of them (`None`), was revoked: every connection
+    /// of that user on every node bound to it is logged out (see [`super::Revocation`]).
+    Revoked {
+        user: UserId,
+        token_digest: Option<String>,
+    },
+    /// Sent at startup for a game restored from the store, so its table shows it again.
+    GameRestored {
+        summary: GameSummary,
+    },
+    /// Scaled out: a game run by another node, with its watcher and move counts now.
+    Relisted {
+        summary: GameSummary,
+    },
+}
+
+/// A request about competitions, which the hall keeps (`hall::events`).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(tag = "event_cmd", rename_all = "snake_case")]
+pub enum EventRequest {
+    /// Create a competition directed by `director`; the reply is its view.
+    CreateEvent {
+        director: PlayerInfo,
+        spec: EventSpec,
+    },
+    JoinEvent {
+        event: EventId,
+        player: PlayerInfo,
+    },
+    LeaveEvent {
+        event: EventId,
+        user: UserId,
+    },
+    /// The director pairs and starts the next round.
+    StartRound {
+        event: EventId,
+        user: UserId,
+    },
+    GetEvent {
+        event: EventId,
+    },
+    ListEvents,
+    /// The director's actions: `director` is who asks.
+    EventWithdraw {
+        event: EventId,
+        director: UserId,
+        user: UserId,
+    },
+    EventWarn {
+        event: EventId,
+        director: UserId,
+        user: UserId,
+    },
+    EventAdjudicate {
+        event: EventId,
+        director: UserId,
+        game: GameId,
+        outcome: EventOutcome,
+        reason: String,
+    },
+}
+
+/// What the hall answers, one shape per kind of answer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "reply", rename_all = "snake_case")]
+pub enum HallReply {
+    /// Done; nothing to say.
+    Done,
+    /// A serialized frame for the client (`hall`, `room`, `table_updated`).
+    Frame {
+        #[serde(with = "crate::frame_text")]
+        text: Frame,
+    },
+    /// A table joined: its frame and its game in play, if any.
+    Table {
+        #[serde(with = "crate::frame_text")]
+        text: Frame,
+        game: Option<GameId>,
+    },
+    /// A challenge sent.
+    Challenge { challenge: ChallengeId },
+    /// An event's whole state.
+    Event { view: Box<EventView> },
+    /// The hall's events.
+    Events { events: Vec<EventSummary> },
+}
+
+impl HallReply {
+    /// The reply of a request answered `Done`.
+    pub fn done(self) -> Result<(), Refusal> {
+        match self {
+            HallReply::Done => Ok(()),
+            other => Err(other.mismatch()),
+        }
+    }
+
+    /// The frame of a snapshot request.
+    pub fn frame(self) -> Result<Frame, Refusal> {
+        match self {
+            HallReply::Frame { text } => Ok(text),
+            other => Err(other.mismatch()),
+        }
+    }
+
+    /// The frame and game of `JoinTable`.
+    pub fn table(self) -> Result<(Frame, Option<GameId>), Refusal> {
+        match self {
+            HallReply::Table { text, game } => Ok((text, game)),
+            other => Err(other.mismatch()),
+        }
+    }
+
+    /// The view of an event request.
+    pub fn event(self) -> Result<EventView, Refusal> {
+        match self {
+            HallReply::Event { view } => Ok(*view),
+            other => Err(other.mismatch()),
+        }
+    }
+
+    pub fn events(self) -> Result<Vec<EventSummary>, Refusal> {
+        match self {
+            HallReply::Events { events } => Ok(events),
+            other => Err(other.mismatch()),
+        }
+    }
+
+    /// The id of a challenge sent.
+    pub fn challenge(self) -> Result<ChallengeId, Refusal> {
+        match self {
+            HallReply::Challenge { challenge } => Ok(challenge),
+            other => Err(other.mismatch()),
+        }
+    }
+
+    /// An answer of another shape than the request's: only a node running other code sends one.
+    fn mismatch(self) -> Refusal {
+        tracing::error!(reply = ?self, "the hall answered in an unexpected shape");
+        Refusal::new(
+            ErrorCode::Internal,
+            "the hall answered in an unexpected shape",
+        )
+    }
+}
+
+/// A request on its way to the hall actor, with where its answer goes (`None`: nobody waits).
+#[derive(Debug)]
+pub struct HallCmd {
+    pub request: HallRequest,
+    pub reply: Option<Reply<HallReply>>,
+}
+
+impl HallCmd {
+    /// A request whose answer someone waits for, and the receiver of that answer.
+    pub fn asked(request: HallRequest) -> (HallCmd, oneshot::Receiver<Result<HallReply, Refusal>>) {
+        let (reply, answer) = oneshot::channel();
+        let reply = Some(reply);
+        (HallCmd { request, reply }, answer)
+    }
+
+    /// A notification: nobody waits for the answer.
+    pub fn told(request: HallRequest) -> HallCmd {
+        HallCmd {
+            request,
+            reply: None,
+        }
+    }
+}

@@ -1,0 +1,113 @@
+//! A connection's study board: a private board to replay and explore, opened empty or from an SGF,
+//! and counted as the scoring phase would. It lives in the session and reaches no actor.
+
+use tengen_protocol::{ClientMsg, ErrorCode, Point, RequestId, ServerMsg};
+
+use super::{misrouted, Answer, Session};
+use crate::study::{self, Study};
+use crate::Refusal;
+
+impl Session {
+    /// The study messages (`Session::handle` passes only these here).
+    pub(super) fn study_message(
+        &mut self,
+        id: Option<RequestId>,
+        msg: ClientMsg,
+    ) -> Result<Answer, Refusal> {
+        use ClientMsg as M;
+        match msg {
+            M::StudyOpen {
+                size,
+                komi_half_points,
+                handicap,
+            } => self.study_open(id, size, komi_half_points, handicap),
+            M::StudyLoadSgf { sgf } => self.study_load_sgf(id, &sgf),
+            M::StudyPlay { point } => self.study_play(id, point),
+            M::StudyPass => self.study_pass(id),
+            M::StudyBack => self.study_back(id),
+            M::StudyForward { variation } => self.study_forward(id, variation),
+            M::StudyCount => self.study_count(id),
+            other => Err(misrouted(&other)),
+        }
+    }
+
+    pub(super) fn study_open(
+        &mut self,
+        id: Option<RequestId>,
+        size: u8,
+        komi_half_points: i32,
+        handicap: u8,
+    ) -> Result<Answer, Refusal> {
+        let study = Study::open(size, komi_half_points, handicap)?;
+        Ok(self.study_reply(id, Some(study)))
+    }
+
+    pub(super) fn study_load_sgf(
+        &mut self,
+        id: Option<RequestId>,
+        sgf: &str,
+    ) -> Result<Answer, Refusal> {
+        let study = Study::load_sgf(sgf)?;
+        Ok(self.study_reply(id, Some(study)))
+    }
+
+    pub(super) fn study_play(
+        &mut self,
+        id: Option<RequestId>,
+        point: Point,
+    ) -> Result<Answer, Refusal> {
+        self.study()?.play(study::play_at(point))?;
+        Ok(self.study_reply(id, None))
+    }
+
+    pub(super) fn study_pass(&mut self, id: Option<RequestId>) -> Result<Answer, Refusal> {
+        self.study()?.play(tengen_rules::Move::Pass)?;
+        Ok(self.study_reply(id, None))
+    }
+
+    pub(super) fn study_back(&mut self, id: Option<RequestId>) -> Result<Answer, Refusal> {
+        self.study()?.back()?;
+        Ok(self.study_reply(id, None))
+    }
+
+    pub(super) fn study_forward(
+        &mut self,
+        id: Option<RequestId>,
+        variation: u32,
+    ) -> Result<Answer, Refusal> {
+        self.study()?.forward(variation)?;
+        Ok(self.study_reply(id, None))
+    }
+
+    pub(super) fn study_count(&mut self, id: Option<RequestId>) -> Result<Answer, Refusal> {
+        let count = self.study()?.count();
+        Ok(Answer::Msg(Box::new(ServerMsg::StudyCount {
+            id,
+            dead: count.dead,
+            black_count_half_points: count.black_count_half_points,
+            white_count_half_points: count.white_count_half_points,
+            result: count.result,
+        })))
+    }
+
+    fn study(&mut self) -> Result<&mut Study, Refusal> {
+        self.study.as_mut().ok_or_else(|| {
+            Refusal::new(
+                ErrorCode::NoStudy,
+                "open a study board first (study_open or study_load_sgf)",
+            )
+        })
+    }
+
+    /// Replace the study with `fresh`, if given, and answer with the board as it stands.
+    fn study_reply(&mut self, id: Option<RequestId>, fresh: Option<Study>) -> Answer {
+        if let Some(fresh) = fresh {
+            self.study = Some(fresh);
+        }
+        let study = self.study.as_ref().map(Study::view);
+        match study {
+            Some(study) => Answer::Msg(Box::new(ServerMsg::Study { id, study })),
+            None => Answer::Ack,
+        }
+    }
+}
