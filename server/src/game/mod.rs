@@ -651,9 +651,12 @@ pub fn forward(
         let _tasks = tasks;
         // The last event this socket has: in the snapshot, or forwarded since.
         let mut seq = subscription.seq;
+        // Made once: a wait made per frame registers with the signal every task shares.
+        let stopping = shutdown.wait();
+        tokio::pin!(stopping);
         loop {
             let frame = tokio::select! {
-                _ = shutdown.wait() => break,
+                _ = &mut stopping => break,
                 frame = subscription.frames.recv() => frame,
                 changed = viewer.changed() => {
                     // The sender lives as long as the session: gone, nobody reads this socket.
