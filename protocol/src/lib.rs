@@ -16,8 +16,8 @@ mod events;
 
 pub use events::{
     Criterion, EventBoard, EventEntrant, EventFormat, EventLogEntry, EventOutcome, EventRound,
-    EventSpec, EventStatus, EventSummary, EventView, FinalTie, Fraction, Standing, Standings,
-    SwissRanking,
+    EventSpec, EventStatus, EventSummary, EventView, FinalTie, Fraction, RankRange, Standing,
+    Standings, SwissRanking,
 };
 use serde::{Deserialize, Serialize};
 
@@ -1431,6 +1431,8 @@ error_codes! {
     RoundInPlay,
     /// The event is over.
     EventOver,
+    /// Your rank is outside the event's entry range.
+    RankOutOfRange,
 }
 
 impl std::fmt::Display for ErrorCode {

@@ -15,7 +15,7 @@ use tengen_pairing::{Event, EventError, Outcome, PlayerId, Settings};
 use tengen_protocol::{
     Color, EndReason, ErrorCode, EventBoard, EventEntrant, EventId, EventLogEntry, EventRound,
     EventSpec, EventStatus, EventSummary, EventView, GameEvent, GameId, GameOutcome, GameSettings,
-    PlayerInfo, ServerMsg, UserId,
+    PlayerInfo, RankRange, ServerMsg, UserId,
 };
 
 use super::{hall_audience, users_audience, Hall};
@@ -33,6 +33,9 @@ pub(super) struct EventRecord {
     /// Every game's settings.
     settings: GameSettings,
     players_max: u32,
+    /// Who may enter, by rank.
+    #[serde(default)]
+    ranks: Option<RankRange>,
     /// Who each entrant is (names and ranks as they entered).
     players: Vec<PlayerInfo>,
     event: Event,
@@ -188,6 +191,7 @@ impl Hall {
             seed: rand::rng().random(),
         };
         let event = Event::new(pairing, &[]).map_err(event_refusal)?;
+        let ranks = entry_ranks(spec.ranks.as_ref())?;
         let most = match spec.format {
             tengen_pairing::Format::Match { .. } => 2,
             _ => tengen_pairing::MAX_ENTRANTS as u32,
@@ -203,6 +207,7 @@ impl Hall {
             director: director.clone(),
             settings,
             players_max: spec.players_max,
+            ranks: spec.ranks.clone().filter(|_| ranks.is_some()),
             players: Vec::new(),
             event,
             games: Vec::new(),
@@ -236,6 +241,17 @@ impl Hall {
         }
         if record.players.len() >= record.players_max as usize {
             return refuse(ErrorCode::EventFull, "the event is full");
+        }
+        if let Some(range) = entry_ranks(record.ranks.as_ref())? {
+            if !crate::rating::within_ranks(player.rating, range) {
+                return refuse(
+                    ErrorCode::RankOutOfRange,
+                    format!(
+                        "your rank {} is outside this event's entry range",
+                        player.rank
+                    ),
+                );
+            }
         }
         if record.players.iter().any(|p| p.user == player.user) {
             return Ok(record.view(id));
@@ -593,6 +609,29 @@ fn event_outcome(outcome: &GameOutcome) -> Outcome {
     }
 }
 
+/// An event's entry range as rank indexes (weakest, strongest), checked.
+fn entry_ranks(ranks: Option<&RankRange>) -> Result<Option<(i32, i32)>, Refusal> {
+    let Some(range) = ranks else {
+        return Ok(None);
+    };
+    let parse = |text: &str| {
+        crate::rating::parse_rank(text).ok_or_else(|| {
+            Refusal::new(
+                ErrorCode::InvalidSettings,
+                format!("{text:?} is not a rank (30k to 1k, 1d to 9d)"),
+            )
+        })
+    };
+    let (weakest, strongest) = (parse(&range.weakest)?, parse(&range.strongest)?);
+    if weakest > strongest {
+        return refuse(
+            ErrorCode::InvalidSettings,
+            "the weakest rank of the entry range is above its strongest",
+        );
+    }
+    Ok(Some((weakest, strongest)))
+}
+
 /// The outcome in which `colour` loses.
 fn loss_of(colour: Color) -> Outcome {
     match colour {
@@ -743,6 +782,7 @@ impl EventRecord {
             name: self.name.clone(),
             director: self.director.clone(),
             format: self.event.settings().format,
+            ranks: self.ranks.clone(),
             status: self.status(),
             entrants_count: self.players.len() as u32,
             players_max: self.players_max,
