@@ -625,6 +625,10 @@ pub enum ClientMsg {
         /// Registers a computer player (what `tengen bot --register` sends); shown as such in the hall.
         #[serde(default, skip_serializing_if = "is_false")]
         computer: bool,
+        /// The rank the player says they are ("30k".."1k", "1d".."9d"), as OGS and KGS ask: their
+        /// starting rating, which their games then correct. Absent: 1500 (6k).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rank: Option<String>,
     },
     Login {
         username: String,

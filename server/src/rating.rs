@@ -42,6 +42,12 @@ pub fn parse_rank(text: &str) -> Option<i32> {
     }
 }
 
+/// The starting rating of a player who says they are `rank`: the middle of that rank's band.
+pub fn starting_rating(rank: &str) -> Option<f64> {
+    let index = parse_rank(rank)?;
+    Some(SHODAN_RATING + f64::from(index) * RATING_PER_RANK + RATING_PER_RANK / 2.0)
+}
+
 /// Whether a player of `rating` is within the ranks `weakest..=strongest` (rank indexes).
 pub fn within_ranks(rating: i32, (weakest, strongest): (i32, i32)) -> bool {
     (weakest..=strongest).contains(&rank_index(f64::from(rating)))
@@ -153,6 +159,9 @@ mod tests {
         }
         // 1500 is 6k: within 10k..1k, not within 1d..9d.
         assert!(within_ranks(1500, (-10, -1)));
+        assert_eq!(starting_rating("1d"), Some(2150.0));
+        assert_eq!(rank(starting_rating("5k").unwrap()), "5k");
+        assert_eq!(starting_rating("?"), None);
         assert!(!within_ranks(1500, (0, 8)));
     }
     use tengen_rules::WinBy;
