@@ -328,14 +328,7 @@ impl Hall {
         }
         record.note("withdrew", Some(user), None);
         let in_play = record.game_in_play(user);
-        let view = self.save_event(id, record).await?;
-        match in_play {
-            Some((game, colour)) => {
-                self.decide_game(id, game, loss_of(colour)).await?;
-                self.event_view(id)
-            }
-            None => Ok(view),
-        }
+        self.save_then_forfeit(id, record, in_play).await
     }
 
     /// The director warns an entrant; a second warning in the same game loses it.
@@ -359,8 +352,19 @@ impl Hall {
         let round = record.event.rounds().last().map(|r| r.number);
         let game = in_play.map(|(game, _)| format!("game {game}"));
         record.note_with("warned", Some(user), round, game);
+        self.save_then_forfeit(id, record, second).await
+    }
+
+    /// Store a director's change; then, if it costs a player their game in play (`forfeit`: the
+    /// game and the player's colour), end that game as lost by them.
+    async fn save_then_forfeit(
+        &mut self,
+        id: EventId,
+        record: EventRecord,
+        forfeit: Option<(GameId, Color)>,
+    ) -> Result<EventView, Refusal> {
         let view = self.save_event(id, record).await?;
-        match second {
+        match forfeit {
             Some((game, colour)) => {
                 self.decide_game(id, game, loss_of(colour)).await?;
                 self.event_view(id)
