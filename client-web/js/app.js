@@ -117,9 +117,9 @@ const actions = {
     applyMessage(state, await net.authenticate({ type: 'login', username, password }));
     afterLogin();
   },
-  async register(username, password) {
+  async register(username, password, rank) {
     await untilReady();
-    applyMessage(state, await net.authenticate({ type: 'register', username, password }));
+    applyMessage(state, await net.authenticate({ type: 'register', username, password, ...(rank ? { rank } : {}) }));
     afterLogin();
   },
   guest() {

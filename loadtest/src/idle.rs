@@ -108,6 +108,7 @@ pub async fn run(
                         username: format!("i{}x{account}", options.run_tag),
                         password: options.password.clone(),
                         computer: false,
+                        rank: None,
                     },
                     Some(token) => ClientMsg::Resume {
                         token: token.clone(),

@@ -231,6 +231,7 @@ impl Shared {
                 username: name,
                 password: self.options.password.clone(),
                 computer: false,
+                rank: None,
             })
             .await?;
         match reply {

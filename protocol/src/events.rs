@@ -24,6 +24,16 @@ pub struct EventSpec {
     pub settings: GameSettings,
     /// 2 to 512 (a match: 2).
     pub players_max: u32,
+    /// Who may enter, by rank (kyu/dan, as `PlayerInfo::rank` shows it); anyone when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ranks: Option<RankRange>,
+}
+
+/// A range of ranks, both ends included: `"10k"` to `"1d"`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RankRange {
+    pub weakest: String,
+    pub strongest: String,
 }
 
 /// Where an event stands.
@@ -46,6 +56,9 @@ pub struct EventSummary {
     pub name: String,
     pub director: PlayerInfo,
     pub format: EventFormat,
+    /// Who may enter, when the event says.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ranks: Option<RankRange>,
     pub status: EventStatus,
     pub entrants_count: u32,
     pub players_max: u32,

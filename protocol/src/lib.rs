@@ -16,8 +16,8 @@ mod events;
 
 pub use events::{
     Criterion, EventBoard, EventEntrant, EventFormat, EventLogEntry, EventOutcome, EventRound,
-    EventSpec, EventStatus, EventSummary, EventView, FinalTie, Fraction, Standing, Standings,
-    SwissRanking,
+    EventSpec, EventStatus, EventSummary, EventView, FinalTie, Fraction, RankRange, Standing,
+    Standings, SwissRanking,
 };
 use serde::{Deserialize, Serialize};
 
@@ -625,6 +625,10 @@ pub enum ClientMsg {
         /// Registers a computer player (what `tengen bot --register` sends); shown as such in the hall.
         #[serde(default, skip_serializing_if = "is_false")]
         computer: bool,
+        /// The rank the player says they are ("30k".."1k", "1d".."9d"), as OGS and KGS ask: their
+        /// starting rating, which their games then correct. Absent: 1500 (6k).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rank: Option<String>,
     },
     Login {
         username: String,
@@ -1431,6 +1435,8 @@ error_codes! {
     RoundInPlay,
     /// The event is over.
     EventOver,
+    /// Your rank is outside the event's entry range.
+    RankOutOfRange,
 }
 
 impl std::fmt::Display for ErrorCode {

@@ -185,7 +185,7 @@ impl Auth {
         &self,
         username: &str,
         password: &str,
-        computer: bool,
+        (computer, starting_rating): (bool, Option<f64>),
         ip: IpAddr,
         now_ms: u64,
     ) -> Result<Authenticated, AuthError> {
@@ -214,6 +214,11 @@ impl Auth {
         if computer {
             self.store
                 .call(move |store| store.mark_computer(id))
+                .await?;
+        }
+        if let Some(rating) = starting_rating {
+            self.store
+                .call(move |store| store.set_starting_rating(id, rating))
                 .await?;
         }
         let user = self
@@ -370,7 +375,7 @@ mod tests {
             .await
             .unwrap();
         let ip: IpAddr = "192.0.2.7".parse().unwrap();
-        auth.register("alice", "correct horse", false, ip, 0)
+        auth.register("alice", "correct horse", (false, None), ip, 0)
             .await
             .unwrap();
         // Occupy the one hashing thread until told, then fill the one queue slot.
@@ -388,7 +393,7 @@ mod tests {
             let refused = auth.login("alice", "wrong guess", ip, attempt).await;
             assert_eq!(refused, Err(AuthError::Busy));
             let refused = auth
-                .register("bob", "correct horse", false, ip, attempt)
+                .register("bob", "correct horse", (false, None), ip, attempt)
                 .await;
             assert_eq!(refused, Err(AuthError::Busy));
         }
@@ -399,7 +404,7 @@ mod tests {
         assert_eq!(wrong, Err(AuthError::BadCredentials));
         assert!(auth.login("alice", "correct horse", ip, 101).await.is_ok());
         assert!(auth
-            .register("carol", "correct horse", false, ip, 102)
+            .register("carol", "correct horse", (false, None), ip, 102)
             .await
             .is_ok());
     }

@@ -30,6 +30,29 @@ fn rank_index(rating: f64) -> i32 {
     steps.clamp(-KYU_MAX, DAN_MAX - 1)
 }
 
+/// A rank's signed index (see [`rank_index`]) from its text, "30k".."1k", "1d".."9d".
+pub fn parse_rank(text: &str) -> Option<i32> {
+    let text = text.trim().to_ascii_lowercase();
+    let (number, kind) = text.split_at(text.len().checked_sub(1)?);
+    let number: i32 = number.parse().ok()?;
+    match kind {
+        "k" if (1..=KYU_MAX).contains(&number) => Some(-number),
+        "d" if (1..=DAN_MAX).contains(&number) => Some(number - 1),
+        _ => None,
+    }
+}
+
+/// The starting rating of a player who says they are `rank`: the middle of that rank's band.
+pub fn starting_rating(rank: &str) -> Option<f64> {
+    let index = parse_rank(rank)?;
+    Some(SHODAN_RATING + f64::from(index) * RATING_PER_RANK + RATING_PER_RANK / 2.0)
+}
+
+/// Whether a player of `rating` is within the ranks `weakest..=strongest` (rank indexes).
+pub fn within_ranks(rating: i32, (weakest, strongest): (i32, i32)) -> bool {
+    (weakest..=strongest).contains(&rank_index(f64::from(rating)))
+}
+
 /// The kyu/dan rank of a rating: "6k", "1d".
 pub fn rank(rating: f64) -> String {
     let index = rank_index(rating);
@@ -124,6 +147,23 @@ pub async fn rate_game(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ranks_parse_and_bound_entries() {
+        assert_eq!(parse_rank("30k"), Some(-30));
+        assert_eq!(parse_rank("1k"), Some(-1));
+        assert_eq!(parse_rank("1D"), Some(0));
+        assert_eq!(parse_rank("9d"), Some(8));
+        for bad in ["", "k", "0k", "31k", "10d", "5", "5x", "-1k", "1.5k"] {
+            assert_eq!(parse_rank(bad), None, "{bad}");
+        }
+        // 1500 is 6k: within 10k..1k, not within 1d..9d.
+        assert!(within_ranks(1500, (-10, -1)));
+        assert_eq!(starting_rating("1d"), Some(2150.0));
+        assert_eq!(rank(starting_rating("5k").unwrap()), "5k");
+        assert_eq!(starting_rating("?"), None);
+        assert!(!within_ranks(1500, (0, 8)));
+    }
     use tengen_rules::WinBy;
 
     #[test]

@@ -404,6 +404,52 @@ async fn bad_event_requests_are_refused_and_change_nothing() {
     director
         .err(json!({"type": "get_event", "event": 99}), "no_such_event")
         .await;
+    // Entry by rank: a new player (1500, 6k) may not enter a dan event; bad ranks are refused.
+    let mut dans = spec("Dan players", format.clone(), 4);
+    dans["ranks"] = json!({"weakest": "1d", "strongest": "9d"});
+    let (dan_event, _) = create(&mut director, dans).await;
+    clients[0]
+        .err(
+            json!({"type": "join_event", "event": dan_event}),
+            "rank_out_of_range",
+        )
+        .await;
+    for ranks in [
+        json!({"weakest": "1d", "strongest": "5k"}),
+        json!({"weakest": "0k", "strongest": "1d"}),
+    ] {
+        let mut bad = spec("Bad ranks", format.clone(), 4);
+        bad["ranks"] = ranks;
+        director
+            .err(
+                json!({"type": "create_event", "spec": bad}),
+                "invalid_settings",
+            )
+            .await;
+    }
+    // A player who says at registration that they are 1 dan starts at that rank's rating, and enters.
+    let mut dan = server.client().await;
+    dan.hello().await;
+    dan.err(
+        json!({"type": "register", "username": "shodan", "password": "password123", "rank": "0k"}),
+        "bad_message",
+    )
+    .await;
+    dan.ok(
+        json!({"type": "register", "username": "shodan", "password": "password123", "rank": "1d"}),
+    )
+    .await;
+    let entered = dan
+        .ok(json!({"type": "join_event", "event": dan_event}))
+        .await;
+    assert_eq!(entered["event"]["entrants"][0]["player"]["rating"], 2150);
+    let mut kyus = spec("Kyu players", format.clone(), 4);
+    kyus["ranks"] = json!({"weakest": "10k", "strongest": "1k"});
+    let (kyu_event, _) = create(&mut director, kyus).await;
+    let joined = clients[0]
+        .ok(json!({"type": "join_event", "event": kyu_event}))
+        .await;
+    assert_eq!(joined["event"]["summary"]["ranks"]["weakest"], "10k");
     let (event, _) = create(&mut director, spec("Two only", format, 2)).await;
     join_all(&mut clients[..2], event).await;
     clients[2]

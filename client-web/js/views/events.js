@@ -74,7 +74,7 @@ export function createEventsPanel({ t, state, actions, shownMax }) {
 
   const line = (e) => h('li', {},
     h('a', { href: `#/event/${e.event}`, 'data-testid': `event-link-${e.event}` }, h('b', {}, e.name)),
-    h('span', { class: 'muted small' }, ` ${formatSummary(e.format, t)} · ${t('events.entered', { count: e.entrants_count, max: e.players_max })}`,
+    h('span', { class: 'muted small' }, ` ${formatSummary(e.format, t)} · ${t('events.entered', { count: e.entrants_count, max: e.players_max })}${e.ranks ? ` · ${e.ranks.weakest}–${e.ranks.strongest}` : ''}`,
       e.rounds_count ? ` · ${t('events.roundsPlayed', { count: e.rounds_count })}` : ''));
 
   return {
@@ -109,6 +109,8 @@ function createEventForm({ t, actions, onClose }) {
     games: select('games', [3, 4, 5, 6, 7, 10].map((n) => [n, String(n)]), 3),
     finalTie: select('final-tie', ['stands', 'play_off', 'lots'].map((k) => [k, t(`event.finalTie.${k}`)]), 'stands'),
     playersMax: number('players-max', 16, 2, 512),
+    weakest: select('weakest-rank', RANKS_WEAKEST_FIRST.map((r) => [r, r]), '30k'),
+    strongest: select('strongest-rank', RANKS_WEAKEST_FIRST.map((r) => [r, r]), '9d'),
   };
   const params = {
     outAfter: field(t('events.form.outAfter'), inputs.outAfter),
@@ -136,7 +138,8 @@ function createEventForm({ t, actions, onClose }) {
     if (!name) return fill(error, t('events.form.nameNeeded'));
     fill(error);
     try {
-      await actions.createEvent({ name, format: readFormat(inputs), final_tie: inputs.finalTie.value, settings: settings.read(), players_max: Number(inputs.playersMax.value) });
+      const ranks = readRanks(inputs);
+      await actions.createEvent({ name, format: readFormat(inputs), final_tie: inputs.finalTie.value, settings: settings.read(), players_max: Number(inputs.playersMax.value), ...(ranks ? { ranks } : {}) });
     } catch (err) {
       fill(error, actions.errorText(err));
     }
@@ -145,13 +148,23 @@ function createEventForm({ t, actions, onClose }) {
   const element = h('form', { class: 'event-form', 'data-testid': 'event-form', onsubmit: submit },
     h('h4', {}, t('events.form.title')),
     h('div', { class: 'settings-form' }, field(t('events.form.name'), inputs.name), field(t('events.form.format'), inputs.format),
-      Object.values(params), field(t('events.form.finalTie'), inputs.finalTie), field(t('events.form.playersMax'), inputs.playersMax)),
+      Object.values(params), field(t('events.form.finalTie'), inputs.finalTie), field(t('events.form.playersMax'), inputs.playersMax),
+      field(t('events.form.weakest'), inputs.weakest), field(t('events.form.strongest'), inputs.strongest)),
     settings.element,
     error,
     h('div', { class: 'row end' },
       h('button', { type: 'button', onclick: onClose }, t('events.form.cancel')),
       h('button', { type: 'submit', class: 'primary', 'data-testid': 'event-submit' }, t('events.form.submit'))));
   return { element };
+}
+
+/** Every rank, weakest first: 30k..1k, 1d..9d. */
+const RANKS_WEAKEST_FIRST = [...Array.from({ length: 30 }, (_, i) => `${30 - i}k`), ...Array.from({ length: 9 }, (_, i) => `${i + 1}d`)];
+
+/** The entry range from the form, or none when it is the whole scale. */
+function readRanks(inputs) {
+  const [weakest, strongest] = [inputs.weakest.value, inputs.strongest.value];
+  return weakest === '30k' && strongest === '9d' ? null : { weakest, strongest };
 }
 
 /** The wire's format from the form's fields. */

@@ -6,12 +6,16 @@ import { h } from '../dom.js';
 export function mountLogin(root, { t, actions }) {
   const username = h('input', { name: 'username', autocomplete: 'username', required: true, 'aria-label': t('auth.username') });
   const password = h('input', { name: 'password', type: 'password', autocomplete: 'current-password', required: true, 'aria-label': t('auth.password') });
+  // A new player may say their rank (OGS and KGS ask): it only matters when registering.
+  const ranks = [...Array.from({ length: 30 }, (_, i) => `${30 - i}k`), ...Array.from({ length: 9 }, (_, i) => `${i + 1}d`)];
+  const rank = h('select', { name: 'rank', 'aria-label': t('auth.rank'), 'data-testid': 'register-rank' },
+    h('option', { value: '' }, t('auth.rankUnknown')), ranks.map((r) => h('option', { value: r }, r)));
   const error = h('p', { class: 'form-error', role: 'alert' });
   const submit = (kind) => async (e) => {
     e?.preventDefault();
     error.textContent = '';
     try {
-      await actions[kind](username.value.trim(), password.value);
+      await actions[kind](username.value.trim(), password.value, rank.value || undefined);
     } catch (err) {
       error.textContent = actions.errorText(err);
     }
@@ -21,6 +25,7 @@ export function mountLogin(root, { t, actions }) {
     h('h2', {}, t('auth.title')),
     h('label', {}, t('auth.username'), username),
     h('label', {}, t('auth.password'), password),
+    h('label', {}, t('auth.rank'), rank),
     h('p', { class: 'muted small' }, t('auth.hint')),
     error,
     h('div', { class: 'row' },

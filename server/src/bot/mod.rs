@@ -196,6 +196,7 @@ impl Bridge {
                     username: self.config.username.clone(),
                     password: self.config.password.clone(),
                     computer: true,
+                    rank: None,
                 };
                 match self.request(socket, register).await? {
                     ServerMsg::Session { token, .. } => {

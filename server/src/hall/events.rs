@@ -15,7 +15,7 @@ use tengen_pairing::{Event, EventError, Outcome, PlayerId, Settings};
 use tengen_protocol::{
     Color, EndReason, ErrorCode, EventBoard, EventEntrant, EventId, EventLogEntry, EventRound,
     EventSpec, EventStatus, EventSummary, EventView, GameEvent, GameId, GameOutcome, GameSettings,
-    PlayerInfo, ServerMsg, UserId,
+    PlayerInfo, RankRange, ServerMsg, UserId,
 };
 
 use super::{hall_audience, users_audience, Hall};
@@ -33,6 +33,9 @@ pub(super) struct EventRecord {
     /// Every game's settings.
     settings: GameSettings,
     players_max: u32,
+    /// Who may enter, by rank.
+    #[serde(default)]
+    ranks: Option<RankRange>,
     /// Who each entrant is (names and ranks as they entered).
     players: Vec<PlayerInfo>,
     event: Event,
@@ -188,6 +191,7 @@ impl Hall {
             seed: rand::rng().random(),
         };
         let event = Event::new(pairing, &[]).map_err(event_refusal)?;
+        let ranks = entry_ranks(spec.ranks.as_ref())?;
         let most = match spec.format {
             tengen_pairing::Format::Match { .. } => 2,
             _ => tengen_pairing::MAX_ENTRANTS as u32,
@@ -203,6 +207,7 @@ impl Hall {
             director: director.clone(),
             settings,
             players_max: spec.players_max,
+            ranks: spec.ranks.clone().filter(|_| ranks.is_some()),
             players: Vec::new(),
             event,
             games: Vec::new(),
@@ -236,6 +241,17 @@ impl Hall {
         }
         if record.players.len() >= record.players_max as usize {
             return refuse(ErrorCode::EventFull, "the event is full");
+        }
+        if let Some(range) = entry_ranks(record.ranks.as_ref())? {
+            if !crate::rating::within_ranks(player.rating, range) {
+                return refuse(
+                    ErrorCode::RankOutOfRange,
+                    format!(
+                        "your rank {} is outside this event's entry range",
+                        player.rank
+                    ),
+                );
+            }
         }
         if record.players.iter().any(|p| p.user == player.user) {
             return Ok(record.view(id));
@@ -312,14 +328,7 @@ impl Hall {
         }
         record.note("withdrew", Some(user), None);
         let in_play = record.game_in_play(user);
-        let view = self.save_event(id, record).await?;
-        match in_play {
-            Some((game, colour)) => {
-                self.decide_game(id, game, loss_of(colour)).await?;
-                self.event_view(id)
-            }
-            None => Ok(view),
-        }
+        self.save_then_forfeit(id, record, in_play).await
     }
 
     /// The director warns an entrant; a second warning in the same game loses it.
@@ -343,8 +352,19 @@ impl Hall {
         let round = record.event.rounds().last().map(|r| r.number);
         let game = in_play.map(|(game, _)| format!("game {game}"));
         record.note_with("warned", Some(user), round, game);
+        self.save_then_forfeit(id, record, second).await
+    }
+
+    /// Store a director's change; then, if it costs a player their game in play (`forfeit`: the
+    /// game and the player's colour), end that game as lost by them.
+    async fn save_then_forfeit(
+        &mut self,
+        id: EventId,
+        record: EventRecord,
+        forfeit: Option<(GameId, Color)>,
+    ) -> Result<EventView, Refusal> {
         let view = self.save_event(id, record).await?;
-        match second {
+        match forfeit {
             Some((game, colour)) => {
                 self.decide_game(id, game, loss_of(colour)).await?;
                 self.event_view(id)
@@ -593,6 +613,29 @@ fn event_outcome(outcome: &GameOutcome) -> Outcome {
     }
 }
 
+/// An event's entry range as rank indexes (weakest, strongest), checked.
+fn entry_ranks(ranks: Option<&RankRange>) -> Result<Option<(i32, i32)>, Refusal> {
+    let Some(range) = ranks else {
+        return Ok(None);
+    };
+    let parse = |text: &str| {
+        crate::rating::parse_rank(text).ok_or_else(|| {
+            Refusal::new(
+                ErrorCode::InvalidSettings,
+                format!("{text:?} is not a rank (30k to 1k, 1d to 9d)"),
+            )
+        })
+    };
+    let (weakest, strongest) = (parse(&range.weakest)?, parse(&range.strongest)?);
+    if weakest > strongest {
+        return refuse(
+            ErrorCode::InvalidSettings,
+            "the weakest rank of the entry range is above its strongest",
+        );
+    }
+    Ok(Some((weakest, strongest)))
+}
+
 /// The outcome in which `colour` loses.
 fn loss_of(colour: Color) -> Outcome {
     match colour {
@@ -743,6 +786,7 @@ impl EventRecord {
             name: self.name.clone(),
             director: self.director.clone(),
             format: self.event.settings().format,
+            ranks: self.ranks.clone(),
             status: self.status(),
             entrants_count: self.players.len() as u32,
             players_max: self.players_max,

@@ -28,14 +28,29 @@ impl Session {
     pub(super) async fn register(
         &mut self,
         id: Option<RequestId>,
-        username: &str,
-        password: &str,
+        (username, password): (&str, &str),
         computer: bool,
+        rank: Option<&str>,
     ) -> Result<Answer, Refusal> {
         self.not_logged_in()?;
+        let starting_rating = match rank {
+            None => None,
+            Some(rank) => Some(crate::rating::starting_rating(rank).ok_or_else(|| {
+                Refusal::new(
+                    ErrorCode::BadMessage,
+                    format!("{rank:?} is not a rank: say 30k to 1k, or 1d to 9d"),
+                )
+            })?),
+        };
         let auth = &self.state.auth;
         let result = auth
-            .register(username, password, computer, self.peer, unix_now_ms())
+            .register(
+                username,
+                password,
+                (computer, starting_rating),
+                self.peer,
+                unix_now_ms(),
+            )
             .await;
         self.logged_in(id, result).await
     }

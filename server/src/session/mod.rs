@@ -414,7 +414,11 @@ impl Session {
                 username,
                 password,
                 computer,
-            } => self.register(id, &username, &password, computer).await,
+                rank,
+            } => {
+                let account = (username.as_str(), password.as_str());
+                self.register(id, account, computer, rank.as_deref()).await
+            }
             M::Login { username, password } => self.login(id, &username, &password).await,
             M::Resume { token } => self.resume(id, &token).await,
             M::Logout => self.logout().await,

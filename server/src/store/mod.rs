@@ -202,6 +202,9 @@ pub trait Store: Send + Sync + 'static {
         password_hash: &str,
         now_ms: u64,
     ) -> Result<UserId, StoreError>;
+    /// A new account's starting rating (the rank its player stated): set only while the account has
+    /// no rating of its own, so a rated player's rating is never replaced.
+    fn set_starting_rating(&self, user: UserId, rating: f64) -> Result<(), StoreError>;
     /// Mark an account as a computer player (set once, at registration).
     fn mark_computer(&self, user: UserId) -> Result<(), StoreError>;
     /// Find an account by username, without regard to ASCII case.
@@ -408,6 +411,12 @@ pub(crate) fn conformance(store: &dyn Store) {
     // A computer player is marked once, and only that account.
     assert!(!found.computer);
     store.mark_computer(bob).unwrap();
+    // A stated rank's starting rating, set once and never over a rating of the account's own.
+    store.set_starting_rating(bob, 1950.0).unwrap();
+    assert_eq!(store.user_by_id(bob).unwrap().unwrap().rating, 1950);
+    store.set_starting_rating(bob, 2400.0).unwrap();
+    assert_eq!(store.user_by_id(bob).unwrap().unwrap().rating, 1950);
+    assert_eq!(store.user_by_id(bob).unwrap().unwrap().rated_games, 0);
     assert!(store.user_by_name("bob").unwrap().unwrap().computer);
     assert!(!store.user_by_id(alice).unwrap().unwrap().computer);
 

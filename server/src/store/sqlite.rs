@@ -935,6 +935,34 @@ impl Store for SqliteStore {
         }
     }
 
+    fn set_starting_rating(&self, user: UserId, rating: f64) -> Result<(), StoreError> {
+        let start = Glicko {
+            rating,
+            ..Glicko::default()
+        };
+        let conn = self.conn();
+        let inserted = conn
+            .execute(
+                "INSERT OR IGNORE INTO ratings (user_id, rating, deviation, volatility, games)
+                 VALUES (?1, ?2, ?3, ?4, 0)",
+                params![
+                    user.0 as i64,
+                    start.rating,
+                    start.deviation,
+                    start.volatility
+                ],
+            )
+            .map_err(backend)?;
+        if inserted == 1 {
+            conn.execute(
+                "UPDATE users SET rating = ?2 WHERE id = ?1",
+                params![user.0 as i64, rating.round() as i64],
+            )
+            .map_err(backend)?;
+        }
+        Ok(())
+    }
+
     fn mark_computer(&self, user: UserId) -> Result<(), StoreError> {
         self.conn()
             .execute(

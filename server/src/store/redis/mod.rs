@@ -324,6 +324,21 @@ impl Store for RedisStore {
         })
     }
 
+    fn set_starting_rating(&self, user: UserId, rating: f64) -> Result<(), StoreError> {
+        let start = Glicko {
+            rating,
+            ..Glicko::default()
+        };
+        self.write(|conn| {
+            let _set: i64 = ::redis::cmd("HSETNX")
+                .arg(keys::GLICKO)
+                .arg(user.0)
+                .arg(glicko_text(&start))
+                .query(conn)?;
+            Ok(())
+        })
+    }
+
     fn mark_computer(&self, user: UserId) -> Result<(), StoreError> {
         self.write(|conn| {
             let call = function("tengen_set_if_exists", &[&keys::user(user)])
