@@ -7,11 +7,13 @@
 //!   hyper's HTTP/1 with a header-read deadline under the routes.
 //! - `http`: routes (static client, `/ws` upgrade with the Origin check, `/api/...`), the Host
 //!   allow-list and security headers on every response, and the admin token's throttle.
-//! - `session`: one task per socket: read frames, rate-limit, parse `ClientMsg`, authorize, route to the
-//!   hall or a game, write `ServerMsg`s.
+//! - `session`: one task per socket: read frames, rate-limit, parse `ClientMsg`, authorize, route each
+//!   to its area's handler (`session/hall.rs`, `games.rs`, `money.rs`, `study.rs`, `events.rs`,
+//!   `accounts.rs`), write `ServerMsg`s.
 //! - `auth`: accounts, argon2id hashing, session tokens, login throttling.
-//! - `hall`: the hall actor: rooms, tables, seats, settings agreement, nigiri, challenges, chat, and the
-//!   live lists pushed to subscribers.
+//! - `hall`: the hall actor: rooms, tables, seats, settings agreement, nigiri, challenges, chat,
+//!   competitions (`hall/events.rs`), and the live lists pushed to subscribers. What it may be asked is
+//!   `HallRequest` (`hall/request.rs`); a game's, `GameRequest` (`game/request.rs`).
 //! - `game`: one actor per live game over `tengen-rules`: moves, scoring phase, event log, watchers.
 //! - `cluster`: several nodes on one Redis (`--redis`): the bus between them (per-node request
 //!   channels, per-game and hall pub/sub channels), fenced leases on each live game and the hall,
