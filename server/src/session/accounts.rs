@@ -4,9 +4,9 @@
 //! open, as an anonymous watcher, like a fresh one) and is told so with `logged_out`, as OGS and KGS
 //! log the other tabs out.
 
-use tengen_protocol::{ErrorCode, LogoutReason, RequestId, ServerMsg, PROTOCOL_VERSION};
+use tengen_protocol::{ClientMsg, ErrorCode, LogoutReason, RequestId, ServerMsg, PROTOCOL_VERSION};
 
-use super::{internal, Answer, Session};
+use super::{internal, misrouted, Answer, Session};
 use crate::auth::{token_digest, AuthError, Authenticated};
 use crate::hall::{HallRequest, Revocation};
 use crate::{refuse, unix_now_ms, Refusal};
@@ -25,7 +25,32 @@ fn auth_refusal(err: AuthError) -> Refusal {
 }
 
 impl Session {
-    pub(super) async fn register(
+    /// The account messages (`Session::handle` passes only these here).
+    pub(super) async fn account_message(
+        &mut self,
+        id: Option<RequestId>,
+        msg: ClientMsg,
+    ) -> Result<Answer, Refusal> {
+        use ClientMsg as M;
+        match msg {
+            M::Register {
+                username,
+                password,
+                computer,
+                rank,
+            } => {
+                let account = (username.as_str(), password.as_str());
+                self.register(id, account, computer, rank.as_deref()).await
+            }
+            M::Login { username, password } => self.login(id, &username, &password).await,
+            M::Resume { token } => self.resume(id, &token).await,
+            M::Logout => self.logout().await,
+            M::LogoutAll => self.logout_all().await,
+            other => Err(misrouted(&other)),
+        }
+    }
+
+    async fn register(
         &mut self,
         id: Option<RequestId>,
         (username, password): (&str, &str),
@@ -55,7 +80,7 @@ impl Session {
         self.logged_in(id, result).await
     }
 
-    pub(super) async fn login(
+    async fn login(
         &mut self,
         id: Option<RequestId>,
         username: &str,
@@ -69,11 +94,7 @@ impl Session {
         self.logged_in(id, result).await
     }
 
-    pub(super) async fn resume(
-        &mut self,
-        id: Option<RequestId>,
-        token: &str,
-    ) -> Result<Answer, Refusal> {
+    async fn resume(&mut self, id: Option<RequestId>, token: &str) -> Result<Answer, Refusal> {
         self.not_logged_in()?;
         let result = self.state.auth.resume(token, unix_now_ms()).await;
         self.logged_in(id, result).await
@@ -148,7 +169,7 @@ impl Session {
 
     /// Revoke this connection's token and log out here; every other connection using the token
     /// (here or on other nodes) is logged out by the hall's push.
-    pub(super) async fn logout(&mut self) -> Result<Answer, Refusal> {
+    async fn logout(&mut self) -> Result<Answer, Refusal> {
         let player = self.player()?;
         if let Some(token) = &self.token {
             self.state.auth.logout(token).await.map_err(auth_refusal)?;
@@ -164,7 +185,7 @@ impl Session {
     }
 
     /// Revoke every token of this account and log out here and on every other connection.
-    pub(super) async fn logout_all(&mut self) -> Result<Answer, Refusal> {
+    async fn logout_all(&mut self) -> Result<Answer, Refusal> {
         let user = self.user()?;
         let revoked = self
             .state

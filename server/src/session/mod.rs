@@ -410,19 +410,11 @@ impl Session {
         }
         match msg {
             M::Hello { version } => self.hello(id, version),
-            M::Register {
-                username,
-                password,
-                computer,
-                rank,
-            } => {
-                let account = (username.as_str(), password.as_str());
-                self.register(id, account, computer, rank.as_deref()).await
-            }
-            M::Login { username, password } => self.login(id, &username, &password).await,
-            M::Resume { token } => self.resume(id, &token).await,
-            M::Logout => self.logout().await,
-            M::LogoutAll => self.logout_all().await,
+            msg @ (M::Register { .. }
+            | M::Login { .. }
+            | M::Resume { .. }
+            | M::Logout
+            | M::LogoutAll) => self.account_message(id, msg).await,
             M::EnterHall => self.enter_hall().await,
             M::LeaveHall => self.leave_hall(),
             M::JoinRoom { room } => self.join_room(room).await,
