@@ -170,9 +170,7 @@ impl GameHandle {
     pub fn try_send(&self, cmd: GameCmd) -> Result<(), Refusal> {
         self.inbox.try_send(cmd).map_err(|err| match err {
             mpsc::error::TrySendError::Full(_) => Refusal::busy(),
-            mpsc::error::TrySendError::Closed(_) => {
-                Refusal::new(ErrorCode::NoSuchGame, "the game has ended")
-            }
+            mpsc::error::TrySendError::Closed(_) => game_over(),
         })
     }
 
@@ -480,6 +478,15 @@ pub async fn retry_after_end(
         .await
         .map_err(|err| store_refusal(&err))?;
     actor::answer_from_log(&events, user, &key, mv).transpose()
+}
+
+/// A finished game's outcome, from the last event of its log (`None` while it is not over).
+pub fn logged_outcome(events: &[(u64, String)]) -> Option<tengen_protocol::GameOutcome> {
+    let (_, last) = events.last()?;
+    match serde_json::from_str::<GameEvent>(last).ok()? {
+        GameEvent::Ended { outcome } => Some(outcome),
+        _ => None,
+    }
 }
 
 /// The games a user played, newest first, at most [`GAME_LIST_LEN_MAX`].

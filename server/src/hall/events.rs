@@ -14,8 +14,8 @@ use serde::{Deserialize, Serialize};
 use tengen_pairing::{Event, EventError, Outcome, PlayerId, Settings};
 use tengen_protocol::{
     Color, EndReason, ErrorCode, EventBoard, EventEntrant, EventId, EventLogEntry, EventRound,
-    EventSpec, EventStatus, EventSummary, EventView, GameEvent, GameId, GameOutcome, GameSettings,
-    PlayerInfo, RankRange, ServerMsg, UserId,
+    EventSpec, EventStatus, EventSummary, EventView, GameId, GameOutcome, GameSettings, PlayerInfo,
+    RankRange, ServerMsg, UserId,
 };
 
 use super::{hall_audience, users_audience, Hall};
@@ -156,11 +156,7 @@ impl Hall {
             .call(move |s| s.game_events(game))
             .await
             .ok()?;
-        let (_, last) = events.last()?;
-        match serde_json::from_str::<GameEvent>(last).ok()? {
-            GameEvent::Ended { outcome } => Some(outcome),
-            _ => None,
-        }
+        crate::game::logged_outcome(&events)
     }
 
     pub(super) async fn create_event(

@@ -18,8 +18,7 @@ use std::fmt;
 
 use serde::Serialize;
 use tengen_protocol::{
-    EndReason, ErrorCode, GameEvent, GameId, GameOutcome, RequestKey, TableId, UserId, WagerKind,
-    WagerRecord,
+    EndReason, ErrorCode, GameId, GameOutcome, RequestKey, TableId, UserId, WagerKind, WagerRecord,
 };
 use tokio::sync::{mpsc, oneshot};
 
@@ -811,11 +810,7 @@ fn user_balance(store: &dyn Store, user: UserId) -> Result<u64, StoreError> {
 
 /// The money outcome recorded at the end of a game's event log.
 pub fn final_outcome(row: &LiveGameRow) -> Option<Outcome> {
-    let (_, last) = row.events.last()?;
-    match serde_json::from_str::<GameEvent>(last).ok()? {
-        GameEvent::Ended { outcome } => Some(outcome_of(&outcome)),
-        _ => None,
-    }
+    crate::game::logged_outcome(&row.events).map(|outcome| outcome_of(&outcome))
 }
 
 fn settle_in(
