@@ -514,8 +514,9 @@ impl Hall {
                 return;
             }
         }
-        let players = record.board_players(round, board);
-        record.note("result", players, Some(round));
+        // The log names the board's Black player (its line reads "Black – White, result").
+        let black = record.board(round, board).map(|g| UserId(g.black.0));
+        record.note("result", black, Some(round));
         if record.event.is_over() {
             record.note("finished", None, None);
         }
@@ -755,16 +756,14 @@ impl EventRecord {
             .map(|&(_, _, game)| game)
     }
 
-    fn outcome(&self, round: u32, board: u32) -> Option<Outcome> {
+    /// A board of a round, as the pairing core keeps it.
+    fn board(&self, round: u32, board: u32) -> Option<&tengen_pairing::Game> {
         let round = self.event.rounds().iter().find(|r| r.number == round)?;
-        round.games.iter().find(|g| g.table == board)?.outcome
+        round.games.iter().find(|g| g.table == board)
     }
 
-    /// The Black player of a board (for the log).
-    fn board_players(&self, round: u32, board: u32) -> Option<UserId> {
-        let round = self.event.rounds().iter().find(|r| r.number == round)?;
-        let game = round.games.iter().find(|g| g.table == board)?;
-        Some(UserId(game.black.0))
+    fn outcome(&self, round: u32, board: u32) -> Option<Outcome> {
+        self.board(round, board)?.outcome
     }
 
     fn status(&self) -> EventStatus {

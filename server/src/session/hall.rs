@@ -15,7 +15,10 @@ use crate::{refuse, unix_now_ms, Refusal};
 
 impl Session {
     /// The logged-in user's request to the hall, acknowledged once the hall took it.
-    async fn hall_ack(&self, make: impl FnOnce(UserId) -> HallRequest) -> Result<Answer, Refusal> {
+    pub(super) async fn hall_ack(
+        &self,
+        make: impl FnOnce(UserId) -> HallRequest,
+    ) -> Result<Answer, Refusal> {
         let user = self.user()?;
         self.state.hall.ask(make(user)).await?.done()?;
         Ok(Answer::Ack)

@@ -141,15 +141,13 @@ impl Session {
         amounts: [u64; 2],
         terms: StakeTerms,
     ) -> Result<Answer, Refusal> {
-        let user = self.user()?;
-        let offer = HallRequest::StakeOffer {
+        self.hall_ack(|user| HallRequest::StakeOffer {
             table,
             user,
             amounts,
             terms,
-        };
-        self.state.hall.ask(offer).await?.done()?;
-        Ok(Answer::Ack)
+        })
+        .await
     }
 
     pub(super) async fn stake_answer(
@@ -157,10 +155,8 @@ impl Session {
         table: TableId,
         agree: bool,
     ) -> Result<Answer, Refusal> {
-        let user = self.user()?;
-        let answer = HallRequest::StakeAnswer { table, user, agree };
-        self.state.hall.ask(answer).await?.done()?;
-        Ok(Answer::Ack)
+        self.hall_ack(|user| HallRequest::StakeAnswer { table, user, agree })
+            .await
     }
 
     pub(super) async fn stake_raise(
