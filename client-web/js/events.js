@@ -137,3 +137,6 @@ export function standingsColumns(criteria) {
   columns.push({ id: 'wdl', read: (row) => `${row.wins}/${row.draws}/${row.losses}` });
   return columns;
 }
+
+/** Every rank the server knows, weakest first: 30k..1k, 1d..9d (for entry ranges and a stated rank). */
+export const RANKS_WEAKEST_FIRST = [...Array.from({ length: 30 }, (_, i) => `${30 - i}k`), ...Array.from({ length: 9 }, (_, i) => `${i + 1}d`)];

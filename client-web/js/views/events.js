@@ -4,7 +4,7 @@
 // Also the app's event actions, so `app.js` only spreads them in.
 
 import { h, fill } from '../dom.js';
-import { groupEvents } from '../events.js';
+import { groupEvents, RANKS_WEAKEST_FIRST } from '../events.js';
 import { createSettingsForm, DEFAULT_SETTINGS } from './settings.js';
 
 /**
@@ -157,9 +157,6 @@ function createEventForm({ t, actions, onClose }) {
       h('button', { type: 'submit', class: 'primary', 'data-testid': 'event-submit' }, t('events.form.submit'))));
   return { element };
 }
-
-/** Every rank, weakest first: 30k..1k, 1d..9d. */
-const RANKS_WEAKEST_FIRST = [...Array.from({ length: 30 }, (_, i) => `${30 - i}k`), ...Array.from({ length: 9 }, (_, i) => `${i + 1}d`)];
 
 /** The entry range from the form, or none when it is the whole scale. */
 function readRanks(inputs) {

@@ -2,14 +2,14 @@
 // server's error; nothing else.
 
 import { h } from '../dom.js';
+import { RANKS_WEAKEST_FIRST } from '../events.js';
 
 export function mountLogin(root, { t, actions }) {
   const username = h('input', { name: 'username', autocomplete: 'username', required: true, 'aria-label': t('auth.username') });
   const password = h('input', { name: 'password', type: 'password', autocomplete: 'current-password', required: true, 'aria-label': t('auth.password') });
   // A new player may say their rank (OGS and KGS ask): it only matters when registering.
-  const ranks = [...Array.from({ length: 30 }, (_, i) => `${30 - i}k`), ...Array.from({ length: 9 }, (_, i) => `${i + 1}d`)];
   const rank = h('select', { name: 'rank', 'aria-label': t('auth.rank'), 'data-testid': 'register-rank' },
-    h('option', { value: '' }, t('auth.rankUnknown')), ranks.map((r) => h('option', { value: r }, r)));
+    h('option', { value: '' }, t('auth.rankUnknown')), RANKS_WEAKEST_FIRST.map((r) => h('option', { value: r }, r)));
   const error = h('p', { class: 'form-error', role: 'alert' });
   const submit = (kind) => async (e) => {
     e?.preventDefault();
