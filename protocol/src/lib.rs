@@ -579,6 +579,12 @@ pub enum WagerKind {
     Bet,
     /// A player's stake.
     Stake,
+    /// A coach's fee from paid coaching: the student's stake, taxed, paid to the coach (who staked
+    /// nothing) once the game is settled.
+    Coaching,
+    /// A stake agreed at a table for its next game, held until that game starts (it is then the
+    /// game's `stake` record); given back with `refund: "not_played"` if the game never starts.
+    Hold,
 }
 
 /// One transfer into or out of your account.
@@ -596,9 +602,14 @@ pub struct HistoryEntry {
 /// One of your bets or stakes on one game, with its result once settled.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct WagerRecord {
-    pub game: GameId,
+    /// The game; `null` for a `hold` (no game started).
+    pub game: Option<GameId>,
+    /// The table a `hold` was agreed at; absent for the other kinds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub table: Option<TableId>,
     pub kind: WagerKind,
-    pub side: Color,
+    /// The side you bet on or played; `null` for a `hold` (colours are drawn when the game starts).
+    pub side: Option<Color>,
     /// Everything you put in (a bet with its additions).
     pub staked: u64,
     /// What came back to you; `null` until the game is settled.
@@ -607,7 +618,8 @@ pub struct WagerRecord {
     pub net: Option<i64>,
     /// The tax rate in basis points: the settlement's once settled, else the current one.
     pub tax_bp: u32,
-    /// Why everything was refunded, when it was (`draw`, `void`, `too_few_bettors`, ...).
+    /// Why everything was refunded, when it was (`draw`, `void`, `too_few_bettors`, ...;
+    /// `not_played` for a `hold` given back because its game never started).
     pub refund: Option<String>,
 }
 

@@ -195,12 +195,29 @@ async fn stakes_agreed_before_a_game_are_held_for_it_and_refunded_if_it_is_never
     let records = alice.ok(json!({"type": "my_bets"})).await["records"].clone();
     assert_eq!(records[0]["refund"], "draw");
 
+    // A hold moved into its game is that game's stake record, not one of its own.
+    assert_eq!(records.as_array().map(Vec::len), Some(1), "{records}");
+
     // Agreed for the next game, then a player stands up: the game is never played, both refunded.
     agree_stakes(&mut alice, &mut bob, 1, (30, 70), normal()).await;
     assert_eq!(balance(&mut bob).await, GRANT - 70);
+    let held = |staked: u64, back: bool| {
+        json!({"game": null, "table": 1, "kind": "hold", "side": null, "staked": staked,
+               "returned": if back { json!(staked) } else { Value::Null },
+               "net": if back { json!(0) } else { Value::Null }, "tax_bp": 500,
+               "refund": if back { json!("not_played") } else { Value::Null }})
+    };
+    let records = bob.ok(json!({"type": "my_bets"})).await["records"].clone();
+    assert_eq!(records[0], held(70, false), "{records}");
     bob.ok(json!({"type": "stand", "table": 1})).await;
     wait_balance(&mut bob, GRANT).await;
     wait_balance(&mut alice, GRANT).await;
+    // The stake given back before any game is in both players' records, with why.
+    let records = alice.ok(json!({"type": "my_bets"})).await["records"].clone();
+    assert_eq!(records[0], held(30, true), "{records}");
+    assert_eq!(records.as_array().map(Vec::len), Some(2), "{records}");
+    let records = bob.ok(json!({"type": "my_bets"})).await["records"].clone();
+    assert_eq!(records[0], held(70, true), "{records}");
 
     // Agreed for the next game, then the server restarts (tables start empty): refunded at start.
     bob.ok(json!({"type": "sit", "table": 1, "seat": "right"}))
@@ -250,6 +267,14 @@ async fn paid_coaching_pays_the_coach_whatever_the_result() {
     let records = bob.ok(json!({"type": "my_bets"})).await["records"].clone();
     assert_eq!(records[0]["staked"], 120);
     assert_eq!(records[0]["net"], -120);
+    // The coach staked nothing: the fee is their record, on the colour they played.
+    let fee = 120 * 95 / 100;
+    let records = alice.ok(json!({"type": "my_bets"})).await["records"].clone();
+    assert_eq!(
+        records,
+        json!([{"game": game, "kind": "coaching", "side": "black", "staked": 0, "returned": fee,
+                "net": fee, "tax_bp": 500, "refund": null}])
+    );
     assert_audit_clean(&server).await;
     server.stop().await;
 }

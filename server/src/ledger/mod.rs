@@ -12,17 +12,18 @@ pub mod book;
 mod grant;
 pub use grant::Opened;
 pub mod pool;
+mod records;
 pub mod settle;
 
 use std::fmt;
 
 use serde::Serialize;
 use tengen_protocol::{
-    EndReason, ErrorCode, GameId, GameOutcome, RequestKey, TableId, UserId, WagerKind, WagerRecord,
+    EndReason, ErrorCode, GameId, GameOutcome, RequestKey, TableId, UserId, WagerRecord,
 };
 use tokio::sync::{mpsc, oneshot};
 
-use crate::game::wire::{color_from_wire, color_to_wire};
+use crate::game::wire::color_from_wire;
 use crate::store::{store_refusal, LiveGameRow, Store, StoreError, StoreHandle};
 use crate::{unix_now_ms, Refusal};
 use book::{Account, Applied, Batch, SettlementPart, SettlementRecord, Transfer, TransferKind};
@@ -779,7 +780,7 @@ impl Ledger {
     ) -> Result<Vec<WagerRecord>, StoreError> {
         let tax_bp = self.tax_bp;
         self.store
-            .call(move |store| records_in(store, user, limit, tax_bp))
+            .call(move |store| records::records_in(store, user, limit, tax_bp))
             .await
     }
 }
@@ -876,94 +877,6 @@ fn record(
         summary_json: serde_json::to_string(settlement).expect("a settlement serializes"),
         at_ms,
     }
-}
-
-fn records_in(
-    store: &dyn Store,
-    user: UserId,
-    limit: usize,
-    tax_bp_now: u32,
-) -> Result<Vec<WagerRecord>, StoreError> {
-    let transfers = store.account_transfers(Account::User(user), limit.saturating_mul(4))?;
-    let mut wagers = wagers_by_game(&transfers);
-    wagers.truncate(limit);
-    let mut records = Vec::with_capacity(wagers.len());
-    for wager in wagers {
-        records.push(wager_record(store, user, wager, tax_bp_now)?);
-    }
-    Ok(records)
-}
-
-/// One game's bets or stakes of a user: the game, which, the side and the whole amount.
-type Wager = (GameId, WagerKind, Color, u64);
-
-/// A user's transfers (newest first) as their bets and stakes grouped per game and kind, in the
-/// order in which each game first appears.
-fn wagers_by_game(transfers: &[Transfer]) -> Vec<Wager> {
-    let mut wagers: Vec<Wager> = Vec::new();
-    for t in transfers {
-        let kind = match (t.kind, t.to) {
-            (TransferKind::Bet, _) => WagerKind::Bet,
-            // Stakes count once they are in a game's escrow (a hold is moved there at the start).
-            (TransferKind::Stake | TransferKind::CoachingStake, Account::Escrow(_)) => {
-                WagerKind::Stake
-            }
-            _ => continue,
-        };
-        let (Some(game), Some(side)) = (t.game, t.side) else {
-            continue;
-        };
-        match wagers
-            .iter_mut()
-            .find(|(g, k, _, _)| (*g, *k) == (game, kind))
-        {
-            Some(wager) => wager.3 += t.amount,
-            None => wagers.push((game, kind, side, t.amount)),
-        }
-    }
-    wagers
-}
-
-/// A wager as the user reads it: what it returned once its game is settled, and how.
-fn wager_record(
-    store: &dyn Store,
-    user: UserId,
-    (game, kind, side, amount): Wager,
-    tax_bp_now: u32,
-) -> Result<WagerRecord, StoreError> {
-    let part = match kind {
-        WagerKind::Bet => SettlementPart::Pool,
-        WagerKind::Stake => SettlementPart::Stakes,
-    };
-    let settlement = store
-        .settlements(game)?
-        .into_iter()
-        .find(|record| record.part == part);
-    let mut record = WagerRecord {
-        game,
-        kind,
-        side: color_to_wire(side),
-        staked: amount,
-        returned: None,
-        net: None,
-        tax_bp: tax_bp_now,
-        refund: None,
-    };
-    if let Some(settled) = settlement {
-        let summary: Settlement = serde_json::from_str(&settled.summary_json)
-            .map_err(|err| StoreError::Backend(format!("bad settlement record: {err}")))?;
-        let returned = summary.paid_to(Beneficiary::User(user.0));
-        record.returned = Some(returned);
-        record.net = Some(returned as i64 - amount as i64);
-        record.tax_bp = settled.tax_bp;
-        record.refund = summary.refund.map(|reason| {
-            serde_json::to_value(reason)
-                .ok()
-                .and_then(|v| v.as_str().map(str::to_string))
-                .unwrap_or_default()
-        });
-    }
-    Ok(record)
 }
 
 /// What the audit found; `ok` is the verdict.
