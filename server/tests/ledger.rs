@@ -496,3 +496,65 @@ async fn a_crash_between_the_end_and_the_payout_is_settled_once_on_restart() {
     assert_eq!(report["granted"], 4 * GRANT);
     assert_eq!(report["house"], 300 - dave_gets);
 }
+
+/// The `pool` of a game that has just ended is answered at once, from the moment of `ended` to its
+/// settlement and after: while the actor still answers, when a request meets the actor closing its
+/// inbox (answered `no_such_game` before the fallback to the book), and once it is gone. Two
+/// watchers (whose sessions follow the game) and a user who never opened it each send a burst of
+/// `pool` requests right behind the resignation and read the answers: every one must be the pool.
+/// The closing moment is short, so three games are ended this way.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_pool_of_a_game_that_just_ended_is_answered_at_once() {
+    const BURST: u64 = 500;
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = test_config(dir.path());
+    // The bursts below come all at once; the rate limit is not under test.
+    config.messages_per_second = 1_000_000;
+    config.messages_burst = 1_000_000;
+    let server = TestServer::start_with(config).await;
+    let mut alice = server.player("alice").await;
+    let mut bob = server.player("bob").await;
+    let mut carol = server.player("carol").await;
+    let mut dave = server.player("dave").await;
+    let mut erin = server.player("erin").await;
+    for round in 0..3 {
+        let game = if round == 0 {
+            start_table_game(&mut alice, &mut bob, 1).await
+        } else {
+            common::agree_and_start(&mut alice, &mut bob, 1).await
+        };
+        watch(&mut carol, game).await;
+        watch(&mut dave, game).await;
+        assert_eq!(
+            bet(&mut carol, game, "black", 10).await["type"],
+            "bet_placed"
+        );
+        assert_eq!(
+            bet(&mut dave, game, "white", 10).await["type"],
+            "bet_placed"
+        );
+        let pool = |id: u64| json!({"type": "pool", "id": id, "game": game}).to_string();
+        let first = 1_000_000 * (round + 1);
+        alice
+            .send_text(&json!({"type": "resign", "game": game}).to_string())
+            .await;
+        for asker in [&mut carol, &mut dave, &mut erin] {
+            for id in first..first + BURST {
+                asker.send_text(&pool(id)).await;
+            }
+        }
+        for asker in [&mut carol, &mut dave, &mut erin] {
+            for id in first..first + BURST {
+                let reply = asker.wait_for(|f| f["id"] == id).await;
+                assert_eq!(reply["type"], "pool", "game {game}, answer {id}: {reply}");
+                assert_eq!(reply["pool"]["total"], 20, "{reply}");
+            }
+            let mut asked = 0;
+            while asker.ok(json!({"type": "pool", "game": game})).await["pool"]["settled"] != true {
+                asked += 1;
+                assert!(asked < 100_000, "game {game} was never settled");
+            }
+        }
+    }
+    server.stop().await;
+}
