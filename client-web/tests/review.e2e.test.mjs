@@ -109,3 +109,53 @@ test('the study board marks a ko too', { timeout: 60000 }, async () => {
   await clickPoint(page, 9, { col: 6, row: 6 });
   await page.waitForSelector('svg.goban .ko-mark', { state: 'detached' });
 });
+
+/** A legal 19x19 record of 180 moves without a capture: rows of 18 stones, Black on even rows, White on odd, column 19 left free. */
+function longRecord() {
+  const letter = (n) => String.fromCharCode(97 + n);
+  let moves = '';
+  for (let pair = 0; pair < 5; pair++) {
+    for (let col = 0; col < 18; col++) moves += `;B[${letter(col)}${letter(2 * pair)}];W[${letter(col)}${letter(2 * pair + 1)}]`;
+  }
+  return `(;FF[4]GM[1]SZ[19]KM[7.5]PB[Long]PW[Record]${moves})`;
+}
+
+test('a long loaded record jumps to its end, its start and any move number in one request each', { timeout: 60000 }, async () => {
+  const page = await newUser('stgo', { viewport: { width: 1366, height: 768 } });
+  // Count the study requests the page sends (its socket is open already: watch its send).
+  await page.evaluate(() => {
+    window.studySent = [];
+    const send = WebSocket.prototype.send;
+    WebSocket.prototype.send = function (data) {
+      const type = String(data).match(/"type":"(study_[a-z_]+)"/)?.[1];
+      if (type) window.studySent.push(type);
+      return send.call(this, data);
+    };
+  });
+  const sentNow = () => page.evaluate(() => window.studySent.splice(0));
+  await page.click('[data-testid=nav-study]');
+  await page.waitForSelector('[data-testid=study-status]:has-text("Move 0")');
+  await page.setInputFiles('[data-testid=study-file]', { name: 'long.sgf', mimeType: 'application/x-go-sgf', buffer: Buffer.from(longRecord()) });
+  await page.waitForSelector('[data-testid=study-info]:has-text("Long")');
+  await sentNow();
+  await page.click('[data-testid=study-end]');
+  await page.waitForSelector('[data-testid=study-status]:has-text("Move 180")');
+  await waitStone(page, { col: 17, row: 9 }, 'white');
+  assert.deepEqual(await sentNow(), ['study_goto']);
+  // The move-number box: to move 37 (Black's 19th stone: row 2, column 1), then a bad number is refused here.
+  await page.fill('[data-testid=study-move]', '37');
+  await page.click('[data-testid=study-goto-submit]');
+  await page.waitForSelector('[data-testid=study-status]:has-text("Move 37")');
+  await waitStone(page, { col: 0, row: 2 }, 'black');
+  await waitStone(page, { col: 1, row: 2 }, null);
+  await shot(page, 'study-goto.png');
+  await page.fill('[data-testid=study-move]', '-3');
+  await page.click('[data-testid=study-goto-submit]');
+  await page.waitForSelector('[data-testid=study-message]:has-text("Type a move number")');
+  await page.waitForSelector('[data-testid=study-status]:has-text("Move 37")');
+  // Home: the start, again in one request.
+  await sentNow();
+  await page.keyboard.press('Home');
+  await page.waitForSelector('[data-testid=study-status]:has-text("Move 0")');
+  assert.deepEqual(await sentNow(), ['study_goto']);
+});

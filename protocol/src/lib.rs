@@ -795,6 +795,13 @@ pub enum ClientMsg {
         #[serde(default)]
         variation: u32,
     },
+    /// Go to move `move` of the line through the study's position in one request: back towards
+    /// the start, or forward along the first variation; a number past the line's end stops at its
+    /// end (so a large one jumps to the end).
+    StudyGoto {
+        #[serde(rename = "move")]
+        move_number: u32,
+    },
     /// Replace the study with an SGF record (its main line), positioned at the start.
     StudyLoadSgf {
         sgf: String,
@@ -936,6 +943,7 @@ impl ClientMsg {
         "study_pass",
         "study_back",
         "study_forward",
+        "study_goto",
         "study_load_sgf",
         "study_count",
         "chat",

@@ -189,6 +189,22 @@ impl Study {
         Ok(())
     }
 
+    /// Go to move `move_number` of the line through the cursor: back towards the start, or forward
+    /// along the first variation, stopping at the line's end. Done on a copy and kept only whole, so
+    /// a step that fails (which would be a broken tree) leaves the study as it was.
+    pub fn goto(&mut self, move_number: u32) -> Result<(), Refusal> {
+        let target = move_number as usize;
+        let mut moved = self.clone();
+        while moved.game.moves().len() > target && moved.cursor != 0 {
+            moved.back()?;
+        }
+        while moved.game.moves().len() < target && !moved.nodes[moved.cursor].children.is_empty() {
+            moved.forward(0)?;
+        }
+        *self = moved;
+        Ok(())
+    }
+
     /// 点目: the engine's dead-stone estimate and the area count with it removed.
     pub fn count(&self) -> StudyCount {
         let dead: Vec<Point> = estimate_dead(self.game.board());

@@ -435,3 +435,43 @@ async fn escaping_loses_by_forfeit_and_a_no_show_is_void() {
     assert!(record["sgf"].as_str().unwrap().contains("RE[Void]"));
     server.stop().await;
 }
+
+/// A loaded record is not stepped one request per move: `study_goto` jumps to its end (a number
+/// past the end stops there), to any move, and back to the start, each in one request; a study
+/// branched off the main line goes along the line it is on; no study, no jump.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_study_jumps_to_the_end_of_a_record_and_to_any_move_at_once() {
+    let server = TestServer::start().await;
+    let mut guest = server.client().await;
+    guest.hello().await;
+    guest
+        .err(json!({"type": "study_goto", "move": 3}), "no_study")
+        .await;
+    let sgf = "(;FF[4]GM[1]SZ[9]KM[7.5];B[ee];W[cc];B[gc];W[cg];B[gg];W[])";
+    guest
+        .ok(json!({"type": "study_load_sgf", "sgf": sgf}))
+        .await;
+    let end = guest
+        .ok(json!({"type": "study_goto", "move": 4_000_000_000u32}))
+        .await;
+    assert_eq!(end["study"]["move_number"], 6);
+    assert_eq!(end["study"]["next_moves"], json!([]));
+    assert_eq!(end["study"]["board"][6], "..O...X..");
+    let third = guest.ok(json!({"type": "study_goto", "move": 3})).await;
+    assert_eq!(third["study"]["move_number"], 3);
+    assert_eq!(third["study"]["last_move"], point(6, 2));
+    assert_eq!(third["study"]["board"][6], ".........");
+    assert_eq!(third["study"]["next_moves"], json!([point(2, 6)]));
+    let start = guest.ok(json!({"type": "study_goto", "move": 0})).await;
+    assert_eq!(start["study"]["move_number"], 0);
+    assert_eq!(start["study"]["board"][4], ".........");
+    // A variation: at move 2 play elsewhere; going on from there follows the new line only.
+    guest.ok(json!({"type": "study_goto", "move": 2})).await;
+    guest
+        .ok(json!({"type": "study_play", "point": point(8, 8)}))
+        .await;
+    let branch = guest.ok(json!({"type": "study_goto", "move": 5})).await;
+    assert_eq!(branch["study"]["move_number"], 3, "the branch has 3 moves");
+    assert_eq!(branch["study"]["board"][8], "........X");
+    server.stop().await;
+}

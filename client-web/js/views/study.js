@@ -1,9 +1,10 @@
 // The study board (研究, #/study): this connection's private board on the server. Open a 9/13/19 board,
 // click to play either colour (the server checks legality; its reason shows), step back and forward,
 // choose among the variations from here, load an SGF file (its game info shows, and the record can be
-// run to its end or back to its start), and ask for the area count (点目). The left and right arrow keys
-// step back and forward, Home and End go to the start and the end. Every request goes through
-// `actions.study(msg)`, which answers with the board as it now stands.
+// run to its end or back to its start, or to any move number typed in, each in one `study_goto` request),
+// and ask for the area count (点目). The left and right arrow keys step back and forward, Home and End go
+// to the start and the end. Every request goes through `actions.study(msg)`, which answers with the board
+// as it now stands.
 
 import { h, fill } from '../dom.js';
 import { createBoard } from '../board.js';
@@ -13,14 +14,8 @@ import { koPoint } from '../replay.js';
 import { EMPTY, STONE, otherColor } from '../stones.js';
 
 const SIZES = [9, 13, 19];
-/**
- * Between two steps of a run to the end or the start: the server answers about 20 messages a second
- * from a connection (MESSAGES_PER_SECOND in server/src/config.rs) and refuses the rest, so a run keeps
- * under it, with room for a click meanwhile. The server has no "go to move N"; each step is one request.
- */
-const RUN_STEP_MS = 60;
-/** The longest run: no record worth studying has more moves, and a run must end even if the board does not. */
-const RUN_STEPS_MAX = 1000;
+/** "Go to the end" asks for a move past any record's end: the server stops at the line's end. */
+const END_MOVE = 4_000_000_000;
 
 // The board as the server last showed it, kept across re-mounts of this view: switching the language
 // re-mounts every screen, and the study must not start again when only the words change. The study
@@ -38,6 +33,14 @@ export function mountStudy(root, { t, actions }) {
   const sizeSelect = h('select', { 'data-testid': 'study-size' }, SIZES.map((n) => h('option', { value: String(n) }, `${n}×${n}`)));
   const fileInput = h('input', { type: 'file', accept: '.sgf,application/x-go-sgf,text/plain', 'data-testid': 'study-file', class: 'sr-only', onchange: () => loadFile() });
   const button = (key, testId, onclick) => h('button', { 'data-testid': testId, onclick }, t(key));
+  // "Go to move N": one request, however far; a number past the end stops at the end.
+  const moveInput = h('input', { type: 'number', min: '0', step: '1', name: 'move', class: 'narrow-input', 'data-testid': 'study-move', 'aria-label': t('study.gotoLabel') });
+  const gotoForm = h('form', { class: 'row', novalidate: true, 'data-testid': 'study-goto', onsubmit: (event) => {
+    event.preventDefault();
+    const n = Number(moveInput.value);
+    if (moveInput.value.trim() === '' || !Number.isInteger(n) || n < 0) return showError({ text: t('study.gotoBad') });
+    goTo(Math.min(n, END_MOVE));
+  } }, h('label', {}, `${t('study.gotoLabel')} `, moveInput), h('button', { type: 'submit', 'data-testid': 'study-goto-submit' }, t('study.goto')));
   const board = createBoard(boardBox, {
     arrowsToPage: true,
     onPoint: (point) => run({ type: 'study_play', point }),
@@ -54,13 +57,13 @@ export function mountStudy(root, { t, actions }) {
         h('p', { class: 'muted small' }, t('study.hint'))),
       h('section', { class: 'panel' }, status, message,
         h('div', { class: 'row' },
-          button('study.start', 'study-start', () => runTo('start')),
+          button('study.start', 'study-start', () => goTo(0)),
           button('study.back', 'study-back', () => run({ type: 'study_back' })),
           button('study.forward', 'study-forward', () => run({ type: 'study_forward', variation: 0 })),
-          button('study.end', 'study-end', () => runTo('end')),
+          button('study.end', 'study-end', () => goTo(END_MOVE)),
           button('study.pass', 'study-pass', () => run({ type: 'study_pass' })),
           button('study.count', 'study-count', () => count())),
-        variations, countBox, h('p', { class: 'muted small' }, t('study.keys'))),
+        gotoForm, variations, countBox, h('p', { class: 'muted small' }, t('study.keys'))),
       infoBox)));
 
   let study = null;
@@ -82,7 +85,7 @@ export function mountStudy(root, { t, actions }) {
   }
 
   function showError(err) {
-    message.textContent = actions.errorText(err);
+    message.textContent = err.text ?? actions.errorText(err);
     message.classList.add('shown');
   }
 
@@ -119,29 +122,18 @@ export function mountStudy(root, { t, actions }) {
       line('study.event', info.EV), line('study.moves', String(info.moves))));
   }
 
-  // Steps to the record's end (or back to its start), one request at a time, until there is no next move.
-  let running = false;
-  async function runTo(where) {
-    if (running || !study) return;
-    running = true;
-    try {
-      for (let step = 0; step < RUN_STEPS_MAX; step++) {
-        const more = where === 'end' ? study.next_moves.length > 0 : study.move_number > 0;
-        if (!more) break;
-        if (await run(where === 'end' ? { type: 'study_forward', variation: 0 } : { type: 'study_back' }) === false) break;
-        await new Promise((wake) => setTimeout(wake, RUN_STEP_MS));
-      }
-    } finally {
-      running = false;
-    }
+  /** Go to move `n` of the line through this position (past its end: its end), in one request. */
+  function goTo(n) {
+    if (!study) return Promise.resolve(false);
+    return run({ type: 'study_goto', move: n });
   }
 
   const onKey = (event) => {
-    if (event.defaultPrevented || event.target.closest?.('input, textarea, select') || running) return;
+    if (event.defaultPrevented || event.target.closest?.('input, textarea, select')) return;
     const msg = { ArrowLeft: { type: 'study_back' }, ArrowRight: { type: 'study_forward', variation: 0 } }[event.key];
     if (msg) run(msg);
-    else if (event.key === 'Home') runTo('start');
-    else if (event.key === 'End') runTo('end');
+    else if (event.key === 'Home') goTo(0);
+    else if (event.key === 'End') goTo(END_MOVE);
     else return;
     event.preventDefault();
   };

@@ -454,6 +454,7 @@ impl Session {
             | M::StudyPass
             | M::StudyBack
             | M::StudyForward { .. }
+            | M::StudyGoto { .. }
             | M::StudyCount) => self.study_message(id, msg),
             msg @ (M::Bet { .. }
             | M::Pool { .. }

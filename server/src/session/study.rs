@@ -26,6 +26,7 @@ impl Session {
             M::StudyPass => self.study_pass(id),
             M::StudyBack => self.study_back(id),
             M::StudyForward { variation } => self.study_forward(id, variation),
+            M::StudyGoto { move_number } => self.study_goto(id, move_number),
             M::StudyCount => self.study_count(id),
             other => Err(misrouted(&other)),
         }
@@ -76,6 +77,15 @@ impl Session {
         variation: u32,
     ) -> Result<Answer, Refusal> {
         self.study()?.forward(variation)?;
+        Ok(self.study_reply(id, None))
+    }
+
+    pub(super) fn study_goto(
+        &mut self,
+        id: Option<RequestId>,
+        move_number: u32,
+    ) -> Result<Answer, Refusal> {
+        self.study()?.goto(move_number)?;
         Ok(self.study_reply(id, None))
     }
 
