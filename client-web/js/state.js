@@ -7,6 +7,7 @@
 import { initialSide, afterMove, tick as tickSide } from './clock.js';
 import { EMPTY, STONE, otherColor } from './stones.js';
 import { createEventsState, applyEventMessage } from './events.js';
+import { eventRulesFrom, applyEventRule, clocksHalted } from './event-game.js';
 import { koPoint } from './replay.js';
 
 /** Chat lines kept per channel; older ones scroll away, so memory stays bounded in a busy room. */
@@ -78,6 +79,8 @@ export function gameFromState(s) {
     away: awayFrom(s.away ?? [], Date.now()),
     // Before the first move: the local time by which it must be made, or the game is void.
     firstMoveBy: s.first_move_in_ms != null ? Date.now() + s.first_move_in_ms : null,
+    // An event game's lateness, warnings, pause or adjournment, and a pass the clock forced (event-game.js).
+    ...eventRulesFrom(s, Date.now()),
   };
 }
 
@@ -126,6 +129,7 @@ export function applyGameEvent(game, msg, nowMs = Date.now()) {
       if (msg.color === 'black') game.capturesBlack += msg.captured.length;
       else game.capturesWhite += msg.captured.length;
       game.lastMove = { point: msg.point, color: msg.color };
+      game.forcedPass = null;
       game.ko = koPoint(game.board, msg.point, msg.captured);
       game.lastPass = null;
       game.movesCount += 1;
@@ -138,6 +142,8 @@ export function applyGameEvent(game, msg, nowMs = Date.now()) {
     case 'passed':
       game.ko = null;
       game.lastPass = msg.color;
+      // A byo-yomi timeout under `timeout_is_pass`: the clock passed for them.
+      game.forcedPass = msg.forced ? msg.color : null;
       game.lastMove = null;
       game.movesCount += 1;
       game.firstMoveBy = null;
@@ -173,6 +179,7 @@ export function applyGameEvent(game, msg, nowMs = Date.now()) {
       break;
     case 'undo_accepted':
       game.undoRequestedBy = null;
+      game.forcedPass = null;
       game.board = msg.board.slice();
       game.movesCount = msg.moves_count;
       game.toMove = msg.to_move;
@@ -197,7 +204,8 @@ export function applyGameEvent(game, msg, nowMs = Date.now()) {
       break;
     }
     default:
-      // Events this client does not know yet change nothing it shows.
+      // An event game's rules (event-game.js); events this client does not know yet change nothing it shows.
+      applyEventRule(game, msg, nowMs);
       break;
   }
   // The server's clocks, when the wire carries them, replace the local count.
@@ -211,7 +219,7 @@ export function applyGameEvent(game, msg, nowMs = Date.now()) {
 export function chargeClock(game, nowMs) {
   const { clocks } = game;
   const clock = game.settings.clock;
-  if (!clocks?.black || game.phase !== 'playing' || clock.kind === 'none') {
+  if (!clocks?.black || game.phase !== 'playing' || clock.kind === 'none' || clocksHalted(game)) {
     game.clockAtMs = nowMs;
     return;
   }

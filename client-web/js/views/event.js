@@ -36,6 +36,20 @@ export function mountEvent(root, ctx, params) {
   };
   ask();
 
+  // Each live board's spectator pool, asked once per game (issue 17 item 5); the answers land in state.pools.
+  const poolsAsked = new Set();
+  function poolsOf(view) {
+    for (const round of view.rounds) {
+      for (const b of round.boards) {
+        if (b.game != null && b.outcome == null && !poolsAsked.has(b.game)) {
+          poolsAsked.add(b.game);
+          actions.askPool(b.game);
+        }
+      }
+    }
+    return state.pools;
+  }
+
   function update() {
     const view = state.events.views.get(id);
     if (!view) {
@@ -57,7 +71,7 @@ export function mountEvent(root, ctx, params) {
     fill(body,
       header(view, { t, actions, me, name }),
       h('div', { class: 'event-columns' },
-        h('div', { class: 'event-main' }, standingsPanel(view, { t, me, name }), roundsPanel(view, { t, me, name, tools, watching: watchingOf(state) })),
+        h('div', { class: 'event-main' }, standingsPanel(view, { t, me, name }), roundsPanel(view, { t, me, name, tools, watching: watchingOf(state), pools: poolsOf(view) })),
         h('aside', { class: 'event-side' }, entrantsPanel(view, { t, me, tools }), logPanel(view, { t, name }))));
   }
   return { update, unmount() {} };
@@ -145,20 +159,21 @@ function watchingOf(state) {
 }
 
 /** Every round's pairing table, the latest first; a knockout's bracket above them. */
-function roundsPanel(view, { t, me, name, tools, watching }) {
+function roundsPanel(view, { t, me, name, tools, watching, pools }) {
   const rounds = [...view.rounds].reverse();
   return h('section', { class: 'panel', 'data-testid': 'pairings' },
     view.summary.format.kind === 'knockout' && view.rounds.length ? bracket(view, { t, name }) : null,
     h('h3', {}, t('event.pairings')),
-    rounds.length === 0 ? h('p', { class: 'muted' }, t('event.noRounds')) : rounds.map((round) => roundTable(round, { t, me, name, watching, tools: round === currentRound(view) ? tools : null })));
+    rounds.length === 0 ? h('p', { class: 'muted' }, t('event.noRounds')) : rounds.map((round) => roundTable(round, { t, me, name, watching, pools, tools: round === currentRound(view) ? tools : null })));
 }
 
-function roundTable(round, { t, me, name, watching, tools }) {
+function roundTable(round, { t, me, name, watching, pools, tools }) {
   const player = (user, color) => h('td', { class: user === me ? 'me' : '' }, h('span', { class: `stone-icon ${color}`, 'aria-hidden': 'true' }), ` ${name(user)}`);
   const rows = round.boards.map((b) => h('tr', { 'data-testid': `board-${round.number}-${b.board}` },
     h('td', {}, String(b.board)), player(b.black, 'black'), player(b.white, 'white'),
     h('td', { 'data-testid': `result-${round.number}-${b.board}` }, resultText(b, t)),
-    h('td', {}, gameLink(b, t), watchers(b, watching, t), tools && b.game != null && b.outcome == null ? tools.adjudicate(b.game) : null)));
+    h('td', {}, gameLink(b, t), watchers(b, watching, t), poolLine(b, pools, t),
+      tools && b.game != null && b.outcome == null ? [tools.adjudicate(b.game), tools.halt(b.game)] : null)));
   const names = (list) => list.map(name).join(', ');
   return h('div', { class: 'event-round', 'data-testid': `round-${round.number}` },
     h('h4', {}, t('event.roundN', { n: round.number })),
@@ -187,6 +202,13 @@ function gameLink(board, t) {
 function watchers(board, watching, t) {
   const count = board.outcome == null && board.game != null ? watching.get(board.game) : undefined;
   return count ? h('span', { class: 'muted small' }, ` · ${t('hall.watchers', { count })}`) : null;
+}
+
+/** A live board's spectator pool: its total and each side's, once asked. */
+function poolLine(board, pools, t) {
+  const pool = board.outcome == null && board.game != null ? pools?.get(board.game) : undefined;
+  if (!pool) return null;
+  return h('span', { class: 'muted small', 'data-testid': `event-pool-${board.game}` }, ` · ${t('event.pool', { total: pool.total ?? 0, black: pool.black ?? 0, white: pool.white ?? 0 })}`);
 }
 
 /** A knockout's bracket: a column per round, each board a box with its winner in bold, then the byes. */

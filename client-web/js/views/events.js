@@ -32,6 +32,14 @@ export function eventActions({ send, untilReady, following, toast, go }) {
     warnEntrant: (event, user) => send({ type: 'event_warn', event, user }).catch(toast),
     withdrawEntrant: (event, user) => send({ type: 'event_withdraw', event, user }).catch(toast),
     adjudicateGame: (event, game, outcome, reason) => send({ type: 'event_adjudicate', event, game, outcome, reason }),
+    // A game's director stops and restarts it (issue 17 item 3): acknowledged, the game's events follow.
+    pauseGame: (event, game, resumeAtMs) => send({ type: 'event_pause', event, game, resume_at_ms: resumeAtMs }),
+    resumeGame: (event, game) => send({ type: 'event_resume', event, game }),
+    adjournGame: (event, game, resumeAtMs) => send({ type: 'event_adjourn', event, game, resume_at_ms: resumeAtMs }),
+    // The sealed move of an adjourned game (a null point is a pass).
+    sealMove: (game, point) => send({ type: 'seal_move', game, point }),
+    // Read an event without following it (the board page looking for its game's event).
+    lookUpEvent: (event) => untilReady().then(() => send({ type: 'get_event', event })),
   };
 }
 

@@ -21,6 +21,8 @@ import { createMoveConfirm } from './confirm.js';
 import { resultBanner, countLines } from './result.js';
 import { pointName } from '../geometry.js';
 import { otherColor } from '../stones.js';
+import { createGameNotices } from './game-notices.js';
+import { clocksHalted } from '../event-game.js';
 
 /** How often the clocks redraw; a fifth of a second keeps the seconds honest without busy work. */
 const CLOCK_REDRAW_MS = 200;
@@ -45,6 +47,7 @@ export function mountGame(root, ctx, params) {
   const attention = createAttention({ t });
   const twoTaps = createMoveConfirm({ t, onPlay: (point) => run(actions.play(gameId, point)), redraw: () => api.update() });
   const chatBox = h('div', {});
+  const notices = createGameNotices({ t, actions, state, gameId, run: (promise) => run(promise) });
   const pool = createPoolPanel({ t, onBet: (side, amount) => run(actions.bet(gameId, side, amount)) });
   const stake = createStakePanel({
     t,
@@ -68,7 +71,7 @@ export function mountGame(root, ctx, params) {
     h('aside', { class: 'game-side' },
       h('div', { class: 'row spread' }, h('a', { href: '#/', class: 'small' }, `← ${t('game.back')}`), watchers),
       watchersPanel.element,
-      result, players.black, players.white, status, firstMoveBox, awayBox, message, controls, undoBox, scoring, attention.element, info, stake.element, pool.element, chatBox, announcer)));
+      result, players.black, players.white, status, notices.element, firstMoveBox, awayBox, message, controls, undoBox, scoring, attention.element, info, stake.element, pool.element, chatBox, announcer)));
 
   actions.watch(gameId);
   actions.askPool(gameId);
@@ -109,6 +112,8 @@ export function mountGame(root, ctx, params) {
   function clicked(point) {
     const g = game();
     if (!g || !myColor()) return;
+    // An event game paused or adjourned: no move; the sealer's click picks the sealed move.
+    if (notices.clicked(g, myColor(), point)) return;
     // At my move on a phone the first tap only shows where the stone would go (confirm.js).
     if (g.phase === 'playing' && g.toMove === myColor() && twoTaps.tapped(point, g.seq)) return;
     if (g.phase === 'playing') run(actions.play(gameId, point));
@@ -119,7 +124,7 @@ export function mountGame(root, ctx, params) {
   function clocksNow(g) {
     if (!g.clocks?.black || g.settings.clock.kind === 'none') return null;
     const now = { ...g.clocks };
-    if (g.phase === 'playing') now[g.toMove] = tick(g.clocks[g.toMove], g.settings.clock, Date.now() - g.clockAtMs);
+    if (g.phase === 'playing' && !clocksHalted(g)) now[g.toMove] = tick(g.clocks[g.toMove], g.settings.clock, Date.now() - g.clockAtMs);
     return now;
   }
 
@@ -163,6 +168,7 @@ export function mountGame(root, ctx, params) {
     // Nobody has moved yet: the game is void unless the first move comes in time (SPEC: 2 minutes).
     firstMoveBox.textContent = g.phase === 'playing' && g.firstMoveBy != null
       ? t('game.firstMove', { color: t(`color.${g.toMove}`), time: formatClock(Math.max(0, g.firstMoveBy - now)) }) : '';
+    notices.tick(g, now);
     const clocks = clocksNow(g);
     drawClock(clockNodes.black, g, 'black', clocks);
     drawClock(clockNodes.white, g, 'white', clocks);
@@ -274,6 +280,7 @@ export function mountGame(root, ctx, params) {
       if (!g) return;
       clearStaleError(g);
       const mine = myColor();
+      notices.update(g, mine);
       const scoringNow = g.phase === 'scoring';
       const myTurnNow = g.phase === 'playing' && !!mine && g.toMove === mine;
       const ghostPoint = twoTaps.ghost(myTurnNow ? g.seq : null, g.settings.size);
