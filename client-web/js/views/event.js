@@ -257,6 +257,8 @@ function logText(view, entry, { t, name }) {
       return t(`event.log.${entry.action}`, { user, detail: entry.detail ? ` (${entry.detail})` : '' });
     case 'adjudicated':
       return t('event.log.adjudicated', { round: entry.round, detail: entry.detail ?? '' });
+    case 'paused': case 'adjourned': case 'sealed': case 'resumed':
+      return haltLogText(entry, { t, user });
     case 'result': {
       // The server names a result by its board's Black player.
       const round = view.rounds.find((r) => r.number === entry.round);
@@ -268,4 +270,16 @@ function logText(view, entry, { t, name }) {
     default:
       return t('event.log.other', { action: entry.action });
   }
+}
+
+/**
+ * A pause, adjournment, sealed move or resumption in the log. The server writes the game (and the resume
+ * instant, in Unix ms) into `detail` as "game 7 until 1767225600000 (Unix ms)"; read back here so the line
+ * is in the reader's language and local time, or the detail as it is if it says something else.
+ */
+function haltLogText(entry, { t, user }) {
+  const found = /^game (\d+)(?: until (\d+))?/.exec(entry.detail ?? '');
+  if (!found) return t('event.log.other', { action: `${entry.action} ${entry.detail ?? ''}` });
+  const time = found[2] ? new Date(Number(found[2])).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' }) : '';
+  return t(`event.log.${entry.action}`, { game: found[1], time, user });
 }

@@ -10,6 +10,8 @@ import { formatClock } from '../timefmt.js';
 import { pointName } from '../geometry.js';
 import { eventOfGame } from '../event-game.js';
 
+/** An arrival later than this is told; one within it is on time (a player's page connects in milliseconds). */
+const LATE_SHOWN_MS = 1000;
 /** Running events looked through for a game's event when the client has none of them open. */
 const EVENTS_LOOKED_MAX = 20;
 
@@ -18,25 +20,36 @@ export function createGameNotices({ t, actions, state, gameId, run }) {
   const eventLine = h('p', { class: 'small', 'data-testid': 'event-of-game' });
   const warnings = h('p', { class: 'small', 'data-testid': 'warnings' });
   const lateness = h('p', { class: 'away', role: 'status', 'data-testid': 'lateness' });
+  const arrivals = h('p', { class: 'small muted', 'data-testid': 'arrivals' });
   const halt = h('div', { class: 'halt', role: 'status', 'data-testid': 'halt' });
-  const element = h('div', { class: 'game-notices' }, forced, eventLine, warnings, lateness, halt);
+  const element = h('div', { class: 'game-notices' }, forced, eventLine, warnings, lateness, arrivals, halt);
   let sealPoint = null; // the point the sealer picked, not sent yet
-  let lookedUp = false;
 
   const colorName = (color) => t(`color.${color}`);
   const clockTime = (resumeAt) => new Date(resumeAt).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
 
-  /** Open the running events until one holds this game (the game's state does not name its event). */
+  /**
+   * Open the running events not looked at yet until one holds this game (the game's state does not name
+   * its event). Asked again as the hall's list of events arrives or grows; each event is read once.
+   */
+  const looked = new Set();
+  let looking = false;
   async function lookUpEvent() {
-    lookedUp = true;
-    const running = [...state.events.list.values()].filter((e) => e.status !== 'open' && e.status !== 'finished').slice(0, EVENTS_LOOKED_MAX);
-    for (const e of running) {
-      if (eventOfGame(state.events.views, gameId) != null) return;
-      try {
-        await actions.lookUpEvent(e.event);
-      } catch {
-        // A refusal only means this one is not to be read; look on.
+    if (looking) return;
+    looking = true;
+    try {
+      const running = [...state.events.list.values()].filter((e) => e.status !== 'open' && e.status !== 'finished' && !looked.has(e.event));
+      for (const e of running) {
+        if (looked.size >= EVENTS_LOOKED_MAX || eventOfGame(state.events.views, gameId) != null) return;
+        looked.add(e.event);
+        try {
+          await actions.lookUpEvent(e.event);
+        } catch {
+          // A refusal only means this one is not to be read; look on.
+        }
       }
+    } finally {
+      looking = false;
     }
   }
 
@@ -44,7 +57,7 @@ export function createGameNotices({ t, actions, state, gameId, run }) {
     const event = eventOfGame(state.events.views, gameId);
     const eventGame = g.settings.lateness_limit_ms != null || event != null;
     if (!eventGame) return fill(eventLine);
-    if (event == null && !lookedUp) lookUpEvent();
+    if (event == null) lookUpEvent();
     const summary = event != null ? state.events.list.get(event) : null;
     return fill(eventLine, event == null ? h('span', { class: 'muted' }, t('eventGame.unknownEvent'))
       : h('a', { href: `#/event/${event}`, 'data-testid': 'event-link' }, `← ${t('eventGame.backToEvent', { name: summary?.name ?? `#${event}` })}`));
@@ -56,11 +69,13 @@ export function createGameNotices({ t, actions, state, gameId, run }) {
     warnings.textContent = list.join(' · ');
   }
 
+  /** Who is awaited, counting down to their forfeit (a warning), and who arrived late and what it cost. */
   function drawLateness(g, now) {
-    if (g.phase === 'over') return fill(lateness);
-    const waiting = Object.entries(g.awaited ?? {}).map(([c, at]) => t('eventGame.awaited', { color: colorName(c), time: formatClock(Math.max(0, at - now)) }));
-    const arrived = Object.entries(g.arrivals ?? {}).map(([c, a]) => t('eventGame.arrived', { color: colorName(c), late: formatClock(a.lateMs), charged: formatClock(a.chargedMs) }));
-    return fill(lateness, [...waiting, ...arrived].join(' · '));
+    const over = g.phase === 'over';
+    const waiting = over ? [] : Object.entries(g.awaited ?? {}).map(([c, at]) => t('eventGame.awaited', { color: colorName(c), time: formatClock(Math.max(0, at - now)) }));
+    const arrived = Object.entries(g.arrivals ?? {}).filter(([, a]) => a.lateMs >= LATE_SHOWN_MS).map(([c, a]) => t('eventGame.arrived', { color: colorName(c), late: formatClock(a.lateMs), charged: formatClock(a.chargedMs) }));
+    fill(lateness, waiting.join(' · '));
+    fill(arrivals, arrived.join(' · '));
   }
 
   function drawHalt(g, mine) {

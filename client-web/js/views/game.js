@@ -309,7 +309,8 @@ export function mountGame(root, ctx, params) {
         g.lastPass ? ` · ${t('game.passed', { color: t(`color.${g.lastPass}`) })}` : '',
         ' · ', mine ? t('game.youAre', { color: t(`color.${mine}`) }) : t('game.watching'));
       const opponent = otherColor(mine);
-      fill(controls, mine && g.phase === 'playing' ? [
+      // A paused or adjourned event game takes no move, pass, undo or resignation (the sealer seals instead).
+      fill(controls, mine && g.phase === 'playing' && !g.halt ? [
         h('button', { 'data-testid': 'pass', onclick: () => run(actions.pass(gameId)) }, t('game.pass')),
         h('button', { 'data-testid': 'undo', disabled: g.undoRequestedBy === mine, onclick: () => run(actions.undo(gameId)) }, t('game.undo')),
         h('button', { class: 'danger', 'data-testid': 'resign', onclick: () => { if (confirm(t('game.confirmResign'))) run(actions.resign(gameId)); } }, t('game.resign')),
