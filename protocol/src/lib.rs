@@ -15,9 +15,10 @@
 mod events;
 
 pub use events::{
-    Criterion, EventBoard, EventEntrant, EventFormat, EventLogEntry, EventOutcome, EventRound,
-    EventSpec, EventStatus, EventSummary, EventView, FinalTie, Fraction, RankRange, Standing,
-    Standings, SwissRanking,
+    Criterion, EventBoard, EventEntrant, EventFormat, EventLogEntry, EventMatch, EventOutcome,
+    EventRound, EventSpec, EventStatus, EventSummary, EventTeam, EventView, FinalTie, Fraction,
+    LineUp, RankRange, RelayState, RelayView, Standing, Standings, SwissRanking, TeamId, TeamRules,
+    TeamSide, TeamStanding, TeamsView,
 };
 use serde::{Deserialize, Serialize};
 
@@ -258,6 +259,9 @@ pub struct GameSettings {
     /// When true the server draws colours (nigiri) at the start; when false the left seat (or, for a
     /// challenge, the challenger) plays Black.
     pub nigiri: bool,
+    /// The game leaves both players' ratings as they are (an unrated event's games); absent: rated.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub unrated: bool,
 }
 
 /// A participant as the hall lists them.
@@ -880,6 +884,23 @@ pub enum ClientMsg {
         outcome: EventOutcome,
         reason: String,
     },
+    /// Found a team in an open team event: its founder is its captain and first player (replied with
+    /// `event`).
+    CreateTeam {
+        event: EventId,
+        name: String,
+    },
+    /// Join a team of an open team event (replied with `event`); `leave_event` leaves it.
+    JoinTeam {
+        event: EventId,
+        team: TeamId,
+    },
+    /// A captain's board order for the team's next match (free line-up): every player of the team
+    /// once, board 1 first.
+    SetLineUp {
+        event: EventId,
+        players: Vec<UserId>,
+    },
 }
 
 impl ClientMsg {
@@ -945,6 +966,9 @@ impl ClientMsg {
         "event_withdraw",
         "event_warn",
         "event_adjudicate",
+        "create_team",
+        "join_team",
+        "set_line_up",
     ];
 }
 
@@ -1437,6 +1461,11 @@ error_codes! {
     EventOver,
     /// Your rank is outside the event's entry range.
     RankOutOfRange,
+    /// A team or a line-up has the wrong number of players (a team event's round 1 starts only when
+    /// every team is complete).
+    TeamSize,
+    /// Only the team's captain may do that.
+    NotCaptain,
 }
 
 impl std::fmt::Display for ErrorCode {

@@ -100,6 +100,7 @@ async fn harness_with(first_move_within_ms: u64) -> Harness {
             ko_rule: KoRule::Positional,
             clock: ClockSettings::None,
             nigiri: false,
+            unrated: false,
         },
         nigiri_seed: None,
     };

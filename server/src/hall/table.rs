@@ -406,6 +406,7 @@ mod tests {
             ko_rule: KoRule::Positional,
             clock: ClockSettings::None,
             nigiri: false,
+            unrated: false,
         }
     }
 

@@ -59,6 +59,21 @@ impl Session {
                 outcome,
                 reason,
             },
+            M::CreateTeam { event, name } => E::CreateTeam {
+                event,
+                player: self.player()?,
+                name,
+            },
+            M::JoinTeam { event, team } => E::JoinTeam {
+                event,
+                player: self.player()?,
+                team,
+            },
+            M::SetLineUp { event, players } => E::SetLineUp {
+                event,
+                captain: self.user()?,
+                players,
+            },
             other => return Err(misrouted(&other)),
         };
         self.event_reply(id, request).await

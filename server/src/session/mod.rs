@@ -472,7 +472,10 @@ impl Session {
             | M::ListEvents
             | M::EventWithdraw { .. }
             | M::EventWarn { .. }
-            | M::EventAdjudicate { .. }) => self.event_message(id, msg).await,
+            | M::EventAdjudicate { .. }
+            | M::CreateTeam { .. }
+            | M::JoinTeam { .. }
+            | M::SetLineUp { .. }) => self.event_message(id, msg).await,
         }
     }
 }
