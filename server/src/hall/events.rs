@@ -394,7 +394,13 @@ impl Hall {
             .clone();
         if let Some(teams) = &mut record.teams {
             let first_seed = record.event.entrants().first().map(|e| TeamId(e.player.0));
-            teams.lay_out(&round, first_seed);
+            for (table, outcome) in teams.lay_out(&round, first_seed) {
+                // Every board forfeited by withdrawn players.
+                record
+                    .event
+                    .record(round.number, table, outcome)
+                    .map_err(event_refusal)?;
+            }
         }
         record.note("round_started", by, Some(round.number));
         // Durable before any game starts: a restart from here starts the round's games.
@@ -411,13 +417,7 @@ impl Hall {
         user: UserId,
     ) -> Result<EventView, Refusal> {
         let mut record = self.directed(id, director)?.clone();
-        record
-            .event
-            .withdraw(PlayerId(user.0))
-            .map_err(event_refusal)?;
-        if record.event.rounds().is_empty() {
-            record.players.retain(|p| p.user != user);
-        }
+        record.withdraw(user)?;
         record.note("withdrew", Some(user), None);
         let in_play = record.game_in_play(user);
         self.save_then_forfeit(id, record, in_play).await
@@ -1054,6 +1054,34 @@ impl EventRecord {
                 })
             })
             .collect()
+    }
+
+    /// Withdraw `user`: before round 1 they leave (their team, in a team event); later they are
+    /// paired no more (see the pairing core), in a team event their games from then are forfeits.
+    fn withdraw(&mut self, user: UserId) -> Result<(), Refusal> {
+        let started = !self.event.rounds().is_empty();
+        match &mut self.teams {
+            Some(teams) if started => return teams.withdraw(user),
+            Some(teams) if !teams.has_player(user) => {
+                return refuse(
+                    ErrorCode::NotEntered,
+                    "that player is in no team of this event",
+                )
+            }
+            Some(teams) => {
+                if let Some(team) = teams.leave(user) {
+                    self.event.leave(PlayerId(team.0)).map_err(event_refusal)?;
+                }
+            }
+            None => self
+                .event
+                .withdraw(PlayerId(user.0))
+                .map_err(event_refusal)?,
+        }
+        if !started {
+            self.players.retain(|p| p.user != user);
+        }
+        Ok(())
     }
 
     /// Whether `player` may enter now: the event open, their rank in its range.

@@ -43,6 +43,10 @@ pub(super) struct TeamPlay {
     /// A relay's orders and games (players as account ids).
     #[serde(default)]
     relay: Option<Relay>,
+    /// Players the director withdrew: their results stand, and their games from then on are lost
+    /// by forfeit without being played (SPEC §4).
+    #[serde(default)]
+    withdrawn: Vec<UserId>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -111,8 +115,13 @@ impl TeamPlay {
             teams: Vec::new(),
             boards: Vec::new(),
             relay: None,
+            withdrawn: Vec::new(),
         };
         Ok((play, format))
+    }
+
+    pub(super) fn has_player(&self, user: UserId) -> bool {
+        self.team_of(user).is_some()
     }
 
     fn team_of(&self, user: UserId) -> Option<&TeamEntry> {
@@ -187,11 +196,41 @@ impl TeamPlay {
         Ok(seeded.into_iter().map(|(_, id)| id).collect())
     }
 
-    /// The boards of a newly paired round (for a relay: its first game).
-    pub(super) fn lay_out(&mut self, round: &Round, first_seed: Option<TeamId>) {
+    /// The director withdraws `user` from the event, after round 1 has started.
+    pub(super) fn withdraw(&mut self, user: UserId) -> Result<(), Refusal> {
+        if self.team_of(user).is_none() {
+            return refuse(
+                ErrorCode::NotEntered,
+                "that player is in no team of this event",
+            );
+        }
+        if !self.withdrawn.contains(&user) {
+            self.withdrawn.push(user);
+        }
+        Ok(())
+    }
+
+    /// A board's result decided before play: a withdrawn player's game is lost by forfeit (both
+    /// lose when both are withdrawn).
+    fn forfeit(&self, black: UserId, white: UserId) -> Option<Outcome> {
+        let out = |user| self.withdrawn.contains(&user);
+        match (out(black), out(white)) {
+            (true, true) => Some(Outcome::BothLose),
+            (true, false) => Some(Outcome::WhiteWins),
+            (false, true) => Some(Outcome::BlackWins),
+            (false, false) => None,
+        }
+    }
+
+    /// The boards of a newly paired round (for a relay: its first game). Returns the matches
+    /// already decided, every board forfeited (table and result, for the core).
+    pub(super) fn lay_out(
+        &mut self,
+        round: &Round,
+        first_seed: Option<TeamId>,
+    ) -> Vec<(u32, Outcome)> {
         if self.rules.line_up == LineUp::Relay {
-            self.start_relay(round);
-            return;
+            return self.start_relay(round).into_iter().collect();
         }
         let mut number = 0;
         for game in &round.games {
@@ -218,10 +257,25 @@ impl TeamPlay {
                     black,
                     white,
                     home_black,
-                    outcome: None,
+                    outcome: self.forfeit(black, white),
                 });
             }
         }
+        round
+            .games
+            .iter()
+            .filter_map(|game| Some((game.table, self.match_decided(round.number, game.table)?)))
+            .collect()
+    }
+
+    /// A match's result once every board of it has one.
+    fn match_decided(&self, round: u32, table: u32) -> Option<Outcome> {
+        let boards: Vec<&TeamBoard> = self.match_boards(round, table).collect();
+        if boards.is_empty() || boards.iter().any(|b| b.outcome.is_none()) {
+            return None;
+        }
+        let outcomes: Vec<BoardOutcome> = boards.iter().map(|b| home_outcome(b)).collect();
+        Some(match_outcome(&outcomes))
     }
 
     /// A team's order for this round: the captain's, used once, else its board order.
@@ -235,10 +289,8 @@ impl TeamPlay {
         }
     }
 
-    fn start_relay(&mut self, round: &Round) {
-        let Some(game) = round.games.first() else {
-            return;
-        };
+    fn start_relay(&mut self, round: &Round) -> Option<(u32, Outcome)> {
+        let game = round.games.first()?;
         let order = |id: u64| {
             self.teams
                 .iter()
@@ -250,22 +302,19 @@ impl TeamPlay {
             Ok(relay) => self.relay = Some(relay),
             Err(err) => tracing::error!(%err, "a relay's teams were refused"),
         }
-        self.next_relay_game(round.number, game.table);
+        self.next_relay_game(round.number, game.table)
     }
 
-    /// Starts the relay's next game as a new board, if the relay goes on.
-    fn next_relay_game(&mut self, round: u32, table: u32) {
-        let Some(relay) = &mut self.relay else {
-            return;
-        };
+    /// Lays out the relay's next game as a new board, if the relay goes on; a withdrawn player's
+    /// game is forfeited at once and the relay moves on. Returns the relay's result once decided.
+    fn next_relay_game(&mut self, round: u32, table: u32) -> Option<(u32, Outcome)> {
+        let relay = self.relay.as_mut()?;
         let stayer = relay.games.last().and_then(|g| match g.outcome {
             Some(BoardOutcome::HomeWins) => Some(true),
             Some(BoardOutcome::AwayWins) => Some(false),
             _ => None,
         });
-        let Ok((home, away)) = relay.start_next() else {
-            return;
-        };
+        let (home, away) = relay.start_next().ok()?;
         // The newcomer plays Black; in the first game (or after both went out) the home side does.
         let home_black = stayer != Some(true);
         let (home, away) = (UserId(home.0), UserId(away.0));
@@ -275,6 +324,7 @@ impl TeamPlay {
             (away, home)
         };
         let board = self.boards.iter().filter(|b| b.round == round).count() as u32 + 1;
+        let forfeit = self.forfeit(black, white);
         self.boards.push(TeamBoard {
             round,
             table,
@@ -284,6 +334,8 @@ impl TeamPlay {
             home_black,
             outcome: None,
         });
+        // Each forfeit puts a player out, so this recursion ends with the relay.
+        self.record(round, board, forfeit?)
     }
 
     /// A board's result. Returns the match's table and result for the core once the match is
@@ -303,12 +355,7 @@ impl TeamPlay {
         if self.rules.line_up == LineUp::Relay {
             return self.relay_recorded(round, table, side_outcome);
         }
-        let boards: Vec<&TeamBoard> = self.match_boards(round, table).collect();
-        if boards.iter().any(|b| b.outcome.is_none()) {
-            return None;
-        }
-        let outcomes: Vec<BoardOutcome> = boards.iter().map(|b| home_outcome(b)).collect();
-        Some((table, match_outcome(&outcomes)))
+        Some((table, self.match_decided(round, table)?))
     }
 
     fn relay_recorded(
@@ -328,8 +375,7 @@ impl TeamPlay {
             )),
             RelayState::Drawn => Some((table, Outcome::Draw)),
             RelayState::Next { .. } | RelayState::Playing { .. } => {
-                self.next_relay_game(round, table);
-                None
+                self.next_relay_game(round, table)
             }
         }
     }
