@@ -33,7 +33,7 @@ pub struct EventSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub teams: Option<TeamRules>,
     /// Whether the event's games change the players' ratings (default: they do).
-    #[serde(default = "rated_by_default")]
+    #[serde(default = "rated_by_default", skip_serializing_if = "is_rated")]
     pub rated: bool,
     /// When rounds start by themselves (Unix ms, round 1 first); a round whose time comes while the
     /// one before is still in play starts when that one's last game ends. The director may still
@@ -44,6 +44,11 @@ pub struct EventSpec {
 
 fn rated_by_default() -> bool {
     true
+}
+
+/// Written only when an event is unrated, as it reads when absent.
+fn is_rated(rated: &bool) -> bool {
+    *rated
 }
 
 /// How a team event is played (SPEC §4, 团体赛).
