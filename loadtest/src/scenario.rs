@@ -256,6 +256,7 @@ fn settings(size: u8) -> GameSettings {
         },
         nigiri: false,
         unrated: false,
+        event: None,
     }
 }
 

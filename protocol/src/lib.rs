@@ -262,6 +262,9 @@ pub struct GameSettings {
     /// The game leaves both players' ratings as they are (an unrated event's games); absent: rated.
     #[serde(default, skip_serializing_if = "is_false")]
     pub unrated: bool,
+    /// The event the game is played in, set by the server (a client may not set it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub event: Option<EventId>,
 }
 
 /// A participant as the hall lists them.
@@ -862,8 +865,12 @@ pub enum ClientMsg {
     GetEvent {
         event: EventId,
     },
-    /// Every event, newest first (`event_list`).
-    ListEvents,
+    /// Events, newest first (`event_list`): at most 100, those created before event `before` when
+    /// it is given (the next page).
+    ListEvents {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        before: Option<EventId>,
+    },
     /// The director withdraws an entrant: before round 1 they simply leave; later they are paired no
     /// more, a game of theirs in play is lost by forfeit, and in a round robin their results are void
     /// if they played fewer than half of their games (else their remaining games are forfeits).

@@ -593,6 +593,10 @@ pub const EVENT_NAME_CHARS_MAX: usize = 60;
 /// larger leagues while a match's games stay few enough to follow on one page.
 pub const TEAM_PLAYERS_MAX: u32 = 8;
 
+/// Events in one `event_list` answer: a page of the hall's list (the client asks for the next with
+/// `before`), so the answer stays a few tens of KiB however many events the hall holds.
+pub const EVENT_LIST_PAGE: usize = 100;
+
 /// Set start times an event may have, one per round: as many as an event has rounds at most.
 pub const EVENT_ROUND_TIMES_MAX: usize = 64;
 

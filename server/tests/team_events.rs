@@ -1,8 +1,10 @@
 //! Team events over real sockets (SPEC §4, 团体赛): a relay between two teams of three played to its
 //! end; a round robin of four teams on fixed boards ranked by match and board points as worked by
 //! hand, with a drawn match; a free line-up set by a captain; an all-play-all in which everyone meets
-//! everyone; rounds that start at their set times; an unrated event that leaves ratings alone; and
-//! every bad team request refused with nothing changed. In every game the loser resigns at once.
+//! everyone; withdrawals; a relay through a restart; and every bad team request refused with nothing
+//! changed. Also the event settings that came with them: rounds that start at their set times, an
+//! unrated event that leaves ratings alone, a game naming its event, and the list's pages. In every
+//! game the loser resigns at once.
 
 mod common;
 
@@ -636,5 +638,81 @@ async fn a_withdrawn_players_later_boards_are_forfeits_and_their_results_stand()
     assert!(log
         .iter()
         .any(|l| l["action"] == "withdrew" && l["user"] == ids[1]));
+    server.stop().await;
+}
+
+/// An event's game says which event it belongs to (its page links back); a client may not claim an
+/// event for its own game; the hall's list of events comes in pages.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_events_game_names_its_event_and_the_list_comes_in_pages() {
+    let server = TestServer::start().await;
+    let mut clients = players(&server, 2).await;
+    let mut director = server.player("director").await;
+    let spec = |n: u32| {
+        json!({
+            "name": format!("Event {n}"), "format": {"kind": "round_robin", "cycles": 1},
+            "settings": common::settings_9x9(), "players_max": 2,
+        })
+    };
+    // 105 events from seven creators, 15 each, within each connection's message rate.
+    let mut ids = Vec::new();
+    for creator in 0..7 {
+        let mut creator = server.player(&format!("creator{creator}")).await;
+        for _ in 0..15 {
+            ids.push(create(&mut creator, spec(ids.len() as u32)).await);
+        }
+    }
+    // And the one played here, the newest.
+    let event = create(&mut director, spec(105)).await;
+    ids.push(event);
+    let first = director.ok(json!({"type": "list_events"})).await;
+    let page: Vec<u64> = first["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["event"].as_u64().unwrap())
+        .collect();
+    assert_eq!(page.len(), 100);
+    assert_eq!(page[0], event);
+    let next = director
+        .ok(json!({"type": "list_events", "before": page[99]}))
+        .await;
+    let rest: Vec<u64> = next["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["event"].as_u64().unwrap())
+        .collect();
+    assert_eq!(rest, ids[0..6].iter().rev().copied().collect::<Vec<_>>());
+
+    for client in clients.iter_mut() {
+        client
+            .ok(json!({"type": "join_event", "event": event}))
+            .await;
+    }
+    let started = director
+        .ok(json!({"type": "start_round", "event": event}))
+        .await;
+    let game = started["event"]["rounds"][0]["boards"][0]["game"]
+        .as_u64()
+        .unwrap();
+    director.ok(json!({"type": "watch", "game": game})).await;
+    let state = director.wait_type("game_state").await;
+    assert_eq!(state["state"]["settings"]["event"], event, "{state}");
+    // A table game claiming an event is refused.
+    let mut settings = common::settings_9x9();
+    settings["event"] = json!(event);
+    director
+        .ok(json!({"type": "sit", "table": 9, "seat": "left"}))
+        .await;
+    clients[0]
+        .ok(json!({"type": "sit", "table": 9, "seat": "right"}))
+        .await;
+    clients[0]
+        .err(
+            json!({"type": "propose_settings", "table": 9, "settings": settings}),
+            "invalid_settings",
+        )
+        .await;
     server.stop().await;
 }

@@ -59,6 +59,7 @@ fn settings(clock: ClockSettings) -> GameSettings {
         clock,
         nigiri: false,
         unrated: false,
+        event: None,
     }
 }
 

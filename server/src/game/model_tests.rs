@@ -251,6 +251,7 @@ fn settings() -> GameSettings {
         clock: ClockSettings::None,
         nigiri: false,
         unrated: false,
+        event: None,
     }
 }
 

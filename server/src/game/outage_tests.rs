@@ -101,6 +101,7 @@ async fn harness_with(first_move_within_ms: u64) -> Harness {
             clock: ClockSettings::None,
             nigiri: false,
             unrated: false,
+            event: None,
         },
         nigiri_seed: None,
     };

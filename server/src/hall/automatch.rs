@@ -107,6 +107,7 @@ pub fn game_for(a: &Seeker, b: &Seeker) -> (PlayerInfo, PlayerInfo, GameSettings
         clock: clock_of(a.time_class),
         nigiri: handicap == 0,
         unrated: false,
+        event: None,
     };
     (weaker.player.clone(), stronger.player.clone(), settings)
 }

@@ -21,7 +21,9 @@ use tengen_protocol::{
 
 use super::teams::TeamPlay;
 use super::{hall_audience, users_audience, Hall};
-use crate::config::{EVENTS_MAX, EVENT_LOG_MAX, EVENT_NAME_CHARS_MAX, EVENT_ROUND_TIMES_MAX};
+use crate::config::{
+    EVENTS_MAX, EVENT_LIST_PAGE, EVENT_LOG_MAX, EVENT_NAME_CHARS_MAX, EVENT_ROUND_TIMES_MAX,
+};
 use crate::game::{GameReply, GameRequest};
 use crate::hall::{EventRequest, HallReply, HallRequest};
 use crate::store::store_refusal;
@@ -126,8 +128,8 @@ impl Hall {
                 self.start_round_if_due(event).await;
                 return Ok(HallReply::Done);
             }
-            EventRequest::ListEvents => {
-                let events = self.event_list();
+            EventRequest::ListEvents { before } => {
+                let events = self.event_list(before);
                 return Ok(HallReply::Events { events });
             }
         };
@@ -553,7 +555,10 @@ impl Hall {
         if unstarted.is_empty() {
             return Ok(());
         }
-        let settings = record.settings;
+        let settings = GameSettings {
+            event: Some(id),
+            ..record.settings
+        };
         let barred = record.entrant_ids();
         let mut started = Vec::new();
         for (board, black, white) in unstarted {
@@ -636,11 +641,15 @@ impl Hall {
         Ok(self.event_record(id)?.view(id))
     }
 
-    pub(super) fn event_list(&self) -> Vec<EventSummary> {
-        self.events
-            .records
-            .iter()
+    /// A page of the hall's events, newest first: those created before `before`, if given.
+    pub(super) fn event_list(&self, before: Option<EventId>) -> Vec<EventSummary> {
+        let older = match before {
+            Some(before) => self.events.records.range(..before),
+            None => self.events.records.range(..),
+        };
+        older
             .rev()
+            .take(EVENT_LIST_PAGE)
             .map(|(&id, record)| record.summary(id))
             .collect()
     }

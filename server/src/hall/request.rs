@@ -175,7 +175,9 @@ pub enum EventRequest {
     GetEvent {
         event: EventId,
     },
-    ListEvents,
+    ListEvents {
+        before: Option<EventId>,
+    },
     /// The director's actions: `director` is who asks.
     EventWithdraw {
         event: EventId,

@@ -469,7 +469,7 @@ impl Session {
             | M::LeaveEvent { .. }
             | M::StartRound { .. }
             | M::GetEvent { .. }
-            | M::ListEvents
+            | M::ListEvents { .. }
             | M::EventWithdraw { .. }
             | M::EventWarn { .. }
             | M::EventAdjudicate { .. }
