@@ -716,3 +716,50 @@ async fn an_events_game_names_its_event_and_the_list_comes_in_pages() {
         .await;
     server.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_teams_bye_in_a_swiss_counts_as_a_match_won_on_every_board() {
+    let server = TestServer::start().await;
+    let mut clients = players(&server, 6).await;
+    let mut director = server.player("director").await;
+    let mut spec = team_spec("Three teams", "fixed_boards", 2, 3);
+    spec["format"] = json!({"kind": "swiss", "rounds": 2, "ranking": "total_score"});
+    let event = create(&mut director, spec).await;
+    let teams = [
+        team(&mut clients, &[0, 1], event, "One").await,
+        team(&mut clients, &[2, 3], event, "Two").await,
+        team(&mut clients, &[4, 5], event, "Three").await,
+    ];
+    let mut view = Value::Null;
+    for _ in 0..2 {
+        view = play_round(&mut director, &mut clients, event).await;
+    }
+    assert_eq!(view["summary"]["status"], "finished");
+    // Every team's figures from its matches and byes: a bye is a match won 4–0 on two boards.
+    let mut expected: BTreeMap<u64, (u64, u64, u64)> =
+        teams.iter().map(|&t| (t, (0, 0, 0))).collect();
+    for m in view["teams"]["matches"].as_array().unwrap() {
+        for (side, index) in [("home", 0), ("away", 1)] {
+            let entry = expected.get_mut(&m[side].as_u64().unwrap()).unwrap();
+            entry.0 += 1;
+            entry.1 += m["match_points"][index].as_u64().unwrap();
+            entry.2 += m["board_points"][index].as_u64().unwrap();
+        }
+    }
+    let mut byes = 0;
+    for round in view["rounds"].as_array().unwrap() {
+        for bye in round["byes"].as_array().unwrap() {
+            let entry = expected.get_mut(&bye.as_u64().unwrap()).unwrap();
+            *entry = (entry.0 + 1, entry.1 + 2, entry.2 + 4);
+            byes += 1;
+        }
+    }
+    assert_eq!(byes, 2);
+    for (team, (matches, match_points, board_points)) in expected {
+        let row = team_row(&view, team);
+        assert_eq!(row["matches"], matches, "{row}");
+        assert_eq!(row["match_points"], match_points, "{row}");
+        assert_eq!(row["board_points"], board_points, "{row}");
+    }
+    server.stop().await;
+}
