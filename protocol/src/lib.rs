@@ -910,7 +910,95 @@ pub enum ClientMsg {
     },
 }
 
+/// Which part of the server answers a client message. The session hands each message to its area's
+/// handler; [`ClientMsg::area`] names every message, so a new one cannot go unrouted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Area {
+    /// `hello`.
+    Connection,
+    /// Registering, logging in and out.
+    Accounts,
+    /// Rooms, tables, challenges, automatch and chat.
+    Hall,
+    /// Watching and playing games, and their records.
+    Games,
+    /// The study board.
+    Study,
+    /// Fortune points: bets, stakes, balances.
+    Money,
+    /// Competitions.
+    Events,
+}
+
 impl ClientMsg {
+    /// The part of the server that answers this message.
+    pub fn area(&self) -> Area {
+        use ClientMsg as M;
+        match self {
+            M::Hello { .. } => Area::Connection,
+            M::Register { .. } | M::Login { .. } | M::Resume { .. } | M::Logout | M::LogoutAll => {
+                Area::Accounts
+            }
+            M::EnterHall
+            | M::LeaveHall
+            | M::JoinRoom { .. }
+            | M::LeaveRoom
+            | M::JoinTable { .. }
+            | M::LeaveTable { .. }
+            | M::Sit { .. }
+            | M::Stand { .. }
+            | M::ProposeSettings { .. }
+            | M::AcceptSettings { .. }
+            | M::Challenge { .. }
+            | M::AcceptChallenge { .. }
+            | M::DeclineChallenge { .. }
+            | M::Automatch { .. }
+            | M::CancelAutomatch
+            | M::Chat { .. } => Area::Hall,
+            M::Watch { .. }
+            | M::Unwatch { .. }
+            | M::Play { .. }
+            | M::Pass { .. }
+            | M::Resign { .. }
+            | M::ToggleDead { .. }
+            | M::AcceptScore { .. }
+            | M::ResumePlay { .. }
+            | M::Undo { .. }
+            | M::AcceptUndo { .. }
+            | M::DeclineUndo { .. }
+            | M::GetRecord { .. }
+            | M::ListGames { .. } => Area::Games,
+            M::StudyOpen { .. }
+            | M::StudyLoadSgf { .. }
+            | M::StudyPlay { .. }
+            | M::StudyPass
+            | M::StudyBack
+            | M::StudyForward { .. }
+            | M::StudyCount => Area::Study,
+            M::Bet { .. }
+            | M::Pool { .. }
+            | M::Balance
+            | M::MyBets
+            | M::History
+            | M::House
+            | M::StakeOffer { .. }
+            | M::StakeAnswer { .. }
+            | M::StakeRaise { .. } => Area::Money,
+            M::CreateEvent { .. }
+            | M::JoinEvent { .. }
+            | M::LeaveEvent { .. }
+            | M::StartRound { .. }
+            | M::GetEvent { .. }
+            | M::ListEvents { .. }
+            | M::EventWithdraw { .. }
+            | M::EventWarn { .. }
+            | M::EventAdjudicate { .. }
+            | M::CreateTeam { .. }
+            | M::JoinTeam { .. }
+            | M::SetLineUp { .. } => Area::Events,
+        }
+    }
+
     /// Every `type` a client may send, for telling "unknown type" from "bad fields".
     pub const TYPES: &'static [&'static str] = &[
         "hello",
