@@ -10,6 +10,7 @@ mod common;
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use common::events::{create_event, finish_round, play_round, players, resign_as as resign};
 use common::{Client, TestServer};
 use serde_json::{json, Value};
 
@@ -23,20 +24,8 @@ fn team_spec(name: &str, line_up: &str, players: u32, teams_max: u32) -> Value {
     })
 }
 
-async fn players(server: &TestServer, count: usize) -> Vec<Client> {
-    let mut clients = Vec::new();
-    for n in 1..=count {
-        clients.push(server.player(&format!("player{n}")).await);
-    }
-    clients
-}
-
 async fn create(director: &mut Client, spec: Value) -> u64 {
-    let reply = director
-        .ok(json!({"type": "create_event", "spec": spec}))
-        .await;
-    assert_eq!(reply["type"], "event", "{reply}");
-    reply["event"]["summary"]["event"].as_u64().unwrap()
+    create_event(director, spec).await.0
 }
 
 /// `members[0]` founds team `name`, the others join it; returns the team's id.
@@ -79,56 +68,6 @@ async fn next_game(director: &mut Client, event: u64, played: usize) -> Option<V
         .await;
     let board = &push["event"]["rounds"][0]["boards"][played];
     board["game"].is_u64().then(|| board.clone())
-}
-
-/// The player `loser` of the game on `board` resigns it.
-async fn resign(clients: &mut [Client], loser: u64, game: u64) {
-    let client = clients.iter_mut().find(|c| c.user == Some(loser)).unwrap();
-    client
-        .wait_for(|f| f["type"] == "game_started" && f["game"] == game)
-        .await;
-    client.ok(json!({"type": "resign", "game": game})).await;
-}
-
-/// In each game of the round just started, the player with the larger id resigns; returns the
-/// event's push that shows every board of that round with its result.
-async fn finish_round(director: &mut Client, clients: &mut [Client], view: &Value) -> Value {
-    let event = view["summary"]["event"].clone();
-    let round = view["rounds"].as_array().unwrap().last().unwrap().clone();
-    for board in round["boards"].as_array().unwrap() {
-        let game = board["game"].as_u64().expect("every board has its game");
-        let loser = board["black"]
-            .as_u64()
-            .unwrap()
-            .max(board["white"].as_u64().unwrap());
-        resign(clients, loser, game).await;
-    }
-    let number = round["number"].clone();
-    let done = director
-        .wait_for(|f| {
-            f["type"] == "event"
-                && f["event"]["summary"]["event"] == event
-                && f["event"]["rounds"]
-                    .as_array()
-                    .and_then(|r| r.last())
-                    .is_some_and(|last| {
-                        last["number"] == number
-                            && last["boards"]
-                                .as_array()
-                                .unwrap()
-                                .iter()
-                                .all(|b| !b["outcome"].is_null())
-                    })
-        })
-        .await;
-    done["event"].clone()
-}
-
-async fn play_round(director: &mut Client, clients: &mut [Client], event: u64) -> Value {
-    let started = director
-        .ok(json!({"type": "start_round", "event": event}))
-        .await;
-    finish_round(director, clients, &started["event"]).await
 }
 
 fn team_row(view: &Value, team: u64) -> &Value {
