@@ -2,8 +2,10 @@
 // "Start round N" (disabled, with the reason, while a round is in play), the user's own board while its
 // game is on, the standings with a column for every figure that ranks them (fractions as "12 2/3"), the
 // pairing table of every round (boards, results, a link to each game, byes and rests), a knockout's
-// bracket, the entrants and the event's log, and the director's warn, withdraw and adjudicate
-// (views/event-director.js). Asks for the event on opening (and the app asks again
+// bracket, the entrants and the event's log, and the director's warn, withdraw, adjudicate, pause,
+// adjourn and resume (views/event-director.js); each live board's watchers and pool; and for a team
+// event its teams, team standings, matches and relay, and founding or joining a team
+// (views/event-teams.js). Asks for the event on opening (and the app asks again
 // after a reconnect); entrants and the director then get every change pushed, and anyone else asks
 // again when the hall's line of the event changes.
 
@@ -12,6 +14,7 @@ import { playersOf, isEntrant, myBoard, nextRoundState, boardWinner, standingsCo
 import { formatSummary } from './events.js';
 import { settingsSummary } from './settings.js';
 import { createDirectorTools } from './event-director.js';
+import { createTeamEntry, teamsPanel, teamStandingsPanel, matchesPanel, teamName } from './event-teams.js';
 
 /** Log lines shown, newest first (an event's log holds up to 20,000; the page shows the recent ones). */
 export const LOG_SHOWN_MAX = 100;
@@ -22,6 +25,7 @@ export function mountEvent(root, ctx, params) {
   const body = h('div', { class: 'event-page', 'data-testid': 'event-page' }, h('p', { class: 'muted' }, t('event.loading')));
   root.appendChild(body);
   const director = createDirectorTools({ t, actions, event: id });
+  const teamEntry = createTeamEntry({ t, actions, event: id });
   let failed = null;
   let asking = false;
   // The hall's pushes of the event's line counted so far; one more means a change, which someone not sent
@@ -68,17 +72,21 @@ export function mountEvent(root, ctx, params) {
     const tools = me != null && view.summary.director.user === me && view.summary.status !== 'finished' ? director : null;
     const players = playersOf(view);
     const name = (user) => players.get(user)?.username ?? `#${user}`;
+    // A team event ranks teams (its individual standings name teams by id) and its byes are teams.
+    const teams = view.teams ? { standings: teamStandingsPanel(view, { t }), matches: matchesPanel(view, { t, name }), list: teamsPanel(view, { t, actions, me, name }) } : null;
+    const byeName = view.teams ? (team) => teamName(view, team) : name;
     fill(body,
-      header(view, { t, actions, me, name }),
+      header(view, { t, actions, me, name, teamEntry }),
       h('div', { class: 'event-columns' },
-        h('div', { class: 'event-main' }, standingsPanel(view, { t, me, name }), roundsPanel(view, { t, me, name, tools, watching: watchingOf(state), pools: poolsOf(view) })),
-        h('aside', { class: 'event-side' }, entrantsPanel(view, { t, me, tools }), logPanel(view, { t, name }))));
+        h('div', { class: 'event-main' }, teams ? [teams.standings, teams.matches] : standingsPanel(view, { t, me, name }),
+          roundsPanel(view, { t, me, name, byeName, tools, watching: watchingOf(state), pools: poolsOf(view) })),
+        h('aside', { class: 'event-side' }, teams?.list, entrantsPanel(view, { t, me, tools }), logPanel(view, { t, name }))));
   }
   return { update, unmount() {} };
 }
 
 /** Name, status, format, director, games' settings; Join/Leave, Start round, and "Your game". */
-function header(view, { t, actions, me, name }) {
+function header(view, { t, actions, me, name, teamEntry }) {
   const s = view.summary;
   return h('section', { class: 'panel event-head' },
     h('div', { class: 'row spread' },
@@ -87,9 +95,10 @@ function header(view, { t, actions, me, name }) {
     h('p', { class: 'muted' }, [formatSummary(s.format, t), t('events.entered', { count: s.entrants_count, max: s.players_max }),
       t('event.director', { name: s.director.username }), t('event.lastTie', { rule: t(`event.finalTie.${view.final_tie}`) })].join(' · ')),
     h('p', { class: 'muted small' }, t('event.games', { settings: settingsSummary(view.settings, t) })),
-    view.winner != null ? h('p', { class: 'event-winner', 'data-testid': 'event-winner' }, t('event.winner', { name: name(view.winner) })) : null,
+    // A team event's winner is a team (the teams panel names it).
+    view.winner != null && !view.teams ? h('p', { class: 'event-winner', 'data-testid': 'event-winner' }, t('event.winner', { name: name(view.winner) })) : null,
     yourGame(view, { t, me }),
-    h('div', { class: 'row' }, entryButtons(view, { t, actions, me }), directorControls(view, { t, actions, me })));
+    h('div', { class: 'row' }, entryButtons(view, { t, actions, me, teamEntry }), directorControls(view, { t, actions, me })));
 }
 
 function yourGame(view, { t, me }) {
@@ -100,7 +109,8 @@ function yourGame(view, { t, me }) {
     mine.game != null ? h('a', { class: 'button primary', href: `#/game/${mine.game}`, 'data-testid': 'your-game-link' }, t('event.goToGame')) : null);
 }
 
-function entryButtons(view, { t, actions, me }) {
+function entryButtons(view, { t, actions, me, teamEntry }) {
+  if (view.teams || view.summary.teams) return teamEntry.element(view, me);
   if (me == null || view.summary.status !== 'open') return null;
   const event = view.summary.event;
   return isEntrant(view, me)
@@ -159,22 +169,22 @@ function watchingOf(state) {
 }
 
 /** Every round's pairing table, the latest first; a knockout's bracket above them. */
-function roundsPanel(view, { t, me, name, tools, watching, pools }) {
+function roundsPanel(view, { t, me, name, byeName, tools, watching, pools }) {
   const rounds = [...view.rounds].reverse();
   return h('section', { class: 'panel', 'data-testid': 'pairings' },
-    view.summary.format.kind === 'knockout' && view.rounds.length ? bracket(view, { t, name }) : null,
+    view.summary.format.kind === 'knockout' && view.rounds.length ? bracket(view, { t, name, byeName }) : null,
     h('h3', {}, t('event.pairings')),
-    rounds.length === 0 ? h('p', { class: 'muted' }, t('event.noRounds')) : rounds.map((round) => roundTable(round, { t, me, name, watching, pools, tools: round === currentRound(view) ? tools : null })));
+    rounds.length === 0 ? h('p', { class: 'muted' }, t('event.noRounds')) : rounds.map((round) => roundTable(round, { t, me, name, byeName, watching, pools, tools: round === currentRound(view) ? tools : null })));
 }
 
-function roundTable(round, { t, me, name, watching, pools, tools }) {
+function roundTable(round, { t, me, name, byeName = name, watching, pools, tools }) {
   const player = (user, color) => h('td', { class: user === me ? 'me' : '' }, h('span', { class: `stone-icon ${color}`, 'aria-hidden': 'true' }), ` ${name(user)}`);
   const rows = round.boards.map((b) => h('tr', { 'data-testid': `board-${round.number}-${b.board}` },
     h('td', {}, String(b.board)), player(b.black, 'black'), player(b.white, 'white'),
     h('td', { 'data-testid': `result-${round.number}-${b.board}` }, resultText(b, t)),
     h('td', {}, gameLink(b, t), watchers(b, watching, t), poolLine(b, pools, t),
       tools && b.game != null && b.outcome == null ? [tools.adjudicate(b.game), tools.halt(b.game)] : null)));
-  const names = (list) => list.map(name).join(', ');
+  const names = (list) => list.map(byeName).join(', ');
   return h('div', { class: 'event-round', 'data-testid': `round-${round.number}` },
     h('h4', {}, t('event.roundN', { n: round.number })),
     h('div', { class: 'table-scroll' }, h('table', { class: 'records' },
@@ -212,13 +222,13 @@ function poolLine(board, pools, t) {
 }
 
 /** A knockout's bracket: a column per round, each board a box with its winner in bold, then the byes. */
-function bracket(view, { t, name }) {
+function bracket(view, { t, name, byeName = name }) {
   const side = (user, won) => h('div', { class: `bracket-player${won ? ' won' : ''}` }, name(user));
   const match = (b) => {
     const w = boardWinner(b);
     return h('div', { class: 'bracket-match' }, side(b.black, w === 'black'), side(b.white, w === 'white'));
   };
-  const bye = (user) => h('div', { class: 'bracket-match bye' }, side(user, true), h('div', { class: 'bracket-player muted' }, t('event.byeShort')));
+  const bye = (user) => h('div', { class: 'bracket-match bye' }, h('div', { class: 'bracket-player won' }, byeName(user)), h('div', { class: 'bracket-player muted' }, t('event.byeShort')));
   return h('div', { 'data-testid': 'bracket' },
     h('h3', {}, t('event.bracket')),
     h('div', { class: 'bracket' }, view.rounds.map((round) => h('div', { class: 'bracket-round' },

@@ -4,6 +4,7 @@
 // Also the app's event actions, so `app.js` only spreads them in.
 
 import { h, fill } from '../dom.js';
+import { createTeamFields } from './event-teams.js';
 import { groupEvents, RANKS_WEAKEST_FIRST } from '../events.js';
 import { createSettingsForm, DEFAULT_SETTINGS } from './settings.js';
 
@@ -38,6 +39,10 @@ export function eventActions({ send, untilReady, following, toast, go }) {
     adjournGame: (event, game, resumeAtMs) => send({ type: 'event_adjourn', event, game, resume_at_ms: resumeAtMs }),
     // The sealed move of an adjourned game (a null point is a pass).
     sealMove: (game, point) => send({ type: 'seal_move', game, point }),
+    // Team events: found a team (its captain), join one, a captain's line-up; each answered with the event.
+    createTeam: (event, name) => send({ type: 'create_team', event, name }),
+    joinTeam: (event, team) => send({ type: 'join_team', event, team }).catch(toast),
+    setLineUp: (event, players) => send({ type: 'set_line_up', event, players }),
     // Read an event without following it (the board page looking for its game's event).
     lookUpEvent: (event) => untilReady().then(() => send({ type: 'get_event', event })),
   };
@@ -138,6 +143,11 @@ function createEventForm({ t, actions, onClose }) {
   };
   inputs.format.addEventListener('change', sync);
   sync();
+  const teams = createTeamFields({ t });
+  // A relay or all-play-all is between two teams.
+  teams.element.addEventListener('change', () => {
+    if (teams.twoTeams()) inputs.playersMax.value = 2;
+  });
   const settings = createSettingsForm({ t, initial: DEFAULT_SETTINGS, testId: 'event-settings' });
   const error = h('p', { class: 'form-error', role: 'alert' });
   const submit = async (ev) => {
@@ -147,7 +157,7 @@ function createEventForm({ t, actions, onClose }) {
     fill(error);
     try {
       const ranks = readRanks(inputs);
-      await actions.createEvent({ name, format: readFormat(inputs), final_tie: inputs.finalTie.value, settings: settings.read(), players_max: Number(inputs.playersMax.value), ...(ranks ? { ranks } : {}) });
+      await actions.createEvent({ name, format: readFormat(inputs), final_tie: inputs.finalTie.value, settings: settings.read(), players_max: Number(inputs.playersMax.value), ...(ranks ? { ranks } : {}), ...(teams.read() ? { teams: teams.read() } : {}) });
     } catch (err) {
       fill(error, actions.errorText(err));
     }
@@ -158,6 +168,7 @@ function createEventForm({ t, actions, onClose }) {
     h('div', { class: 'settings-form' }, field(t('events.form.name'), inputs.name), field(t('events.form.format'), inputs.format),
       Object.values(params), field(t('events.form.finalTie'), inputs.finalTie), field(t('events.form.playersMax'), inputs.playersMax),
       field(t('events.form.weakest'), inputs.weakest), field(t('events.form.strongest'), inputs.strongest)),
+    teams.element,
     settings.element,
     error,
     h('div', { class: 'row end' },

@@ -1,5 +1,6 @@
 // What the board page says beside the clocks about a forced pass and an event game's rules: "Black ran
-// out of time: a pass was played for them"; the link back to the event; each colour's warnings; who is
+// out of time: a pass was played for them"; the link back to the event (the game's settings name it; an
+// older server's event is found among the running events' rounds); each colour's warnings; who is
 // not arrived yet with the countdown to their forfeit, and how late each arrived and what it cost; a
 // pause with its resume time; and an adjournment (封棋): the player to move picks a point on the board
 // (or a pass) and seals it, everyone else reads "move sealed, resumes at …". The model's fields come
@@ -54,10 +55,16 @@ export function createGameNotices({ t, actions, state, gameId, run }) {
   }
 
   function drawEventLine(g) {
-    const event = eventOfGame(state.events.views, gameId);
+    // The game's settings name its event; a server that does not say is asked through its events' rounds.
+    const event = g.settings.event ?? eventOfGame(state.events.views, gameId);
     const eventGame = g.settings.lateness_limit_ms != null || event != null;
     if (!eventGame) return fill(eventLine);
     if (event == null) lookUpEvent();
+    else if (!state.events.list.has(event) && !looked.has(event)) {
+      // Its name: read the event once.
+      looked.add(event);
+      actions.lookUpEvent(event).catch(() => {});
+    }
     const summary = event != null ? state.events.list.get(event) : null;
     return fill(eventLine, event == null ? h('span', { class: 'muted' }, t('eventGame.unknownEvent'))
       : h('a', { href: `#/event/${event}`, 'data-testid': 'event-link' }, `← ${t('eventGame.backToEvent', { name: summary?.name ?? `#${event}` })}`));
