@@ -620,6 +620,31 @@ impl Clock {
         Ok(())
     }
 
+    /// Takes up to `amount_ms` off `side`'s main time at `now_ms`, never below zero (a late player's
+    /// penalty); the running side is charged up to `now_ms` first, so the deduction comes on top of
+    /// what their clock ran. Returns what was taken: less than asked when main time ran out.
+    pub fn take_main(
+        &mut self,
+        side: Color,
+        amount_ms: u64,
+        now_ms: u64,
+    ) -> Result<u64, ClockError> {
+        if let Phase::Running { to_move, .. } = self.phase {
+            self.charge(now_ms)?;
+            self.phase = Phase::Running {
+                to_move,
+                since_ms: now_ms,
+            };
+        }
+        if let Phase::Finished { .. } = self.phase {
+            return Err(ClockError::Finished);
+        }
+        let budget = &mut self.budgets[side.index()];
+        let taken_ms = amount_ms.min(budget.main_left_ms);
+        budget.main_left_ms -= taken_ms;
+        Ok(taken_ms)
+    }
+
     /// Ends the clock for good at `now_ms` (resignation, scoring, abandonment), charging the
     /// running side. A paused clock just finishes.
     pub fn stop(&mut self, now_ms: u64) -> Result<(), ClockError> {

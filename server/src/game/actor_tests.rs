@@ -58,6 +58,7 @@ fn settings(clock: ClockSettings) -> GameSettings {
         ko_rule: KoRule::Positional,
         clock,
         nigiri: false,
+        lateness_limit_ms: None,
     }
 }
 

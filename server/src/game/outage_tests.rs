@@ -100,6 +100,7 @@ async fn harness_with(first_move_within_ms: u64) -> Harness {
             ko_rule: KoRule::Positional,
             clock: ClockSettings::None,
             nigiri: false,
+            lateness_limit_ms: None,
         },
         nigiri_seed: None,
     };

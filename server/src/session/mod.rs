@@ -472,7 +472,11 @@ impl Session {
             | M::ListEvents
             | M::EventWithdraw { .. }
             | M::EventWarn { .. }
-            | M::EventAdjudicate { .. }) => self.event_message(id, msg).await,
+            | M::EventAdjudicate { .. }
+            | M::EventPause { .. }
+            | M::EventResume { .. }
+            | M::EventAdjourn { .. }
+            | M::SealMove { .. }) => self.event_message(id, msg).await,
         }
     }
 }
