@@ -152,12 +152,19 @@ impl GameActor {
         let late_ms = self.now_ms();
         let charged_ms = self.charge_lateness(color, late_ms);
         self.rules.arrived[color.index()] = true;
-        self.commit(GameEvent::Arrived {
+        let arrived = GameEvent::Arrived {
             color: color_to_wire(color),
             late_ms,
             charged_ms,
-        })
-        .await
+        };
+        self.commit_at(arrived, late_ms).await
+    }
+
+    /// Store and announce `event` at game time `at_ms`, the instant its clock change was made at.
+    async fn commit_at(&mut self, event: GameEvent, at_ms: u64) -> Result<(), Fatal> {
+        let logged = self.append_logged(event, None, None, at_ms).await?;
+        self.announce(logged);
+        Ok(())
     }
 
     /// Take from `color`'s main time what their own clock did not charge them during `late_ms`,
@@ -207,8 +214,12 @@ impl GameActor {
 
     fn note_warning(&mut self, color: Color, warnings: u32) {
         self.rules.warnings[color.index()] = warnings;
+        let name = match color {
+            Color::Black => "Black",
+            Color::White => "White",
+        };
         let note = format!(
-            "{color} warned by the event's director (warning {warnings}): one point off {color}'s count"
+            "{name} warned by the event's director (warning {warnings}): one point off {name}'s count"
         );
         self.rules.notes.push((self.game.moves().len(), note));
     }
@@ -293,7 +304,7 @@ impl GameActor {
                 (adjourned, "adjourned")
             }
         };
-        self.commit(event).await?;
+        self.commit_at(event, now_ms).await?;
         let detail = format!("game {} until {resume_at_ms} (Unix ms)", self.id);
         self.tell_event(action, None, detail).await;
         Ok(Ok(Flow::Continue))
@@ -370,7 +381,8 @@ impl GameActor {
             }
         }
         self.arrive(color).await?;
-        self.stop_clocks(self.now_ms());
+        let now_ms = self.now_ms();
+        self.stop_clocks(now_ms);
         self.rules.sealed = Some((color, point));
         let sealed = Sealed {
             point: point.map(point_to_wire),
@@ -378,7 +390,9 @@ impl GameActor {
         let event = GameEvent::Sealed {
             color: color_to_wire(color),
         };
-        let logged = self.append_logged(event, None, Some(sealed)).await?;
+        let logged = self
+            .append_logged(event, None, Some(sealed), now_ms)
+            .await?;
         self.announce(logged);
         let user = Some(self.user_of(color));
         self.tell_event("sealed", user, format!("game {}", self.id))
@@ -396,8 +410,9 @@ impl GameActor {
             )));
         }
         self.rules.halt = None;
-        self.restart_clocks(self.now_ms());
-        self.commit(GameEvent::Resumed).await?;
+        let now_ms = self.now_ms();
+        self.restart_clocks(now_ms);
+        self.commit_at(GameEvent::Resumed, now_ms).await?;
         self.tell_event("resumed", None, format!("game {}", self.id))
             .await;
         self.play_sealed().await.map(Ok)
@@ -439,8 +454,9 @@ impl GameActor {
                 forced: false,
             },
         };
-        self.clock_moved(self.now_ms());
-        self.commit(event).await?;
+        let now_ms = self.now_ms();
+        self.clock_moved(now_ms);
+        self.commit_at(event, now_ms).await?;
         if self.game.phase() == Phase::Scoring {
             self.open_scoring().await?;
         }

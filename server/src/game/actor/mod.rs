@@ -760,15 +760,18 @@ impl GameActor {
         event: GameEvent,
         key: Option<KeyRecord>,
     ) -> Result<LoggedEvent, Fatal> {
-        self.append_logged(event, key, None).await
+        let at_ms = self.now_ms();
+        self.append_logged(event, key, None, at_ms).await
     }
 
-    /// [`GameActor::append_keyed`], with a sealed move kept in the log entry only.
+    /// [`GameActor::append_keyed`] at game time `at_ms` (the instant the clocks were changed at, so
+    /// the event replays them exactly), with a sealed move kept in the log entry only.
     async fn append_logged(
         &mut self,
         event: GameEvent,
         key: Option<KeyRecord>,
         sealed: Option<Sealed>,
+        at_ms: u64,
     ) -> Result<LoggedEvent, Fatal> {
         // Precondition: the end is the log's last event. Every step checks the game is live before
         // it writes, and the actor stops once the end is stored.
@@ -780,7 +783,7 @@ impl GameActor {
         let seq = self.seq + 1;
         let logged = LoggedEvent {
             event,
-            at_ms: self.now_ms(),
+            at_ms,
             key,
             sealed,
         };
