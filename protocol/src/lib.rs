@@ -193,6 +193,11 @@ pub enum ClockSettings {
     },
 }
 
+/// Serde helper: leave a count out of the JSON when it is zero.
+fn is_zero_u32(n: &u32) -> bool {
+    *n == 0
+}
+
 fn is_false(value: &bool) -> bool {
     !*value
 }
@@ -600,10 +605,10 @@ pub struct GameState {
     /// An event game: the players not arrived yet, with the instant each forfeits.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub awaited: Vec<Awaited>,
-    /// The director's warnings in this game, each a point off that player's count.
-    #[serde(default)]
+    /// The director's warnings in this game, each a point off that player's count (absent: 0).
+    #[serde(default, skip_serializing_if = "is_zero_u32")]
     pub warnings_black: u32,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "is_zero_u32")]
     pub warnings_white: u32,
     /// An event game paused or adjourned by its director.
     #[serde(default, skip_serializing_if = "Option::is_none")]
