@@ -1039,6 +1039,24 @@ mod tests {
     }
 
     #[test]
+    fn a_penalty_comes_off_main_time_only_and_never_below_zero() {
+        let mut clock = started(byo_yomi(10_000, 3, 1_000, false));
+        // Black's clock has run 4 s; 3 s more come off at once.
+        assert_eq!(clock.take_main(Color::Black, 3_000, 4_000), Ok(3_000));
+        assert_eq!(view(&clock, 4_000, Color::Black).main_left_ms, 3_000);
+        assert_deadline(&clock, 4_000 + 3_000 + 3_000);
+        // White, not running: only the main time there is.
+        assert_eq!(clock.take_main(Color::White, 12_000, 4_000), Ok(10_000));
+        let white = view(&clock, 4_000, Color::White);
+        assert_eq!((white.main_left_ms, white.periods_left), (0, 3));
+        clock.stop(5_000).unwrap();
+        assert_eq!(
+            clock.take_main(Color::White, 1, 5_000),
+            Err(ClockError::Finished)
+        );
+    }
+
+    #[test]
     fn a_move_charge_covers_the_whole_turn_across_pauses() {
         let mut clock = started(byo_yomi(0, 5, 1_000, false));
         clock.pause(1_500).unwrap();

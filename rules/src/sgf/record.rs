@@ -558,6 +558,35 @@ mod tests {
     }
 
     #[test]
+    fn notes_become_comments_on_the_moves_they_follow() {
+        let mut game = Game::new(crate::Rules::default()).unwrap();
+        game.play(Color::Black, Move::Play(Point::new(2, 2)))
+            .unwrap();
+        game.play(Color::White, Move::Pass).unwrap();
+        let info = GameInfo {
+            comment: Some("undo".into()),
+            ..GameInfo::default()
+        };
+        let notes = [
+            (0, "before".to_string()),
+            (1, "one".to_string()),
+            (1, "two".to_string()),
+            (9, "late".to_string()),
+        ];
+        let record = GameRecord::from_game_noted(&game, &info, &notes);
+        let sgf = record.to_sgf();
+        assert!(sgf.contains("C[undo\nbefore]"), "{sgf}");
+        assert!(sgf.contains(";B[cc]C[one\ntwo]"), "{sgf}");
+        // A note past the last move (taken back by an undo) goes on the last one.
+        assert!(sgf.contains(";W[]C[late]"), "{sgf}");
+        let comments: Vec<_> = record.moves.iter().map(|m| m.comment.clone()).collect();
+        assert_eq!(
+            comments,
+            [Some("one\ntwo".to_string()), Some("late".to_string())]
+        );
+    }
+
+    #[test]
     fn text_in_other_encodings_is_decoded() {
         assert_eq!(decode_text("骊龙".as_bytes()), "骊龙");
         let truncated = &"你若有生".as_bytes()[..11];
