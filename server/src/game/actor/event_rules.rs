@@ -96,7 +96,17 @@ impl GameActor {
             .filter_map(|color| self.lateness_deadline_ms(color))
             .min();
         let halt = self.rules.halt.map(|halt| halt.due_ms);
-        lateness.into_iter().chain(halt).min()
+        lateness
+            .into_iter()
+            .chain(halt)
+            .chain(self.sealed_due())
+            .min()
+    }
+
+    /// A sealed move whose resumption is logged but not the move itself (a restart, or a write
+    /// that failed, in between): due at once.
+    fn sealed_due(&self) -> Option<u64> {
+        (self.rules.halt.is_none() && self.rules.sealed.is_some()).then_some(0)
     }
 
     /// Whether the casual games' no-show rule applies: not where lateness replaces it.
@@ -123,6 +133,9 @@ impl GameActor {
                 return self.end_with(result).await;
             }
             _ => return self.end_with(GameResult::Void).await,
+        }
+        if self.sealed_due().is_some() {
+            return self.play_sealed().await;
         }
         if self.rules.halt.is_some_and(|halt| now_ms >= halt.due_ms) {
             return match self.resume_halted().await? {
@@ -545,17 +558,13 @@ impl GameActor {
     }
 
     /// After a restart at game time `now_ms`: a halt ends at its wall-clock time even though the
-    /// downtime did not count as game time, and a sealed move whose resumption was logged but not
-    /// its move is played now.
-    pub(super) async fn event_rules_restored(&mut self, now_ms: u64) -> Result<(), Fatal> {
+    /// downtime did not count as game time. (A sealed move whose resumption was logged but not its
+    /// move is due at once: see [`GameActor::event_deadline_ms`].)
+    pub(super) fn event_rules_restored(&mut self, now_ms: u64) {
         if let Some(halt) = &mut self.rules.halt {
             let wall_due_ms = now_ms + halt.resume_at_ms.saturating_sub(unix_now_ms());
             halt.due_ms = halt.due_ms.min(wall_due_ms);
         }
-        if self.rules.halt.is_none() && self.rules.sealed.is_some() {
-            self.play_sealed().await?;
-        }
-        Ok(())
     }
 
     /// What the game state shows of the event rules: who is awaited, the warnings, a halt.

@@ -69,10 +69,7 @@ impl GameActor {
         for since in actor.away_since_ms.iter_mut().flatten() {
             *since = last_at_ms;
         }
-        actor
-            .event_rules_restored(last_at_ms)
-            .await
-            .map_err(|fatal: Fatal| -> BoxError { fatal.to_string().into() })?;
+        actor.event_rules_restored(last_at_ms);
         // A crash between the second pass and the scoring proposal leaves scoring unopened.
         if actor.game.phase() == Phase::Scoring && actor.scoring.is_none() {
             actor
