@@ -569,6 +569,9 @@ impl GameActor {
 
     /// What the game state shows of the event rules: who is awaited, the warnings, a halt.
     pub(super) fn event_state(&self, now_ms: u64) -> (Vec<Awaited>, [u32; 2], Option<Halt>) {
+        if self.outcome.is_some() {
+            return (Vec::new(), self.rules.warnings, None);
+        }
         let wall_ms = unix_now_ms();
         let awaited = Color::BOTH
             .into_iter()
