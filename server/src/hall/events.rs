@@ -159,32 +159,33 @@ impl Hall {
         let ids: Vec<EventId> = self.events.records.keys().copied().collect();
         for id in ids {
             self.catch_up(id).await;
-            self.schedule_rounds(id);
+            self.schedule_next_round(id);
         }
     }
 
-    /// A timer for each round with a set start time not yet paired: when it comes, the hall hears
+    /// A timer for the next round, if it has a set start time: when it comes, the hall hears
     /// `RoundDue` (through the handle games use, so scaled out it reaches whichever node has the
-    /// hall then; a second hall's timer for the same round finds it paired and does nothing).
-    fn schedule_rounds(&self, id: EventId) {
+    /// hall then; a second hall's timer for the same round finds it paired and does nothing). One
+    /// timer an event at a time: pairing a round sets the next one's.
+    fn schedule_next_round(&self, id: EventId) {
         let Some(record) = self.events.records.get(&id) else {
             return;
         };
-        let paired = record.event.rounds().len();
-        let now_ms = unix_now_ms();
-        for (index, &at_ms) in record.round_starts_ms.iter().enumerate().skip(paired) {
-            let round = index as u32 + 1;
-            let delay = Duration::from_millis(at_ms.saturating_sub(now_ms));
-            let (hall, shutdown) = (self.ctx.hall.clone(), self.ctx.shutdown.clone());
-            tokio::spawn(async move {
-                tokio::select! {
-                    () = tokio::time::sleep(delay) => {
-                        hall.send(HallRequest::Event(EventRequest::RoundDue { event: id, round })).await;
-                    }
-                    () = shutdown.wait() => {}
+        let next = record.event.rounds().len();
+        let Some(&at_ms) = record.round_starts_ms.get(next) else {
+            return;
+        };
+        let round = next as u32 + 1;
+        let delay = Duration::from_millis(at_ms.saturating_sub(unix_now_ms()));
+        let (hall, shutdown) = (self.ctx.hall.clone(), self.ctx.shutdown.clone());
+        tokio::spawn(async move {
+            tokio::select! {
+                () = tokio::time::sleep(delay) => {
+                    hall.send(HallRequest::Event(EventRequest::RoundDue { event: id, round })).await;
                 }
-            });
-        }
+                () = shutdown.wait() => {}
+            }
+        });
     }
 
     /// Start the next round if its set time has come and the round before is over.
@@ -308,7 +309,7 @@ impl Hall {
             .map_err(|err| store_refusal(&err))?;
         let view = self.event_changed(id, &record);
         self.events.records.insert(id, record);
-        self.schedule_rounds(id);
+        self.schedule_next_round(id);
         Ok(view)
     }
 
@@ -407,6 +408,7 @@ impl Hall {
         record.note("round_started", by, Some(round.number));
         // Durable before any game starts: a restart from here starts the round's games.
         self.save_event(id, record).await?;
+        self.schedule_next_round(id);
         self.start_round_games(id).await?;
         self.event_view(id)
     }
