@@ -256,6 +256,8 @@ fn settings(size: u8) -> GameSettings {
         },
         nigiri: false,
         lateness_limit_ms: None,
+        unrated: false,
+        event: None,
     }
 }
 

@@ -59,6 +59,8 @@ fn settings(clock: ClockSettings) -> GameSettings {
         clock,
         nigiri: false,
         lateness_limit_ms: None,
+        unrated: false,
+        event: None,
     }
 }
 

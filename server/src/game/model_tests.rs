@@ -251,6 +251,8 @@ fn settings() -> GameSettings {
         clock: ClockSettings::None,
         nigiri: false,
         lateness_limit_ms: None,
+        unrated: false,
+        event: None,
     }
 }
 

@@ -101,6 +101,8 @@ async fn harness_with(first_move_within_ms: u64) -> Harness {
             clock: ClockSettings::None,
             nigiri: false,
             lateness_limit_ms: None,
+            unrated: false,
+            event: None,
         },
         nigiri_seed: None,
     };

@@ -107,6 +107,8 @@ pub fn game_for(a: &Seeker, b: &Seeker) -> (PlayerInfo, PlayerInfo, GameSettings
         clock: clock_of(a.time_class),
         nigiri: handicap == 0,
         lateness_limit_ms: None,
+        unrated: false,
+        event: None,
     };
     (weaker.player.clone(), stronger.player.clone(), settings)
 }

@@ -90,6 +90,12 @@ pub fn validate_settings(settings: &GameSettings) -> Result<(), Refusal> {
             "a lateness limit is an event's (set it when creating the event)",
         );
     }
+    if settings.event.is_some() {
+        return refuse(
+            ErrorCode::InvalidSettings,
+            "a game's event is the server's to set",
+        );
+    }
     // The clock module has the one validator of clock settings (and their limits).
     crate::game::wire::clock_settings(&settings.clock)?;
     crate::game::wire::new_engine_game(settings).map(|_| ())
@@ -413,6 +419,8 @@ mod tests {
             clock: ClockSettings::None,
             nigiri: false,
             lateness_limit_ms: None,
+            unrated: false,
+            event: None,
         }
     }
 

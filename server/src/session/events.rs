@@ -37,7 +37,7 @@ impl Session {
                 user: self.user()?,
             },
             M::GetEvent { event } => E::GetEvent { event },
-            M::ListEvents => return self.list_events(id).await,
+            M::ListEvents { before } => return self.list_events(id, before).await,
             M::EventWithdraw { event, user } => E::EventWithdraw {
                 event,
                 director: self.user()?,
@@ -85,6 +85,21 @@ impl Session {
                     .game_ack(game, |user| GameRequest::Seal { user, point })
                     .await
             }
+            M::CreateTeam { event, name } => E::CreateTeam {
+                event,
+                player: self.player()?,
+                name,
+            },
+            M::JoinTeam { event, team } => E::JoinTeam {
+                event,
+                player: self.player()?,
+                team,
+            },
+            M::SetLineUp { event, players } => E::SetLineUp {
+                event,
+                captain: self.user()?,
+                players,
+            },
             other => return Err(misrouted(&other)),
         };
         self.event_reply(id, request).await
@@ -112,11 +127,15 @@ impl Session {
         Ok(Answer::Ack)
     }
 
-    async fn list_events(&self, id: Option<RequestId>) -> Result<Answer, Refusal> {
+    async fn list_events(
+        &self,
+        id: Option<RequestId>,
+        before: Option<EventId>,
+    ) -> Result<Answer, Refusal> {
         let events = self
             .state
             .hall
-            .ask(HallRequest::Event(EventRequest::ListEvents))
+            .ask(HallRequest::Event(EventRequest::ListEvents { before }))
             .await?
             .events()?;
         Ok(Answer::Msg(Box::new(ServerMsg::EventList { id, events })))
