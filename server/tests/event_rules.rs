@@ -184,7 +184,8 @@ async fn a_late_player_is_charged_double_and_forfeited_at_the_limit() {
     // Another game: the same player does not come, and loses it at the limit.
     let mut director2 = server.player("director2").await;
     let mut players = vec![late_client, server.player("present").await];
-    let event = event_of_two(&mut director2, &mut players, "Later", Some(1_000)).await;
+    // Long enough for the present player to arrive however slow the machine.
+    let event = event_of_two(&mut director2, &mut players, "Later", Some(3_000)).await;
     let mut present = players.remove(1);
     players.remove(0).close().await;
     let board = start_round(&mut director2, event).await;
@@ -348,7 +349,7 @@ async fn a_paused_game_refuses_moves_keeps_its_clocks_and_resumes() {
     common::play(&mut white, game, 6, 6).await;
 
     // Paused again, it resumes by itself at the set time.
-    let resume_at_ms = unix_now_ms() + 1_500;
+    let resume_at_ms = unix_now_ms() + 2_000;
     let pause =
         json!({"type": "event_pause", "event": event, "game": game, "resume_at_ms": resume_at_ms});
     director.ok(pause).await;
