@@ -384,12 +384,14 @@ async fn rounds_start_at_their_set_times_and_an_unrated_event_leaves_ratings_alo
     let mut clients = players(&server, 4).await;
     let mut director = server.player("director").await;
     let ids = user_ids(&clients);
-    // p1 and p2 play an unrated event whose round 1 starts by itself in half a second.
+    // p1 and p2 play an unrated event of two rounds: round 1 starts by itself in half a second,
+    // round 2's time comes while round 1 is still in play (it waits for p2's resignation), and
+    // the director starts neither.
     let at = unix_now_ms() + 500;
     let spec = json!({
-        "name": "Friendly", "format": {"kind": "round_robin", "cycles": 1},
+        "name": "Friendly", "format": {"kind": "round_robin", "cycles": 2},
         "settings": common::settings_9x9(), "players_max": 2, "rated": false,
-        "round_starts_ms": [at],
+        "round_starts_ms": [at, at + 1],
     });
     let event = create(&mut director, spec).await;
     for client in &mut clients[0..2] {
@@ -397,15 +399,20 @@ async fn rounds_start_at_their_set_times_and_an_unrated_event_leaves_ratings_alo
             .ok(json!({"type": "join_event", "event": event}))
             .await;
     }
-    let started = director
-        .wait_for(|f| f["type"] == "event" && f["event"]["rounds"][0]["boards"][0]["game"].is_u64())
-        .await;
-    assert!(unix_now_ms() >= at);
-    let log = started["event"]["log"].as_array().unwrap();
-    assert!(log
-        .iter()
-        .any(|l| l["action"] == "round_started" && l["user"].is_null()));
-    finish_round(&mut director, &mut clients, &started["event"]).await;
+    for round in 0..2 {
+        let started = director
+            .wait_for(|f| {
+                f["type"] == "event" && f["event"]["rounds"][round]["boards"][0]["game"].is_u64()
+            })
+            .await;
+        assert!(unix_now_ms() >= at);
+        let log = started["event"]["log"].as_array().unwrap();
+        let by_time = log
+            .iter()
+            .filter(|l| l["action"] == "round_started" && l["user"].is_null());
+        assert_eq!(by_time.count(), round + 1);
+        finish_round(&mut director, &mut clients, &started["event"]).await;
+    }
     // Then rated games: p1 beats p2 again, p3 beats p4. p1 and p3 each have one rated win over
     // a fresh account, so their ratings must be equal if the first game counted for nothing.
     let mut pairs = Vec::new();
