@@ -97,7 +97,7 @@ export function nextRoundState(view) {
   const next = view.rounds.length + 1;
   const { status, entrants_count: entrants } = view.summary;
   if (status === 'finished') return { ok: false, round: next, reason: 'event.why.over', vars: {} };
-  if (status === 'open' && entrants < 2) return { ok: false, round: next, reason: 'event.why.fewPlayers', vars: { count: entrants } };
+  if (status === 'open' && entrants < 2) return { ok: false, round: next, reason: view.summary.teams ? 'event.why.fewTeams' : 'event.why.fewPlayers', vars: { count: entrants } };
   const round = currentRound(view);
   if (status === 'playing' && round) {
     const done = round.boards.filter((b) => b.outcome != null).length;

@@ -78,6 +78,11 @@ test('a relay of two teams: created, teams founded and joined, played to its end
   await guest.waitForSelector('[data-testid=relay] .relay-now');
   await shot(guest, 'team-event-relay-en.png');
   for (let games = 1; games <= 3; games++) {
+    // The next game starts as the last ends (a push of its own), unless the relay is over.
+    await mia.waitForFunction((id) => {
+      const v = window.tengen.state.events.views.get(id);
+      return v?.teams?.winner != null || v?.rounds.flatMap((r) => r.boards).some((b) => b.game != null && b.outcome == null);
+    }, event);
     const now = await eventOn(mia, event);
     if (now.teams.winner != null) break;
     const board = now.rounds.flatMap((r) => r.boards).find((b) => b.game != null && b.outcome == null);
@@ -110,4 +115,40 @@ test('a relay of two teams: created, teams founded and joined, played to its end
   await oda.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => resolve())));
   assert.equal(await oda.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth), 0);
   await guestContext.close();
+});
+
+test('a free line-up: the captain orders the team for the next match; a player twice is refused here', { timeout: 90000 }, async () => {
+  const quin = await newUser('quin', { lang: 'zh-CN', viewport: VIEWPORT });
+  const rex = await newUser('rex', { viewport: VIEWPORT });
+  await quin.click('[data-testid=create-event]');
+  await quin.fill('[data-testid=event-form] input[name=event-name]', '临场出人');
+  await quin.selectOption('[data-testid=event-form] select[name=format]', 'round_robin');
+  await quin.selectOption('[data-testid=team-fields] select[name=entry]', 'teams');
+  await quin.fill('[data-testid=team-fields] input[name=team-players]', '2');
+  await quin.selectOption('[data-testid=team-fields] select[name=line-up]', 'free_line_up');
+  await quin.click('[data-testid=event-submit]');
+  await quin.waitForURL(/#\/event\/\d+/);
+  const event = Number(quin.url().match(/#\/event\/(\d+)/)[1]);
+  await quin.fill('[data-testid=team-create] input[name=team-name]', '白虎');
+  await quin.click('[data-testid=team-create-submit]');
+  await quin.waitForSelector('[data-testid=my-team]');
+  const team = (await eventOn(quin, event)).teams.teams[0].team;
+  await openEvent(rex, event);
+  await rex.click(`[data-testid=join-team-${team}]`);
+  await rex.waitForSelector('[data-testid=my-team]:has-text("白虎")');
+  // Only the captain has the form; the same player on both boards is refused before anything is sent.
+  assert.equal(await rex.locator('[data-testid=line-up]').count(), 0);
+  await quin.waitForSelector('[data-testid=line-up]');
+  const rexId = await userOf(rex);
+  await quin.selectOption('[data-testid=line-up] select[name=board-1]', String(rexId));
+  await quin.selectOption('[data-testid=line-up] select[name=board-2]', String(rexId));
+  await quin.click('[data-testid=line-up-submit]');
+  await quin.waitForSelector('[data-testid=line-up] .form-error:has-text("每名队员只能出场一次")');
+  await quin.selectOption('[data-testid=line-up] select[name=board-2]', String(await userOf(quin)));
+  await quin.click('[data-testid=line-up-submit]');
+  await rex.waitForSelector(`[data-testid=team-${team}]:has-text("Next line-up: rex, quin")`);
+  assert.deepEqual((await eventOn(rex, event)).teams.teams[0].next_line_up, [rexId, await userOf(quin)]);
+  await quin.waitForSelector('[data-testid=event-log] li:has-text("quin 排定了 白虎 的出场顺序")');
+  await quin.waitForSelector('[data-testid=start-round-why]:has-text("至少要有两支队伍")');
+  await shot(quin, 'team-event-line-up-zh.png');
 });

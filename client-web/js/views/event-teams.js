@@ -74,6 +74,8 @@ export function createTeamEntry({ t, actions, event }) {
   const form = h('form', { class: 'row', 'data-testid': 'team-create', onsubmit: found }, name,
     h('button', { type: 'submit', class: 'primary', 'data-testid': 'team-create-submit' }, t('teams.create')), error);
   return {
+    /** The captains' line-up forms, kept across redraws (see `lineUpEditor`). */
+    lineUps: new Map(),
     element(view, me) {
       if (me == null || view.summary.status !== 'open') return null;
       const mine = myTeam(view, me);
@@ -85,7 +87,7 @@ export function createTeamEntry({ t, actions, event }) {
 }
 
 /** The teams: name, captain, players in board order (a free line-up's next order when the captain set one). */
-export function teamsPanel(view, { t, actions, me, name }) {
+export function teamsPanel(view, { t, actions, me, name, kept }) {
   const rules = view.teams.rules;
   const open = view.summary.status === 'open';
   const joinable = (team) => open && me != null && !myTeam(view, me) && team.players.length < rules.players;
@@ -94,7 +96,7 @@ export function teamsPanel(view, { t, actions, me, name }) {
     joinable(team) ? h('button', { class: 'small', 'data-testid': `join-team-${team.team}`, onclick: () => actions.joinTeam(view.summary.event, team.team) }, t('teams.join')) : null,
     h('ol', { class: 'team-players' }, team.players.map((user) => h('li', {}, name(user), user === team.captain ? h('span', { class: 'muted small' }, ` · ${t('teams.captain')}`) : null))),
     team.next_line_up ? h('p', { class: 'muted small' }, t('teams.nextLineUp', { names: team.next_line_up.map(name).join(', ') })) : null,
-    lineUpEditor(view, team, { t, actions, me, name }));
+    lineUpEditor(view, team, { t, actions, me, name, kept }));
   return h('section', { class: 'panel', 'data-testid': 'teams' },
     h('h3', {}, `${t('teams.title')} (${view.teams.teams.length})`),
     h('p', { class: 'muted small' }, t('teams.rules', { players: rules.players, lineUp: t(`teams.lineUp.${rules.line_up}`) })),
@@ -102,10 +104,19 @@ export function teamsPanel(view, { t, actions, me, name }) {
     view.teams.teams.length === 0 ? h('p', { class: 'muted' }, t('teams.none')) : h('ul', { class: 'team-list' }, view.teams.teams.map(line)));
 }
 
-/** A captain's order for the next match (free line-up): a board-by-board choice among the team's players. */
-function lineUpEditor(view, team, { t, actions, me, name }) {
+/**
+ * A captain's order for the next match (free line-up): a board-by-board choice among the team's players.
+ * Kept in `kept` across the page's redraws (keyed by the team and its players), so a choice survives a push.
+ */
+function lineUpEditor(view, team, { t, actions, me, name, kept }) {
   if (view.teams.rules.line_up !== 'free_line_up' || team.captain !== me || view.summary.status === 'finished') return null;
   if (team.players.length !== view.teams.rules.players) return null;
+  const key = `${team.team}:${team.players.join(',')}`;
+  if (!kept.has(key)) kept.set(key, lineUpForm(view, team, { t, actions, name }));
+  return kept.get(key);
+}
+
+function lineUpForm(view, team, { t, actions, name }) {
   const current = team.next_line_up ?? team.players;
   const selects = current.map((user, i) => h('select', { name: `board-${i + 1}`, 'aria-label': t('teams.boardN', { n: i + 1 }) },
     team.players.map((p) => h('option', { value: String(p), selected: p === user }, name(p)))));

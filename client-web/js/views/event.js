@@ -73,7 +73,7 @@ export function mountEvent(root, ctx, params) {
     const players = playersOf(view);
     const name = (user) => players.get(user)?.username ?? `#${user}`;
     // A team event ranks teams (its individual standings name teams by id) and its byes are teams.
-    const teams = view.teams ? { standings: teamStandingsPanel(view, { t }), matches: matchesPanel(view, { t, name }), list: teamsPanel(view, { t, actions, me, name }) } : null;
+    const teams = view.teams ? { standings: teamStandingsPanel(view, { t }), matches: matchesPanel(view, { t, name }), list: teamsPanel(view, { t, actions, me, name, kept: teamEntry.lineUps }) } : null;
     const byeName = view.teams ? (team) => teamName(view, team) : name;
     fill(body,
       header(view, { t, actions, me, name, teamEntry }),
@@ -269,6 +269,11 @@ function logText(view, entry, { t, name }) {
       return t('event.log.adjudicated', { round: entry.round, detail: entry.detail ?? '' });
     case 'paused': case 'adjourned': case 'sealed': case 'resumed':
       return haltLogText(entry, { t, user });
+    case 'team_created': case 'team_joined': case 'line_up_set': {
+      // The server names the team in `detail` as "team 3".
+      const team = /^team (\d+)$/.exec(entry.detail ?? '');
+      return t(`event.log.${entry.action}`, { user, team: team ? teamName(view, Number(team[1])) : entry.detail ?? '' });
+    }
     case 'result': {
       // The server names a result by its board's Black player.
       const round = view.rounds.find((r) => r.number === entry.round);
