@@ -24,7 +24,7 @@ export function createTeamFields({ t }) {
   const lineUp = h('select', { name: 'line-up', 'aria-label': t('teams.form.lineUp') }, LINE_UPS.map((l) => h('option', { value: l }, t(`teams.lineUp.${l}`))));
   const field = (label, input) => h('label', { class: 'field' }, h('span', {}, label), input);
   const teamOnly = [field(t('teams.form.players'), players), field(t('teams.form.lineUp'), lineUp)];
-  const hint = h('p', { class: 'muted small', 'data-testid': 'team-hint' });
+  const hint = h('p', { class: 'muted small team-hint', 'data-testid': 'team-hint' });
   const sync = () => {
     const teams = kind.value === 'teams';
     for (const node of teamOnly) node.hidden = !teams;
