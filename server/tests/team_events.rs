@@ -1,13 +1,16 @@
 //! Team events over real sockets (SPEC §4, 团体赛): a relay between two teams of three played to its
 //! end; a round robin of four teams on fixed boards ranked by match and board points as worked by
 //! hand, with a drawn match; a free line-up set by a captain; an all-play-all in which everyone meets
-//! everyone; rounds that start at their set times; an unrated event that leaves ratings alone; and
-//! every bad team request refused with nothing changed. In every game the loser resigns at once.
+//! everyone; withdrawals; a relay through a restart; and every bad team request refused with nothing
+//! changed. Also the event settings that came with them: rounds that start at their set times, an
+//! unrated event that leaves ratings alone, a game naming its event, and the list's pages. In every
+//! game the loser resigns at once.
 
 mod common;
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use common::events::{create_event, finish_round, play_round, players, resign_as as resign};
 use common::{Client, TestServer};
 use serde_json::{json, Value};
 
@@ -21,20 +24,8 @@ fn team_spec(name: &str, line_up: &str, players: u32, teams_max: u32) -> Value {
     })
 }
 
-async fn players(server: &TestServer, count: usize) -> Vec<Client> {
-    let mut clients = Vec::new();
-    for n in 1..=count {
-        clients.push(server.player(&format!("player{n}")).await);
-    }
-    clients
-}
-
 async fn create(director: &mut Client, spec: Value) -> u64 {
-    let reply = director
-        .ok(json!({"type": "create_event", "spec": spec}))
-        .await;
-    assert_eq!(reply["type"], "event", "{reply}");
-    reply["event"]["summary"]["event"].as_u64().unwrap()
+    create_event(director, spec).await.0
 }
 
 /// `members[0]` founds team `name`, the others join it; returns the team's id.
@@ -77,56 +68,6 @@ async fn next_game(director: &mut Client, event: u64, played: usize) -> Option<V
         .await;
     let board = &push["event"]["rounds"][0]["boards"][played];
     board["game"].is_u64().then(|| board.clone())
-}
-
-/// The player `loser` of the game on `board` resigns it.
-async fn resign(clients: &mut [Client], loser: u64, game: u64) {
-    let client = clients.iter_mut().find(|c| c.user == Some(loser)).unwrap();
-    client
-        .wait_for(|f| f["type"] == "game_started" && f["game"] == game)
-        .await;
-    client.ok(json!({"type": "resign", "game": game})).await;
-}
-
-/// In each game of the round just started, the player with the larger id resigns; returns the
-/// event's push that shows every board of that round with its result.
-async fn finish_round(director: &mut Client, clients: &mut [Client], view: &Value) -> Value {
-    let event = view["summary"]["event"].clone();
-    let round = view["rounds"].as_array().unwrap().last().unwrap().clone();
-    for board in round["boards"].as_array().unwrap() {
-        let game = board["game"].as_u64().expect("every board has its game");
-        let loser = board["black"]
-            .as_u64()
-            .unwrap()
-            .max(board["white"].as_u64().unwrap());
-        resign(clients, loser, game).await;
-    }
-    let number = round["number"].clone();
-    let done = director
-        .wait_for(|f| {
-            f["type"] == "event"
-                && f["event"]["summary"]["event"] == event
-                && f["event"]["rounds"]
-                    .as_array()
-                    .and_then(|r| r.last())
-                    .is_some_and(|last| {
-                        last["number"] == number
-                            && last["boards"]
-                                .as_array()
-                                .unwrap()
-                                .iter()
-                                .all(|b| !b["outcome"].is_null())
-                    })
-        })
-        .await;
-    done["event"].clone()
-}
-
-async fn play_round(director: &mut Client, clients: &mut [Client], event: u64) -> Value {
-    let started = director
-        .ok(json!({"type": "start_round", "event": event}))
-        .await;
-    finish_round(director, clients, &started["event"]).await
 }
 
 fn team_row(view: &Value, team: u64) -> &Value {
@@ -443,12 +384,14 @@ async fn rounds_start_at_their_set_times_and_an_unrated_event_leaves_ratings_alo
     let mut clients = players(&server, 4).await;
     let mut director = server.player("director").await;
     let ids = user_ids(&clients);
-    // p1 and p2 play an unrated event whose round 1 starts by itself in half a second.
+    // p1 and p2 play an unrated event of two rounds: round 1 starts by itself in half a second,
+    // round 2's time comes while round 1 is still in play (it waits for p2's resignation), and
+    // the director starts neither.
     let at = unix_now_ms() + 500;
     let spec = json!({
-        "name": "Friendly", "format": {"kind": "round_robin", "cycles": 1},
+        "name": "Friendly", "format": {"kind": "round_robin", "cycles": 2},
         "settings": common::settings_9x9(), "players_max": 2, "rated": false,
-        "round_starts_ms": [at],
+        "round_starts_ms": [at, at + 1],
     });
     let event = create(&mut director, spec).await;
     for client in &mut clients[0..2] {
@@ -456,15 +399,20 @@ async fn rounds_start_at_their_set_times_and_an_unrated_event_leaves_ratings_alo
             .ok(json!({"type": "join_event", "event": event}))
             .await;
     }
-    let started = director
-        .wait_for(|f| f["type"] == "event" && f["event"]["rounds"][0]["boards"][0]["game"].is_u64())
-        .await;
-    assert!(unix_now_ms() >= at);
-    let log = started["event"]["log"].as_array().unwrap();
-    assert!(log
-        .iter()
-        .any(|l| l["action"] == "round_started" && l["user"].is_null()));
-    finish_round(&mut director, &mut clients, &started["event"]).await;
+    for round in 0..2 {
+        let started = director
+            .wait_for(|f| {
+                f["type"] == "event" && f["event"]["rounds"][round]["boards"][0]["game"].is_u64()
+            })
+            .await;
+        assert!(unix_now_ms() >= at);
+        let log = started["event"]["log"].as_array().unwrap();
+        let by_time = log
+            .iter()
+            .filter(|l| l["action"] == "round_started" && l["user"].is_null());
+        assert_eq!(by_time.count(), round + 1);
+        finish_round(&mut director, &mut clients, &started["event"]).await;
+    }
     // Then rated games: p1 beats p2 again, p3 beats p4. p1 and p3 each have one rated win over
     // a fresh account, so their ratings must be equal if the first game counted for nothing.
     let mut pairs = Vec::new();
@@ -636,5 +584,128 @@ async fn a_withdrawn_players_later_boards_are_forfeits_and_their_results_stand()
     assert!(log
         .iter()
         .any(|l| l["action"] == "withdrew" && l["user"] == ids[1]));
+    server.stop().await;
+}
+
+/// An event's game says which event it belongs to (its page links back); a client may not claim an
+/// event for its own game; the hall's list of events comes in pages.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_events_game_names_its_event_and_the_list_comes_in_pages() {
+    let server = TestServer::start().await;
+    let mut clients = players(&server, 2).await;
+    let mut director = server.player("director").await;
+    let spec = |n: u32| {
+        json!({
+            "name": format!("Event {n}"), "format": {"kind": "round_robin", "cycles": 1},
+            "settings": common::settings_9x9(), "players_max": 2,
+        })
+    };
+    // 105 events from seven creators, 15 each, within each connection's message rate.
+    let mut ids = Vec::new();
+    for creator in 0..7 {
+        let mut creator = server.player(&format!("creator{creator}")).await;
+        for _ in 0..15 {
+            ids.push(create(&mut creator, spec(ids.len() as u32)).await);
+        }
+    }
+    // And the one played here, the newest.
+    let event = create(&mut director, spec(105)).await;
+    ids.push(event);
+    let first = director.ok(json!({"type": "list_events"})).await;
+    let page: Vec<u64> = first["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["event"].as_u64().unwrap())
+        .collect();
+    assert_eq!(page.len(), 100);
+    assert_eq!(page[0], event);
+    let next = director
+        .ok(json!({"type": "list_events", "before": page[99]}))
+        .await;
+    let rest: Vec<u64> = next["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["event"].as_u64().unwrap())
+        .collect();
+    assert_eq!(rest, ids[0..6].iter().rev().copied().collect::<Vec<_>>());
+
+    for client in clients.iter_mut() {
+        client
+            .ok(json!({"type": "join_event", "event": event}))
+            .await;
+    }
+    let started = director
+        .ok(json!({"type": "start_round", "event": event}))
+        .await;
+    let game = started["event"]["rounds"][0]["boards"][0]["game"]
+        .as_u64()
+        .unwrap();
+    director.ok(json!({"type": "watch", "game": game})).await;
+    let state = director.wait_type("game_state").await;
+    assert_eq!(state["state"]["settings"]["event"], event, "{state}");
+    // A table game claiming an event is refused.
+    let mut settings = common::settings_9x9();
+    settings["event"] = json!(event);
+    director
+        .ok(json!({"type": "sit", "table": 9, "seat": "left"}))
+        .await;
+    clients[0]
+        .ok(json!({"type": "sit", "table": 9, "seat": "right"}))
+        .await;
+    clients[0]
+        .err(
+            json!({"type": "propose_settings", "table": 9, "settings": settings}),
+            "invalid_settings",
+        )
+        .await;
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_teams_bye_in_a_swiss_counts_as_a_match_won_on_every_board() {
+    let server = TestServer::start().await;
+    let mut clients = players(&server, 6).await;
+    let mut director = server.player("director").await;
+    let mut spec = team_spec("Three teams", "fixed_boards", 2, 3);
+    spec["format"] = json!({"kind": "swiss", "rounds": 2, "ranking": "total_score"});
+    let event = create(&mut director, spec).await;
+    let teams = [
+        team(&mut clients, &[0, 1], event, "One").await,
+        team(&mut clients, &[2, 3], event, "Two").await,
+        team(&mut clients, &[4, 5], event, "Three").await,
+    ];
+    let mut view = Value::Null;
+    for _ in 0..2 {
+        view = play_round(&mut director, &mut clients, event).await;
+    }
+    assert_eq!(view["summary"]["status"], "finished");
+    // Every team's figures from its matches and byes: a bye is a match won 4–0 on two boards.
+    let mut expected: BTreeMap<u64, (u64, u64, u64)> =
+        teams.iter().map(|&t| (t, (0, 0, 0))).collect();
+    for m in view["teams"]["matches"].as_array().unwrap() {
+        for (side, index) in [("home", 0), ("away", 1)] {
+            let entry = expected.get_mut(&m[side].as_u64().unwrap()).unwrap();
+            entry.0 += 1;
+            entry.1 += m["match_points"][index].as_u64().unwrap();
+            entry.2 += m["board_points"][index].as_u64().unwrap();
+        }
+    }
+    let mut byes = 0;
+    for round in view["rounds"].as_array().unwrap() {
+        for bye in round["byes"].as_array().unwrap() {
+            let entry = expected.get_mut(&bye.as_u64().unwrap()).unwrap();
+            *entry = (entry.0 + 1, entry.1 + 2, entry.2 + 4);
+            byes += 1;
+        }
+    }
+    assert_eq!(byes, 2);
+    for (team, (matches, match_points, board_points)) in expected {
+        let row = team_row(&view, team);
+        assert_eq!(row["matches"], matches, "{row}");
+        assert_eq!(row["match_points"], match_points, "{row}");
+        assert_eq!(row["board_points"], board_points, "{row}");
+    }
     server.stop().await;
 }

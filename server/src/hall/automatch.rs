@@ -106,7 +106,9 @@ pub fn game_for(a: &Seeker, b: &Seeker) -> (PlayerInfo, PlayerInfo, GameSettings
         ko_rule: KoRule::Positional,
         clock: clock_of(a.time_class),
         nigiri: handicap == 0,
+        lateness_limit_ms: None,
         unrated: false,
+        event: None,
     };
     (weaker.player.clone(), stronger.player.clone(), settings)
 }

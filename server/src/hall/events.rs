@@ -21,11 +21,18 @@ use tengen_protocol::{
 
 use super::teams::TeamPlay;
 use super::{hall_audience, users_audience, Hall};
-use crate::config::{EVENTS_MAX, EVENT_LOG_MAX, EVENT_NAME_CHARS_MAX, EVENT_ROUND_TIMES_MAX};
+use crate::config::{
+    EVENTS_MAX, EVENT_LIST_PAGE, EVENT_LOG_MAX, EVENT_NAME_CHARS_MAX, EVENT_ROUND_TIMES_MAX,
+};
 use crate::game::{GameReply, GameRequest};
 use crate::hall::{EventRequest, HallReply, HallRequest};
 use crate::store::store_refusal;
 use crate::{refuse, unix_now_ms, Refusal};
+
+// A child of this module, so the director's game actions read the event records as these do.
+#[path = "event_games.rs"]
+mod event_games;
+use event_games::lateness_limit_ms;
 
 /// An event as the store keeps it.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -126,10 +133,21 @@ impl Hall {
                 self.start_round_if_due(event).await;
                 return Ok(HallReply::Done);
             }
-            EventRequest::ListEvents => {
-                let events = self.event_list();
+            EventRequest::ListEvents { before } => {
+                let events = self.event_list(before);
                 return Ok(HallReply::Events { events });
             }
+            EventRequest::EventGameDirected {
+                event,
+                director,
+                game,
+            } => return self.event_game_directed(event, director, game),
+            EventRequest::GameLogged {
+                game,
+                action,
+                user,
+                detail,
+            } => return self.event_game_logged(game, &action, user, detail).await,
         };
         view.map(|view| HallReply::Event {
             view: Box::new(view),
@@ -157,32 +175,33 @@ impl Hall {
         let ids: Vec<EventId> = self.events.records.keys().copied().collect();
         for id in ids {
             self.catch_up(id).await;
-            self.schedule_rounds(id);
+            self.schedule_next_round(id);
         }
     }
 
-    /// A timer for each round with a set start time not yet paired: when it comes, the hall hears
+    /// A timer for the next round, if it has a set start time: when it comes, the hall hears
     /// `RoundDue` (through the handle games use, so scaled out it reaches whichever node has the
-    /// hall then; a second hall's timer for the same round finds it paired and does nothing).
-    fn schedule_rounds(&self, id: EventId) {
+    /// hall then; a second hall's timer for the same round finds it paired and does nothing). One
+    /// timer an event at a time: pairing a round sets the next one's.
+    fn schedule_next_round(&self, id: EventId) {
         let Some(record) = self.events.records.get(&id) else {
             return;
         };
-        let paired = record.event.rounds().len();
-        let now_ms = unix_now_ms();
-        for (index, &at_ms) in record.round_starts_ms.iter().enumerate().skip(paired) {
-            let round = index as u32 + 1;
-            let delay = Duration::from_millis(at_ms.saturating_sub(now_ms));
-            let (hall, shutdown) = (self.ctx.hall.clone(), self.ctx.shutdown.clone());
-            tokio::spawn(async move {
-                tokio::select! {
-                    () = tokio::time::sleep(delay) => {
-                        hall.send(HallRequest::Event(EventRequest::RoundDue { event: id, round })).await;
-                    }
-                    () = shutdown.wait() => {}
+        let next = record.event.rounds().len();
+        let Some(&at_ms) = record.round_starts_ms.get(next) else {
+            return;
+        };
+        let round = next as u32 + 1;
+        let delay = Duration::from_millis(at_ms.saturating_sub(unix_now_ms()));
+        let (hall, shutdown) = (self.ctx.hall.clone(), self.ctx.shutdown.clone());
+        tokio::spawn(async move {
+            tokio::select! {
+                () = tokio::time::sleep(delay) => {
+                    hall.send(HallRequest::Event(EventRequest::RoundDue { event: id, round })).await;
                 }
-            });
-        }
+                () = shutdown.wait() => {}
+            }
+        });
     }
 
     /// Start the next round if its set time has come and the round before is over.
@@ -264,7 +283,9 @@ impl Hall {
         }
         let mut settings = spec.settings;
         settings.nigiri = false;
+        settings.lateness_limit_ms = None;
         super::table::validate_settings(&settings)?;
+        settings.lateness_limit_ms = Some(lateness_limit_ms(spec.lateness_limit_ms)?);
         settings.unrated = !spec.rated;
         let (teams, format) = match spec.teams {
             Some(rules) => {
@@ -306,7 +327,7 @@ impl Hall {
             .map_err(|err| store_refusal(&err))?;
         let view = self.event_changed(id, &record);
         self.events.records.insert(id, record);
-        self.schedule_rounds(id);
+        self.schedule_next_round(id);
         Ok(view)
     }
 
@@ -405,6 +426,7 @@ impl Hall {
         record.note("round_started", by, Some(round.number));
         // Durable before any game starts: a restart from here starts the round's games.
         self.save_event(id, record).await?;
+        self.schedule_next_round(id);
         self.start_round_games(id).await?;
         self.event_view(id)
     }
@@ -444,7 +466,8 @@ impl Hall {
         let round = record.event.rounds().last().map(|r| r.number);
         let game = in_play.map(|(game, _)| format!("game {game}"));
         record.note_with("warned", Some(user), round, game);
-        self.save_then_forfeit(id, record, second).await
+        self.save_then_warn_in_game(id, record, in_play, second.is_some())
+            .await
     }
 
     /// Store a director's change; then, if it costs a player their game in play (`forfeit`: the
@@ -553,7 +576,10 @@ impl Hall {
         if unstarted.is_empty() {
             return Ok(());
         }
-        let settings = record.settings;
+        let settings = GameSettings {
+            event: Some(id),
+            ..record.settings
+        };
         let barred = record.entrant_ids();
         let mut started = Vec::new();
         for (board, black, white) in unstarted {
@@ -636,11 +662,15 @@ impl Hall {
         Ok(self.event_record(id)?.view(id))
     }
 
-    pub(super) fn event_list(&self) -> Vec<EventSummary> {
-        self.events
-            .records
-            .iter()
+    /// A page of the hall's events, newest first: those created before `before`, if given.
+    pub(super) fn event_list(&self, before: Option<EventId>) -> Vec<EventSummary> {
+        let older = match before {
+            Some(before) => self.events.records.range(..before),
+            None => self.events.records.range(..),
+        };
+        older
             .rev()
+            .take(EVENT_LIST_PAGE)
             .map(|(&id, record)| record.summary(id))
             .collect()
     }

@@ -84,6 +84,18 @@ pub fn validate_settings(settings: &GameSettings) -> Result<(), Refusal> {
     if settings.handicap > 9 {
         return refuse(ErrorCode::InvalidSettings, "handicap is at most 9 stones");
     }
+    if settings.lateness_limit_ms.is_some() {
+        return refuse(
+            ErrorCode::InvalidSettings,
+            "a lateness limit is an event's (set it when creating the event)",
+        );
+    }
+    if settings.event.is_some() {
+        return refuse(
+            ErrorCode::InvalidSettings,
+            "a game's event is the server's to set",
+        );
+    }
     // The clock module has the one validator of clock settings (and their limits).
     crate::game::wire::clock_settings(&settings.clock)?;
     crate::game::wire::new_engine_game(settings).map(|_| ())
@@ -406,7 +418,9 @@ mod tests {
             ko_rule: KoRule::Positional,
             clock: ClockSettings::None,
             nigiri: false,
+            lateness_limit_ms: None,
             unrated: false,
+            event: None,
         }
     }
 

@@ -2,9 +2,10 @@
 //! director's rounds and actions, and reading an event or the list. Each is one [`EventRequest`]; the
 //! hall keeps the events and pushes their changes to entrants and the lobby.
 
-use tengen_protocol::{ClientMsg, RequestId, ServerMsg};
+use tengen_protocol::{ClientMsg, EventId, GameId, RequestId, ServerMsg};
 
 use super::{misrouted, Answer, Session};
+use crate::game::GameRequest;
 use crate::hall::{EventRequest, HallReply, HallRequest};
 use crate::Refusal;
 
@@ -36,7 +37,7 @@ impl Session {
                 user: self.user()?,
             },
             M::GetEvent { event } => E::GetEvent { event },
-            M::ListEvents => return self.list_events(id).await,
+            M::ListEvents { before } => return self.list_events(id, before).await,
             M::EventWithdraw { event, user } => E::EventWithdraw {
                 event,
                 director: self.user()?,
@@ -59,6 +60,31 @@ impl Session {
                 outcome,
                 reason,
             },
+            M::EventPause {
+                event,
+                game,
+                resume_at_ms,
+            } => {
+                return self
+                    .direct_game(event, game, GameRequest::Pause { resume_at_ms })
+                    .await
+            }
+            M::EventResume { event, game } => {
+                return self.direct_game(event, game, GameRequest::Resume).await
+            }
+            M::EventAdjourn {
+                event,
+                game,
+                resume_at_ms,
+            } => {
+                let adjourn = GameRequest::Adjourn { resume_at_ms };
+                return self.direct_game(event, game, adjourn).await;
+            }
+            M::SealMove { game, point } => {
+                return self
+                    .game_ack(game, |user| GameRequest::Seal { user, point })
+                    .await
+            }
             M::CreateTeam { event, name } => E::CreateTeam {
                 event,
                 player: self.player()?,
@@ -79,11 +105,37 @@ impl Session {
         self.event_reply(id, request).await
     }
 
-    async fn list_events(&self, id: Option<RequestId>) -> Result<Answer, Refusal> {
+    /// The director's action on a game of their event: the hall checks that they direct it and the
+    /// game is in its round, then the game does it (durably) and the director hears `ack`.
+    async fn direct_game(
+        &self,
+        event: EventId,
+        game: GameId,
+        request: GameRequest,
+    ) -> Result<Answer, Refusal> {
+        let directed = EventRequest::EventGameDirected {
+            event,
+            director: self.user()?,
+            game,
+        };
+        self.state
+            .hall
+            .ask(HallRequest::Event(directed))
+            .await?
+            .done()?;
+        self.game(game).await?.ask(request).await?.done()?;
+        Ok(Answer::Ack)
+    }
+
+    async fn list_events(
+        &self,
+        id: Option<RequestId>,
+        before: Option<EventId>,
+    ) -> Result<Answer, Refusal> {
         let events = self
             .state
             .hall
-            .ask(HallRequest::Event(EventRequest::ListEvents))
+            .ask(HallRequest::Event(EventRequest::ListEvents { before }))
             .await?
             .events()?;
         Ok(Answer::Msg(Box::new(ServerMsg::EventList { id, events })))
