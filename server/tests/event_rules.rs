@@ -445,6 +445,25 @@ async fn a_sealed_move_is_hidden_survives_a_restart_and_is_played_at_the_resumpt
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_adjourned_game_resumes_by_itself_with_its_sealed_pass() {
+    let server = TestServer::start().await;
+    let (mut director, mut black, mut white, event, game) = game_in_play(&server, "s").await;
+    let resume_at_ms = unix_now_ms() + 2_000;
+    let adjourn = json!({"type": "event_adjourn", "event": event, "game": game, "resume_at_ms": resume_at_ms});
+    director.ok(adjourn).await;
+    white
+        .ok(json!({"type": "seal_move", "game": game, "point": null}))
+        .await;
+    let sealed = game_event(&mut black, game, "sealed", Some("white")).await;
+    game_event(&mut black, game, "resumed", None).await;
+    let passed = game_event(&mut black, game, "passed", Some("white")).await;
+    // Both clocks stood still from the seal to the resumption.
+    assert_eq!(clock_figures(&sealed), clock_figures(&passed));
+    common::play(&mut black, game, 4, 4).await;
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bad_director_actions_and_seals_are_refused_and_change_nothing() {
     let server = TestServer::start().await;
     let (mut director, mut black, mut white, event, game) = game_in_play(&server, "b").await;

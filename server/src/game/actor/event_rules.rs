@@ -135,7 +135,7 @@ impl GameActor {
             _ => return self.end_with(GameResult::Void).await,
         }
         if self.sealed_due().is_some() {
-            return self.play_sealed().await;
+            return self.play_sealed(now_ms).await;
         }
         if self.rules.halt.is_some_and(|halt| now_ms >= halt.due_ms) {
             return match self.resume_halted().await? {
@@ -428,7 +428,7 @@ impl GameActor {
         self.commit_at(GameEvent::Resumed, now_ms).await?;
         self.tell_event("resumed", None, format!("game {}", self.id))
             .await;
-        self.play_sealed().await.map(Ok)
+        self.play_sealed(now_ms).await.map(Ok)
     }
 
     /// The side to move's clock runs again from `now_ms`, if it was stopped.
@@ -441,8 +441,9 @@ impl GameActor {
         }
     }
 
-    /// The sealed move, once the game has resumed, played as an ordinary move.
-    pub(super) async fn play_sealed(&mut self) -> Result<Flow, Fatal> {
+    /// The sealed move, once the game has resumed, played as an ordinary move at the resumption's
+    /// instant `at_ms` (the sealer is not charged for the time the resumption took to record).
+    pub(super) async fn play_sealed(&mut self, at_ms: u64) -> Result<Flow, Fatal> {
         let Some((color, point)) = self.rules.sealed.take() else {
             return Ok(Flow::Continue);
         };
@@ -467,9 +468,8 @@ impl GameActor {
                 forced: false,
             },
         };
-        let now_ms = self.now_ms();
-        self.clock_moved(now_ms);
-        self.commit_at(event, now_ms).await?;
+        self.clock_moved(at_ms);
+        self.commit_at(event, at_ms).await?;
         if self.game.phase() == Phase::Scoring {
             self.open_scoring().await?;
         }
