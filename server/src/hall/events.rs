@@ -453,7 +453,7 @@ impl Hall {
         user: UserId,
     ) -> Result<EventView, Refusal> {
         let mut record = self.directed(id, director)?.clone();
-        record.event.warn(PlayerId(user.0)).map_err(event_refusal)?;
+        record.count_warning(user)?;
         let in_play = record.game_in_play(user);
         let mut second = None;
         if let Some((game, colour)) = in_play {
@@ -1112,6 +1112,20 @@ impl EventRecord {
             self.players.retain(|p| p.user != user);
         }
         Ok(())
+    }
+
+    /// A warning for `user` in the standings: the core counts an individual event's (fewer rank
+    /// higher in a tie); a team event's ranking has no such figure, so there it only needs the
+    /// player to be in a team (the warning then counts in their game).
+    fn count_warning(&mut self, user: UserId) -> Result<(), Refusal> {
+        match &self.teams {
+            Some(teams) if teams.has_player(user) => Ok(()),
+            Some(_) => refuse(
+                ErrorCode::NotEntered,
+                "that player is in no team of this event",
+            ),
+            None => self.event.warn(PlayerId(user.0)).map_err(event_refusal),
+        }
     }
 
     /// Whether `player` may enter now: the event open, their rank in its range.
