@@ -718,7 +718,9 @@ async fn follow(
 /// Once a round: an entrant tries to bet on another board of the event (its own when there is
 /// one board), which the server must refuse as `players_cannot_bet`.
 async fn probe(tracker: &Tracker, probes: &[(UserId, ClientHandle)], round: &EventRound) {
-    let Some((user, handle)) = probes.get((round.number as usize - 1) % probes.len().max(1)) else {
+    let Some((user, handle)) =
+        probes.get((round.number as usize).saturating_sub(1) % probes.len().max(1))
+    else {
         return;
     };
     let own = round

@@ -57,8 +57,23 @@ fn check(name: &str, goal: &str, measured: String, met: bool) -> Target {
 
 /// The run's checks: each must pass for the run to succeed. `bets_expected` when watchers bet.
 pub fn checks(r: &EventResults, audit: &str, bets_expected: bool) -> Vec<Target> {
+    let mut checks = play_checks(r);
+    checks.extend(outcome_checks(r, audit));
+    if bets_expected {
+        checks.push(check(
+            "watchers' bets placed",
+            "> 0",
+            r.bets.to_string(),
+            r.bets > 0,
+        ));
+    }
+    checks
+}
+
+/// The event was set up and played: every round, every pairing heard, every game ended and in it.
+fn play_checks(r: &EventResults) -> Vec<Target> {
     let c = &r.checked;
-    let mut checks = vec![
+    vec![
         check(
             "setup",
             "complete",
@@ -99,6 +114,13 @@ pub fn checks(r: &EventResults, audit: &str, bets_expected: bool) -> Vec<Target>
             ),
             c.results_in_event == c.games && c.results_disagreeing == 0 && r.standings_missing == 0,
         ),
+    ]
+}
+
+/// What came of it: the standings, the pairs, the entrants' bets, errors and the ledger.
+fn outcome_checks(r: &EventResults, audit: &str) -> Vec<Target> {
+    let c = &r.checked;
+    vec![
         check(
             "standings vs recomputation",
             "equal, figure by figure",
@@ -142,16 +164,7 @@ pub fn checks(r: &EventResults, audit: &str, bets_expected: bool) -> Vec<Target>
             },
             audit_ok(audit),
         ),
-    ];
-    if bets_expected {
-        checks.push(check(
-            "watchers' bets placed",
-            "> 0",
-            r.bets.to_string(),
-            r.bets > 0,
-        ));
-    }
-    checks
+    ]
 }
 
 fn others(list: &[String]) -> String {
@@ -300,6 +313,18 @@ impl EventReport {
             b.map(|b| format!("{:.0}", b.delivered_per_s)),
             b.and_then(|b| ratio(delivered_s, b.delivered_per_s)),
         );
+        self.use_rows(out);
+    }
+
+    /// The servers' memory and CPU, the machine's pressure, and errors.
+    fn use_rows(&self, out: &mut String) {
+        let t = &self.tengen;
+        let b = self.baseline.as_ref();
+        let mut row = |label: &str, tengen: String, base: Option<String>, ratio: Option<f64>| {
+            let base = base.unwrap_or_else(|| "-".into());
+            let ratio = ratio.map_or(String::new(), |r| format!("{r:.2}"));
+            let _ = writeln!(out, "{label:<46}{tengen:>24}{base:>24}{ratio:>8}");
+        };
         row(
             "server RSS MiB",
             opt(t.server_rss_kib.map(|k| k as f64 / 1024.0), 1),
