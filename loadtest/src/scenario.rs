@@ -255,6 +255,8 @@ fn settings(size: u8) -> GameSettings {
             timeout_is_pass: false,
         },
         nigiri: false,
+        unrated: false,
+        event: None,
     }
 }
 

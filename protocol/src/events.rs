@@ -5,6 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::{EventId, GameId, GameSettings, PlayerInfo, UserId};
+pub use tengen_pairing::team::{RelayState, Side as TeamSide, TeamId, TeamStanding};
 pub use tengen_pairing::{
     Criterion, FinalTie, Format as EventFormat, Fraction, Outcome as EventOutcome, Standing,
     Standings, SwissRanking,
@@ -27,6 +28,53 @@ pub struct EventSpec {
     /// Who may enter, by rank (kyu/dan, as `PlayerInfo::rank` shows it); anyone when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ranks: Option<RankRange>,
+    /// A team event (团体赛): its entrants are teams of this many players; `players_max` then counts
+    /// teams. Absent: an individual event.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub teams: Option<TeamRules>,
+    /// Whether the event's games change the players' ratings (default: they do).
+    #[serde(default = "rated_by_default", skip_serializing_if = "is_rated")]
+    pub rated: bool,
+    /// When rounds start by themselves (Unix ms, round 1 first); a round whose time comes while the
+    /// one before is still in play starts when that one's last game ends. The director may still
+    /// start any round earlier. Empty: the director starts every round.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub round_starts_ms: Vec<u64>,
+}
+
+fn rated_by_default() -> bool {
+    true
+}
+
+/// Written only when an event is unrated, as it reads when absent.
+fn is_rated(rated: &bool) -> bool {
+    *rated
+}
+
+/// How a team event is played (SPEC §4, 团体赛).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TeamRules {
+    /// Players per team, 1 to 8; every team must have exactly this many when round 1 starts.
+    pub players: u32,
+    pub line_up: LineUp,
+}
+
+/// Who plays whom inside a team match.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LineUp {
+    /// 分台定人制: the board order is set once, at round 1, strongest (highest rating) on board 1; the
+    /// teams are paired by the event's `format`.
+    FixedBoards,
+    /// 临场出人制: each captain may set the order for the next round (`set_line_up`); without one, the
+    /// team's own order stands. Teams are paired by the event's `format`.
+    FreeLineUp,
+    /// 全队循环制: two teams; every player meets every player of the other team once, one round per
+    /// board (round r: home board i against away board i + r − 1, wrapping round).
+    AllPlayAll,
+    /// 擂台赛: two teams, one game at a time in each side's order; the loser is out, the winner meets
+    /// the other side's next player; the side whose last player loses has lost.
+    Relay,
 }
 
 /// A range of ranks, both ends included: `"10k"` to `"1d"`.
@@ -64,6 +112,9 @@ pub struct EventSummary {
     pub players_max: u32,
     /// Rounds paired so far.
     pub rounds_count: u32,
+    /// A team event's rules (then `entrants_count` and `players_max` count teams).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub teams: Option<TeamRules>,
 }
 
 /// One entrant as the event shows them.
@@ -97,8 +148,8 @@ pub struct EventRound {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct EventLogEntry {
     pub at_ms: u64,
-    /// `created`, `joined`, `left`, `round_started`, `result`, `finished`, and the director's
-    /// `withdrew`, `warned`, `adjudicated`.
+    /// `created`, `joined`, `left`, `team_created`, `team_joined`, `line_up_set`, `round_started`,
+    /// `result`, `finished`, and the director's `withdrew`, `warned`, `adjudicated`.
     pub action: String,
     /// Who it concerns, if anyone.
     pub user: Option<UserId>,
@@ -123,4 +174,58 @@ pub struct EventView {
     /// Once the event is over and one player won it outright.
     pub winner: Option<UserId>,
     pub log: Vec<EventLogEntry>,
+    /// A team event's teams, matches and team standings (then `entrants` lists every player of every
+    /// team, `rounds` every board of every match, and `standings`/`winner` rank the teams by
+    /// [`TeamId`] on match points, as the pairing saw them).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub teams: Option<TeamsView>,
+}
+
+/// A team event's teams, matches and standings.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TeamsView {
+    pub rules: TeamRules,
+    pub teams: Vec<EventTeam>,
+    pub matches: Vec<EventMatch>,
+    /// SPEC §4's team ranking: match points (场分), board points (局分), board 1's, board 2's, ...
+    pub standings: Vec<TeamStanding>,
+    /// A relay's orders and where it stands (players by account id).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub relay: Option<RelayView>,
+    /// Once the event is over and one team won it outright.
+    pub winner: Option<TeamId>,
+}
+
+/// A team as the event shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EventTeam {
+    pub team: TeamId,
+    pub name: String,
+    pub captain: UserId,
+    /// In board order once round 1 has started (before: in the order they joined).
+    pub players: Vec<UserId>,
+    /// The captain's line-up for the next round, when set (free line-up).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_line_up: Option<Vec<UserId>>,
+}
+
+/// One team match of a round: its boards (numbers of the round's boards) and its points.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EventMatch {
+    pub round: u32,
+    pub home: TeamId,
+    pub away: TeamId,
+    pub boards: Vec<u32>,
+    /// Board points (局分) so far: home, away.
+    pub board_points: [u32; 2],
+    /// Match points (场分) once every board has its result.
+    pub match_points: Option<[u32; 2]>,
+}
+
+/// A relay's two orders (players by account id) and its state.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RelayView {
+    pub home: Vec<UserId>,
+    pub away: Vec<UserId>,
+    pub state: RelayState,
 }

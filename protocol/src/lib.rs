@@ -15,9 +15,10 @@
 mod events;
 
 pub use events::{
-    Criterion, EventBoard, EventEntrant, EventFormat, EventLogEntry, EventOutcome, EventRound,
-    EventSpec, EventStatus, EventSummary, EventView, FinalTie, Fraction, RankRange, Standing,
-    Standings, SwissRanking,
+    Criterion, EventBoard, EventEntrant, EventFormat, EventLogEntry, EventMatch, EventOutcome,
+    EventRound, EventSpec, EventStatus, EventSummary, EventTeam, EventView, FinalTie, Fraction,
+    LineUp, RankRange, RelayState, RelayView, Standing, Standings, SwissRanking, TeamId, TeamRules,
+    TeamSide, TeamStanding, TeamsView,
 };
 use serde::{Deserialize, Serialize};
 
@@ -258,6 +259,12 @@ pub struct GameSettings {
     /// When true the server draws colours (nigiri) at the start; when false the left seat (or, for a
     /// challenge, the challenger) plays Black.
     pub nigiri: bool,
+    /// The game leaves both players' ratings as they are (an unrated event's games); absent: rated.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub unrated: bool,
+    /// The event the game is played in, set by the server (a client may not set it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub event: Option<EventId>,
 }
 
 /// A participant as the hall lists them.
@@ -858,8 +865,12 @@ pub enum ClientMsg {
     GetEvent {
         event: EventId,
     },
-    /// Every event, newest first (`event_list`).
-    ListEvents,
+    /// Events, newest first (`event_list`): at most 100, those created before event `before` when
+    /// it is given (the next page).
+    ListEvents {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        before: Option<EventId>,
+    },
     /// The director withdraws an entrant: before round 1 they simply leave; later they are paired no
     /// more, a game of theirs in play is lost by forfeit, and in a round robin their results are void
     /// if they played fewer than half of their games (else their remaining games are forfeits).
@@ -880,9 +891,114 @@ pub enum ClientMsg {
         outcome: EventOutcome,
         reason: String,
     },
+    /// Found a team in an open team event: its founder is its captain and first player (replied with
+    /// `event`).
+    CreateTeam {
+        event: EventId,
+        name: String,
+    },
+    /// Join a team of an open team event (replied with `event`); `leave_event` leaves it.
+    JoinTeam {
+        event: EventId,
+        team: TeamId,
+    },
+    /// A captain's board order for the team's next match (free line-up): every player of the team
+    /// once, board 1 first.
+    SetLineUp {
+        event: EventId,
+        players: Vec<UserId>,
+    },
+}
+
+/// Which part of the server answers a client message. The session hands each message to its area's
+/// handler; [`ClientMsg::area`] names every message, so a new one cannot go unrouted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Area {
+    /// `hello`.
+    Connection,
+    /// Registering, logging in and out.
+    Accounts,
+    /// Rooms, tables, challenges, automatch and chat.
+    Hall,
+    /// Watching and playing games, and their records.
+    Games,
+    /// The study board.
+    Study,
+    /// Fortune points: bets, stakes, balances.
+    Money,
+    /// Competitions.
+    Events,
 }
 
 impl ClientMsg {
+    /// The part of the server that answers this message.
+    pub fn area(&self) -> Area {
+        use ClientMsg as M;
+        match self {
+            M::Hello { .. } => Area::Connection,
+            M::Register { .. } | M::Login { .. } | M::Resume { .. } | M::Logout | M::LogoutAll => {
+                Area::Accounts
+            }
+            M::EnterHall
+            | M::LeaveHall
+            | M::JoinRoom { .. }
+            | M::LeaveRoom
+            | M::JoinTable { .. }
+            | M::LeaveTable { .. }
+            | M::Sit { .. }
+            | M::Stand { .. }
+            | M::ProposeSettings { .. }
+            | M::AcceptSettings { .. }
+            | M::Challenge { .. }
+            | M::AcceptChallenge { .. }
+            | M::DeclineChallenge { .. }
+            | M::Automatch { .. }
+            | M::CancelAutomatch
+            | M::Chat { .. } => Area::Hall,
+            M::Watch { .. }
+            | M::Unwatch { .. }
+            | M::Play { .. }
+            | M::Pass { .. }
+            | M::Resign { .. }
+            | M::ToggleDead { .. }
+            | M::AcceptScore { .. }
+            | M::ResumePlay { .. }
+            | M::Undo { .. }
+            | M::AcceptUndo { .. }
+            | M::DeclineUndo { .. }
+            | M::GetRecord { .. }
+            | M::ListGames { .. } => Area::Games,
+            M::StudyOpen { .. }
+            | M::StudyLoadSgf { .. }
+            | M::StudyPlay { .. }
+            | M::StudyPass
+            | M::StudyBack
+            | M::StudyForward { .. }
+            | M::StudyCount => Area::Study,
+            M::Bet { .. }
+            | M::Pool { .. }
+            | M::Balance
+            | M::MyBets
+            | M::History
+            | M::House
+            | M::StakeOffer { .. }
+            | M::StakeAnswer { .. }
+            | M::StakeRaise { .. } => Area::Money,
+            M::CreateEvent { .. }
+            | M::JoinEvent { .. }
+            | M::LeaveEvent { .. }
+            | M::StartRound { .. }
+            | M::GetEvent { .. }
+            | M::ListEvents { .. }
+            | M::EventWithdraw { .. }
+            | M::EventWarn { .. }
+            | M::EventAdjudicate { .. }
+            | M::CreateTeam { .. }
+            | M::JoinTeam { .. }
+            | M::SetLineUp { .. } => Area::Events,
+        }
+    }
+
     /// Every `type` a client may send, for telling "unknown type" from "bad fields".
     pub const TYPES: &'static [&'static str] = &[
         "hello",
@@ -945,6 +1061,9 @@ impl ClientMsg {
         "event_withdraw",
         "event_warn",
         "event_adjudicate",
+        "create_team",
+        "join_team",
+        "set_line_up",
     ];
 }
 
@@ -1437,6 +1556,11 @@ error_codes! {
     EventOver,
     /// Your rank is outside the event's entry range.
     RankOutOfRange,
+    /// A team or a line-up has the wrong number of players (a team event's round 1 starts only when
+    /// every team is complete).
+    TeamSize,
+    /// Only the team's captain may do that.
+    NotCaptain,
 }
 
 impl std::fmt::Display for ErrorCode {

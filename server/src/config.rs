@@ -589,6 +589,17 @@ pub const EVENT_LOG_MAX: usize = 20_000;
 /// An event's name, in characters: a title fits on one line of the hall's list.
 pub const EVENT_NAME_CHARS_MAX: usize = 60;
 
+/// Players in a team of a team event: the rules' team events field 3 to 6 boards; 8 leaves room for
+/// larger leagues while a match's games stay few enough to follow on one page.
+pub const TEAM_PLAYERS_MAX: u32 = 8;
+
+/// Events in one `event_list` answer: a page of the hall's list (the client asks for the next with
+/// `before`), so the answer stays a few tens of KiB however many events the hall holds.
+pub const EVENT_LIST_PAGE: usize = 100;
+
+/// Set start times an event may have, one per round: as many as an event has rounds at most.
+pub const EVENT_ROUND_TIMES_MAX: usize = 64;
+
 /// A room's chat lines kept for whoever enters it (OGS and KGS show a room's recent talk): enough to
 /// see the conversation, a few KiB per room.
 pub const ROOM_CHAT_KEPT: usize = 30;

@@ -8,28 +8,12 @@ mod common;
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use common::events::{create_event as create, finish_round, play_round, players};
 use common::{test_config, Client, TestServer};
 use serde_json::{json, Value};
 
 fn spec(name: &str, format: Value, players_max: u32) -> Value {
     json!({"name": name, "format": format, "settings": common::settings_9x9(), "players_max": players_max})
-}
-
-/// Registers `count` players, p1 first (the smallest user id).
-async fn players(server: &TestServer, count: usize) -> Vec<Client> {
-    let mut clients = Vec::new();
-    for n in 1..=count {
-        clients.push(server.player(&format!("player{n}")).await);
-    }
-    clients
-}
-
-async fn create(director: &mut Client, spec: Value) -> (u64, Value) {
-    let reply = director
-        .ok(json!({"type": "create_event", "spec": spec}))
-        .await;
-    assert_eq!(reply["type"], "event", "{reply}");
-    (reply["event"]["summary"]["event"].as_u64().unwrap(), reply)
 }
 
 async fn join_all(clients: &mut [Client], event: u64) {
@@ -46,57 +30,6 @@ fn by_user(clients: &mut [Client]) -> BTreeMap<u64, &mut Client> {
         .iter_mut()
         .map(|client| (client.user.unwrap(), client))
         .collect()
-}
-
-/// The director starts the next round; in each of its games the player with the larger id resigns.
-/// Returns the round as the event's final push after its last result shows it.
-async fn play_round(director: &mut Client, clients: &mut [Client], event: u64) -> Value {
-    let started = director
-        .ok(json!({"type": "start_round", "event": event}))
-        .await;
-    finish_round(director, clients, event, &started["event"]).await
-}
-
-/// In each game of the round just started (`view`), the player with the larger id resigns; returns
-/// the event's push that shows the round's last result.
-async fn finish_round(
-    director: &mut Client,
-    clients: &mut [Client],
-    event: u64,
-    view: &Value,
-) -> Value {
-    let round = view["rounds"].as_array().unwrap().last().unwrap().clone();
-    let number = round["number"].as_u64().unwrap();
-    let mut players = by_user(clients);
-    for board in round["boards"].as_array().unwrap() {
-        let game = board["game"].as_u64().expect("every board has its game");
-        let (black, white) = (
-            board["black"].as_u64().unwrap(),
-            board["white"].as_u64().unwrap(),
-        );
-        let loser = players.get_mut(&black.max(white)).unwrap();
-        // The game's start reaches its players before they can resign it.
-        loser
-            .wait_for(|f| f["type"] == "game_started" && f["game"] == game)
-            .await;
-        loser.ok(json!({"type": "resign", "game": game})).await;
-    }
-    let done = director
-        .wait_for(|f| {
-            let rounds = f["event"]["rounds"].as_array();
-            f["type"] == "event"
-                && f["event"]["summary"]["event"] == event
-                && rounds.and_then(|r| r.last()).is_some_and(|last| {
-                    last["number"] == number
-                        && last["boards"]
-                            .as_array()
-                            .unwrap()
-                            .iter()
-                            .all(|b| !b["outcome"].is_null())
-                })
-        })
-        .await;
-    done["event"].clone()
 }
 
 fn standing(view: &Value, user: u64) -> &Value {
@@ -182,7 +115,7 @@ async fn an_eight_player_swiss_of_three_rounds_never_repeats_a_pair() {
         .await;
     let mut watcher = server.player("watcher").await;
     assert_eq!(watcher.ok(bet).await["type"], "bet_placed");
-    finish_round(&mut director, &mut clients, event, &started["event"]).await;
+    finish_round(&mut director, &mut clients, &started["event"]).await;
     let mut view = Value::Null;
     for _ in 1..3 {
         view = play_round(&mut director, &mut clients, event).await;

@@ -58,6 +58,8 @@ fn settings(clock: ClockSettings) -> GameSettings {
         ko_rule: KoRule::Positional,
         clock,
         nigiri: false,
+        unrated: false,
+        event: None,
     }
 }
 

@@ -250,6 +250,8 @@ fn settings() -> GameSettings {
         ko_rule: KoRule::Positional,
         clock: ClockSettings::None,
         nigiri: false,
+        unrated: false,
+        event: None,
     }
 }
 

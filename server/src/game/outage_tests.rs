@@ -100,6 +100,8 @@ async fn harness_with(first_move_within_ms: u64) -> Harness {
             ko_rule: KoRule::Positional,
             clock: ClockSettings::None,
             nigiri: false,
+            unrated: false,
+            event: None,
         },
         nigiri_seed: None,
     };

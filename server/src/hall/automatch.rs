@@ -106,6 +106,8 @@ pub fn game_for(a: &Seeker, b: &Seeker) -> (PlayerInfo, PlayerInfo, GameSettings
         ko_rule: KoRule::Positional,
         clock: clock_of(a.time_class),
         nigiri: handicap == 0,
+        unrated: false,
+        event: None,
     };
     (weaker.player.clone(), stronger.player.clone(), settings)
 }

@@ -8,6 +8,7 @@
 //! log, and a paired board without a game gets one.
 
 use std::collections::{BTreeMap, HashMap};
+use std::time::Duration;
 
 use rand::Rng;
 use serde::{Deserialize, Serialize};
@@ -15,13 +16,16 @@ use tengen_pairing::{Event, EventError, Outcome, PlayerId, Settings};
 use tengen_protocol::{
     Color, EndReason, ErrorCode, EventBoard, EventEntrant, EventId, EventLogEntry, EventRound,
     EventSpec, EventStatus, EventSummary, EventView, GameId, GameOutcome, GameSettings, PlayerInfo,
-    RankRange, ServerMsg, UserId,
+    RankRange, ServerMsg, TeamId, UserId,
 };
 
+use super::teams::TeamPlay;
 use super::{hall_audience, users_audience, Hall};
-use crate::config::{EVENTS_MAX, EVENT_LOG_MAX, EVENT_NAME_CHARS_MAX};
+use crate::config::{
+    EVENTS_MAX, EVENT_LIST_PAGE, EVENT_LOG_MAX, EVENT_NAME_CHARS_MAX, EVENT_ROUND_TIMES_MAX,
+};
 use crate::game::{GameReply, GameRequest};
-use crate::hall::{EventRequest, HallReply};
+use crate::hall::{EventRequest, HallReply, HallRequest};
 use crate::store::store_refusal;
 use crate::{refuse, unix_now_ms, Refusal};
 
@@ -45,6 +49,21 @@ pub(super) struct EventRecord {
     #[serde(default)]
     game_warnings: Vec<(GameId, UserId)>,
     log: Vec<EventLogEntry>,
+    /// A team event's teams and boards (its core's entrants are the teams).
+    #[serde(default)]
+    teams: Option<TeamPlay>,
+    /// When rounds start by themselves, round 1 first (see `EventSpec::round_starts_ms`).
+    #[serde(default)]
+    round_starts_ms: Vec<u64>,
+}
+
+/// One board of a round as the hall plays it, for individual and team events alike.
+#[derive(Debug, Clone, Copy)]
+struct BoardLine {
+    board: u32,
+    black: UserId,
+    white: UserId,
+    outcome: Option<Outcome>,
 }
 
 /// Where a live game of an event sits in it.
@@ -89,8 +108,28 @@ impl Hall {
                 self.adjudicate(event, director, game, (outcome, reason))
                     .await
             }
-            EventRequest::ListEvents => {
-                let events = self.event_list();
+            EventRequest::CreateTeam {
+                event,
+                player,
+                name,
+            } => self.create_team(event, player, name).await,
+            EventRequest::JoinTeam {
+                event,
+                player,
+                team,
+            } => self.join_team(event, player, team).await,
+            EventRequest::SetLineUp {
+                event,
+                captain,
+                players,
+            } => self.set_line_up(event, captain, players).await,
+            EventRequest::RoundDue { event, round } => {
+                tracing::debug!(%event, round, "an event round's set time came");
+                self.start_round_if_due(event).await;
+                return Ok(HallReply::Done);
+            }
+            EventRequest::ListEvents { before } => {
+                let events = self.event_list(before);
                 return Ok(HallReply::Events { events });
             }
         };
@@ -120,6 +159,54 @@ impl Hall {
         let ids: Vec<EventId> = self.events.records.keys().copied().collect();
         for id in ids {
             self.catch_up(id).await;
+            self.schedule_next_round(id);
+        }
+    }
+
+    /// A timer for the next round, if it has a set start time: when it comes, the hall hears
+    /// `RoundDue` (through the handle games use, so scaled out it reaches whichever node has the
+    /// hall then; a second hall's timer for the same round finds it paired and does nothing). One
+    /// timer an event at a time: pairing a round sets the next one's.
+    fn schedule_next_round(&self, id: EventId) {
+        let Some(record) = self.events.records.get(&id) else {
+            return;
+        };
+        let next = record.event.rounds().len();
+        let Some(&at_ms) = record.round_starts_ms.get(next) else {
+            return;
+        };
+        let round = next as u32 + 1;
+        let delay = Duration::from_millis(at_ms.saturating_sub(unix_now_ms()));
+        let (hall, shutdown) = (self.ctx.hall.clone(), self.ctx.shutdown.clone());
+        tokio::spawn(async move {
+            tokio::select! {
+                () = tokio::time::sleep(delay) => {
+                    hall.send(HallRequest::Event(EventRequest::RoundDue { event: id, round })).await;
+                }
+                () = shutdown.wait() => {}
+            }
+        });
+    }
+
+    /// Start the next round if its set time has come and the round before is over.
+    async fn start_round_if_due(&mut self, id: EventId) {
+        let Ok(record) = self.event_record(id) else {
+            return;
+        };
+        let next = record.event.rounds().len();
+        let Some(&at_ms) = record.round_starts_ms.get(next) else {
+            return;
+        };
+        let waiting = matches!(
+            record.status(),
+            EventStatus::Playing | EventStatus::Finished
+        );
+        if at_ms > unix_now_ms() || waiting {
+            return;
+        }
+        let record = record.clone();
+        if let Err(refusal) = self.pair_and_start(id, record, None).await {
+            tracing::warn!(event = %id, round = next + 1, %refusal, "a round's set time came and it could not start");
         }
     }
 
@@ -181,23 +268,23 @@ impl Hall {
         let mut settings = spec.settings;
         settings.nigiri = false;
         super::table::validate_settings(&settings)?;
+        settings.unrated = !spec.rated;
+        let (teams, format) = match spec.teams {
+            Some(rules) => {
+                let (teams, format) = TeamPlay::new(rules, spec.format, spec.players_max)?;
+                (Some(teams), format)
+            }
+            None => (None, spec.format),
+        };
         let pairing = Settings {
-            format: spec.format,
+            format,
             final_tie: spec.final_tie,
             seed: rand::rng().random(),
         };
         let event = Event::new(pairing, &[]).map_err(event_refusal)?;
         let ranks = entry_ranks(spec.ranks.as_ref())?;
-        let most = match spec.format {
-            tengen_pairing::Format::Match { .. } => 2,
-            _ => tengen_pairing::MAX_ENTRANTS as u32,
-        };
-        if !(2..=most).contains(&spec.players_max) {
-            return refuse(
-                ErrorCode::InvalidSettings,
-                format!("this event takes 2 to {most} players"),
-            );
-        }
+        check_entrants_max(format, spec.players_max)?;
+        let round_starts_ms = round_times(spec.round_starts_ms)?;
         let mut record = EventRecord {
             name,
             director: director.clone(),
@@ -209,6 +296,8 @@ impl Hall {
             games: Vec::new(),
             game_warnings: Vec::new(),
             log: Vec::new(),
+            teams,
+            round_starts_ms,
         };
         record.note("created", Some(director.user), None);
         let json = record.json()?;
@@ -220,6 +309,7 @@ impl Hall {
             .map_err(|err| store_refusal(&err))?;
         let view = self.event_changed(id, &record);
         self.events.records.insert(id, record);
+        self.schedule_next_round(id);
         Ok(view)
     }
 
@@ -229,25 +319,15 @@ impl Hall {
         player: PlayerInfo,
     ) -> Result<EventView, Refusal> {
         let mut record = self.event_record(id)?.clone();
-        if !record.event.rounds().is_empty() {
+        record.check_entry(&player)?;
+        if record.teams.is_some() {
             return refuse(
-                ErrorCode::EventStarted,
-                "the event has started: entries are closed",
+                ErrorCode::InvalidSettings,
+                "this is a team event: found a team (create_team) or join one (join_team)",
             );
         }
         if record.players.len() >= record.players_max as usize {
             return refuse(ErrorCode::EventFull, "the event is full");
-        }
-        if let Some(range) = entry_ranks(record.ranks.as_ref())? {
-            if !crate::rating::within_ranks(player.rating, range) {
-                return refuse(
-                    ErrorCode::RankOutOfRange,
-                    format!(
-                        "your rank {} is outside this event's entry range",
-                        player.rank
-                    ),
-                );
-            }
         }
         if record.players.iter().any(|p| p.user == player.user) {
             return Ok(record.view(id));
@@ -276,10 +356,14 @@ impl Hall {
                 "the event has started: ask the director to withdraw you",
             );
         }
-        record
-            .event
-            .leave(PlayerId(user.0))
-            .map_err(event_refusal)?;
+        let leaving = match &mut record.teams {
+            // A team leaves the core only when its last player left it.
+            Some(teams) => teams.leave(user).map(|team| PlayerId(team.0)),
+            None => Some(PlayerId(user.0)),
+        };
+        if let Some(entrant) = leaving {
+            record.event.leave(entrant).map_err(event_refusal)?;
+        }
         record.players.retain(|p| p.user != user);
         record.note("left", Some(user), None);
         self.save_event(id, record).await
@@ -291,18 +375,40 @@ impl Hall {
         id: EventId,
         user: UserId,
     ) -> Result<EventView, Refusal> {
-        let mut record = self.directed(id, user)?.clone();
+        let record = self.directed(id, user)?.clone();
+        self.pair_and_start(id, record, Some(user)).await
+    }
+
+    /// Pair the next round of `record` and start its games; `by` is the director who asked (none:
+    /// the round's set time came).
+    async fn pair_and_start(
+        &mut self,
+        id: EventId,
+        mut record: EventRecord,
+        by: Option<UserId>,
+    ) -> Result<EventView, Refusal> {
         if record.event.rounds().is_empty() {
             record.seed_by_strength()?;
         }
-        let number = record
+        let round = record
             .event
             .pair_next_round()
             .map_err(event_refusal)?
-            .number;
-        record.note("round_started", Some(user), Some(number));
+            .clone();
+        if let Some(teams) = &mut record.teams {
+            let first_seed = record.event.entrants().first().map(|e| TeamId(e.player.0));
+            for (table, outcome) in teams.lay_out(&round, first_seed) {
+                // Every board forfeited by withdrawn players.
+                record
+                    .event
+                    .record(round.number, table, outcome)
+                    .map_err(event_refusal)?;
+            }
+        }
+        record.note("round_started", by, Some(round.number));
         // Durable before any game starts: a restart from here starts the round's games.
         self.save_event(id, record).await?;
+        self.schedule_next_round(id);
         self.start_round_games(id).await?;
         self.event_view(id)
     }
@@ -315,13 +421,7 @@ impl Hall {
         user: UserId,
     ) -> Result<EventView, Refusal> {
         let mut record = self.directed(id, director)?.clone();
-        record
-            .event
-            .withdraw(PlayerId(user.0))
-            .map_err(event_refusal)?;
-        if record.event.rounds().is_empty() {
-            record.players.retain(|p| p.user != user);
-        }
+        record.withdraw(user)?;
         record.note("withdrew", Some(user), None);
         let in_play = record.game_in_play(user);
         self.save_then_forfeit(id, record, in_play).await
@@ -445,16 +545,22 @@ impl Hall {
             return Ok(());
         };
         let number = round.number;
-        let unstarted: Vec<(u32, PlayerInfo, PlayerInfo)> = round
-            .games
-            .iter()
-            .filter(|g| g.outcome.is_none() && record.game_of(number, g.table).is_none())
-            .filter_map(|g| Some((g.table, record.player(g.black)?, record.player(g.white)?)))
+        let unstarted: Vec<(u32, PlayerInfo, PlayerInfo)> = record
+            .round_lines(number)
+            .into_iter()
+            .filter(|line| line.outcome.is_none() && record.game_of(number, line.board).is_none())
+            .filter_map(|line| {
+                let player = |user: UserId| record.player(PlayerId(user.0));
+                Some((line.board, player(line.black)?, player(line.white)?))
+            })
             .collect();
         if unstarted.is_empty() {
             return Ok(());
         }
-        let settings = record.settings;
+        let settings = GameSettings {
+            event: Some(id),
+            ..record.settings
+        };
         let barred = record.entrant_ids();
         let mut started = Vec::new();
         for (board, black, white) in unstarted {
@@ -506,7 +612,7 @@ impl Hall {
             return;
         };
         let mut record = record.clone();
-        match record.event.record(round, board, event_outcome(&outcome)) {
+        match record.record_board(round, board, event_outcome(&outcome)) {
             Ok(()) => {}
             Err(EventError::AlreadyRecorded { .. }) => return,
             Err(err) => {
@@ -515,7 +621,7 @@ impl Hall {
             }
         }
         // The log names the board's Black player (its line reads "Black – White, result").
-        let black = record.board(round, board).map(|g| UserId(g.black.0));
+        let black = record.line(round, board).map(|line| line.black);
         record.note("result", black, Some(round));
         if record.event.is_over() {
             record.note("finished", None, None);
@@ -523,24 +629,34 @@ impl Hall {
         if let Err(refusal) = self.save_event(id, record).await {
             // The game's log keeps the result: the next hall start takes it from there.
             tracing::error!(event = %id, %game, %refusal, "could not store an event result");
+            return;
         }
         self.events.boards.remove(&game);
+        // A relay's next game, or a round whose set time came while this one was in play.
+        if let Err(refusal) = self.start_round_games(id).await {
+            tracing::error!(event = %id, %refusal, "could not start an event's next game");
+        }
+        self.start_round_if_due(id).await;
     }
 
     pub(super) fn event_view(&self, id: EventId) -> Result<EventView, Refusal> {
         Ok(self.event_record(id)?.view(id))
     }
 
-    pub(super) fn event_list(&self) -> Vec<EventSummary> {
-        self.events
-            .records
-            .iter()
+    /// A page of the hall's events, newest first: those created before `before`, if given.
+    pub(super) fn event_list(&self, before: Option<EventId>) -> Vec<EventSummary> {
+        let older = match before {
+            Some(before) => self.events.records.range(..before),
+            None => self.events.records.range(..),
+        };
+        older
             .rev()
+            .take(EVENT_LIST_PAGE)
             .map(|(&id, record)| record.summary(id))
             .collect()
     }
 
-    fn event_record(&self, id: EventId) -> Result<&EventRecord, Refusal> {
+    pub(super) fn event_record(&self, id: EventId) -> Result<&EventRecord, Refusal> {
         self.events
             .records
             .get(&id)
@@ -548,7 +664,11 @@ impl Hall {
     }
 
     /// Store a changed record, then take it and tell everyone concerned.
-    async fn save_event(&mut self, id: EventId, record: EventRecord) -> Result<EventView, Refusal> {
+    pub(super) async fn save_event(
+        &mut self,
+        id: EventId,
+        record: EventRecord,
+    ) -> Result<EventView, Refusal> {
         let json = record.json()?;
         self.ctx
             .store
@@ -633,6 +753,34 @@ fn entry_ranks(ranks: Option<&RankRange>) -> Result<Option<(i32, i32)>, Refusal>
     Ok(Some((weakest, strongest)))
 }
 
+/// The most entrants (players, or teams in a team event) an event of `format` may set.
+fn check_entrants_max(format: tengen_pairing::Format, players_max: u32) -> Result<(), Refusal> {
+    let most = match format {
+        tengen_pairing::Format::Match { .. } => 2,
+        _ => tengen_pairing::MAX_ENTRANTS as u32,
+    };
+    if !(2..=most).contains(&players_max) {
+        return refuse(
+            ErrorCode::InvalidSettings,
+            format!("this event takes 2 to {most} entrants"),
+        );
+    }
+    Ok(())
+}
+
+/// An event's set round times, checked: in order, at most one per round.
+fn round_times(times: Vec<u64>) -> Result<Vec<u64>, Refusal> {
+    if times.len() > EVENT_ROUND_TIMES_MAX
+        || times.windows(2).any(|w| matches!(w, [a, b] if a >= b))
+    {
+        return refuse(
+            ErrorCode::InvalidSettings,
+            format!("round start times come in order, at most {EVENT_ROUND_TIMES_MAX} of them"),
+        );
+    }
+    Ok(times)
+}
+
 /// The outcome in which `colour` loses.
 fn loss_of(colour: Color) -> Outcome {
     match colour {
@@ -671,7 +819,7 @@ impl EventRecord {
         self.note_with(action, user, round, None);
     }
 
-    fn note_with(
+    pub(super) fn note_with(
         &mut self,
         action: &str,
         user: Option<UserId>,
@@ -692,18 +840,18 @@ impl EventRecord {
 
     /// The game `user` plays now in the round in play (no result yet), and their colour in it.
     fn game_in_play(&self, user: UserId) -> Option<(GameId, Color)> {
-        let round = self.event.rounds().last()?;
-        let board = round
-            .games
-            .iter()
-            .filter(|g| g.outcome.is_none())
-            .find(|g| g.black.0 == user.0 || g.white.0 == user.0)?;
-        let colour = if board.black.0 == user.0 {
+        let round = self.event.rounds().last()?.number;
+        let line = self
+            .round_lines(round)
+            .into_iter()
+            .filter(|line| line.outcome.is_none())
+            .find(|line| line.black == user || line.white == user)?;
+        let colour = if line.black == user {
             Color::Black
         } else {
             Color::White
         };
-        Some((self.game_of(round.number, board.table)?, colour))
+        Some((self.game_of(round, line.board)?, colour))
     }
 
     /// Where `game` is in the round in play.
@@ -720,10 +868,18 @@ impl EventRecord {
 
     /// Before round 1: the entrants in seeding order, strongest (highest rating) first, those of
     /// equal rating in the order they entered; warnings given meanwhile are kept.
+    /// A team event seeds its teams (see `TeamPlay::prepare_round_one`).
     fn seed_by_strength(&mut self) -> Result<(), Refusal> {
         self.players
             .sort_by_key(|player| std::cmp::Reverse(player.rating));
-        let seeded: Vec<PlayerId> = self.players.iter().map(|p| PlayerId(p.user.0)).collect();
+        let seeded: Vec<PlayerId> = match &mut self.teams {
+            Some(teams) => teams
+                .prepare_round_one(&self.players)?
+                .into_iter()
+                .map(|team| PlayerId(team.0))
+                .collect(),
+            None => self.players.iter().map(|p| PlayerId(p.user.0)).collect(),
+        };
         let warnings: Vec<(PlayerId, u32)> = self
             .event
             .entrants()
@@ -756,14 +912,60 @@ impl EventRecord {
             .map(|&(_, _, game)| game)
     }
 
-    /// A board of a round, as the pairing core keeps it.
-    fn board(&self, round: u32, board: u32) -> Option<&tengen_pairing::Game> {
-        let round = self.event.rounds().iter().find(|r| r.number == round)?;
-        round.games.iter().find(|g| g.table == board)
+    /// The boards of a round: the core's games, or a team event's boards of every match.
+    fn round_lines(&self, round: u32) -> Vec<BoardLine> {
+        if let Some(teams) = &self.teams {
+            return teams
+                .round_boards(round)
+                .map(|b| BoardLine {
+                    board: b.board,
+                    black: b.black,
+                    white: b.white,
+                    outcome: b.outcome,
+                })
+                .collect();
+        }
+        let Some(round) = self.event.rounds().iter().find(|r| r.number == round) else {
+            return Vec::new();
+        };
+        round
+            .games
+            .iter()
+            .map(|g| BoardLine {
+                board: g.table,
+                black: UserId(g.black.0),
+                white: UserId(g.white.0),
+                outcome: g.outcome,
+            })
+            .collect()
+    }
+
+    fn line(&self, round: u32, board: u32) -> Option<BoardLine> {
+        self.round_lines(round)
+            .into_iter()
+            .find(|line| line.board == board)
     }
 
     fn outcome(&self, round: u32, board: u32) -> Option<Outcome> {
-        self.board(round, board)?.outcome
+        self.line(round, board)?.outcome
+    }
+
+    /// A board's result; in a team event the match's too, once it is decided.
+    fn record_board(&mut self, round: u32, board: u32, outcome: Outcome) -> Result<(), EventError> {
+        let Some(teams) = &mut self.teams else {
+            return self.event.record(round, board, outcome);
+        };
+        if let Some(existing) = teams.board(round, board).and_then(|b| b.outcome) {
+            return Err(EventError::AlreadyRecorded {
+                round,
+                table: board,
+                existing,
+            });
+        }
+        match teams.record(round, board, outcome) {
+            Some((table, decided)) => self.event.record(round, table, decided),
+            None => Ok(()),
+        }
     }
 
     fn status(&self) -> EventStatus {
@@ -783,15 +985,76 @@ impl EventRecord {
             format: self.event.settings().format,
             ranks: self.ranks.clone(),
             status: self.status(),
-            entrants_count: self.players.len() as u32,
+            entrants_count: match &self.teams {
+                Some(teams) => teams.teams_count() as u32,
+                None => self.players.len() as u32,
+            },
             players_max: self.players_max,
             rounds_count: self.event.rounds().len() as u32,
+            teams: self.teams.as_ref().map(|t| t.rules),
         }
     }
 
     fn view(&self, id: EventId) -> EventView {
-        let entrants = self
+        let user = |p: &PlayerId| UserId(p.0);
+        let rounds = self
             .event
+            .rounds()
+            .iter()
+            .map(|round| EventRound {
+                number: round.number,
+                boards: self
+                    .round_lines(round.number)
+                    .into_iter()
+                    .map(|line| EventBoard {
+                        board: line.board,
+                        black: line.black,
+                        white: line.white,
+                        game: self.game_of(round.number, line.board),
+                        outcome: line.outcome,
+                    })
+                    .collect(),
+                byes: round.byes.iter().map(user).collect(),
+                resting: round.resting.iter().map(user).collect(),
+            })
+            .collect();
+        let teams = self.teams.as_ref().map(|t| t.view(&self.event));
+        EventView {
+            summary: self.summary(id),
+            final_tie: self.event.settings().final_tie,
+            settings: self.settings,
+            entrants: self.entrants(),
+            rounds,
+            standings: self.event.standings(),
+            winner: self
+                .event
+                .winner()
+                .map(|p| user(&p))
+                .filter(|_| teams.is_none()),
+            log: self.log.clone(),
+            teams,
+        }
+    }
+
+    /// The entrants as the event shows them: a team event's every player (warnings given in its
+    /// games), in the teams' order.
+    fn entrants(&self) -> Vec<EventEntrant> {
+        if self.teams.is_some() {
+            return self
+                .players
+                .iter()
+                .map(|player| EventEntrant {
+                    player: player.clone(),
+                    warnings: self
+                        .game_warnings
+                        .iter()
+                        .filter(|(_, u)| *u == player.user)
+                        .count() as u32,
+                    withdrawn: false,
+                })
+                .collect();
+        }
+        self.event
             .entrants()
             .iter()
             .filter_map(|entrant| {
@@ -801,38 +1064,88 @@ impl EventRecord {
                     withdrawn: entrant.withdrawn.is_some(),
                 })
             })
-            .collect();
-        let user = |p: &PlayerId| UserId(p.0);
-        let rounds = self
-            .event
-            .rounds()
-            .iter()
-            .map(|round| EventRound {
-                number: round.number,
-                boards: round
-                    .games
-                    .iter()
-                    .map(|g| EventBoard {
-                        board: g.table,
-                        black: user(&g.black),
-                        white: user(&g.white),
-                        game: self.game_of(round.number, g.table),
-                        outcome: g.outcome,
-                    })
-                    .collect(),
-                byes: round.byes.iter().map(user).collect(),
-                resting: round.resting.iter().map(user).collect(),
-            })
-            .collect();
-        EventView {
-            summary: self.summary(id),
-            final_tie: self.event.settings().final_tie,
-            settings: self.settings,
-            entrants,
-            rounds,
-            standings: self.event.standings(),
-            winner: self.event.winner().map(|p| user(&p)),
-            log: self.log.clone(),
+            .collect()
+    }
+
+    /// Withdraw `user`: before round 1 they leave (their team, in a team event); later they are
+    /// paired no more (see the pairing core), in a team event their games from then are forfeits.
+    fn withdraw(&mut self, user: UserId) -> Result<(), Refusal> {
+        let started = !self.event.rounds().is_empty();
+        match &mut self.teams {
+            Some(teams) if started => return teams.withdraw(user),
+            Some(teams) if !teams.has_player(user) => {
+                return refuse(
+                    ErrorCode::NotEntered,
+                    "that player is in no team of this event",
+                )
+            }
+            Some(teams) => {
+                if let Some(team) = teams.leave(user) {
+                    self.event.leave(PlayerId(team.0)).map_err(event_refusal)?;
+                }
+            }
+            None => self
+                .event
+                .withdraw(PlayerId(user.0))
+                .map_err(event_refusal)?,
         }
+        if !started {
+            self.players.retain(|p| p.user != user);
+        }
+        Ok(())
+    }
+
+    /// Whether `player` may enter now: the event open, their rank in its range.
+    pub(super) fn check_entry(&self, player: &PlayerInfo) -> Result<(), Refusal> {
+        if !self.event.rounds().is_empty() {
+            return refuse(
+                ErrorCode::EventStarted,
+                "the event has started: entries are closed",
+            );
+        }
+        if let Some(range) = entry_ranks(self.ranks.as_ref())? {
+            if !crate::rating::within_ranks(player.rating, range) {
+                return refuse(
+                    ErrorCode::RankOutOfRange,
+                    format!(
+                        "your rank {} is outside this event's entry range",
+                        player.rank
+                    ),
+                );
+            }
+        }
+        Ok(())
+    }
+
+    pub(super) fn team_play(&self) -> Option<&TeamPlay> {
+        self.teams.as_ref()
+    }
+
+    pub(super) fn teams_mut(&mut self) -> Result<&mut TeamPlay, Refusal> {
+        self.teams.as_mut().ok_or_else(|| {
+            Refusal::new(
+                ErrorCode::InvalidSettings,
+                "this is not a team event: join it as a player",
+            )
+        })
+    }
+
+    pub(super) fn teams_max(&self) -> usize {
+        self.players_max as usize
+    }
+
+    /// A new team enters the core, with its founder as its first player.
+    pub(super) fn enter_team(&mut self, team: TeamId, founder: PlayerInfo) -> Result<(), Refusal> {
+        self.event.enter(PlayerId(team.0)).map_err(event_refusal)?;
+        self.add_player(founder);
+        Ok(())
+    }
+
+    pub(super) fn add_player(&mut self, player: PlayerInfo) {
+        self.players.push(player);
+    }
+
+    pub(super) fn is_over(&self) -> bool {
+        self.event.is_over()
     }
 }

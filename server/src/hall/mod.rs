@@ -23,6 +23,7 @@ mod rooms;
 mod stakes;
 pub mod table;
 mod tables;
+mod teams;
 
 pub use live::first_takes_black;
 pub use request::{EventRequest, HallCmd, HallReply, HallRequest};

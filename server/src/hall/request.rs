@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use tengen_protocol::{
     ChallengeId, ChatChannel, ErrorCode, EventId, EventOutcome, EventSpec, EventSummary, EventView,
     GameId, GameOutcome, GameSettings, GameSummary, PlayerInfo, RoomId, Seat, StakeTerms, TableId,
-    UserId,
+    TeamId, UserId,
 };
 use tokio::sync::oneshot;
 
@@ -175,7 +175,9 @@ pub enum EventRequest {
     GetEvent {
         event: EventId,
     },
-    ListEvents,
+    ListEvents {
+        before: Option<EventId>,
+    },
     /// The director's actions: `director` is who asks.
     EventWithdraw {
         event: EventId,
@@ -193,6 +195,28 @@ pub enum EventRequest {
         game: GameId,
         outcome: EventOutcome,
         reason: String,
+    },
+    /// Team events: `player` founds a team (and captains it), joins one, or (a captain) sets the
+    /// next round's line-up.
+    CreateTeam {
+        event: EventId,
+        player: PlayerInfo,
+        name: String,
+    },
+    JoinTeam {
+        event: EventId,
+        player: PlayerInfo,
+        team: TeamId,
+    },
+    SetLineUp {
+        event: EventId,
+        captain: UserId,
+        players: Vec<UserId>,
+    },
+    /// A round's set start time came (sent by the hall's own timer): start it if it can.
+    RoundDue {
+        event: EventId,
+        round: u32,
     },
 }
 

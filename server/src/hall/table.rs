@@ -84,6 +84,12 @@ pub fn validate_settings(settings: &GameSettings) -> Result<(), Refusal> {
     if settings.handicap > 9 {
         return refuse(ErrorCode::InvalidSettings, "handicap is at most 9 stones");
     }
+    if settings.event.is_some() {
+        return refuse(
+            ErrorCode::InvalidSettings,
+            "a game's event is the server's to set",
+        );
+    }
     // The clock module has the one validator of clock settings (and their limits).
     crate::game::wire::clock_settings(&settings.clock)?;
     crate::game::wire::new_engine_game(settings).map(|_| ())
@@ -406,6 +412,8 @@ mod tests {
             ko_rule: KoRule::Positional,
             clock: ClockSettings::None,
             nigiri: false,
+            unrated: false,
+            event: None,
         }
     }
 

@@ -2,7 +2,7 @@
 //! director's rounds and actions, and reading an event or the list. Each is one [`EventRequest`]; the
 //! hall keeps the events and pushes their changes to entrants and the lobby.
 
-use tengen_protocol::{ClientMsg, RequestId, ServerMsg};
+use tengen_protocol::{ClientMsg, EventId, RequestId, ServerMsg};
 
 use super::{misrouted, Answer, Session};
 use crate::hall::{EventRequest, HallReply, HallRequest};
@@ -36,7 +36,7 @@ impl Session {
                 user: self.user()?,
             },
             M::GetEvent { event } => E::GetEvent { event },
-            M::ListEvents => return self.list_events(id).await,
+            M::ListEvents { before } => return self.list_events(id, before).await,
             M::EventWithdraw { event, user } => E::EventWithdraw {
                 event,
                 director: self.user()?,
@@ -59,16 +59,35 @@ impl Session {
                 outcome,
                 reason,
             },
+            M::CreateTeam { event, name } => E::CreateTeam {
+                event,
+                player: self.player()?,
+                name,
+            },
+            M::JoinTeam { event, team } => E::JoinTeam {
+                event,
+                player: self.player()?,
+                team,
+            },
+            M::SetLineUp { event, players } => E::SetLineUp {
+                event,
+                captain: self.user()?,
+                players,
+            },
             other => return Err(misrouted(&other)),
         };
         self.event_reply(id, request).await
     }
 
-    async fn list_events(&self, id: Option<RequestId>) -> Result<Answer, Refusal> {
+    async fn list_events(
+        &self,
+        id: Option<RequestId>,
+        before: Option<EventId>,
+    ) -> Result<Answer, Refusal> {
         let events = self
             .state
             .hall
-            .ask(HallRequest::Event(EventRequest::ListEvents))
+            .ask(HallRequest::Event(EventRequest::ListEvents { before }))
             .await?
             .events()?;
         Ok(Answer::Msg(Box::new(ServerMsg::EventList { id, events })))

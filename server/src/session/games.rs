@@ -2,13 +2,40 @@
 //! task), and a player's moves, marking, undo and answers, each one [`GameRequest`] to the game's
 //! actor; kibitz; a game's record and a player's list of games.
 
-use tengen_protocol::{ErrorCode, GameId, Point, RequestId, RequestKey, ServerMsg, UserId};
+use tengen_protocol::{
+    ClientMsg, ErrorCode, GameId, Point, RequestId, RequestKey, ServerMsg, UserId,
+};
 
-use super::{Answer, Followed, Session, GAMES_PER_SESSION_MAX};
+use super::{misrouted, Answer, Followed, Session, GAMES_PER_SESSION_MAX};
 use crate::game::{self, GameRequest, PlayerMove};
 use crate::{refuse, Refusal};
 
 impl Session {
+    /// The games' messages (`Session::handle` passes only these here).
+    pub(super) async fn game_message(
+        &mut self,
+        id: Option<RequestId>,
+        msg: ClientMsg,
+    ) -> Result<Answer, Refusal> {
+        use ClientMsg as M;
+        match msg {
+            M::Watch { game } => self.watch(game).await.map(|()| Answer::Ack),
+            M::Unwatch { game } => self.unwatch(game),
+            M::Play { game, point, key } => self.play(game, PlayerMove::Play(point), key).await,
+            M::Pass { game, key } => self.play(game, PlayerMove::Pass, key).await,
+            M::Resign { game, key } => self.play(game, PlayerMove::Resign, key).await,
+            M::ToggleDead { game, point } => self.toggle_dead(game, point).await,
+            M::AcceptScore { game, dead } => self.accept_score(game, dead).await,
+            M::ResumePlay { game } => self.resume_play(game).await,
+            M::Undo { game } => self.undo(game).await,
+            M::AcceptUndo { game } => self.answer_undo(game, true).await,
+            M::DeclineUndo { game } => self.answer_undo(game, false).await,
+            M::GetRecord { game } => self.get_record(id, game).await,
+            M::ListGames { username } => self.list_games(id, username).await,
+            other => Err(misrouted(&other)),
+        }
+    }
+
     /// Follow a game: its full state now (before the request's `ack`), then every frame in order.
     pub(super) async fn watch(&mut self, game: GameId) -> Result<(), Refusal> {
         self.games

@@ -3,17 +3,49 @@
 //! resync after missing some). Each request becomes one [`HallRequest`] for the hall actor.
 
 use tengen_protocol::{
-    ChallengeId, ChatChannel, ErrorCode, GameSettings, PlayerInfo, RequestId, RoomId, Seat,
-    ServerMsg, TableId, TimeClass, UserId,
+    ChallengeId, ChatChannel, ClientMsg, ErrorCode, GameSettings, PlayerInfo, RequestId, RoomId,
+    Seat, ServerMsg, TableId, TimeClass, UserId,
 };
 use tokio::sync::broadcast;
 
-use super::{Answer, Next, Session, CLOSE_GOING_AWAY, TABLES_PER_SESSION_MAX};
+use super::{misrouted, Answer, Next, Session, CLOSE_GOING_AWAY, TABLES_PER_SESSION_MAX};
 use crate::game::GameRequest;
 use crate::hall::{automatch::Seeker, Audience, HallEvent, HallRequest, Revocation};
 use crate::{refuse, unix_now_ms, Refusal};
 
 impl Session {
+    /// The hall's messages (`Session::handle` passes only these here).
+    pub(super) async fn hall_message(
+        &mut self,
+        id: Option<RequestId>,
+        msg: ClientMsg,
+    ) -> Result<Answer, Refusal> {
+        use ClientMsg as M;
+        match msg {
+            M::EnterHall => self.enter_hall().await,
+            M::LeaveHall => self.leave_hall(),
+            M::JoinRoom { room } => self.join_room(room).await,
+            M::LeaveRoom => self.leave_current_room().await,
+            M::JoinTable { table } => self.join_table(table).await,
+            M::LeaveTable { table } => self.leave_table(table).await,
+            M::Sit { table, seat } => self.sit(table, seat).await,
+            M::Stand { table } => self.stand(table).await,
+            M::ProposeSettings { table, settings } => self.propose(table, settings).await,
+            M::AcceptSettings { table, settings } => self.accept(table, settings).await,
+            M::Challenge { user, settings } => self.challenge(id, user, settings).await,
+            M::AcceptChallenge { challenge } => self.accept_challenge(challenge).await,
+            M::DeclineChallenge { challenge } => self.decline_challenge(challenge).await,
+            M::Automatch {
+                size,
+                time_class,
+                rank_range,
+            } => self.automatch(size, time_class, rank_range).await,
+            M::CancelAutomatch => self.cancel_automatch().await,
+            M::Chat { channel, text } => self.chat(channel, text).await,
+            other => Err(misrouted(&other)),
+        }
+    }
+
     /// The logged-in user's request to the hall, acknowledged once the hall took it.
     pub(super) async fn hall_ack(
         &self,

@@ -2,7 +2,8 @@
 //! `Request` at the edge, checks what the connection may do (hello first, an account for anything that
 //! acts), routes the request to `auth`, the hall or a game, and writes the reply, the hall pushes meant
 //! for this connection, and the frames of the games it follows. It owns no shared state: when it ends,
-//! it tells the hall which room and tables it leaves.
+//! it tells the hall which room and tables it leaves. A new client message: its variant in the
+//! protocol with its `area`, its arm in that area's handler here.
 
 mod accounts;
 mod events;
@@ -21,7 +22,7 @@ use axum::extract::ws::{CloseFrame, Message, WebSocket};
 use futures_util::stream::SplitSink;
 use futures_util::{SinkExt, StreamExt};
 use tengen_protocol::{
-    ClientMsg, ErrorCode, GameId, PlayerInfo, Request, RequestId, RoomId, ServerMsg, TableId,
+    Area, ClientMsg, ErrorCode, GameId, PlayerInfo, Request, RequestId, RoomId, ServerMsg, TableId,
     UserId,
 };
 use tokio::sync::{broadcast, mpsc, watch};
@@ -31,7 +32,7 @@ use tokio::time::Instant;
 use crate::config::{
     IDLE_TIMEOUT_MS, MAX_FRAME_BYTES, OUTBOUND_QUEUE_LEN, PING_INTERVAL_MS, WRITE_TIMEOUT_MS,
 };
-use crate::game::{self, PlayerMove};
+use crate::game;
 use crate::hall::{HallEvent, HallRequest, UserEvents};
 use crate::study::Study;
 use crate::{refuse, AppState, Frame, Refusal};
@@ -402,77 +403,24 @@ impl Session {
         self.player().map(|p| p.user)
     }
 
-    /// Route one request to its handler: every message the protocol defines, each to one call.
+    /// Route one request to its area's handler (`session/<area>.rs`), by the area the protocol
+    /// gives it (`ClientMsg::area`); each handler makes one call per message.
     async fn handle(&mut self, id: Option<RequestId>, msg: ClientMsg) -> Result<Answer, Refusal> {
         use ClientMsg as M;
         if !self.said_hello && !matches!(msg, M::Hello { .. }) {
             return refuse(ErrorCode::HelloRequired, "send hello first");
         }
-        match msg {
-            M::Hello { version } => self.hello(id, version),
-            msg @ (M::Register { .. }
-            | M::Login { .. }
-            | M::Resume { .. }
-            | M::Logout
-            | M::LogoutAll) => self.account_message(id, msg).await,
-            M::EnterHall => self.enter_hall().await,
-            M::LeaveHall => self.leave_hall(),
-            M::JoinRoom { room } => self.join_room(room).await,
-            M::LeaveRoom => self.leave_current_room().await,
-            M::JoinTable { table } => self.join_table(table).await,
-            M::LeaveTable { table } => self.leave_table(table).await,
-            M::Sit { table, seat } => self.sit(table, seat).await,
-            M::Stand { table } => self.stand(table).await,
-            M::ProposeSettings { table, settings } => self.propose(table, settings).await,
-            M::AcceptSettings { table, settings } => self.accept(table, settings).await,
-            M::Challenge { user, settings } => self.challenge(id, user, settings).await,
-            M::AcceptChallenge { challenge } => self.accept_challenge(challenge).await,
-            M::DeclineChallenge { challenge } => self.decline_challenge(challenge).await,
-            M::Automatch {
-                size,
-                time_class,
-                rank_range,
-            } => self.automatch(size, time_class, rank_range).await,
-            M::CancelAutomatch => self.cancel_automatch().await,
-            M::Chat { channel, text } => self.chat(channel, text).await,
-            M::Watch { game } => self.watch(game).await.map(|()| Answer::Ack),
-            M::Unwatch { game } => self.unwatch(game),
-            M::Play { game, point, key } => self.play(game, PlayerMove::Play(point), key).await,
-            M::Pass { game, key } => self.play(game, PlayerMove::Pass, key).await,
-            M::Resign { game, key } => self.play(game, PlayerMove::Resign, key).await,
-            M::ToggleDead { game, point } => self.toggle_dead(game, point).await,
-            M::AcceptScore { game, dead } => self.accept_score(game, dead).await,
-            M::ResumePlay { game } => self.resume_play(game).await,
-            M::Undo { game } => self.undo(game).await,
-            M::AcceptUndo { game } => self.answer_undo(game, true).await,
-            M::DeclineUndo { game } => self.answer_undo(game, false).await,
-            M::GetRecord { game } => self.get_record(id, game).await,
-            M::ListGames { username } => self.list_games(id, username).await,
-            msg @ (M::StudyOpen { .. }
-            | M::StudyLoadSgf { .. }
-            | M::StudyPlay { .. }
-            | M::StudyPass
-            | M::StudyBack
-            | M::StudyForward { .. }
-            | M::StudyCount) => self.study_message(id, msg),
-            msg @ (M::Bet { .. }
-            | M::Pool { .. }
-            | M::Balance
-            | M::MyBets
-            | M::History
-            | M::House
-            | M::StakeOffer { .. }
-            | M::StakeAnswer { .. }
-            | M::StakeRaise { .. }) => self.money_message(id, msg).await,
-            msg @ (M::CreateEvent { .. }
-            | M::JoinEvent { .. }
-            | M::LeaveEvent { .. }
-            | M::StartRound { .. }
-            | M::GetEvent { .. }
-            | M::ListEvents
-            | M::EventWithdraw { .. }
-            | M::EventWarn { .. }
-            | M::EventAdjudicate { .. }) => self.event_message(id, msg).await,
+        match msg.area() {
+            Area::Connection => match msg {
+                M::Hello { version } => self.hello(id, version),
+                other => Err(misrouted(&other)),
+            },
+            Area::Accounts => self.account_message(id, msg).await,
+            Area::Hall => self.hall_message(id, msg).await,
+            Area::Games => self.game_message(id, msg).await,
+            Area::Study => self.study_message(id, msg),
+            Area::Money => self.money_message(id, msg).await,
+            Area::Events => self.event_message(id, msg).await,
         }
     }
 }

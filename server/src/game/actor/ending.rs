@@ -123,7 +123,9 @@ impl GameActor {
         {
             tracing::error!(game = %self.id, %err, "could not store a finished game");
         }
-        if let Some(result) = self.game.result() {
+        // An unrated event's games leave ratings alone.
+        let rated = !self.settings.unrated;
+        if let Some(result) = self.game.result().filter(|_| rated) {
             let players = self.players();
             if let Err(err) = crate::rating::rate_game(&self.ctx.store, game, players, result).await
             {
