@@ -402,6 +402,8 @@ fn settings(size: u8) -> GameSettings {
             timeout_is_pass: false,
         },
         nigiri: false,
+        unrated: false,
+        event: None,
     }
 }
 
@@ -417,6 +419,9 @@ fn spec(options: &EventOptions) -> EventSpec {
         settings: settings(options.size),
         players_max: options.players as u32,
         ranks: None,
+        teams: None,
+        rated: true,
+        round_starts_ms: Vec::new(),
     }
 }
 
