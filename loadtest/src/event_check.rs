@@ -280,3 +280,168 @@ fn to_value(standings: &Standings) -> Value {
 fn show(value: Option<&Value>) -> String {
     value.map_or("-".into(), Value::to_string)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tengen_pairing::{Event, FinalTie, Format, Outcome, PlayerId, Settings, SwissRanking};
+    use tengen_protocol::GameId;
+
+    /// A 6-player Swiss of 3 rounds played out by `tengen-pairing` (the lower seed wins, except
+    /// that every third game goes to White), as the server would run it.
+    fn played() -> Event {
+        let format = Format::Swiss {
+            rounds: 3,
+            out_after_losses: None,
+            ranking: SwissRanking::TotalScore,
+        };
+        let settings = Settings {
+            format,
+            final_tie: FinalTie::Stands,
+            seed: 11,
+        };
+        let players: Vec<PlayerId> = (1..=6).map(PlayerId).collect();
+        let mut event = Event::new(settings, &players).unwrap();
+        let mut n = 0;
+        while !event.is_over() {
+            let round = event.pair_next_round().unwrap().clone();
+            for game in &round.games {
+                n += 1;
+                let outcome = if n % 3 == 0 || game.white < game.black {
+                    Outcome::WhiteWins
+                } else {
+                    Outcome::BlackWins
+                };
+                event.record(round.number, game.table, outcome).unwrap();
+            }
+        }
+        event
+    }
+
+    fn player(id: u64) -> Value {
+        json!({"user": id, "username": format!("p{id}"), "rank": "?", "rating": 1500})
+    }
+
+    /// The event as the server shows it: its rounds with game ids, and its standings.
+    fn view(event: &Event) -> EventView {
+        let rounds: Vec<Value> = event
+            .rounds()
+            .iter()
+            .map(|r| {
+                let boards: Vec<Value> = r
+                    .games
+                    .iter()
+                    .map(|g| json!({"board": g.table, "black": g.black.0, "white": g.white.0, "game": 100 * r.number + g.table, "outcome": g.outcome}))
+                    .collect();
+                json!({"number": r.number, "boards": boards, "byes": r.byes, "resting": r.resting})
+            })
+            .collect();
+        let entrants: Vec<Value> = event
+            .entrants()
+            .iter()
+            .map(|e| json!({"player": player(e.player.0), "warnings": 0, "withdrawn": false}))
+            .collect();
+        let settings = json!({"size": 9, "komi_half_points": 15, "handicap": 0, "ko_rule": "positional", "clock": {"kind": "none"}, "nigiri": false});
+        serde_json::from_value(json!({
+            "summary": {"event": 1, "name": "t", "director": player(99), "format": event.settings().format, "status": "finished", "entrants_count": 6, "players_max": 6, "rounds_count": 3},
+            "final_tie": "stands", "settings": settings, "entrants": entrants, "rounds": rounds,
+            "standings": event.standings(), "winner": null, "log": [],
+        }))
+        .unwrap()
+    }
+
+    /// What both players of every board saw.
+    fn seen(event: &Event) -> Vec<Seen> {
+        let mut seen = Vec::new();
+        for round in event.rounds() {
+            for game in &round.games {
+                let board = Seen::Board {
+                    round: round.number,
+                    board: game.table,
+                    black: UserId(game.black.0),
+                    white: UserId(game.white.0),
+                    game: Some(GameId(u64::from(100 * round.number + game.table))),
+                    outcome: game.outcome,
+                    counted: false,
+                };
+                seen.push(board.clone());
+                seen.push(board);
+            }
+        }
+        seen
+    }
+
+    #[test]
+    fn the_standings_the_players_saw_match_the_servers() {
+        let event = played();
+        let checked = check(&seen(&event), Some(&view(&event)));
+        assert!(checked.standings_match, "{checked:?}");
+        assert_eq!(checked.rebuild_error, None);
+        assert_eq!(checked.games, 9);
+        assert_eq!(checked.games_ended, 9);
+        assert_eq!(checked.results_in_event, 9);
+        assert_eq!(checked.results_disagreeing, 0);
+        assert_eq!(checked.repeated_pairs, 0);
+        assert_eq!(checked.rounds_finished, 3);
+        assert_eq!(checked.final_status, "finished");
+    }
+
+    #[test]
+    fn a_result_the_server_counted_differently_is_found_in_the_standings() {
+        let event = played();
+        let mut seen = seen(&event);
+        // Both players of round 3's first board saw the other colour win.
+        for item in &mut seen {
+            if let Seen::Board {
+                round: 3,
+                board: 1,
+                outcome,
+                ..
+            } = item
+            {
+                *outcome = match outcome {
+                    Some(Outcome::BlackWins) => Some(Outcome::WhiteWins),
+                    _ => Some(Outcome::BlackWins),
+                };
+            }
+        }
+        let checked = check(&seen, Some(&view(&event)));
+        assert!(!checked.standings_match);
+        assert!(checked.standings_differences > 0);
+        assert!(
+            checked
+                .differences_shown
+                .iter()
+                .any(|d| d.contains("score")),
+            "{checked:?}"
+        );
+        assert_eq!(checked.results_disagreeing, 1);
+    }
+
+    #[test]
+    fn players_who_saw_different_things_and_a_pair_twice_are_counted() {
+        let event = played();
+        let mut seen = seen(&event);
+        if let Some(Seen::Board { outcome, .. }) = seen.get_mut(0) {
+            *outcome = None;
+        }
+        let mut view = view(&event);
+        let first = view.rounds[0].boards[0].clone();
+        if let Some(board) = view.rounds.get_mut(2).and_then(|r| r.boards.get_mut(0)) {
+            board.black = first.black;
+            board.white = first.white;
+        }
+        let checked = check(&seen, Some(&view));
+        assert_eq!(checked.repeated_pairs, 1);
+        assert!(checked.results_disagreeing >= 2, "{checked:?}");
+    }
+
+    #[test]
+    fn no_event_at_the_end_is_a_failed_rebuild() {
+        let event = played();
+        let checked = check(&seen(&event), None);
+        assert!(!checked.view_read);
+        assert!(checked.rebuild_error.is_some());
+        assert!(!checked.standings_match);
+    }
+}
