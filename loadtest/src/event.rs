@@ -280,6 +280,9 @@ pub struct EventResults {
     /// The checks of the results against the server's event.
     pub checked: Checked,
     pub delivered: u64,
+    /// The bytes of the event's whole state at the end, as every `event` push carries it (each
+    /// result pushes it to every entrant and the director).
+    pub event_bytes: Option<usize>,
     pub errors: std::collections::BTreeMap<String, u64>,
     pub server_rss_kib: Option<u64>,
     pub server_cpu_s: Option<f64>,
@@ -816,6 +819,10 @@ fn fill(
     view: Option<EventView>,
 ) {
     let count = |counter: &AtomicU64| counter.load(Ordering::Relaxed);
+    results.event_bytes = view
+        .as_ref()
+        .and_then(|view| serde_json::to_string(view).ok())
+        .map(|text| text.len());
     let seen = tracker
         .seen
         .lock()

@@ -282,6 +282,10 @@ impl EventReport {
         );
         row("bet ack ms p50/p99/p99.9", lat(&t.bet_ack));
         row("moves", t.moves.to_string());
+        row(
+            "event push at the end, bytes",
+            t.event_bytes.map_or("-".into(), |b| b.to_string()),
+        );
     }
 
     /// The rows the baseline has too, with Tengen's ratio to it.
