@@ -659,8 +659,9 @@ async fn direct(
             break;
         };
         started = round;
-        follow(shared, watchers, &paired, start).await;
+        // The entrant's bet first, while every game of the round is surely still in play.
         probe(tracker, probes, &paired).await;
+        follow(shared, watchers, &paired, start).await;
         if !round_done(shared, director, event, round, start).await {
             metrics.error("round_unfinished");
             break;
