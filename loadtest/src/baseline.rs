@@ -88,6 +88,10 @@ impl Room {
                 scoring_ends_in_ms: None,
                 away: Vec::new(),
                 last_move: None,
+                awaited: Vec::new(),
+                warnings_black: 0,
+                warnings_white: 0,
+                halt: None,
             }),
         }
     }

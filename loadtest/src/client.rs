@@ -136,7 +136,8 @@ struct Outgoing {
 
 #[derive(Debug)]
 enum Cmd {
-    Send(Outgoing),
+    /// Boxed: a client message (with its game settings) is far larger than the other commands.
+    Send(Box<Outgoing>),
     /// Watchers: bet one point on `side` every `every`, from `first` until `end`.
     Bet {
         side: Color,
@@ -195,7 +196,7 @@ impl ClientHandle {
             self.metrics.error(code);
             Err(code.to_string())
         };
-        if self.tx.send(Cmd::Send(out)).await.is_err() {
+        if self.tx.send(Cmd::Send(Box::new(out))).await.is_err() {
             return lost("closed");
         }
         match tokio::time::timeout(REQUEST_TIMEOUT, rx).await {
@@ -216,7 +217,7 @@ impl ClientHandle {
             kind,
             reply: None,
         };
-        if self.tx.try_send(Cmd::Send(out)).is_err() {
+        if self.tx.try_send(Cmd::Send(Box::new(out))).is_err() {
             self.metrics.error("queue_full");
         }
     }
@@ -365,7 +366,7 @@ impl ClientTask {
                 }
                 cmd = rx.recv() => match cmd {
                     Some(Cmd::Send(out)) => {
-                        if !self.send(&mut ws, out).await {
+                        if !self.send(&mut ws, *out).await {
                             return;
                         }
                     }

@@ -255,6 +255,7 @@ fn settings(size: u8) -> GameSettings {
             timeout_is_pass: false,
         },
         nigiri: false,
+        lateness_limit_ms: None,
         unrated: false,
         event: None,
     }

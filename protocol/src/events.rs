@@ -28,6 +28,10 @@ pub struct EventSpec {
     /// Who may enter, by rank (kyu/dan, as `PlayerInfo::rank` shows it); anyone when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ranks: Option<RankRange>,
+    /// Past this lateness (ms after a game's start) a missing player loses the game; 15 minutes
+    /// when absent, at most an hour. The event's games carry it as `settings.lateness_limit_ms`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lateness_limit_ms: Option<u64>,
     /// A team event (团体赛): its entrants are teams of this many players; `players_max` then counts
     /// teams. Absent: an individual event.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -194,6 +194,11 @@ pub enum ClockSettings {
     },
 }
 
+/// Serde helper: leave a count out of the JSON when it is zero.
+fn is_zero_u32(n: &u32) -> bool {
+    *n == 0
+}
+
 fn is_false(value: &bool) -> bool {
     !*value
 }
@@ -259,6 +264,11 @@ pub struct GameSettings {
     /// When true the server draws colours (nigiri) at the start; when false the left seat (or, for a
     /// challenge, the challenger) plays Black.
     pub nigiri: bool,
+    /// An event's games only (set from `EventSpec::lateness_limit_ms`; refused at tables and in
+    /// challenges): a player's lateness is charged twice over from their main time, and a player
+    /// not arrived this many ms after the start loses by forfeit (迟到).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lateness_limit_ms: Option<u64>,
     /// The game leaves both players' ratings as they are (an unrated event's games); absent: rated.
     #[serde(default, skip_serializing_if = "is_false")]
     pub unrated: bool,
@@ -460,6 +470,80 @@ pub enum GameEvent {
     PlayerReturned {
         color: Color,
     },
+    /// An event game: `color` arrived (their first presence or first move) `late_ms` after the
+    /// start; `charged_ms` more was taken from their main time (never below zero), so that with what
+    /// their own clock ran meanwhile they lost twice their lateness (迟到时间加倍扣除).
+    Arrived {
+        color: Color,
+        late_ms: u64,
+        charged_ms: u64,
+    },
+    /// The event's director warned `color`, who now has `warnings` in this game: each costs them one
+    /// point (two half points) of their count if the game is counted (罚出一子).
+    Warned {
+        color: Color,
+        warnings: u32,
+    },
+    /// The event's director paused the game: both clocks stopped, no moves, passes or resignations
+    /// until it resumes at `resume_at_ms` (the server's wall clock, Unix ms), `resume_in_ms` from now,
+    /// or when the director resumes it.
+    Paused {
+        resume_at_ms: u64,
+        #[serde(default)]
+        resume_in_ms: u64,
+    },
+    /// The event's director adjourned the game (封棋): `to_move` must seal a move (`seal_move`),
+    /// their clock running until they do; it is played when the game resumes at `resume_at_ms`.
+    Adjourned {
+        to_move: Color,
+        resume_at_ms: u64,
+        #[serde(default)]
+        resume_in_ms: u64,
+    },
+    /// `color` sealed their move; nobody is told which until it is played at the resumption. Both
+    /// clocks are stopped from here.
+    Sealed {
+        color: Color,
+    },
+    /// The pause or adjournment is over: clocks run again (a sealed move follows as an ordinary
+    /// `played` or `passed`).
+    Resumed,
+}
+
+/// A player of an event game not arrived yet, and when they lose by forfeit if they do not come.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Awaited {
+    pub color: Color,
+    /// The server's wall clock (Unix ms) at which the lateness limit is reached.
+    pub forfeit_at_ms: u64,
+    /// The same instant, from `server_time_ms`.
+    pub forfeit_in_ms: u64,
+}
+
+/// Why an event game is stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HaltKind {
+    /// 暂停: both clocks stopped.
+    Pause,
+    /// 封棋: the player to move seals a move, then both clocks stop.
+    Adjournment,
+}
+
+/// An event game paused or adjourned by the director, as everyone sees it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Halt {
+    pub kind: HaltKind,
+    /// When play resumes by itself (the server's wall clock, Unix ms).
+    pub resume_at_ms: u64,
+    /// The same instant, from `server_time_ms`.
+    pub resume_in_ms: u64,
+    /// In an adjournment: who seals the move.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sealer: Option<Color>,
+    /// In an adjournment: whether the move is sealed (never which move it is).
+    #[serde(default)]
+    pub sealed: bool,
 }
 
 /// The last move of a game: a stone at `point`, or a pass when `point` is `null`.
@@ -525,6 +609,17 @@ pub struct GameState {
     /// the first move.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_move: Option<LastMove>,
+    /// An event game: the players not arrived yet, with the instant each forfeits.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub awaited: Vec<Awaited>,
+    /// The director's warnings in this game, each a point off that player's count (absent: 0).
+    #[serde(default, skip_serializing_if = "is_zero_u32")]
+    pub warnings_black: u32,
+    #[serde(default, skip_serializing_if = "is_zero_u32")]
+    pub warnings_white: u32,
+    /// An event game paused or adjourned by its director.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub halt: Option<Halt>,
 }
 
 /// A game's spectator pool (旁观者竞猜) and the players' stakes, as everyone may see them.
@@ -891,6 +986,29 @@ pub enum ClientMsg {
         outcome: EventOutcome,
         reason: String,
     },
+    /// The director pauses a game of the round in play until `resume_at_ms` (Unix ms).
+    EventPause {
+        event: EventId,
+        game: GameId,
+        resume_at_ms: u64,
+    },
+    /// The director resumes a paused or adjourned game now.
+    EventResume {
+        event: EventId,
+        game: GameId,
+    },
+    /// The director adjourns a game of the round in play (封棋) until `resume_at_ms` (Unix ms).
+    EventAdjourn {
+        event: EventId,
+        game: GameId,
+        resume_at_ms: u64,
+    },
+    /// In an adjourned game, the player to move seals their move: a stone at `point`, or a pass when
+    /// it is `null`.
+    SealMove {
+        game: GameId,
+        point: Option<Point>,
+    },
     /// Found a team in an open team event: its founder is its captain and first player (replied with
     /// `event`).
     CreateTeam {
@@ -995,7 +1113,11 @@ impl ClientMsg {
             | M::EventAdjudicate { .. }
             | M::CreateTeam { .. }
             | M::JoinTeam { .. }
-            | M::SetLineUp { .. } => Area::Events,
+            | M::SetLineUp { .. }
+            | M::EventPause { .. }
+            | M::EventResume { .. }
+            | M::EventAdjourn { .. }
+            | M::SealMove { .. } => Area::Events,
         }
     }
 
@@ -1061,6 +1183,10 @@ impl ClientMsg {
         "event_withdraw",
         "event_warn",
         "event_adjudicate",
+        "event_pause",
+        "event_resume",
+        "event_adjourn",
+        "seal_move",
         "create_team",
         "join_team",
         "set_line_up",

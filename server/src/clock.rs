@@ -620,6 +620,31 @@ impl Clock {
         Ok(())
     }
 
+    /// Takes up to `amount_ms` off `side`'s main time at `now_ms`, never below zero (a late player's
+    /// penalty); the running side is charged up to `now_ms` first, so the deduction comes on top of
+    /// what their clock ran. Returns what was taken: less than asked when main time ran out.
+    pub fn take_main(
+        &mut self,
+        side: Color,
+        amount_ms: u64,
+        now_ms: u64,
+    ) -> Result<u64, ClockError> {
+        if let Phase::Running { to_move, .. } = self.phase {
+            self.charge(now_ms)?;
+            self.phase = Phase::Running {
+                to_move,
+                since_ms: now_ms,
+            };
+        }
+        if let Phase::Finished { .. } = self.phase {
+            return Err(ClockError::Finished);
+        }
+        let budget = &mut self.budgets[side.index()];
+        let taken_ms = amount_ms.min(budget.main_left_ms);
+        budget.main_left_ms -= taken_ms;
+        Ok(taken_ms)
+    }
+
     /// Ends the clock for good at `now_ms` (resignation, scoring, abandonment), charging the
     /// running side. A paused clock just finishes.
     pub fn stop(&mut self, now_ms: u64) -> Result<(), ClockError> {
@@ -1010,6 +1035,24 @@ mod tests {
         assert_eq!(
             clock.resume(200_000, Color::Black),
             Err(ClockError::NotPaused)
+        );
+    }
+
+    #[test]
+    fn a_penalty_comes_off_main_time_only_and_never_below_zero() {
+        let mut clock = started(byo_yomi(10_000, 3, 1_000, false));
+        // Black's clock has run 4 s; 3 s more come off at once.
+        assert_eq!(clock.take_main(Color::Black, 3_000, 4_000), Ok(3_000));
+        assert_eq!(view(&clock, 4_000, Color::Black).main_left_ms, 3_000);
+        assert_deadline(&clock, 4_000 + 3_000 + 3_000);
+        // White, not running: only the main time there is.
+        assert_eq!(clock.take_main(Color::White, 12_000, 4_000), Ok(10_000));
+        let white = view(&clock, 4_000, Color::White);
+        assert_eq!((white.main_left_ms, white.periods_left), (0, 3));
+        clock.stop(5_000).unwrap();
+        assert_eq!(
+            clock.take_main(Color::White, 1, 5_000),
+            Err(ClockError::Finished)
         );
     }
 

@@ -604,6 +604,26 @@ pub const EVENT_ROUND_TIMES_MAX: usize = 64;
 /// see the conversation, a few KiB per room.
 pub const ROOM_CHAT_KEPT: usize = 30;
 
+/// An event's lateness limit when its director sets none: the competition rules' default (15
+/// minutes after a game's start, a missing player loses it).
+pub const EVENT_LATENESS_DEFAULT_MS: u64 = 15 * 60_000;
+
+/// The longest lateness limit an event may set: the rules allow an event to wait up to an hour.
+pub const EVENT_LATENESS_MAX_MS: u64 = 60 * 60_000;
+
+/// The shortest lateness limit: under a second nobody could arrive at all (the players' own
+/// connections subscribe a moment after the start).
+pub const EVENT_LATENESS_MIN_MS: u64 = 1_000;
+
+/// How far ahead a director may set a paused or adjourned game to resume: an adjournment to the
+/// next day of a weekend event fits; a game held longer is better adjudicated. The game also keeps
+/// its actor (and a slot of `LIVE_GAMES_MAX`) meanwhile.
+pub const GAME_HALT_MS_MAX: u64 = 3 * 24 * 60 * 60_000;
+
+/// Warnings a player may get in one game: the second loses it (the hall then ends the game), so a
+/// few more only cover warnings that race that end. Bounds the record's notes.
+pub const GAME_WARNINGS_MAX: u32 = 4;
+
 #[cfg(test)]
 mod tests {
     use super::*;

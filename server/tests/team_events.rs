@@ -573,6 +573,20 @@ async fn a_withdrawn_players_later_boards_are_forfeits_and_their_results_stand()
         .iter()
         .find(|b| b["black"] == ids[0] || b["white"] == ids[0])
         .unwrap();
+    // A warning in a team event's game counts against that player (on the entrants' list).
+    let warned = director
+        .ok(json!({"type": "event_warn", "event": event, "user": ids[0]}))
+        .await;
+    let entrant = |view: &Value, user: u64| {
+        view["entrants"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|e| e["player"]["user"] == user)
+            .unwrap()["warnings"]
+            .clone()
+    };
+    assert_eq!(entrant(&warned["event"], ids[0]), 1);
     resign(&mut clients, ids[2], played["game"].as_u64().unwrap()).await;
     let done = director
         .wait_for(|f| f["type"] == "event" && f["event"]["summary"]["status"] == "finished")

@@ -293,6 +293,26 @@ impl GameRecord {
     /// A record of `game` as played, with `info` for the root (size, komi and handicap are taken from the
     /// game itself) and the game's result, if over.
     pub fn from_game(game: &Game, info: &GameInfo) -> GameRecord {
+        GameRecord::from_game_noted(game, info, &[])
+    }
+
+    /// [`GameRecord::from_game`] with comments on moves: each `(n, text)` is a `C` on the node of
+    /// the `n`th move (the root's comment for 0, the last move's when fewer were played, as after
+    /// an undo), several on one node joined by lines.
+    pub fn from_game_noted(game: &Game, info: &GameInfo, notes: &[(usize, String)]) -> GameRecord {
+        let moves_count = game.moves().len();
+        let note_at = |n: usize| {
+            let lines: Vec<&str> = notes
+                .iter()
+                .filter(|(at, _)| (*at).min(moves_count) == n)
+                .map(|(_, text)| text.as_str())
+                .collect();
+            (!lines.is_empty()).then(|| lines.join("\n"))
+        };
+        let root_comment = match (info.comment.clone(), note_at(0)) {
+            (Some(comment), Some(note)) => Some(format!("{comment}\n{note}")),
+            (comment, note) => comment.or(note),
+        };
         let mut root = SgfNode::default();
         let rules = game.rules();
         let text = |s: &Option<String>| s.clone().into_iter();
@@ -319,7 +339,7 @@ impl GameRecord {
             .map(|r| r.to_sgf())
             .or_else(|| info.result.clone());
         root.push("RE", result);
-        root.push("C", text(&info.comment));
+        root.push("C", text(&root_comment));
         for color in Color::BOTH {
             let ident = if color == Color::Black { "AB" } else { "AW" };
             let stones = game.start_board().stones().filter(|(_, c)| *c == color);
@@ -335,7 +355,7 @@ impl GameRecord {
         }
         let mut tree = SgfTree::default();
         let mut parent = tree.add_node(None, root);
-        for &(color, mv) in game.moves() {
+        for (index, &(color, mv)) in game.moves().iter().enumerate() {
             let value = match mv {
                 Move::Play(point) => point.to_sgf(),
                 Move::Pass => String::new(),
@@ -343,6 +363,7 @@ impl GameRecord {
             };
             let mut node = SgfNode::default();
             node.push(&color.letter().to_string(), [value]);
+            node.push("C", note_at(index + 1));
             parent = tree.add_node(Some(parent), node);
         }
         GameRecord::from_tree(tree).expect("a record built from a legal game reads back")
@@ -534,6 +555,35 @@ mod tests {
         assert_eq!(parse_result("B+0.0"), None, "a zero margin is not a win");
         assert_eq!(parse_result("B+AW"), None);
         assert_eq!(parse_result("W"), None);
+    }
+
+    #[test]
+    fn notes_become_comments_on_the_moves_they_follow() {
+        let mut game = Game::new(crate::Rules::default()).unwrap();
+        game.play(Color::Black, Move::Play(Point::new(2, 2)))
+            .unwrap();
+        game.play(Color::White, Move::Pass).unwrap();
+        let info = GameInfo {
+            comment: Some("undo".into()),
+            ..GameInfo::default()
+        };
+        let notes = [
+            (0, "before".to_string()),
+            (1, "one".to_string()),
+            (1, "two".to_string()),
+            (9, "late".to_string()),
+        ];
+        let record = GameRecord::from_game_noted(&game, &info, &notes);
+        let sgf = record.to_sgf();
+        assert!(sgf.contains("C[undo\nbefore]"), "{sgf}");
+        assert!(sgf.contains(";B[cc]C[one\ntwo]"), "{sgf}");
+        // A note past the last move (taken back by an undo) goes on the last one.
+        assert!(sgf.contains(";W[]C[late]"), "{sgf}");
+        let comments: Vec<_> = record.moves.iter().map(|m| m.comment.clone()).collect();
+        assert_eq!(
+            comments,
+            [Some("one\ntwo".to_string()), Some("late".to_string())]
+        );
     }
 
     #[test]

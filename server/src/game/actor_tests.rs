@@ -58,6 +58,7 @@ fn settings(clock: ClockSettings) -> GameSettings {
         ko_rule: KoRule::Positional,
         clock,
         nigiri: false,
+        lateness_limit_ms: None,
         unrated: false,
         event: None,
     }
@@ -118,6 +119,10 @@ fn listing(user: UserId) -> PlayerInfo {
 }
 
 async fn harness(clock: ClockSettings, timing: GameTiming) -> Harness {
+    harness_with(settings(clock), timing).await
+}
+
+async fn harness_with(settings: GameSettings, timing: GameTiming) -> Harness {
     let dir = tempfile::tempdir().unwrap();
     let sqlite = SqliteStore::open(dir.path()).unwrap();
     let black = sqlite.create_user("alice", "h", 1).unwrap();
@@ -137,7 +142,7 @@ async fn harness(clock: ClockSettings, timing: GameTiming) -> Harness {
         table: None,
         black: info(black, "alice"),
         white: info(white, "bob"),
-        settings: settings(clock),
+        settings,
         nigiri_seed: None,
     };
     let summary = games.start(start, &ctx).await.unwrap();
@@ -780,5 +785,69 @@ async fn requests_queued_behind_the_end_are_answered_with_the_final_state() {
         .unwrap()
         .contains("RE[B+R]"));
     assert_eq!(pass.unwrap_err().code, ErrorCode::NoSuchGame);
+    h.trigger.trigger();
+}
+
+/// An event's game (lateness limit 15 minutes, absolute time): a game with the event's lateness
+/// limit, and long main time unless a test says otherwise.
+async fn event_harness(main_time_ms: u64) -> Harness {
+    let mut settings = settings(ClockSettings::Absolute { main_time_ms });
+    settings.lateness_limit_ms = Some(900_000);
+    harness_with(settings, timing(60_000, 120_000, LONG_MS)).await
+}
+
+/// Lateness to the millisecond: White, whose clock does not run, is charged twice their lateness at
+/// arrival; Black, whose clock ran, once more; neither game is void for want of a first move.
+#[tokio::test(start_paused = true)]
+async fn a_late_arrival_is_charged_twice_the_lateness_in_all() {
+    let mut h = event_harness(600_000).await;
+    let (black, white) = (h.black, h.white);
+    let handle = h.games.get(h.game).await.unwrap();
+    h.at(1_000).await;
+    let white_sub = subscribe(&handle, Some(listing(white))).await.unwrap();
+    let arrived = h.event().await;
+    assert_eq!(arrived["event"], "arrived");
+    assert_eq!(arrived["color"], "white");
+    assert_eq!(
+        (&arrived["late_ms"], &arrived["charged_ms"]),
+        (&1_000.into(), &2_000.into())
+    );
+    assert_eq!(side(&arrived, "white")["main_left_ms"], 598_000);
+    assert_eq!(side(&arrived, "black")["main_left_ms"], 599_000);
+    // Past the no-show limit of casual games (120 s): lateness decides here, not the no-show.
+    h.at(300_000).await;
+    let black_sub = subscribe(&handle, Some(listing(black))).await.unwrap();
+    let arrived = h.event().await;
+    assert_eq!(arrived["color"], "black");
+    assert_eq!(
+        (&arrived["late_ms"], &arrived["charged_ms"]),
+        (&300_000.into(), &300_000.into())
+    );
+    assert_eq!(side(&arrived, "black")["main_left_ms"], 0);
+    // Main time is gone: with absolute time, Black has lost on time.
+    let end = ended(&mut h).await;
+    assert_eq!(end["outcome"]["sgf"], "W+T");
+    drop((white_sub, black_sub));
+    h.trigger.trigger();
+}
+
+/// A player not there when lateness reaches the limit loses by forfeit, exactly then.
+#[tokio::test(start_paused = true)]
+async fn a_player_not_arrived_at_the_limit_loses_by_forfeit() {
+    let mut h = event_harness(LONG_MS).await;
+    let handle = h.games.get(h.game).await.unwrap();
+    let black_sub = subscribe(&handle, Some(listing(h.black))).await.unwrap();
+    let arrived = h.event().await;
+    assert_eq!(
+        (&arrived["color"], &arrived["late_ms"]),
+        (&"black".into(), &0.into())
+    );
+    h.at(899_999).await;
+    h.quiet().await;
+    h.at(900_000).await;
+    let end = ended(&mut h).await;
+    assert_eq!(end["outcome"]["sgf"], "B+F");
+    assert_eq!(end["outcome"]["reason"], "forfeit");
+    drop(black_sub);
     h.trigger.trigger();
 }

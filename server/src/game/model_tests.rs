@@ -250,6 +250,7 @@ fn settings() -> GameSettings {
         ko_rule: KoRule::Positional,
         clock: ClockSettings::None,
         nigiri: false,
+        lateness_limit_ms: None,
         unrated: false,
         event: None,
     }

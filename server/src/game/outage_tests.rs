@@ -100,6 +100,7 @@ async fn harness_with(first_move_within_ms: u64) -> Harness {
             ko_rule: KoRule::Positional,
             clock: ClockSettings::None,
             nigiri: false,
+            lateness_limit_ms: None,
             unrated: false,
             event: None,
         },
@@ -284,4 +285,59 @@ async fn a_deadline_that_cannot_be_recorded_waits_for_the_store() {
         ended.text.as_str()
     );
     assert_eq!(h.logged().await, vec![1]);
+}
+
+/// An adjourned game resumes, but only the resumption reaches the log (the reply of its write is
+/// lost): once the store answers again, the log is read back and the sealed move is played next,
+/// before anything else, as the resumption would have played it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sealed_move_whose_resumption_was_cut_short_is_played_next() {
+    let h = harness().await;
+    h.play(h.black, 2, 2, None).await.unwrap();
+    let handle = h.games.get(h.game).await.unwrap();
+    let ask = |request| {
+        let handle = handle.clone();
+        async move { handle.ask(request).await.and_then(GameReply::done) }
+    };
+    let resume_at_ms = crate::unix_now_ms() + LONG_MS;
+    ask(GameRequest::Adjourn { resume_at_ms }).await.unwrap();
+    let point = Some(WirePoint { col: 6, row: 6 });
+    ask(GameRequest::Seal {
+        user: h.white,
+        point,
+    })
+    .await
+    .unwrap();
+    h.set(Fault::LoseReply);
+    let unknown = ask(GameRequest::Resume).await.unwrap_err();
+    assert_eq!(unknown.code, ErrorCode::OutcomeUnknown, "{unknown}");
+    assert_eq!(h.logged().await, vec![1, 2, 3, 4]);
+
+    h.set(Fault::None);
+    // Black's next move finds White's sealed move played first.
+    h.play(h.black, 4, 4, None).await.unwrap();
+    let game = h.game;
+    let events = h.store.call(move |s| s.game_events(game)).await.unwrap();
+    let kinds: Vec<String> = events
+        .iter()
+        .map(|(_, text)| {
+            let value: serde_json::Value = serde_json::from_str(text).unwrap();
+            format!("{} {}", value["event"], value["point"])
+        })
+        .collect();
+    assert_eq!(
+        kinds[3..],
+        [
+            "\"resumed\" null",
+            "\"played\" {\"col\":6,\"row\":6}",
+            "\"played\" {\"col\":4,\"row\":4}"
+        ]
+    );
+    // The sealed move was in the log entry of the seal alone, never in its event.
+    let sealed: serde_json::Value = serde_json::from_str(&events[2].1).unwrap();
+    assert_eq!(sealed["event"], "sealed");
+    assert_eq!(
+        sealed["sealed"]["point"],
+        serde_json::json!({"col": 6, "row": 6})
+    );
 }

@@ -9,7 +9,8 @@
 
 use serde::{Deserialize, Serialize};
 use tengen_protocol::{
-    ErrorCode, EventOutcome, GameSummary, PlayerInfo, Point, PoolInfo, RequestKey, TableId, UserId,
+    Color as WireColor, ErrorCode, EventOutcome, GameSummary, PlayerInfo, Point, PoolInfo,
+    RequestKey, TableId, UserId,
 };
 use tengen_rules::Color;
 use tokio::sync::oneshot;
@@ -103,6 +104,25 @@ pub enum GameRequest {
     /// An event's director decides the game (a win by forfeit, a draw, or void for both losing).
     Adjudicate {
         outcome: EventOutcome,
+    },
+    /// An event's director warns a player of the game (a point off their count for each).
+    Warn {
+        color: WireColor,
+    },
+    /// An event's director pauses the game until `resume_at_ms` (Unix ms).
+    Pause {
+        resume_at_ms: u64,
+    },
+    /// An event's director adjourns the game until `resume_at_ms` (Unix ms): the player to move seals.
+    Adjourn {
+        resume_at_ms: u64,
+    },
+    /// An event's director resumes a paused or adjourned game now.
+    Resume,
+    /// In an adjourned game, the player to move seals a move (`None`: a pass).
+    Seal {
+        user: UserId,
+        point: Option<Point>,
     },
 }
 

@@ -106,6 +106,7 @@ pub fn game_for(a: &Seeker, b: &Seeker) -> (PlayerInfo, PlayerInfo, GameSettings
         ko_rule: KoRule::Positional,
         clock: clock_of(a.time_class),
         nigiri: handicap == 0,
+        lateness_limit_ms: None,
         unrated: false,
         event: None,
     };

@@ -29,6 +29,11 @@ use crate::hall::{EventRequest, HallReply, HallRequest};
 use crate::store::store_refusal;
 use crate::{refuse, unix_now_ms, Refusal};
 
+// A child of this module, so the director's game actions read the event records as these do.
+#[path = "event_games.rs"]
+mod event_games;
+use event_games::lateness_limit_ms;
+
 /// An event as the store keeps it.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub(super) struct EventRecord {
@@ -132,6 +137,17 @@ impl Hall {
                 let events = self.event_list(before);
                 return Ok(HallReply::Events { events });
             }
+            EventRequest::EventGameDirected {
+                event,
+                director,
+                game,
+            } => return self.event_game_directed(event, director, game),
+            EventRequest::GameLogged {
+                game,
+                action,
+                user,
+                detail,
+            } => return self.event_game_logged(game, &action, user, detail).await,
         };
         view.map(|view| HallReply::Event {
             view: Box::new(view),
@@ -267,7 +283,9 @@ impl Hall {
         }
         let mut settings = spec.settings;
         settings.nigiri = false;
+        settings.lateness_limit_ms = None;
         super::table::validate_settings(&settings)?;
+        settings.lateness_limit_ms = Some(lateness_limit_ms(spec.lateness_limit_ms)?);
         settings.unrated = !spec.rated;
         let (teams, format) = match spec.teams {
             Some(rules) => {
@@ -435,7 +453,7 @@ impl Hall {
         user: UserId,
     ) -> Result<EventView, Refusal> {
         let mut record = self.directed(id, director)?.clone();
-        record.event.warn(PlayerId(user.0)).map_err(event_refusal)?;
+        record.count_warning(user)?;
         let in_play = record.game_in_play(user);
         let mut second = None;
         if let Some((game, colour)) = in_play {
@@ -448,7 +466,8 @@ impl Hall {
         let round = record.event.rounds().last().map(|r| r.number);
         let game = in_play.map(|(game, _)| format!("game {game}"));
         record.note_with("warned", Some(user), round, game);
-        self.save_then_forfeit(id, record, second).await
+        self.save_then_warn_in_game(id, record, in_play, second.is_some())
+            .await
     }
 
     /// Store a director's change; then, if it costs a player their game in play (`forfeit`: the
@@ -1093,6 +1112,20 @@ impl EventRecord {
             self.players.retain(|p| p.user != user);
         }
         Ok(())
+    }
+
+    /// A warning for `user` in the standings: the core counts an individual event's (fewer rank
+    /// higher in a tie); a team event's ranking has no such figure, so there it only needs the
+    /// player to be in a team (the warning then counts in their game).
+    fn count_warning(&mut self, user: UserId) -> Result<(), Refusal> {
+        match &self.teams {
+            Some(teams) if teams.has_player(user) => Ok(()),
+            Some(_) => refuse(
+                ErrorCode::NotEntered,
+                "that player is in no team of this event",
+            ),
+            None => self.event.warn(PlayerId(user.0)).map_err(event_refusal),
+        }
     }
 
     /// Whether `player` may enter now: the event open, their rank in its range.

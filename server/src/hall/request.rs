@@ -196,6 +196,22 @@ pub enum EventRequest {
         outcome: EventOutcome,
         reason: String,
     },
+    /// Whether `director` directs `event` and `game` is in play in its round: `Done` if so. The
+    /// session then asks the game itself (a pause, a resumption, an adjournment), so the hall never
+    /// waits on a game.
+    EventGameDirected {
+        event: EventId,
+        director: UserId,
+        game: GameId,
+    },
+    /// Told by an event's game: a line for the event's log (`paused`, `adjourned`, `sealed`,
+    /// `resumed`). A game that is no event's is ignored.
+    GameLogged {
+        game: GameId,
+        action: String,
+        user: Option<UserId>,
+        detail: String,
+    },
     /// Team events: `player` founds a team (and captains it), joins one, or (a captain) sets the
     /// next round's line-up.
     CreateTeam {

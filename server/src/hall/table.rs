@@ -84,6 +84,12 @@ pub fn validate_settings(settings: &GameSettings) -> Result<(), Refusal> {
     if settings.handicap > 9 {
         return refuse(ErrorCode::InvalidSettings, "handicap is at most 9 stones");
     }
+    if settings.lateness_limit_ms.is_some() {
+        return refuse(
+            ErrorCode::InvalidSettings,
+            "a lateness limit is an event's (set it when creating the event)",
+        );
+    }
     if settings.event.is_some() {
         return refuse(
             ErrorCode::InvalidSettings,
@@ -412,6 +418,7 @@ mod tests {
             ko_rule: KoRule::Positional,
             clock: ClockSettings::None,
             nigiri: false,
+            lateness_limit_ms: None,
             unrated: false,
             event: None,
         }

@@ -2,23 +2,41 @@
 //! director's rounds and actions, and reading an event or the list. Each is one [`EventRequest`]; the
 //! hall keeps the events and pushes their changes to entrants and the lobby.
 
-use tengen_protocol::{ClientMsg, EventId, RequestId, ServerMsg};
+use tengen_protocol::{ClientMsg, EventId, GameId, RequestId, ServerMsg};
 
 use super::{misrouted, Answer, Session};
+use crate::game::GameRequest;
 use crate::hall::{EventRequest, HallReply, HallRequest};
 use crate::Refusal;
 
 impl Session {
-    /// The event messages (`Session::handle` passes only these here), each one [`EventRequest`]
-    /// made as the logged-in user (the director, for the director's actions).
+    /// The event messages (`Session::handle` passes only these here): most are one
+    /// [`EventRequest`] made as the logged-in user (the director, for the director's actions); those
+    /// that act on an event's game go on to the game.
     pub(super) async fn event_message(
         &self,
         id: Option<RequestId>,
         msg: ClientMsg,
     ) -> Result<Answer, Refusal> {
         use ClientMsg as M;
+        match msg {
+            M::ListEvents { before } => self.list_events(id, before).await,
+            msg @ (M::EventPause { .. }
+            | M::EventResume { .. }
+            | M::EventAdjourn { .. }
+            | M::SealMove { .. }) => self.event_game_message(msg).await,
+            msg => {
+                let request = self.event_request(msg)?;
+                self.event_reply(id, request).await
+            }
+        }
+    }
+
+    /// The hall's request for an event message, made as the logged-in user.
+    fn event_request(&self, msg: ClientMsg) -> Result<EventRequest, Refusal> {
+        use ClientMsg as M;
         use EventRequest as E;
-        let request = match msg {
+        Ok(match msg {
             M::CreateEvent { spec } => E::CreateEvent {
                 director: self.player()?,
                 spec,
@@ -36,7 +54,6 @@ impl Session {
                 user: self.user()?,
             },
             M::GetEvent { event } => E::GetEvent { event },
-            M::ListEvents { before } => return self.list_events(id, before).await,
             M::EventWithdraw { event, user } => E::EventWithdraw {
                 event,
                 director: self.user()?,
@@ -75,8 +92,61 @@ impl Session {
                 players,
             },
             other => return Err(misrouted(&other)),
+        })
+    }
+
+    /// The director's pause, resumption and adjournment of an event's game, and a player's sealed
+    /// move: each answered `ack` once the game has it.
+    async fn event_game_message(&self, msg: ClientMsg) -> Result<Answer, Refusal> {
+        use ClientMsg as M;
+        match msg {
+            M::EventPause {
+                event,
+                game,
+                resume_at_ms,
+            } => {
+                let pause = GameRequest::Pause { resume_at_ms };
+                self.direct_game(event, game, pause).await
+            }
+            M::EventResume { event, game } => {
+                self.direct_game(event, game, GameRequest::Resume).await
+            }
+            M::EventAdjourn {
+                event,
+                game,
+                resume_at_ms,
+            } => {
+                let adjourn = GameRequest::Adjourn { resume_at_ms };
+                self.direct_game(event, game, adjourn).await
+            }
+            M::SealMove { game, point } => {
+                self.game_ack(game, |user| GameRequest::Seal { user, point })
+                    .await
+            }
+            other => Err(misrouted(&other)),
+        }
+    }
+
+    /// The director's action on a game of their event: the hall checks that they direct it and the
+    /// game is in its round, then the game does it (durably) and the director hears `ack`.
+    async fn direct_game(
+        &self,
+        event: EventId,
+        game: GameId,
+        request: GameRequest,
+    ) -> Result<Answer, Refusal> {
+        let directed = EventRequest::EventGameDirected {
+            event,
+            director: self.user()?,
+            game,
         };
-        self.event_reply(id, request).await
+        self.state
+            .hall
+            .ask(HallRequest::Event(directed))
+            .await?
+            .done()?;
+        self.game(game).await?.ask(request).await?.done()?;
+        Ok(Answer::Ack)
     }
 
     async fn list_events(

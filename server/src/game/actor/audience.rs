@@ -126,6 +126,7 @@ impl GameActor {
             })
             .collect();
         let live = self.outcome.is_none();
+        let (awaited, [warnings_black, warnings_white], halt) = self.event_state(now_ms);
         let watching = self.viewers.list(WATCHERS_LISTED_MAX);
         GameState {
             game: self.id,
@@ -159,6 +160,10 @@ impl GameActor {
             scoring_ends_in_ms: left(self.scoring_deadline_ms.filter(|_| live)),
             away,
             last_move: wire::last_move(&self.game),
+            awaited,
+            warnings_black,
+            warnings_white,
+            halt,
         }
     }
 

@@ -8,7 +8,8 @@
 //!   `disconnect_grace_ms` (their own clock still runs when it is their turn, and a timeout comes first
 //!   if it is sooner) to return; otherwise they lose by forfeit. If both players are away when a
 //!   forfeit falls due, nobody kept their seat and the game is void.
-//! - No-show: a game whose first move is not made within `first_move_within_ms` is void.
+//! - No-show: a game whose first move is not made within `first_move_within_ms` is void (not an
+//!   event's game, where lateness decides instead: see `event_rules`).
 
 use std::sync::atomic::Ordering;
 
@@ -47,6 +48,7 @@ impl GameActor {
             self.scoring_deadline_ms,
             self.forfeit_deadline_ms(Color::Black),
             self.forfeit_deadline_ms(Color::White),
+            self.event_deadline_ms(),
         ]
         .into_iter()
         .flatten()
@@ -55,7 +57,9 @@ impl GameActor {
 
     /// Before the first move of a game (handicap stones are not moves): when it becomes void.
     pub(super) fn first_move_deadline_ms(&self) -> Option<u64> {
-        let waiting = self.game.moves().is_empty() && self.game.phase() == Phase::Play;
+        let waiting = self.game.moves().is_empty()
+            && self.game.phase() == Phase::Play
+            && self.no_show_applies();
         waiting.then_some(self.ctx.timing.first_move_within_ms)
     }
 
@@ -111,6 +115,9 @@ impl GameActor {
         if self.scoring_deadline_ms.is_some_and(|due| now_ms >= due) {
             return self.count_and_end().await;
         }
+        if self.event_deadlines(now_ms).await? == Flow::Over {
+            return Ok(Flow::Over);
+        }
         for color in [Color::Black, Color::White] {
             if self
                 .forfeit_deadline_ms(color)
@@ -139,6 +146,7 @@ impl GameActor {
         if self.ctx.shutdown.is_triggered() {
             return Ok(Flow::Continue);
         }
+        self.arrive_present().await?;
         let now_ms = self.now_ms();
         for color in [Color::Black, Color::White] {
             let index = color.index();

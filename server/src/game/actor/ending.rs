@@ -181,7 +181,7 @@ impl GameActor {
             comment,
             ..GameInfo::default()
         };
-        GameRecord::from_game(&self.game, &info).to_sgf()
+        GameRecord::from_game_noted(&self.game, &info, self.rules.notes()).to_sgf()
     }
 }
 

@@ -29,6 +29,8 @@
 //! - `scoring`: the scoring phase, from two passes to a count or a dispute;
 //! - `undo`: undo requests and taking moves back;
 //! - `ending`: ending a game, settling it, and its SGF record;
+//! - `event_rules`: an event's game: lateness, the director's warnings, pauses and adjournments
+//!   with a sealed move;
 //! - `audience`: subscribers, snapshots, the watchers list, the watchers' chat, coalesced pushes;
 //! - `money`: fortune points, the spectator pool, bets and the players' stakes;
 //! - `keys`: the clients' retry keys, recorded with moves, and answering a retry;
@@ -40,6 +42,7 @@ mod audience;
 mod bets;
 mod deadlines;
 mod ending;
+mod event_rules;
 mod keys;
 mod money;
 mod outage;
@@ -59,8 +62,8 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 use tengen_protocol::{
-    ErrorCode, GameEvent, GameId, GameOutcome, GameSettings, GameSummary, PlayerInfo, RequestKey,
-    ServerMsg, TableId, UserId,
+    ErrorCode, GameEvent, GameId, GameOutcome, GameSettings, GameSummary, HaltKind, PlayerInfo,
+    RequestKey, ServerMsg, TableId, UserId,
 };
 use tengen_rules::{Color, Game, GameResult, Move, Phase, WinBy};
 use tokio::sync::{broadcast, mpsc};
@@ -91,6 +94,15 @@ struct LoggedEvent {
     /// is recognised after a restart, on another node, and after the game ended.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     key: Option<KeyRecord>,
+    /// With a `sealed` event only: the sealed move, which no frame carries (see `event_rules`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    sealed: Option<Sealed>,
+}
+
+/// A sealed move as its log entry keeps it: a stone at `point`, or a pass when it is `None`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct Sealed {
+    point: Option<tengen_protocol::Point>,
 }
 
 /// A client's retry key and whose it is.
@@ -207,6 +219,8 @@ pub(super) struct GameActor {
     held: Option<GameCmd>,
     /// Who may not bet besides the players (an event's entrants on its games).
     bettors_barred: Vec<UserId>,
+    /// An event's game: lateness, warnings, a pause or adjournment (see `event_rules`).
+    rules: event_rules::EventRules,
 }
 
 impl std::fmt::Debug for GameActor {
@@ -278,6 +292,7 @@ impl GameActor {
             tally_stale: false,
             bets: bets::InFlight::default(),
             held: None,
+            rules: event_rules::EventRules::new(start.settings.lateness_limit_ms),
         })
     }
 
@@ -573,6 +588,26 @@ impl GameActor {
                 let result = self.adjudicate(outcome).await;
                 return self.answer(reply, result);
             }
+            R::Warn { color } => {
+                let result = self.warn(color).await;
+                return self.answer(reply, result);
+            }
+            R::Pause { resume_at_ms } => {
+                let result = self.halt(HaltKind::Pause, resume_at_ms).await;
+                return self.answer(reply, result);
+            }
+            R::Adjourn { resume_at_ms } => {
+                let result = self.halt(HaltKind::Adjournment, resume_at_ms).await;
+                return self.answer(reply, result);
+            }
+            R::Resume => {
+                let result = self.resume_halted().await;
+                return self.answer(reply, result);
+            }
+            R::Seal { user, point } => {
+                let result = self.seal(user, point).await;
+                return self.answer(reply, result);
+            }
             R::BarBettors { users } => {
                 self.bettors_barred = users;
                 Ok(GameReply::Done)
@@ -661,6 +696,10 @@ impl GameActor {
             // A retry: the first outcome, without playing it again.
             return Ok(keys::repeat(first, mv).map(|()| Flow::Continue));
         }
+        self.arrive(color).await?;
+        if let Err(refusal) = self.refuse_if_halted() {
+            return Ok(Err(refusal));
+        }
         let record = key.map(|key| KeyRecord { user, key });
         let engine_move = match mv {
             PlayerMove::Play(point) => Move::Play(point_from_wire(point)),
@@ -721,6 +760,19 @@ impl GameActor {
         event: GameEvent,
         key: Option<KeyRecord>,
     ) -> Result<LoggedEvent, Fatal> {
+        let at_ms = self.now_ms();
+        self.append_logged(event, key, None, at_ms).await
+    }
+
+    /// [`GameActor::append_keyed`] at game time `at_ms` (the instant the clocks were changed at, so
+    /// the event replays them exactly), with a sealed move kept in the log entry only.
+    async fn append_logged(
+        &mut self,
+        event: GameEvent,
+        key: Option<KeyRecord>,
+        sealed: Option<Sealed>,
+        at_ms: u64,
+    ) -> Result<LoggedEvent, Fatal> {
         // Precondition: the end is the log's last event. Every step checks the game is live before
         // it writes, and the actor stops once the end is stored.
         assert!(
@@ -731,8 +783,9 @@ impl GameActor {
         let seq = self.seq + 1;
         let logged = LoggedEvent {
             event,
-            at_ms: self.now_ms(),
+            at_ms,
             key,
+            sealed,
         };
         let text = serde_json::to_string(&logged).map_err(|err| Fatal::Encode(err.to_string()))?;
         let game = self.id;

@@ -53,6 +53,7 @@ pub(super) struct Checkpoint {
     scoring_deadline_ms: Option<u64>,
     seen: [bool; 2],
     away_since_ms: [Option<u64>; 2],
+    rules: super::event_rules::EventRules,
 }
 
 /// What a player hears when their command's write failed: `partial` when part of the step is in
@@ -81,6 +82,7 @@ impl GameActor {
             scoring_deadline_ms: self.scoring_deadline_ms,
             seen: self.seen,
             away_since_ms: self.away_since_ms,
+            rules: self.rules.clone(),
         }
     }
 
@@ -97,6 +99,7 @@ impl GameActor {
         self.scoring_deadline_ms = before.scoring_deadline_ms;
         self.seen = before.seen;
         self.away_since_ms = before.away_since_ms;
+        self.rules = before.rules;
         self.ending_key = None;
         self.store_moves_count();
         self.doubt.later();
@@ -149,8 +152,7 @@ impl GameActor {
     /// Apply one stored event the actor lacks, and announce it unless its followers heard it.
     async fn catch_up(&mut self, seq: u64, text: &str) -> Result<(), String> {
         let logged: LoggedEvent = serde_json::from_str(text).map_err(|err| err.to_string())?;
-        self.replay(&logged.event, logged.at_ms)
-            .map_err(|err| err.to_string())?;
+        self.replay_logged(&logged).map_err(|err| err.to_string())?;
         self.remember_key(&logged);
         self.seq = seq;
         if seq > self.announced_seq {

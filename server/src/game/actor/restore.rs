@@ -6,7 +6,7 @@
 //! with all of them, event by event.
 
 use tengen_protocol::{EndReason, GameEvent, GameOutcome, GameSettings, PlayerInfo};
-use tengen_rules::{GameResult, Move, Phase, Point, WinBy};
+use tengen_rules::{GameResult, Move, Phase, WinBy};
 use tokio::time::Instant;
 
 use super::scoring::Scoring;
@@ -47,7 +47,7 @@ impl GameActor {
         let mut last_at_ms = 0;
         for (seq, text) in &row.events {
             let logged: LoggedEvent = serde_json::from_str(text)?;
-            actor.replay(&logged.event, logged.at_ms)?;
+            actor.replay_logged(&logged)?;
             actor.remember_key(&logged);
             actor.seq = *seq;
             last_at_ms = last_at_ms.max(logged.at_ms);
@@ -69,6 +69,7 @@ impl GameActor {
         for since in actor.away_since_ms.iter_mut().flatten() {
             *since = last_at_ms;
         }
+        actor.event_rules_restored(last_at_ms);
         // A crash between the second pass and the scoring proposal leaves scoring unopened.
         if actor.game.phase() == Phase::Scoring && actor.scoring.is_none() {
             actor
@@ -144,6 +145,12 @@ impl GameActor {
             GameEvent::PlayerReturned { color } => {
                 self.away_since_ms[color_from_wire(*color).index()] = None;
             }
+            GameEvent::Arrived { .. }
+            | GameEvent::Warned { .. }
+            | GameEvent::Paused { .. }
+            | GameEvent::Adjourned { .. }
+            | GameEvent::Sealed { .. }
+            | GameEvent::Resumed => self.replay_event_rule(event, at_ms),
         }
         Ok(())
     }
@@ -163,14 +170,7 @@ impl GameActor {
             EndReason::Time => win(WinBy::Time),
             EndReason::Forfeit => win(WinBy::Forfeit),
             EndReason::Void => GameResult::Void,
-            EndReason::Score => {
-                let dead: Vec<Point> = self
-                    .scoring
-                    .as_ref()
-                    .map(|s| s.dead.iter().copied().collect())
-                    .unwrap_or_default();
-                self.game.score(&dead).result
-            }
+            EndReason::Score => self.counted().0,
         }
     }
 }

@@ -16,7 +16,7 @@ use tengen_protocol::{ErrorCode, GameEvent, UserId};
 use tengen_rules::{estimate_dead, Color, Phase, Point};
 
 use super::{Fatal, Flow, GameActor};
-use crate::game::wire::{self, color_to_wire, points_to_wire};
+use crate::game::wire::{color_to_wire, points_to_wire};
 use crate::Refusal;
 
 /// The dead-stone marking and acceptances of the scoring phase.
@@ -142,16 +142,12 @@ impl GameActor {
         self.count_and_end().await.map(Ok)
     }
 
-    /// Count the board with the current marking and end the game with that result.
+    /// Count the board with the current marking (less any warnings) and end the game with that
+    /// result.
     pub(super) async fn count_and_end(&mut self) -> Result<Flow, Fatal> {
-        let dead: Vec<Point> = self
-            .scoring
-            .as_ref()
-            .map(|s| s.dead.iter().copied().collect())
-            .unwrap_or_default();
-        let score = self.game.score(&dead);
-        self.game.end(score.result);
-        self.end(wire::outcome(score.result, Some(&score))).await
+        let (result, outcome) = self.counted();
+        self.game.end(result);
+        self.end(outcome).await
     }
 
     /// Play restarts after a scoring dispute with `to_move` to play, at game time `at_ms`; `false`,

@@ -40,6 +40,9 @@ impl GameActor {
             Ok(color) => color,
             Err(refusal) => return Ok(Err(refusal)),
         };
+        if let Err(refusal) = self.refuse_if_halted() {
+            return Ok(Err(refusal));
+        }
         if self.undo_request.is_some() {
             return Ok(Err(Refusal::new(
                 ErrorCode::NoUndo,
@@ -69,6 +72,9 @@ impl GameActor {
             Ok(color) => color,
             Err(refusal) => return Ok(Err(refusal)),
         };
+        if let Err(refusal) = self.refuse_if_halted() {
+            return Ok(Err(refusal));
+        }
         let asker = match self.undo_request {
             Some(asker) if asker == color.opponent() => asker,
             _ => {
