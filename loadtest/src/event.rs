@@ -407,6 +407,7 @@ fn settings(size: u8) -> GameSettings {
         nigiri: false,
         unrated: false,
         event: None,
+        lateness_limit_ms: None,
     }
 }
 
@@ -425,6 +426,7 @@ fn spec(options: &EventOptions) -> EventSpec {
         teams: None,
         rated: true,
         round_starts_ms: Vec::new(),
+        lateness_limit_ms: None,
     }
 }
 
