@@ -541,6 +541,15 @@ pub async fn run(servers: &[SocketAddr], options: EventOptions) -> EventResults 
         rounds: options.rounds,
         ..EventResults::default()
     };
+    let refused = match options.validate() {
+        Err(err) => Some(err),
+        Ok(()) if servers.is_empty() => Some("no server to run against".into()),
+        Ok(()) => None,
+    };
+    if let Some(err) = refused {
+        results.setup_error = Some(err);
+        return results;
+    }
     let setup_started = Instant::now();
     let setup = set_up(&net).await;
     results.setup_s = setup_started.elapsed().as_secs_f64();

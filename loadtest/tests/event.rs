@@ -84,3 +84,17 @@ fn options_out_of_bounds_are_refused() {
     options.move_rate_per_s = 0.0;
     assert!(options.validate().is_err());
 }
+
+#[tokio::test]
+async fn a_run_with_options_out_of_bounds_or_no_server_sets_nothing_up() {
+    let mut bad = options();
+    bad.players = 1;
+    let results = event::run(&["127.0.0.1:9".parse().unwrap()], bad).await;
+    assert!(results.setup_error.is_some());
+    assert_eq!(results.connections, 0);
+    let results = event::run(&[], options()).await;
+    assert_eq!(
+        results.setup_error.as_deref(),
+        Some("no server to run against")
+    );
+}
