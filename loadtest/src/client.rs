@@ -52,6 +52,9 @@ pub enum Kind {
     Chat,
     /// A watcher's bet of one point on their side.
     Bet,
+    /// A request the server is expected to refuse (an entrant's bet on their own event): its error
+    /// is the answer the driver checks, not an error of the run.
+    Probe,
 }
 
 /// The game a slot of players and watchers is on, and the intended send times of its events, shared by
@@ -281,11 +284,45 @@ pub fn spawn(
     stop: watch::Receiver<bool>,
     hot: Option<Arc<HotTracker>>,
 ) -> (ClientHandle, JoinHandle<()>) {
+    spawn_task(ws, role, slot, (events, None), metrics, stop, hot)
+}
+
+/// What an event's entrant or director hears, with when it arrived: every `event` push (no `id`),
+/// and the `game_state` and `game_event` frames of the games it plays.
+pub type Tapped = (Instant, ServerMsg);
+
+/// Start the task of a client whose pushes its driver reads itself (the event scenario's entrants
+/// and director): `tap` receives every [`Tapped`] frame, timed at arrival. A full tap (the driver
+/// stuck) drops the frame and counts `tap_full`; a closed one (the driver done) drops it quietly.
+pub fn spawn_tapped(
+    ws: Ws,
+    role: Role,
+    slot: Arc<Slot>,
+    tap: mpsc::Sender<Tapped>,
+    metrics: Arc<Metrics>,
+    stop: watch::Receiver<bool>,
+) -> (ClientHandle, JoinHandle<()>) {
+    spawn_task(ws, role, slot, (None, Some(tap)), metrics, stop, None)
+}
+
+fn spawn_task(
+    ws: Ws,
+    role: Role,
+    slot: Arc<Slot>,
+    (events, tap): (
+        Option<mpsc::Sender<ServerMsg>>,
+        Option<mpsc::Sender<Tapped>>,
+    ),
+    metrics: Arc<Metrics>,
+    stop: watch::Receiver<bool>,
+    hot: Option<Arc<HotTracker>>,
+) -> (ClientHandle, JoinHandle<()>) {
     let (tx, rx) = mpsc::channel(CLIENT_QUEUE_LEN);
     let task = ClientTask {
         role,
         slot,
         events,
+        tap,
         metrics: Arc::clone(&metrics),
         hot,
         got_balance: false,
@@ -303,6 +340,8 @@ struct ClientTask {
     slot: Arc<Slot>,
     /// Players forward `challenged` and `game_started` to their driver.
     events: Option<mpsc::Sender<ServerMsg>>,
+    /// The event scenario's drivers read their pushes here (see [`spawn_tapped`]).
+    tap: Option<mpsc::Sender<Tapped>>,
     metrics: Arc<Metrics>,
     /// The hot game's own figures, for its watchers (`None` elsewhere).
     hot: Option<Arc<HotTracker>>,
@@ -475,9 +514,14 @@ impl ClientTask {
             | ServerMsg::Error { id, .. }
             | ServerMsg::ChallengeSent { id, .. }
             | ServerMsg::BetPlaced { id, .. } => self.reply(*id, msg, at, measuring),
+            ServerMsg::Event { id: Some(id), .. } => self.reply(Some(*id), msg, at, measuring),
             ServerMsg::GameEvent {
                 game, seq, event, ..
-            } => self.game_event(*game, *seq, event, at, measuring),
+            } => {
+                self.game_event(*game, *seq, event, at, measuring);
+                self.tap(at, msg);
+            }
+            ServerMsg::Event { id: None, .. } | ServerMsg::GameState { .. } => self.tap(at, msg),
             ServerMsg::Chat {
                 channel: ChatChannel::Kibitz { .. },
                 text,
@@ -508,6 +552,16 @@ impl ClientTask {
                 }
             }
             _ => {}
+        }
+    }
+
+    /// Hand a push to the driver that reads them, if this client has one.
+    fn tap(&self, at: Instant, msg: ServerMsg) {
+        if let Some(tap) = &self.tap {
+            // A closed tap is a driver that finished (after the last round): nothing more to read.
+            if let Err(mpsc::error::TrySendError::Full(_)) = tap.try_send((at, msg)) {
+                self.metrics.error("tap_full");
+            }
         }
     }
 
@@ -544,6 +598,7 @@ impl ClientTask {
                     .bets_after_close_count
                     .fetch_add(1, Ordering::Relaxed);
             }
+            ServerMsg::Error { .. } if pending.kind == Kind::Probe => {}
             ServerMsg::Error { code, .. } => self.metrics.error(&code.to_string()),
             _ if measuring => match pending.kind {
                 Kind::Move => {
@@ -563,7 +618,7 @@ impl ClientTask {
                         hot.bet_accepted();
                     }
                 }
-                Kind::Setup => {}
+                Kind::Setup | Kind::Probe => {}
             },
             _ => {}
         }

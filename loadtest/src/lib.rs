@@ -14,6 +14,9 @@
 //! - `hot`: the title match: one game with thousands of watchers who bet in a burst, beside the
 //!   everyday background.
 //! - `hot_report`: the hot-game run's text and JSON, against issue 16's targets.
+//! - `event`: a Swiss event of many rounds (issue 17): entrants who find their games in the event's
+//!   pushes, watchers who bet, a director; `event_player` is one entrant, `event_check` the checks
+//!   (standings recomputed with `tengen-pairing`), `event_report` the text and JSON.
 //! - `idle`: many idle logged-in connections, and the server's RSS before and after.
 //! - `baseline`: the minimal broadcast server with no game logic.
 //! - `rss`: the server's resident memory, and finding its pid from its port.
@@ -22,6 +25,10 @@
 
 pub mod baseline;
 pub mod client;
+pub mod event;
+pub mod event_check;
+pub mod event_player;
+pub mod event_report;
 pub mod hot;
 pub mod hot_report;
 pub mod idle;

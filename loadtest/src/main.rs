@@ -1,8 +1,10 @@
 //! `tengen-loadtest`: command-line parsing, starting the baseline server as a child process, and
 //! printing the report. Subcommands: `run` (games, watchers and chat against a server, then the same
 //! against the baseline), `hot-game` (one game with thousands of betting watchers beside the
-//! everyday load, then the same against the baseline), `idle` (idle logged-in connections and RSS per connection), and
-//! `baseline-server` (the baseline on its own).
+//! everyday load, then the same against the baseline), `idle` (idle logged-in connections and RSS per connection),
+//! `event` (a Swiss event of many rounds with watchers who bet, checked against a recomputation,
+//! beside the baseline's `run` of as many games and watchers), and `baseline-server` (the baseline
+//! on its own).
 
 use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
@@ -11,6 +13,8 @@ use std::process::{Child, Command, ExitCode, Stdio};
 use std::time::Duration;
 
 use clap::{Parser, Subcommand};
+use tengen_loadtest::event::{self, EventOptions};
+use tengen_loadtest::event_report::EventReport;
 use tengen_loadtest::hot_report::{HotReport, HotSide};
 use tengen_loadtest::report::{self, Report, Side};
 use tengen_loadtest::scenario::{self, Options, Results};
@@ -45,6 +49,10 @@ enum Cmd {
     HotGame(HotArgs),
     /// Idle logged-in connections: the server's RSS per connection.
     Idle(IdleArgs),
+    /// A Swiss event: entrants paired by the event's pushes play every round to the end, watchers
+    /// bet; checked against a recomputation of the standings. The baseline runs `run`'s relay with
+    /// as many games and watchers first.
+    Event(EventArgs),
     /// Serve the baseline (a minimal broadcast server with no game logic) until stdin closes.
     BaselineServer {
         #[arg(long, default_value = "127.0.0.1:0")]
@@ -157,6 +165,51 @@ struct HotArgs {
 }
 
 #[derive(Debug, Clone, clap::Args)]
+struct EventArgs {
+    #[command(flatten)]
+    target: Target,
+    /// Entrants (2 to 512).
+    #[arg(long, default_value_t = 64)]
+    players: usize,
+    /// Swiss rounds (1 to 64, fewer than the players).
+    #[arg(long, default_value_t = 5)]
+    rounds: u32,
+    /// Watchers per board (0 to 1000), who follow its game each round and bet.
+    #[arg(long, default_value_t = 10)]
+    watchers: usize,
+    /// Watcher connections per account (each account bets on one side of a game).
+    #[arg(long, default_value_t = 5)]
+    watchers_per_account: usize,
+    /// Board size: 9, 13 or 19.
+    #[arg(long, default_value_t = 19)]
+    size: u8,
+    /// The longest game in moves (4 to 400); each game's length is drawn from half that up.
+    #[arg(long, default_value_t = 60)]
+    moves: usize,
+    /// Moves per second per game (0.1 to 20).
+    #[arg(long, default_value_t = 2.0)]
+    move_rate: f64,
+    /// One-point bets per second per watcher (0 to 10).
+    #[arg(long, default_value_t = 0.05)]
+    bet_rate: f64,
+    /// Percent of games ended by two passes and a count; the rest by a drawn loser's resignation.
+    #[arg(long, default_value_t = 30)]
+    count_percent: u32,
+    /// Seeds every game's length, ending, loser and moves: the same seed plays the same event.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    #[arg(long, default_value_t = 32)]
+    setup_concurrency: usize,
+    /// The baseline's window in seconds (`run` against the baseline: as many games and watchers).
+    #[arg(long, default_value_t = 30)]
+    baseline_s: u64,
+    #[arg(long, default_value = "/api/admin/audit")]
+    audit_path: String,
+    #[arg(long, env = "TENGEN_ADMIN_TOKEN", hide_env_values = true)]
+    admin_token: Option<String>,
+}
+
+#[derive(Debug, Clone, clap::Args)]
 struct IdleArgs {
     #[command(flatten)]
     target: Target,
@@ -184,6 +237,7 @@ fn main() -> ExitCode {
             Cmd::Run(args) => run(args).await,
             Cmd::HotGame(args) => hot_game(args).await,
             Cmd::Idle(args) => idle_run(args).await,
+            Cmd::Event(args) => event_run(args).await,
             Cmd::BaselineServer { listen } => serve_baseline(listen).await,
         }
     });
@@ -508,4 +562,95 @@ async fn idle_run(args: IdleArgs) -> Result<bool, String> {
         std::fs::write(path, json).map_err(|err| format!("{}: {err}", path.display()))?;
     }
     Ok(reports[0].target_met.unwrap_or(false) && reports[0].errors.is_empty())
+}
+
+fn event_options(args: &EventArgs) -> EventOptions {
+    EventOptions {
+        players: args.players,
+        rounds: args.rounds,
+        watchers: args.watchers,
+        watchers_per_account: args.watchers_per_account.max(1),
+        size: args.size,
+        moves: args.moves,
+        move_rate_per_s: args.move_rate,
+        bet_rate_per_s: args.bet_rate,
+        count_percent: args.count_percent,
+        seed: args.seed,
+        setup_concurrency: args.setup_concurrency.max(1),
+        source_ips: args.target.source_ips,
+        progress: !args.target.quiet,
+        run_tag: run_tag(),
+        password: PASSWORD.into(),
+        server_pids: Vec::new(),
+    }
+}
+
+/// The baseline's side of an event run: `run` with as many games (boards) and watchers, moving at
+/// the same rate, without chat or bets (the relay has neither events nor pools).
+fn event_baseline_options(options: &EventOptions, seconds: u64, pid: u32) -> Options {
+    Options {
+        small_percent: if options.size == 9 { 100 } else { 0 },
+        move_rate_per_s: options.move_rate_per_s,
+        chat_rate_per_s: 0.0,
+        bet_rate_per_s: 0.0,
+        setup_concurrency: options.setup_concurrency,
+        source_ips: options.source_ips,
+        progress: options.progress,
+        run_tag: format!("{}b", options.run_tag),
+        password: options.password.clone(),
+        server_pids: vec![pid],
+        moves_max_9: options.moves,
+        moves_max_19: options.moves,
+        watchers_per_account: options.watchers_per_account,
+        ..Options::everyday(
+            options.boards(),
+            options.watchers,
+            Duration::from_secs(seconds),
+        )
+    }
+}
+
+async fn event_run(args: EventArgs) -> Result<bool, String> {
+    let target = &args.target;
+    check_targets(target)?;
+    let mut options = event_options(&args);
+    options.validate()?;
+    let scenario = format!(
+        "Swiss event: {} players, {} rounds, {} watchers a board ({} per account), {}x{}, games of {}..={} moves at {} moves/s, {}% counted, bets {}/s per watcher, seed {}",
+        options.players, options.rounds, options.watchers, options.watchers_per_account,
+        options.size, options.size, (options.moves / 2).max(1), options.moves,
+        options.move_rate_per_s, options.count_percent, options.bet_rate_per_s, options.seed
+    );
+    options.server_pids = server_pids(target);
+    eprintln!(
+        "tengen at {:?} (pids {:?})",
+        target.servers, options.server_pids
+    );
+    // The baseline first, as in `run`.
+    let baseline = if target.no_baseline {
+        None
+    } else {
+        let child = BaselineChild::start()?;
+        eprintln!("baseline at {} (pid {})", child.addr, child.pid());
+        let base = event_baseline_options(&options, args.baseline_s, child.pid());
+        let results = scenario::run(&[child.addr], base).await;
+        drop(child);
+        tokio::time::sleep(BETWEEN_SIDES).await;
+        Some(results)
+    };
+    let bets_expected = options.watchers > 0 && options.bet_rate_per_s > 0.0;
+    let results = event::run(&target.servers, options).await;
+    let audit = report::audit(
+        target.servers[0],
+        &args.audit_path,
+        args.admin_token.as_deref(),
+    )
+    .await;
+    let report = EventReport::new(scenario, results, audit, baseline, bets_expected);
+    print!("{}", report.text());
+    if let Some(path) = &target.json {
+        let json = serde_json::to_string_pretty(&report).map_err(|err| err.to_string())?;
+        std::fs::write(path, json).map_err(|err| format!("{}: {err}", path.display()))?;
+    }
+    Ok(report.passed())
 }

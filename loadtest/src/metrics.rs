@@ -23,8 +23,14 @@ const LATENCY_SIGFIGS: u8 = 3;
 #[derive(Debug)]
 pub struct Latency(Mutex<Histogram<u64>>);
 
+impl Default for Latency {
+    fn default() -> Self {
+        Latency::new()
+    }
+}
+
 impl Latency {
-    fn new() -> Latency {
+    pub fn new() -> Latency {
         let histogram = Histogram::new_with_bounds(1, LATENCY_MAX_US, LATENCY_SIGFIGS)
             .expect("valid histogram bounds");
         Latency(Mutex::new(histogram))
