@@ -159,9 +159,19 @@ pub struct EventLogEntry {
     pub user: Option<UserId>,
     /// The round, if it concerns one.
     pub round: Option<u32>,
-    /// The director's reason, or the game, when there is one to say.
+    /// The director's reason (an adjudication), when there is one to say.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub detail: Option<String>,
+    /// The game it concerns (a warning, an adjudication, a pause, an adjournment, a sealed move, a
+    /// resumption).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub game: Option<GameId>,
+    /// The team it concerns (founded, joined, a line-up set).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub team: Option<TeamId>,
+    /// Until when (Unix ms): a pause's or an adjournment's set resumption.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub until_ms: Option<u64>,
 }
 
 /// An event's whole state.

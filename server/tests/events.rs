@@ -617,12 +617,10 @@ async fn the_director_adjudicates_a_game_with_a_reason_in_the_log() {
         .find(|entry| entry["action"] == "adjudicated")
         .unwrap()
         .clone();
-    assert!(
-        entry["detail"]
-            .as_str()
-            .unwrap()
-            .contains("the clock failed"),
+    assert_eq!(
+        entry["detail"], "the clock failed; both agreed White was winning",
         "{entry}"
     );
+    assert_eq!(entry["game"], game, "{entry}");
     server.stop().await;
 }

@@ -128,6 +128,11 @@ async fn a_relay_between_two_teams_of_three_is_played_to_the_last_player() {
     assert_eq!(view["teams"]["winner"], red);
     assert_eq!(team_row(&view, red)["match_points"], 2);
     assert_eq!(team_row(&view, blue)["match_points"], 0);
+    // Each relay game is a board of the one match: Red won three (6), Blue one (2), as the match
+    // line says too.
+    assert_eq!(team_row(&view, red)["board_points"], 6);
+    assert_eq!(team_row(&view, blue)["board_points"], 2);
+    assert_eq!(view["teams"]["matches"][0]["board_points"], json!([6, 2]));
     assert_eq!(view["rounds"][0]["boards"].as_array().unwrap().len(), 4);
     server.stop().await;
 }

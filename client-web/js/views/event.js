@@ -264,16 +264,13 @@ function logText(view, entry, { t, name }) {
     case 'round_started':
       return t('event.log.round_started', { user, round: entry.round });
     case 'withdrew': case 'warned':
-      return t(`event.log.${entry.action}`, { user, detail: entry.detail ? ` (${entry.detail})` : '' });
+      return t(`event.log.${entry.action}`, { user, detail: entry.game != null ? t('event.log.in_game', { game: entry.game }) : '' });
     case 'adjudicated':
-      return t('event.log.adjudicated', { round: entry.round, detail: entry.detail ?? '' });
+      return t('event.log.adjudicated', { round: entry.round, game: entry.game ?? '', detail: entry.detail ?? '' });
     case 'paused': case 'adjourned': case 'sealed': case 'resumed':
       return haltLogText(entry, { t, user });
-    case 'team_created': case 'team_joined': case 'line_up_set': {
-      // The server names the team in `detail` as "team 3".
-      const team = /^team (\d+)$/.exec(entry.detail ?? '');
-      return t(`event.log.${entry.action}`, { user, team: team ? teamName(view, Number(team[1])) : entry.detail ?? '' });
-    }
+    case 'team_created': case 'team_joined': case 'line_up_set':
+      return t(`event.log.${entry.action}`, { user, team: entry.team != null ? teamName(view, entry.team) : '' });
     case 'result': {
       // The server names a result by its board's Black player.
       const round = view.rounds.find((r) => r.number === entry.round);
@@ -288,13 +285,11 @@ function logText(view, entry, { t, name }) {
 }
 
 /**
- * A pause, adjournment, sealed move or resumption in the log. The server writes the game (and the resume
- * instant, in Unix ms) into `detail` as "game 7 until 1767225600000 (Unix ms)"; read back here so the line
- * is in the reader's language and local time, or the detail as it is if it says something else.
+ * A pause, adjournment, sealed move or resumption in the log: the server names the game (`game`) and the
+ * set resumption (`until_ms`, Unix ms), shown in the reader's language and local time.
  */
 function haltLogText(entry, { t, user }) {
-  const found = /^game (\d+)(?: until (\d+))?/.exec(entry.detail ?? '');
-  if (!found) return t('event.log.other', { action: `${entry.action} ${entry.detail ?? ''}` });
-  const time = found[2] ? new Date(Number(found[2])).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' }) : '';
-  return t(`event.log.${entry.action}`, { game: found[1], time, user });
+  const time = entry.until_ms != null
+    ? new Date(entry.until_ms).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' }) : '';
+  return t(`event.log.${entry.action}`, { game: entry.game ?? '', time, user });
 }

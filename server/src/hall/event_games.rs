@@ -8,7 +8,7 @@
 use tengen_pairing::Outcome;
 use tengen_protocol::{Color, ErrorCode, EventId, GameId, UserId};
 
-use super::{loss_of, EventRecord};
+use super::{loss_of, EventRecord, LogAbout};
 use crate::config::{EVENT_LATENESS_DEFAULT_MS, EVENT_LATENESS_MAX_MS, EVENT_LATENESS_MIN_MS};
 use crate::game::{GameReply, GameRequest};
 use crate::hall::{Hall, HallReply};
@@ -54,13 +54,18 @@ impl Hall {
         game: GameId,
         action: &str,
         user: Option<UserId>,
-        detail: String,
+        until_ms: Option<u64>,
     ) -> Result<HallReply, Refusal> {
         let Some(&(id, round, _)) = self.events.boards.get(&game) else {
             return Ok(HallReply::Done);
         };
         let mut record: EventRecord = self.event_record(id)?.clone();
-        record.note_with(action, user, Some(round), Some(detail));
+        let about = LogAbout {
+            game: Some(game),
+            until_ms,
+            ..LogAbout::default()
+        };
+        record.note_with(action, user, Some(round), about);
         self.save_event(id, record).await?;
         Ok(HallReply::Done)
     }

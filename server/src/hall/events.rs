@@ -62,6 +62,25 @@ pub(super) struct EventRecord {
     round_starts_ms: Vec<u64>,
 }
 
+/// What a line of an event's log concerns besides its user and round (see `EventLogEntry`).
+#[derive(Debug, Default)]
+pub(super) struct LogAbout {
+    pub(super) game: Option<GameId>,
+    pub(super) team: Option<TeamId>,
+    pub(super) until_ms: Option<u64>,
+    /// The director's reason.
+    pub(super) reason: Option<String>,
+}
+
+impl LogAbout {
+    pub(super) fn team(team: TeamId) -> LogAbout {
+        LogAbout {
+            team: Some(team),
+            ..LogAbout::default()
+        }
+    }
+}
+
 /// One board of a round as the hall plays it, for individual and team events alike.
 #[derive(Debug, Clone, Copy)]
 struct BoardLine {
@@ -146,8 +165,8 @@ impl Hall {
                 game,
                 action,
                 user,
-                detail,
-            } => return self.event_game_logged(game, &action, user, detail).await,
+                until_ms,
+            } => return self.event_game_logged(game, &action, user, until_ms).await,
         };
         view.map(|view| HallReply::Event {
             view: Box::new(view),
@@ -464,8 +483,12 @@ impl Hall {
             }
         }
         let round = record.event.rounds().last().map(|r| r.number);
-        let game = in_play.map(|(game, _)| format!("game {game}"));
-        record.note_with("warned", Some(user), round, game);
+        let game = in_play.map(|(game, _)| game);
+        let about = LogAbout {
+            game,
+            ..LogAbout::default()
+        };
+        record.note_with("warned", Some(user), round, about);
         self.save_then_warn_in_game(id, record, in_play, second.is_some())
             .await
     }
@@ -507,12 +530,12 @@ impl Hall {
                 format!("game {game} is not in play in this event's round"),
             );
         };
-        record.note_with(
-            "adjudicated",
-            None,
-            Some(round),
-            Some(format!("game {game}: {reason}")),
-        );
+        let about = LogAbout {
+            game: Some(game),
+            reason: Some(reason),
+            ..LogAbout::default()
+        };
+        record.note_with("adjudicated", None, Some(round), about);
         self.save_event(id, record).await?;
         self.decide_game(id, game, outcome).await?;
         self.event_view(id)
@@ -835,15 +858,16 @@ impl EventRecord {
     }
 
     fn note(&mut self, action: &str, user: Option<UserId>, round: Option<u32>) {
-        self.note_with(action, user, round, None);
+        self.note_with(action, user, round, LogAbout::default());
     }
 
+    /// A line in the log with what it concerns beyond a user and a round.
     pub(super) fn note_with(
         &mut self,
         action: &str,
         user: Option<UserId>,
         round: Option<u32>,
-        detail: Option<String>,
+        about: LogAbout,
     ) {
         if self.log.len() >= EVENT_LOG_MAX {
             return;
@@ -853,7 +877,10 @@ impl EventRecord {
             action: action.to_string(),
             user,
             round,
-            detail,
+            detail: about.reason,
+            game: about.game,
+            team: about.team,
+            until_ms: about.until_ms,
         });
     }
 

@@ -210,7 +210,8 @@ pub enum EventRequest {
         game: GameId,
         action: String,
         user: Option<UserId>,
-        detail: String,
+        /// A pause's or adjournment's set resumption (Unix ms).
+        until_ms: Option<u64>,
     },
     /// Team events: `player` founds a team (and captains it), joins one, or (a captain) sets the
     /// next round's line-up.

@@ -28,7 +28,7 @@ use tengen_protocol::{
     TeamRules, TeamsView, UserId,
 };
 
-use super::events::EventRecord;
+use super::events::{EventRecord, LogAbout};
 use super::Hall;
 use crate::config::{EVENT_NAME_CHARS_MAX, TEAM_PLAYERS_MAX};
 use crate::{refuse, Refusal};
@@ -456,26 +456,23 @@ impl TeamPlay {
         matches
     }
 
-    /// SPEC §4's team ranking over the decided matches (a relay's is its one match, as one board);
-    /// a bye counts as a match won on every board.
+    /// SPEC §4's team ranking over the decided matches; a bye counts as a match won on every
+    /// board. A relay is its one match, each of its games a board, so its board points are the
+    /// games each side won (as its match line shows them) and the side that won the relay, having
+    /// put out every opponent, has more of them.
     fn standings(&self, event: &Event) -> Vec<tengen_protocol::TeamStanding> {
         let ids: Vec<TeamId> = self.teams.iter().map(|t| t.id).collect();
-        let relay = self.rules.line_up == LineUp::Relay;
-        let board_count = if relay {
-            1
-        } else {
-            self.rules.players as usize
-        };
+        let mut board_count = self.rules.players as usize;
         let mut matches = Vec::new();
         for round in event.rounds() {
             for game in round.games.iter().filter(|g| g.outcome.is_some()) {
-                let boards = if relay {
-                    vec![side_of(game.outcome)]
-                } else {
-                    self.match_boards(round.number, game.table)
-                        .map(home_outcome)
-                        .collect()
-                };
+                let boards: Vec<BoardOutcome> = self
+                    .match_boards(round.number, game.table)
+                    .map(home_outcome)
+                    .collect();
+                if self.rules.line_up == LineUp::Relay {
+                    board_count = boards.len();
+                }
                 matches.push(TeamMatch {
                     home: TeamId(game.black.0),
                     away: TeamId(game.white.0),
@@ -508,16 +505,6 @@ fn home_outcome(board: &TeamBoard) -> BoardOutcome {
         }
         (Some(Outcome::Draw), _) => BoardOutcome::Draw,
         (Some(Outcome::BothLose), _) | (None, _) => BoardOutcome::BothLose,
-    }
-}
-
-/// A relay's result as its one board (the core's match outcome, home as Black).
-fn side_of(outcome: Option<Outcome>) -> BoardOutcome {
-    match outcome {
-        Some(Outcome::BlackWins) => BoardOutcome::HomeWins,
-        Some(Outcome::WhiteWins) => BoardOutcome::AwayWins,
-        Some(Outcome::Draw) => BoardOutcome::Draw,
-        Some(Outcome::BothLose) | None => BoardOutcome::BothLose,
     }
 }
 
@@ -569,12 +556,7 @@ impl Hall {
         });
         let founder = player.user;
         record.enter_team(team, player)?;
-        record.note_with(
-            "team_created",
-            Some(founder),
-            None,
-            Some(format!("team {}", team.0)),
-        );
+        record.note_with("team_created", Some(founder), None, LogAbout::team(team));
         self.save_event(id, record).await
     }
 
@@ -596,12 +578,7 @@ impl Hall {
         }
         let user = player.user;
         record.add_player(player);
-        record.note_with(
-            "team_joined",
-            Some(user),
-            None,
-            Some(format!("team {}", team.0)),
-        );
+        record.note_with("team_joined", Some(user), None, LogAbout::team(team));
         self.save_event(id, record).await
     }
 
@@ -649,12 +626,7 @@ impl Hall {
         if let Some(entry) = teams.team_mut(team) {
             entry.next_line_up = Some(players);
         }
-        record.note_with(
-            "line_up_set",
-            Some(captain),
-            None,
-            Some(format!("team {}", team.0)),
-        );
+        record.note_with("line_up_set", Some(captain), None, LogAbout::team(team));
         self.save_event(id, record).await
     }
 

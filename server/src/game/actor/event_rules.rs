@@ -318,8 +318,7 @@ impl GameActor {
             }
         };
         self.commit_at(event, now_ms).await?;
-        let detail = format!("game {} until {resume_at_ms} (Unix ms)", self.id);
-        self.tell_event(action, None, detail).await;
+        self.tell_event(action, None, Some(resume_at_ms)).await;
         Ok(Ok(Flow::Continue))
     }
 
@@ -408,8 +407,7 @@ impl GameActor {
             .await?;
         self.announce(logged);
         let user = Some(self.user_of(color));
-        self.tell_event("sealed", user, format!("game {}", self.id))
-            .await;
+        self.tell_event("sealed", user, None).await;
         Ok(Ok(Flow::Continue))
     }
 
@@ -426,8 +424,7 @@ impl GameActor {
         let now_ms = self.now_ms();
         self.restart_clocks(now_ms);
         self.commit_at(GameEvent::Resumed, now_ms).await?;
-        self.tell_event("resumed", None, format!("game {}", self.id))
-            .await;
+        self.tell_event("resumed", None, None).await;
         self.play_sealed(now_ms).await.map(Ok)
     }
 
@@ -477,12 +474,12 @@ impl GameActor {
     }
 
     /// Tell the hall, for the event's log (a game that is no event's is not in it: nothing happens).
-    async fn tell_event(&self, action: &str, user: Option<UserId>, detail: String) {
+    async fn tell_event(&self, action: &str, user: Option<UserId>, until_ms: Option<u64>) {
         let logged = EventRequest::GameLogged {
             game: self.id,
             action: action.to_string(),
             user,
-            detail,
+            until_ms,
         };
         self.ctx.hall.send(HallRequest::Event(logged)).await;
     }
