@@ -171,6 +171,26 @@ pub struct ClientHandle {
 }
 
 impl ClientHandle {
+    /// Register a fresh account on this connection; its user id and session token.
+    pub async fn register(
+        &self,
+        username: String,
+        password: String,
+    ) -> Result<(tengen_protocol::UserId, String), String> {
+        let reply = self
+            .request(ClientMsg::Register {
+                username,
+                password,
+                computer: false,
+                rank: None,
+            })
+            .await?;
+        match reply {
+            ServerMsg::Session { user, token, .. } => Ok((user, token)),
+            other => Err(format!("register answered {other:?}")),
+        }
+    }
+
     /// Send `msg` now and wait for its reply; an `error` reply is returned as `Err(code)`. Every failure
     /// is counted once: server errors by the client task, a lost reply (`timeout`, `closed`) here.
     pub async fn request(&self, msg: ClientMsg) -> Result<ServerMsg, String> {

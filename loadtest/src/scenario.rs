@@ -226,18 +226,7 @@ impl Shared {
         client: &ClientHandle,
         name: String,
     ) -> Result<(UserId, String), String> {
-        let reply = client
-            .request(ClientMsg::Register {
-                username: name,
-                password: self.options.password.clone(),
-                computer: false,
-                rank: None,
-            })
-            .await?;
-        match reply {
-            ServerMsg::Session { user, token, .. } => Ok((user, token)),
-            other => Err(format!("register answered {other:?}")),
-        }
+        client.register(name, self.options.password.clone()).await
     }
 }
 

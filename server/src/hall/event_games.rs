@@ -110,7 +110,12 @@ impl Hall {
 }
 
 /// End an event game as decided (it may have ended meanwhile, and its own result then stands).
-async fn decide(handle: &crate::game::GameHandle, id: EventId, game: GameId, outcome: Outcome) {
+pub(super) async fn decide(
+    handle: &crate::game::GameHandle,
+    id: EventId,
+    game: GameId,
+    outcome: Outcome,
+) {
     let ended = handle
         .ask(GameRequest::Adjudicate { outcome })
         .await

@@ -24,7 +24,7 @@ use super::{hall_audience, users_audience, Hall};
 use crate::config::{
     EVENTS_MAX, EVENT_LIST_PAGE, EVENT_LOG_MAX, EVENT_NAME_CHARS_MAX, EVENT_ROUND_TIMES_MAX,
 };
-use crate::game::{GameReply, GameRequest};
+use crate::game::GameRequest;
 use crate::hall::{EventRequest, HallReply, HallRequest};
 use crate::store::store_refusal;
 use crate::{refuse, unix_now_ms, Refusal};
@@ -552,18 +552,7 @@ impl Hall {
     ) -> Result<(), Refusal> {
         let handle = self.games.get(game).await?;
         tokio::spawn(async move {
-            let ended = handle
-                .ask(GameRequest::Adjudicate { outcome })
-                .await
-                .and_then(GameReply::done);
-            match ended {
-                // Or it ended meanwhile, and its own result stands.
-                Ok(()) => {}
-                Err(refusal) if refusal.code == ErrorCode::WrongPhase => {}
-                Err(refusal) => {
-                    tracing::warn!(event = %id, %game, %refusal, "an event game could not be decided");
-                }
-            }
+            event_games::decide(&handle, id, game, outcome).await;
         });
         Ok(())
     }
