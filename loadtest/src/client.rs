@@ -171,6 +171,14 @@ pub struct ClientHandle {
 }
 
 impl ClientHandle {
+    /// Say `hello` with this build's protocol version.
+    pub async fn hello(&self) -> Result<ServerMsg, String> {
+        self.request(ClientMsg::Hello {
+            version: tengen_protocol::PROTOCOL_VERSION,
+        })
+        .await
+    }
+
     /// Register a fresh account on this connection; its user id and session token.
     pub async fn register(
         &self,
@@ -263,6 +271,13 @@ impl ClientHandle {
 
 /// The WebSocket type of a client.
 pub type Ws = WebSocketStream<TcpStream>;
+
+/// The loopback address connection `n` opens from: 127.0.0.1 to 127.0.0.`source_ips`, in turn, so
+/// thousands of connections spread over several source addresses (each has its own port range).
+pub fn source_address(n: usize, source_ips: u8) -> IpAddr {
+    let last = (n % usize::from(source_ips.max(1))) as u8 + 1;
+    IpAddr::V4(std::net::Ipv4Addr::new(127, 0, 0, last))
+}
 
 /// Open a WebSocket to `server` from the local address `source` (any 127.0.0.x), so thousands of
 /// connections can spread over several source addresses.

@@ -11,7 +11,7 @@
 //! what the players saw (`Seen`: each game's pairing and result), from which `event_check`
 //! recomputes the standings with `tengen-pairing` and compares them with the server's.
 
-use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -317,8 +317,7 @@ impl Net {
         tap: Option<mpsc::Sender<Tapped>>,
     ) -> Result<ClientHandle, String> {
         let n = self.opened.fetch_add(1, Ordering::Relaxed);
-        let last = (n % usize::from(self.options.source_ips.max(1))) as u8 + 1;
-        let source = IpAddr::V4(Ipv4Addr::new(127, 0, 0, last));
+        let source = client::source_address(n, self.options.source_ips);
         let server = self.servers[nodes::node_of_connection(node, self.servers.len())];
         let ws = client::connect(server, source).await?;
         let (metrics, stop) = (Arc::clone(&self.metrics), self.stop.clone());
@@ -331,11 +330,7 @@ impl Net {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .push(join);
-        handle
-            .request(ClientMsg::Hello {
-                version: tengen_protocol::PROTOCOL_VERSION,
-            })
-            .await?;
+        handle.hello().await?;
         Ok(handle)
     }
 

@@ -2,7 +2,7 @@
 //! of every `per_account` registers, the rest `resume` its token, so the server hashes few passwords),
 //! then sits idle while the server's RSS is read. The figure is what an idle logged-in player costs.
 
-use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -77,8 +77,7 @@ pub async fn run(
             let mut token: Option<String> = None;
             for member in 0..members {
                 let n = account * per_account + member;
-                let last = (n % usize::from(options.source_ips.max(1))) as u8 + 1;
-                let source = IpAddr::V4(Ipv4Addr::new(127, 0, 0, last));
+                let source = client::source_address(n, options.source_ips);
                 let server = servers[crate::nodes::node_of_connection(n, servers.len())];
                 let ws = match client::connect(server, source).await {
                     Ok(ws) => ws,
@@ -97,10 +96,7 @@ pub async fn run(
                     None,
                 );
                 joins.push((join, handle.clone()));
-                let hello = ClientMsg::Hello {
-                    version: tengen_protocol::PROTOCOL_VERSION,
-                };
-                if handle.request(hello).await.is_err() {
+                if handle.hello().await.is_err() {
                     continue;
                 }
                 let login = match &token {

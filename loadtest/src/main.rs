@@ -111,6 +111,13 @@ struct RunArgs {
     /// Slots (two players and their watchers) set up at once.
     #[arg(long, default_value_t = 32)]
     setup_concurrency: usize,
+    #[command(flatten)]
+    audit: AuditArgs,
+}
+
+/// The ledger audit asked after a run (`run`, `hot-game`, `event`).
+#[derive(Debug, Clone, clap::Args)]
+struct AuditArgs {
     /// The ledger audit endpoint asked after the run.
     #[arg(long, default_value = "/api/admin/audit")]
     audit_path: String,
@@ -158,10 +165,8 @@ struct HotArgs {
     bet_rate: f64,
     #[arg(long, default_value_t = 32)]
     setup_concurrency: usize,
-    #[arg(long, default_value = "/api/admin/audit")]
-    audit_path: String,
-    #[arg(long, env = "TENGEN_ADMIN_TOKEN", hide_env_values = true)]
-    admin_token: Option<String>,
+    #[command(flatten)]
+    audit: AuditArgs,
 }
 
 #[derive(Debug, Clone, clap::Args)]
@@ -203,10 +208,8 @@ struct EventArgs {
     /// The baseline's window in seconds (`run` against the baseline: as many games and watchers).
     #[arg(long, default_value_t = 30)]
     baseline_s: u64,
-    #[arg(long, default_value = "/api/admin/audit")]
-    audit_path: String,
-    #[arg(long, env = "TENGEN_ADMIN_TOKEN", hide_env_values = true)]
-    admin_token: Option<String>,
+    #[command(flatten)]
+    audit: AuditArgs,
 }
 
 #[derive(Debug, Clone, clap::Args)]
@@ -441,7 +444,7 @@ async fn run(args: RunArgs) -> Result<bool, String> {
         "tengen",
         &target.servers,
         tengen_options,
-        Some((&args.audit_path, args.admin_token.as_deref())),
+        Some((&args.audit.audit_path, args.audit.admin_token.as_deref())),
     )
     .await;
     let report = Report::new((&options).into(), tengen, baseline);
@@ -516,8 +519,8 @@ async fn hot_game(args: HotArgs) -> Result<bool, String> {
     let results = hot::run(&target.servers, tengen_options).await;
     let audit = report::audit(
         target.servers[0],
-        &args.audit_path,
-        args.admin_token.as_deref(),
+        &args.audit.audit_path,
+        args.audit.admin_token.as_deref(),
     )
     .await;
     let tengen = HotSide {
@@ -642,8 +645,8 @@ async fn event_run(args: EventArgs) -> Result<bool, String> {
     let results = event::run(&target.servers, options).await;
     let audit = report::audit(
         target.servers[0],
-        &args.audit_path,
-        args.admin_token.as_deref(),
+        &args.audit.audit_path,
+        args.audit.admin_token.as_deref(),
     )
     .await;
     let report = EventReport::new(scenario, results, audit, baseline, bets_expected);

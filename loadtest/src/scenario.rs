@@ -4,7 +4,7 @@
 //! its own fixed rate; then stop everything and return what was measured. The same run drives Tengen
 //! and the baseline server, so their figures compare like with like.
 
-use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::net::SocketAddr;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
@@ -183,11 +183,6 @@ struct Shared {
 }
 
 impl Shared {
-    fn source(&self, n: usize) -> IpAddr {
-        let last = (n % usize::from(self.options.source_ips.max(1))) as u8 + 1;
-        IpAddr::V4(Ipv4Addr::new(127, 0, 0, last))
-    }
-
     /// Open client `n` (its source address) to `server`, and say `hello`.
     async fn client(
         &self,
@@ -197,7 +192,8 @@ impl Shared {
         slot: &Arc<Slot>,
         events: Option<mpsc::Sender<ServerMsg>>,
     ) -> Result<ClientHandle, String> {
-        let ws = client::connect(server, self.source(n)).await?;
+        let source = client::source_address(n, self.options.source_ips);
+        let ws = client::connect(server, source).await?;
         let hot = self.options.hot.clone().filter(|_| role == Role::Watcher);
         let (handle, join) = client::spawn(
             ws,
@@ -212,11 +208,7 @@ impl Shared {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .push(join);
-        handle
-            .request(ClientMsg::Hello {
-                version: tengen_protocol::PROTOCOL_VERSION,
-            })
-            .await?;
+        handle.hello().await?;
         Ok(handle)
     }
 
