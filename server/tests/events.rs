@@ -8,21 +8,12 @@ mod common;
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use common::events::{create_event as create, finish_round, play_round, players};
+use common::events::{create_event as create, finish_round, join_all, play_round, players};
 use common::{test_config, Client, TestServer};
 use serde_json::{json, Value};
 
 fn spec(name: &str, format: Value, players_max: u32) -> Value {
     json!({"name": name, "format": format, "settings": common::settings_9x9(), "players_max": players_max})
-}
-
-async fn join_all(clients: &mut [Client], event: u64) {
-    for client in clients.iter_mut() {
-        let reply = client
-            .ok(json!({"type": "join_event", "event": event}))
-            .await;
-        assert_eq!(reply["type"], "event", "{reply}");
-    }
 }
 
 fn by_user(clients: &mut [Client]) -> BTreeMap<u64, &mut Client> {

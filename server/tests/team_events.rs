@@ -10,7 +10,9 @@ mod common;
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use common::events::{create_event, finish_round, play_round, players, resign_as as resign};
+use common::events::{
+    create_event, finish_round, join_all, play_round, players, resign_as as resign,
+};
 use common::{Client, TestServer};
 use serde_json::{json, Value};
 
@@ -399,11 +401,7 @@ async fn rounds_start_at_their_set_times_and_an_unrated_event_leaves_ratings_alo
         "round_starts_ms": [at, at + 1],
     });
     let event = create(&mut director, spec).await;
-    for client in &mut clients[0..2] {
-        client
-            .ok(json!({"type": "join_event", "event": event}))
-            .await;
-    }
+    join_all(&mut clients[0..2], event).await;
     for round in 0..2 {
         let started = director
             .wait_for(|f| {
@@ -650,11 +648,7 @@ async fn an_events_game_names_its_event_and_the_list_comes_in_pages() {
         .collect();
     assert_eq!(rest, ids[0..6].iter().rev().copied().collect::<Vec<_>>());
 
-    for client in clients.iter_mut() {
-        client
-            .ok(json!({"type": "join_event", "event": event}))
-            .await;
-    }
+    join_all(&mut clients, event).await;
     let started = director
         .ok(json!({"type": "start_round", "event": event}))
         .await;

@@ -23,6 +23,16 @@ pub async fn create_event(director: &mut Client, spec: Value) -> (u64, Value) {
     (reply["event"]["summary"]["event"].as_u64().unwrap(), reply)
 }
 
+/// Every one of `clients` enters the (individual) event.
+pub async fn join_all(clients: &mut [Client], event: u64) {
+    for client in clients.iter_mut() {
+        let reply = client
+            .ok(json!({"type": "join_event", "event": event}))
+            .await;
+        assert_eq!(reply["type"], "event", "{reply}");
+    }
+}
+
 /// `loser` (one of `clients`) resigns `game` once its start has reached them.
 pub async fn resign_as(clients: &mut [Client], loser: u64, game: u64) {
     let client = clients
