@@ -663,10 +663,19 @@ impl Hall {
             return;
         }
         self.events.boards.remove(&game);
-        // A relay's next game, or a round whose set time came while this one was in play.
-        if let Err(refusal) = self.start_round_games(id).await {
-            tracing::error!(event = %id, %refusal, "could not start an event's next game");
+        // Only a relay lays out a board when a result comes in (its next game): scanning every
+        // board of a large round for one without a game after each result is work for nothing.
+        let relay = self
+            .events
+            .records
+            .get(&id)
+            .is_some_and(EventRecord::is_relay);
+        if relay {
+            if let Err(refusal) = self.start_round_games(id).await {
+                tracing::error!(event = %id, %refusal, "could not start a relay's next game");
+            }
         }
+        // A round whose set time came while this one was in play.
         self.start_round_if_due(id).await;
     }
 
@@ -1164,6 +1173,12 @@ impl EventRecord {
             }
         }
         Ok(())
+    }
+
+    fn is_relay(&self) -> bool {
+        self.teams
+            .as_ref()
+            .is_some_and(|t| t.rules.line_up == tengen_protocol::LineUp::Relay)
     }
 
     pub(super) fn team_play(&self) -> Option<&TeamPlay> {
