@@ -24,7 +24,9 @@ use tokio_tungstenite::tungstenite::{Message, Utf8Bytes};
 /// the generator would count the gap as missing deliveries). The same as Tengen's game queue.
 const GAME_QUEUE_LEN: usize = 256;
 
-/// Frames waiting to be written to one socket, as in Tengen.
+/// Frames waiting to be written to one socket. Tengen had the same queue behind a forwarder task per
+/// followed game until issue 16 (its sessions now read the games' broadcasts themselves); the
+/// baseline keeps its forwarder, unchanged, so that runs compare with the earlier ones.
 const OUTBOUND_QUEUE_LEN: usize = 256;
 
 /// Frames written per flush at most, as in Tengen.

@@ -119,7 +119,9 @@ pub const GAME_RESTART_WINDOW_MS: u64 = 60_000;
 pub const SUBSCRIBE_WAIT_MS: u64 = 5_000;
 
 /// Events a watcher may fall behind a game's broadcast before it is resynced with a full `game_state`.
-/// A whole 9x9 game fits, so only a truly stalled connection is resynced.
+/// A whole 9x9 game fits, so only a truly stalled connection is resynced. It is also all a slow
+/// reader makes the server hold of a game: a session reads the broadcast itself, with no queue of its
+/// own between the game and the socket.
 pub const GAME_EVENT_QUEUE_LEN: usize = 256;
 
 /// Commands waiting in the hall actor's inbox. Every connection has at most one request in flight, so
@@ -157,10 +159,6 @@ pub const WS_WRITE_BUFFER_BYTES: usize = 8 * 1024;
 /// send buffer is full; past this cap the write fails and the connection is dropped, so a client that
 /// stopped reading cannot grow the server's memory. 1 MiB holds a full resync plus a burst of events.
 pub const WS_WRITE_BUFFER_MAX_BYTES: usize = 1024 * 1024;
-
-/// Frames waiting to be written to one socket. A client reading slower than this is not keeping up;
-/// game forwarders then fall behind their broadcast and are resynced rather than growing memory.
-pub const OUTBOUND_QUEUE_LEN: usize = 256;
 
 /// How often a node renews its heartbeat, sweeps unanswered requests and looks for games and a hall
 /// without a living owner. A second keeps takeovers within a few seconds at one small Redis call

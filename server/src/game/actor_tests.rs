@@ -644,7 +644,7 @@ async fn a_game_actor_that_panics_is_restarted_from_its_log_and_the_game_goes_on
     let handle = h.games.get(h.game).await.unwrap();
     h.play(black, 4, 4).await;
     h.play(white, 2, 2).await;
-    // A follower, as a session's forwarder holds one.
+    // A follower, as a session holds one, read by a task of its own here.
     let subscription = subscribe(&handle, None).await.unwrap();
     let (out, mut followed) = mpsc::channel(64);
     let source = Source {
@@ -653,15 +653,20 @@ async fn a_game_actor_that_panics_is_restarted_from_its_log_and_the_game_goes_on
         handle: handle.clone(),
         store: h.store.clone(),
     };
-    let (_viewer, viewer_rx) = tokio::sync::watch::channel(None);
-    let forwarder = forward(
-        source,
-        subscription,
-        viewer_rx,
-        out,
-        h.ctx.shutdown.clone(),
-        h.ctx.tasks.clone(),
-    );
+    let mut following = Following::default();
+    following.follow(source, subscription);
+    let follower = tokio::spawn(async move {
+        loop {
+            let (game, arrival) = following.next().await;
+            let mut frames = Vec::new();
+            following.take(game, arrival, None, &mut frames).await;
+            for frame in frames {
+                if out.send(frame).await.is_err() {
+                    return;
+                }
+            }
+        }
+    });
     h.at(1_000).await;
 
     actor::panic_next_command();
@@ -689,8 +694,8 @@ async fn a_game_actor_that_panics_is_restarted_from_its_log_and_the_game_goes_on
     }
     assert_eq!(kinds, ["game_state", "game_event", "game_event"]);
     assert_eq!(h.games.local_ids(), vec![h.game]);
+    follower.abort();
     h.trigger.trigger();
-    forwarder.await.unwrap();
     let _ = h.frames.try_recv();
 }
 

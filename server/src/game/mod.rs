@@ -1,13 +1,13 @@
 //! Live games: the registry of running game actors ([`Games`]), the commands a session sends one
 //! ([`GameCmd`], through a bounded inbox; a full inbox answers `busy`), starting a game and restoring
-//! live games from the store after a restart, and the per-subscriber forwarder that turns a game's
-//! broadcast into frames for one socket (resyncing a subscriber that fell behind, and counting it in
-//! again under a new name after a login or logout). The game itself, its rules, scoring phase and
-//! event log, is in `actor`; who watches it, in `viewers`.
+//! live games from the store after a restart, and subscribing to one. The game itself, its rules,
+//! scoring phase and event log, is in `actor`; who watches it, in `viewers`; how a connection reads
+//! the games it follows, in `follow`.
 
 mod actor;
 #[cfg(test)]
 mod actor_tests;
+mod follow;
 #[cfg(test)]
 mod model_tests;
 #[cfg(test)]
@@ -16,6 +16,7 @@ mod request;
 pub mod viewers;
 pub mod wire;
 
+pub use follow::{Arrival, Following, Source};
 pub use request::{BetReceipt, GameCmd, GameReply, GameRequest};
 pub use viewers::{ViewerGuard, Viewers, WatcherList};
 
@@ -27,15 +28,12 @@ use std::time::Duration;
 
 use futures_util::FutureExt;
 use tengen_protocol::{
-    GameEvent, GameId, GameSettings, GameSummary, PlayerInfo, Point, RequestKey, ServerMsg,
-    TableId, UserId,
+    GameEvent, GameId, GameSettings, GameSummary, PlayerInfo, Point, RequestKey, TableId, UserId,
 };
-use tokio::sync::{broadcast, mpsc, oneshot, watch, Notify};
-use tokio::task::JoinHandle;
+use tokio::sync::{broadcast, mpsc, oneshot, Notify};
 
 use crate::cluster::{Cluster, WeakCluster};
 use crate::config::{GameTiming, GAME_INBOX_LEN, LIVE_GAMES_MAX, SUBSCRIBE_WAIT_MS};
-use crate::config::{FOLLOW_ELSEWHERE_MS, FOLLOW_ELSEWHERE_RETRY_MS};
 use crate::hall::{HallHandle, HallRequest};
 use crate::ledger::Ledger;
 use crate::store::{store_refusal, LiveGameRow, NewGame, StoreHandle};
@@ -95,7 +93,7 @@ pub struct Presence {
     pub changed: Notify,
 }
 
-/// Held by a player's subscription (and so by its forwarder task): dropping it, when the socket
+/// Held by a player's subscription (and so by the connection following the game): dropping it, when the socket
 /// closes or the game is unwatched, counts that connection out.
 #[derive(Debug)]
 pub struct PresenceGuard {
@@ -521,7 +519,7 @@ pub async fn list_games(
 }
 
 /// Subscribe to a game: the caller sends `subscription.snapshot` itself (so it arrives before the
-/// request's `ack`), then hands the receiver to [`forward`]. Unlike moves, a subscription waits (up to
+/// request's `ack`), then hands the subscription to [`Following::follow`]. Unlike moves, a subscription waits (up to
 /// [`SUBSCRIBE_WAIT_MS`]) for room in the inbox: when a game starts, every watcher of its table
 /// subscribes at once, and turning them away `busy` would leave them without the game.
 pub async fn subscribe(
@@ -539,301 +537,9 @@ pub async fn subscribe(
     rx.await.map_err(|_| game_over())?
 }
 
-/// Where a forwarder's frames come from: the game's handle, and how to find the game again if its
-/// actor stops before the game ends (scaled out, when another node takes it over).
-#[derive(Debug, Clone)]
-pub struct Source {
-    pub games: Games,
-    pub game: GameId,
-    pub handle: GameHandle,
-    /// The game's log, for the events a follower missed when the game ended elsewhere first.
-    pub store: StoreHandle,
-}
-
-/// Where a game whose actor stopped here went.
-enum Elsewhere {
-    /// It goes on on another node: follow it there.
-    Running(Subscription),
-    /// It ended on another node before this follower found it there: its last events.
-    Ended(Vec<Frame>),
-}
-
-impl Source {
-    /// The game where it runs now, if it did not end but goes on on another node. The takeover
-    /// takes a few ticks, so this asks again until [`FOLLOW_ELSEWHERE_MS`]; the other node may also
-    /// have finished the game by then, and the events after `seq` are then read from its log.
-    async fn follow_elsewhere(
-        &mut self,
-        viewer: Option<PlayerInfo>,
-        seq: u64,
-    ) -> Option<Elsewhere> {
-        if self.handle.has_ended() {
-            return None;
-        }
-        if let Some(found) = self.follow_restarted(viewer.clone(), seq).await {
-            return Some(found);
-        }
-        self.games.cluster()?;
-        let deadline = tokio::time::Instant::now() + Duration::from_millis(FOLLOW_ELSEWHERE_MS);
-        while tokio::time::Instant::now() < deadline {
-            match self.games.get(self.game).await {
-                Ok(handle) if !handle.is_closed() => {
-                    if let Ok(subscription) = subscribe(&handle, viewer.clone()).await {
-                        self.handle = handle;
-                        return Some(Elsewhere::Running(subscription));
-                    }
-                }
-                _ => {
-                    if let Some(frames) = self.ended_after(seq).await {
-                        return Some(Elsewhere::Ended(frames));
-                    }
-                }
-            }
-            tokio::time::sleep(Duration::from_millis(FOLLOW_ELSEWHERE_RETRY_MS)).await;
-        }
-        None
-    }
-
-    /// The game where its supervisor restarted it on this node after a panic: the same inbox
-    /// answers again, from a fresh snapshot. If the supervisor ended the game instead (it kept
-    /// panicking), its last events from the log.
-    async fn follow_restarted(
-        &mut self,
-        viewer: Option<PlayerInfo>,
-        seq: u64,
-    ) -> Option<Elsewhere> {
-        let handle = self.games.get_local(self.game)?;
-        // The subscription waits in the inbox while the actor is rebuilt; it fails once the
-        // supervisor has stopped.
-        match subscribe(&handle, viewer).await {
-            Ok(subscription) => {
-                self.handle = handle;
-                Some(Elsewhere::Running(subscription))
-            }
-            Err(_) => self.ended_after(seq).await.map(Elsewhere::Ended),
-        }
-    }
-
-    /// The game's events after `seq` as frames, if its log ends with the game's end.
-    async fn ended_after(&self, seq: u64) -> Option<Vec<Frame>> {
-        let game = self.game;
-        let logged = self.store.call(move |store| store.game_events(game)).await;
-        let events: Vec<(u64, GameEvent)> = logged
-            .ok()?
-            .into_iter()
-            .filter(|(logged_seq, _)| *logged_seq > seq)
-            .map(|(seq, json)| serde_json::from_str(&json).ok().map(|event| (seq, event)))
-            .collect::<Option<_>>()?;
-        if !matches!(events.last(), Some((_, GameEvent::Ended { .. }))) {
-            return None;
-        }
-        let frame = |(seq, event)| {
-            // The clocks at each moment are gone with the actor; the end needs none.
-            let msg = ServerMsg::GameEvent {
-                game,
-                seq,
-                event,
-                clocks: None,
-                server_time_ms: None,
-            };
-            Frame::from(msg.to_json())
-        };
-        Some(events.into_iter().map(frame).collect())
-    }
-}
-
-/// Copy a game's frames to one socket's outbound queue, in order, skipping frames hidden from `viewer`
-/// and events already in the snapshot. A subscriber that falls behind the broadcast (Lagged) is sent a
-/// fresh snapshot instead of stalling the game or anyone else. When the session logs in or out, the
-/// subscriber is counted in again as who it now is.
-pub fn forward(
-    mut source: Source,
-    mut subscription: Subscription,
-    mut viewer: watch::Receiver<Option<PlayerInfo>>,
-    out: mpsc::Sender<Frame>,
-    shutdown: Shutdown,
-    tasks: TaskGuard,
-) -> JoinHandle<()> {
-    tokio::spawn(async move {
-        let _tasks = tasks;
-        // The last event this socket has: in the snapshot, or forwarded since.
-        let mut seq = subscription.seq;
-        // Made once: a wait made per frame registers with the signal every task shares.
-        let stopping = shutdown.wait();
-        tokio::pin!(stopping);
-        loop {
-            let frame = tokio::select! {
-                _ = &mut stopping => break,
-                frame = subscription.frames.recv() => frame,
-                changed = viewer.changed() => {
-                    // The sender lives as long as the session: gone, nobody reads this socket.
-                    if changed.is_err() {
-                        break;
-                    }
-                    let now = viewer.borrow_and_update().clone();
-                    // The new guard first, so a user who stays logged in is never counted out.
-                    let registry = Arc::clone(subscription.viewer.viewers());
-                    subscription.viewer = ViewerGuard::new(registry, now);
-                    continue;
-                }
-            };
-            match frame {
-                Ok(frame) => {
-                    let viewer = viewer.borrow().as_ref().map(|p| p.user);
-                    if viewer.is_some() && frame.hidden_from.contains(&viewer) {
-                        continue;
-                    }
-                    if frame.seq.is_some_and(|seq| seq <= subscription.seq) {
-                        continue;
-                    }
-                    seq = frame.seq.unwrap_or(seq);
-                    if out.send(frame.text).await.is_err() {
-                        break;
-                    }
-                }
-                Err(broadcast::error::RecvError::Lagged(skipped)) => {
-                    tracing::debug!(skipped, "a subscriber fell behind; resyncing");
-                    let viewer = viewer.borrow().clone();
-                    let Ok(fresh) = subscribe(&source.handle, viewer).await else {
-                        break;
-                    };
-                    subscription = fresh;
-                    seq = subscription.seq;
-                    if out.send(subscription.snapshot.clone()).await.is_err() {
-                        break;
-                    }
-                }
-                Err(broadcast::error::RecvError::Closed) => {
-                    // Scaled out, a game whose actor stopped here may go on on another node (this
-                    // node lost its lease): follow it there, from a fresh snapshot.
-                    let viewer = viewer.borrow().clone();
-                    match source.follow_elsewhere(viewer, seq).await {
-                        Some(Elsewhere::Running(fresh)) => {
-                            subscription = fresh;
-                            seq = subscription.seq;
-                            if out.send(subscription.snapshot.clone()).await.is_err() {
-                                break;
-                            }
-                        }
-                        Some(Elsewhere::Ended(frames)) => {
-                            for frame in frames {
-                                if out.send(frame).await.is_err() {
-                                    break;
-                                }
-                            }
-                            break;
-                        }
-                        None => break,
-                    }
-                }
-            }
-        }
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn frame(seq: Option<u64>, text: &str, hidden_from: [Option<UserId>; 2]) -> GameFrame {
-        GameFrame {
-            seq,
-            text: Frame::from(text.to_string()),
-            hidden_from,
-        }
-    }
-
-    /// A subscriber that falls behind the broadcast gets a fresh snapshot, then the events after it,
-    /// and never a frame hidden from it.
-    #[tokio::test]
-    async fn a_lagging_subscriber_is_resynced_and_hidden_frames_are_skipped() {
-        const CAPACITY: usize = 4;
-        let (frames, _) = broadcast::channel(CAPACITY);
-        let (inbox_tx, mut inbox_rx) = mpsc::channel(GAME_INBOX_LEN);
-        let viewers = Arc::new(Viewers::new([UserId(1), UserId(2)]));
-        let handle = GameHandle::new(inbox_tx, Arc::clone(&viewers), Arc::default());
-        let carol = PlayerInfo {
-            user: UserId(7),
-            username: "carol".into(),
-            rank: "3k".into(),
-            rating: 1700,
-            computer: false,
-        };
-        let subscription = Subscription {
-            snapshot: Frame::from("snapshot-0".to_string()),
-            seq: 0,
-            frames: frames.subscribe(),
-            presence: None,
-            viewer: ViewerGuard::new(Arc::clone(&viewers), Some(carol.clone())),
-        };
-        // Overflow the channel before the forwarder reads anything.
-        for seq in 1..=10 {
-            frames
-                .send(frame(Some(seq), &format!("event-{seq}"), [None, None]))
-                .unwrap();
-        }
-        // A stand-in actor answers the resubscription with its state at seq 10.
-        let actor_frames = frames.clone();
-        let actor_viewers = Arc::clone(&viewers);
-        tokio::spawn(async move {
-            while let Some(GameCmd::Subscribe { reply, viewer }) = inbox_rx.recv().await {
-                let _ = reply.send(Ok(Subscription {
-                    snapshot: Frame::from("snapshot-10".to_string()),
-                    seq: 10,
-                    frames: actor_frames.subscribe(),
-                    presence: None,
-                    viewer: ViewerGuard::new(Arc::clone(&actor_viewers), viewer),
-                }));
-            }
-        });
-        let (out_tx, mut out_rx) = mpsc::channel(OUTBOUND_LEN_FOR_TEST);
-        let (viewer_tx, viewer_rx) = watch::channel(Some(carol));
-        let (trigger, shutdown) = Shutdown::new();
-        let (alive, _alive_rx) = mpsc::channel(1);
-        let tasks = TaskGuard { _alive: alive };
-        let dir = tempfile::tempdir().unwrap();
-        let sqlite = crate::store::sqlite::SqliteStore::open(dir.path()).unwrap();
-        let source = Source {
-            games: Games::new(),
-            game: GameId(1),
-            handle,
-            store: StoreHandle::new(Arc::new(sqlite)),
-        };
-        let forwarder = forward(source, subscription, viewer_rx, out_tx, shutdown, tasks);
-
-        assert_eq!(out_rx.recv().await.unwrap().as_str(), "snapshot-10");
-        frames
-            .send(frame(None, "kibitz", [Some(UserId(7)), None]))
-            .unwrap();
-        frames
-            .send(frame(Some(11), "event-11", [None, None]))
-            .unwrap();
-        assert_eq!(out_rx.recv().await.unwrap().as_str(), "event-11");
-        // Resynced, Carol is still one watcher, counted once.
-        assert_eq!(viewers.list(10).watchers[0].username, "carol");
-        assert_eq!(viewers.count(), 1);
-
-        // She logs out: the same connection watches on as a guest.
-        viewer_tx.send_replace(None);
-        frames
-            .send(frame(None, "kibitz", [Some(UserId(7)), None]))
-            .unwrap();
-        assert_eq!(out_rx.recv().await.unwrap().as_str(), "kibitz");
-        // The forwarder takes the logout in its own time (its select picks among ready branches).
-        for _ in 0..1_000 {
-            if viewers.list(10).anonymous_watchers_count == 1 {
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(1)).await;
-        }
-        assert_eq!(viewers.list(10).anonymous_watchers_count, 1);
-        assert_eq!(viewers.count(), 1);
-
-        // The forwarder ends with the shutdown, and its subscription counts out.
-        trigger.trigger();
-        forwarder.await.unwrap();
-        assert_eq!(viewers.count(), 0);
-    }
 
     /// A game whose inbox is full answers a move `busy` at once instead of making the session wait.
     #[tokio::test]
@@ -862,7 +568,4 @@ mod tests {
         let gone = subscribe(&handle, None).await.unwrap_err();
         assert_eq!(gone.code, ErrorCode::NoSuchGame);
     }
-
-    /// Outbound queue length for the test: small, nothing in it waits.
-    const OUTBOUND_LEN_FOR_TEST: usize = 8;
 }

@@ -140,7 +140,7 @@ impl Session {
         self.tell_online(session.player.clone()).await?;
         self.player = Some(session.player.clone());
         self.token = Some(session.token.clone());
-        self.viewer.send_replace(Some(session.player.clone()));
+        self.following.count_in_as(Some(&session.player));
         // Entered a room while anonymous: enter it again as this user, so the room lists them.
         if let Some(room) = self.room {
             self.join_room(room).await?;
@@ -253,6 +253,6 @@ impl Session {
     fn forget_session(&mut self) {
         self.player = None;
         self.token = None;
-        self.viewer.send_replace(None);
+        self.following.count_in_as(None);
     }
 }

@@ -1,12 +1,13 @@
-//! A connection and live games: following one (its state, then every frame, through a forwarder
-//! task), and a player's moves, marking, undo and answers, each one [`GameRequest`] to the game's
-//! actor; kibitz; a game's record and a player's list of games.
+//! A connection and live games: following one (its state, then every frame, read by the
+//! connection's own task through `game::Following`), and a player's moves, marking, undo and
+//! answers, each one [`GameRequest`] to the game's actor; kibitz; a game's record and a player's
+//! list of games.
 
 use tengen_protocol::{
     ClientMsg, ErrorCode, GameId, Point, RequestId, RequestKey, ServerMsg, UserId,
 };
 
-use super::{misrouted, Answer, Followed, Session, GAMES_PER_SESSION_MAX};
+use super::{misrouted, Answer, Session, GAMES_PER_SESSION_MAX};
 use crate::game::{self, GameRequest, PlayerMove};
 use crate::{refuse, Refusal};
 
@@ -38,9 +39,7 @@ impl Session {
 
     /// Follow a game: its full state now (before the request's `ack`), then every frame in order.
     pub(super) async fn watch(&mut self, game: GameId) -> Result<(), Refusal> {
-        self.games
-            .retain(|_, followed| !followed.forwarder.is_finished());
-        if !self.games.contains_key(&game) && self.games.len() >= GAMES_PER_SESSION_MAX {
+        if !self.following.contains(game) && self.following.len() >= GAMES_PER_SESSION_MAX {
             return refuse(
                 ErrorCode::Busy,
                 format!("follow at most {GAMES_PER_SESSION_MAX} games at once"),
@@ -52,39 +51,27 @@ impl Session {
         let source = game::Source {
             games: self.state.games.clone(),
             game,
-            handle: handle.clone(),
+            handle,
             store: self.state.store.clone(),
         };
-        let forwarder = game::forward(
-            source,
-            subscription,
-            self.viewer.subscribe(),
-            self.out.clone(),
-            self.state.shutdown.clone(),
-            self.state.tasks.clone(),
-        );
-        if let Some(old) = self.games.insert(game, Followed { forwarder, handle }) {
-            old.forwarder.abort();
-        }
+        self.following.follow(source, subscription);
         Ok(())
     }
 
     pub(super) fn unwatch(&mut self, game: GameId) -> Result<Answer, Refusal> {
-        match self.games.remove(&game) {
-            Some(followed) => {
-                followed.forwarder.abort();
-                Ok(Answer::Ack)
-            }
-            None => refuse(ErrorCode::NotThere, format!("you do not watch game {game}")),
+        if self.following.unfollow(game) {
+            Ok(Answer::Ack)
+        } else {
+            refuse(ErrorCode::NotThere, format!("you do not watch game {game}"))
         }
     }
 
     /// A game's handle: the one kept for a followed game (players follow theirs from its start), else
     /// from the registry. A game that ended answers `no_such_game` either way: its inbox is closed.
     pub(super) async fn game(&self, game: GameId) -> Result<game::GameHandle, Refusal> {
-        match self.games.get(&game) {
+        match self.following.handle(game) {
             // A closed handle whose game goes on elsewhere (scaled out) is looked up again.
-            Some(followed) if !followed.handle.is_closed() => Ok(followed.handle.clone()),
+            Some(handle) if !handle.is_closed() => Ok(handle.clone()),
             _ => self.state.games.get(game).await,
         }
     }

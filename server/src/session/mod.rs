@@ -13,7 +13,7 @@ mod money;
 mod rate_limit;
 mod study;
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 use std::net::IpAddr;
 use std::sync::Arc;
 use std::time::Duration;
@@ -25,13 +25,10 @@ use tengen_protocol::{
     Area, ClientMsg, ErrorCode, GameId, PlayerInfo, Request, RequestId, RoomId, ServerMsg, TableId,
     UserId,
 };
-use tokio::sync::{broadcast, mpsc, watch};
-use tokio::task::JoinHandle;
+use tokio::sync::broadcast;
 use tokio::time::Instant;
 
-use crate::config::{
-    IDLE_TIMEOUT_MS, MAX_FRAME_BYTES, OUTBOUND_QUEUE_LEN, PING_INTERVAL_MS, WRITE_TIMEOUT_MS,
-};
+use crate::config::{IDLE_TIMEOUT_MS, MAX_FRAME_BYTES, PING_INTERVAL_MS, WRITE_TIMEOUT_MS};
 use crate::game;
 use crate::hall::{HallEvent, HallRequest, UserEvents};
 use crate::study::Study;
@@ -41,7 +38,7 @@ use rate_limit::{RateLimit, Verdict};
 /// Tables one connection may watch at once: a person follows a few; the bound caps hall bookkeeping.
 const TABLES_PER_SESSION_MAX: usize = 16;
 
-/// Games one connection may follow at once (each costs a forwarding task and a broadcast receiver).
+/// Games one connection may follow at once (each costs a broadcast receiver and a guard or two).
 const GAMES_PER_SESSION_MAX: usize = 16;
 
 /// Frames written per flush at most, so one busy game cannot starve the socket's other duties.
@@ -86,11 +83,7 @@ struct Session {
     /// Tables this connection joined as a watcher; bounded by [`TABLES_PER_SESSION_MAX`].
     tables: BTreeSet<TableId>,
     /// The games this connection follows; bounded by [`GAMES_PER_SESSION_MAX`].
-    games: HashMap<GameId, Followed>,
-    /// Who is watching, for the forwarders' kibitz filter and the games' watcher lists; changes on
-    /// login and logout.
-    viewer: watch::Sender<Option<PlayerInfo>>,
-    out: mpsc::Sender<Frame>,
+    following: game::Following,
     limit: RateLimit,
     /// Frames to write before the reply of the request being handled.
     pushes: Vec<Frame>,
@@ -98,14 +91,6 @@ struct Session {
     study: Option<Study>,
     /// Set once the hall has been told the session is gone (see `release`).
     released: bool,
-}
-
-/// A game this connection follows: the task copying its frames here, and its handle, kept so that
-/// moves and kibitz in a followed game reach the actor without the shared registry's lock.
-#[derive(Debug)]
-struct Followed {
-    forwarder: JoinHandle<()>,
-    handle: game::GameHandle,
 }
 
 /// The cleanup runs however the task ends: a panic's unwind (or a cancelled task) drops the session
@@ -152,8 +137,6 @@ fn misrouted(msg: &ClientMsg) -> Refusal {
 /// Serve one upgraded socket until it closes or the server shuts down.
 pub(crate) async fn run(state: Arc<AppState>, socket: WebSocket, peer: IpAddr) {
     let _tasks = state.tasks.clone();
-    let (out_tx, out_rx) = mpsc::channel(OUTBOUND_QUEUE_LEN);
-    let (viewer, _) = watch::channel(None);
     let mut session = Session {
         state: Arc::clone(&state),
         peer,
@@ -165,9 +148,7 @@ pub(crate) async fn run(state: Arc<AppState>, socket: WebSocket, peer: IpAddr) {
         user_events: None,
         room: None,
         tables: BTreeSet::new(),
-        games: HashMap::new(),
-        viewer,
-        out: out_tx,
+        following: game::Following::default(),
         limit: RateLimit::new(
             Instant::now(),
             state.config.messages_per_second,
@@ -177,12 +158,12 @@ pub(crate) async fn run(state: Arc<AppState>, socket: WebSocket, peer: IpAddr) {
         study: None,
         released: false,
     };
-    session.serve(socket, out_rx).await;
+    session.serve(socket).await;
     session.cleanup().await;
 }
 
 impl Session {
-    async fn serve(&mut self, socket: WebSocket, mut out_rx: mpsc::Receiver<Frame>) {
+    async fn serve(&mut self, socket: WebSocket) {
         let (mut sink, mut stream) = socket.split();
         // Both waits below are made once and kept across turns of the loop (the hall's re-armed as
         // each event arrives): made anew on every turn, each registered with, and left, a signal
@@ -231,14 +212,14 @@ impl Session {
                 event = next_event(user_rx.as_mut().map(UserEvents::receiver)) => {
                     self.on_hall_event(event).await
                 }
-                Some(frame) = out_rx.recv() => {
-                    self.pushes.push(frame);
+                (game, arrival) = self.following.next() => {
+                    self.take_arrival(game, arrival).await;
                     // Take what else is ready, so a busy game costs one flush, not one per frame.
                     while self.pushes.len() < WRITE_BATCH_MAX {
-                        match out_rx.try_recv() {
-                            Ok(frame) => self.pushes.push(frame),
-                            Err(_) => break,
-                        }
+                        let Some((game, arrival)) = self.following.ready() else {
+                            break;
+                        };
+                        self.take_arrival(game, arrival).await;
                     }
                     Next::Continue
                 }
@@ -300,23 +281,29 @@ impl Session {
         )
     }
 
-    /// Leave the room and tables, go offline, stop forwarders.
+    /// What a followed game's arrival means for this connection, queued to be written.
+    async fn take_arrival(&mut self, game: GameId, arrival: game::Arrival) {
+        let viewer = self.player.as_ref();
+        self.following
+            .take(game, arrival, viewer, &mut self.pushes)
+            .await;
+    }
+
+    /// Leave the room and tables, go offline, stop following games.
     async fn cleanup(&mut self) {
         if let Some(gone) = self.release() {
             self.state.hall.send(gone).await;
         }
     }
 
-    /// Stop the forwarders (their presence and watcher guards go with them) and say what the hall
+    /// Stop following games (their presence and watcher guards go with them) and say what the hall
     /// must undo: the room, the tables watched, the user's presence and with it a seat at a table
     /// without a game. Once: from `cleanup`, or from `Drop` when the task ended any other way.
     fn release(&mut self) -> Option<HallRequest> {
         if std::mem::replace(&mut self.released, true) {
             return None;
         }
-        for (_, followed) in self.games.drain() {
-            followed.forwarder.abort();
-        }
+        self.following.clear();
         Some(HallRequest::SessionGone {
             user: self.player.as_ref().map(|p| p.user),
             room: self.room.take(),
