@@ -372,10 +372,12 @@ export function applyMessage(state, msg) {
       break;
     }
     case 'watchers': {
-      // Not a game event (no seq): the latest push simply replaces the list.
+      // Not a game event (no seq): the latest push replaces the counts, and the names when it has
+      // them (the server leaves them out when only the counts changed).
       const game = state.games.get(msg.game);
       if (game) {
-        game.watching = watchingFrom(msg);
+        const watchers = msg.watchers ?? game.watching?.watchers ?? [];
+        game.watching = watchingFrom({ ...msg, watchers });
         game.watchersCount = msg.watchers_count;
       }
       break;

@@ -51,6 +51,10 @@ test('the model takes the list from the snapshot, then from each push', () => {
   const game = s.games.get(7);
   assert.equal(game.watchersCount, 3);
   assert.deepEqual(game.watching.watchers.map((p) => p.username), ['w0', 'w1', 'w2']);
+  // A push without names changes the counts and keeps the names held.
+  applyMessage(s, { type: 'watchers', game: 7, watchers_count: 5, anonymous_watchers_count: 2 });
+  assert.equal(game.watchersCount, 5);
+  assert.deepEqual(game.watching, { count: 5, anonymous: 2, watchers: people(3) });
   // A push for a game this client does not follow changes nothing.
   applyMessage(s, { type: 'watchers', game: 8, watchers_count: 1, anonymous_watchers_count: 1, watchers: [] });
   assert.equal(s.games.has(8), false);

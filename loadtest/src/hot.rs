@@ -118,10 +118,12 @@ impl HotTracker {
 
     /// Each tracked event's fan-out time (intended send to the last of `watchers` deliveries), in
     /// a histogram; and how many events some watcher never received.
-    fn fan_out(&self, watchers: u64) -> (LatencySummary, u64) {
+    fn fan_out(&self, watchers: u64) -> (LatencySummary, u64, Vec<SlowEvent>) {
         let Ok(mut histogram) = Histogram::<u64>::new_with_bounds(1, 60_000_000, 3) else {
-            return (LatencySummary::default(), 0);
+            return (LatencySummary::default(), 0, Vec::new());
         };
+        let end = self.end.load(Ordering::Relaxed);
+        let mut slowest = Vec::new();
         let mut incomplete = 0;
         for seq in 1..TRACKED_EVENTS {
             let count = self.deliveries[seq].load(Ordering::Relaxed);
@@ -136,7 +138,15 @@ impl HotTracker {
                 .load(Ordering::Relaxed)
                 .saturating_sub(self.intended[seq].load(Ordering::Relaxed));
             histogram.saturating_record((took / 1_000).max(1));
+            let intended = self.intended[seq].load(Ordering::Relaxed);
+            slowest.push(SlowEvent {
+                seq: seq as u64,
+                before_end_s: end.saturating_sub(intended) as f64 / 1e9,
+                took_ms: took as f64 / 1e6,
+            });
         }
+        slowest.sort_by(|a, b| b.took_ms.total_cmp(&a.took_ms));
+        slowest.truncate(SLOWEST_EVENTS);
         let ms = |us: u64| us as f64 / 1000.0;
         let summary = LatencySummary {
             count: histogram.len(),
@@ -145,7 +155,7 @@ impl HotTracker {
             p999_ms: ms(histogram.value_at_quantile(0.999)),
             max_ms: ms(histogram.max()),
         };
-        (summary, incomplete)
+        (summary, incomplete, slowest)
     }
 }
 
@@ -172,6 +182,19 @@ pub struct HotOptions {
     pub base: Options,
 }
 
+/// The slowest fan-outs a report lists, to tell a slow move from a slow end.
+const SLOWEST_EVENTS: usize = 3;
+
+/// One hot-game event's fan-out: which event, when it was meant to go out (seconds before the
+/// resignation's intended time; 0 for the resignation itself) and how long it took to reach the
+/// last watcher.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct SlowEvent {
+    pub seq: u64,
+    pub before_end_s: f64,
+    pub took_ms: f64,
+}
+
 /// What a hot-game run measured, beside the background's [`Results`].
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct HotResults {
@@ -181,6 +204,8 @@ pub struct HotResults {
     pub fan_out: LatencySummary,
     /// Moves some watcher never received (within the window).
     pub fan_out_incomplete: u64,
+    /// The slowest events' fan-outs, slowest first.
+    pub fan_out_slowest: Vec<SlowEvent>,
     /// Every delivery to every hot watcher.
     pub watcher_event: LatencySummary,
     pub move_ack: LatencySummary,
@@ -283,7 +308,7 @@ pub async fn run(servers: &[SocketAddr], options: HotOptions) -> HotResults {
         server,
     );
     let delivered = Metrics::count(&hot_metrics.delivered_count) + bg.delivered;
-    let (fan_out, fan_out_incomplete) = tracker.fan_out(options.watchers as u64);
+    let (fan_out, fan_out_incomplete, fan_out_slowest) = tracker.fan_out(options.watchers as u64);
     let accepted = tracker.bets_accepted.load(Ordering::Relaxed);
     let end_nanos = tracker.end.load(Ordering::Relaxed);
     let last_balance = tracker.last_balance.load(Ordering::Relaxed);
@@ -292,6 +317,7 @@ pub async fn run(servers: &[SocketAddr], options: HotOptions) -> HotResults {
         setup_s: hot_setup_s,
         fan_out,
         fan_out_incomplete,
+        fan_out_slowest,
         watcher_event: hot_metrics.watcher_event.summary(),
         move_ack: hot_metrics.move_ack.summary(),
         bets_sent,

@@ -147,6 +147,17 @@ fn rows() -> Vec<Row> {
             None,
         ),
         (
+            "  slowest: seq (s before the end) ms",
+            |r| {
+                let slow = r
+                    .fan_out_slowest
+                    .iter()
+                    .map(|e| format!("{} ({:.0}) {:.0}", e.seq, e.before_end_s, e.took_ms));
+                slow.collect::<Vec<_>>().join(", ")
+            },
+            None,
+        ),
+        (
             "hot watcher event lag ms p50/p99/p99.9",
             |r| lat999(&r.watcher_event),
             Some(|r| r.watcher_event.p99_ms),

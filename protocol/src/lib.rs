@@ -1410,13 +1410,17 @@ pub enum ServerMsg {
         server_time_ms: Option<u64>,
     },
     /// Who watches a live game, with the same fields as in `game_state`; pushed to everyone following
-    /// it when the set of watchers changes, at most about once a second. Not a game event: it has no
-    /// `seq` and is not in the game's record.
+    /// it when the set of watchers changes, at most about once a second (less often past 2,000
+    /// followers). Not a game event: it has no `seq` and is not in the game's record. `watchers` (the
+    /// names) is left out when only the counts changed: the names a follower holds, from its
+    /// snapshot or the last push that had them, are still right. A crowd of guests coming and going
+    /// then costs each follower a few bytes instead of the whole list (issue 16).
     Watchers {
         game: GameId,
         watchers_count: u32,
         anonymous_watchers_count: u32,
-        watchers: Vec<PlayerInfo>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        watchers: Option<Vec<PlayerInfo>>,
     },
     /// Reply to `get_record`: the game's SGF so far (live) or in full (finished).
     GameRecord {

@@ -26,9 +26,11 @@ use std::sync::{Arc, Mutex, MutexGuard, TryLockError};
 
 use rusqlite::{params, Connection, ErrorCode as SqliteCode, OptionalExtension};
 use tengen_protocol::{EventId, GameId, TableId, UserId};
+use tokio::sync::oneshot;
 
 use super::{
-    Backoff, GameListRow, Glicko, LiveGameRow, NewGame, RatingUpdate, Store, StoreError, UserRow,
+    Backoff, GameListRow, Glicko, LiveGameRow, NewGame, QueuedAnswer, RatingUpdate, Store,
+    StoreError, UserRow,
 };
 use crate::config::{
     STORE_CHECKPOINT_INTERVAL_MS, STORE_GROUP_COMMIT_WRITES_MAX, STORE_READERS,
@@ -202,7 +204,28 @@ fn checkpoint_loop(conn: &Connection, stopped: &Receiver<()>) {
 }
 
 /// A write and where its outcome goes.
-type QueuedWrite = (PendingWrite, SyncSender<WriteOutcome>);
+type QueuedWrite = (PendingWrite, Answer);
+
+/// Where a write's outcome goes: to a thread blocked on it (`submit`), or to a task awaiting it
+/// (`append_event_queued`).
+enum Answer {
+    Blocking(SyncSender<WriteOutcome>),
+    Queued(oneshot::Sender<WriteOutcome>),
+}
+
+impl Answer {
+    /// A caller that stopped waiting loses nothing: its write is committed or not.
+    fn send(self, outcome: WriteOutcome) {
+        match self {
+            Answer::Blocking(reply) => {
+                let _ = reply.send(outcome);
+            }
+            Answer::Queued(reply) => {
+                let _ = reply.send(outcome);
+            }
+        }
+    }
+}
 
 /// A write waiting for the next group commit.
 enum PendingWrite {
@@ -360,7 +383,7 @@ impl SqliteStore {
         let Some(writer) = &self.writer else {
             return stopped;
         };
-        if writer.send((write, reply)).is_err() {
+        if writer.send((write, Answer::Blocking(reply))).is_err() {
             return stopped;
         }
         outcome.recv().unwrap_or(stopped)
@@ -437,9 +460,8 @@ fn write_loop(conn: &Mutex<Connection>, queue: Receiver<QueuedWrite>) {
         }
         let (writes, replies): (Vec<PendingWrite>, Vec<_>) = group.into_iter().unzip();
         let outcomes = commit_group(&mut lock(conn), &writes);
-        for (reply, outcome) in replies.into_iter().zip(outcomes) {
-            // A caller that stopped waiting loses nothing: its write is committed or not.
-            let _ = reply.send(outcome);
+        for (answer, outcome) in replies.into_iter().zip(outcomes) {
+            answer.send(outcome);
         }
     }
 }
@@ -1132,6 +1154,36 @@ impl Store for SqliteStore {
             return self.faulty(true, || self.append_event_now(game, seq, &json));
         }
         self.append_event_now(game, seq, event_json)
+    }
+
+    fn append_event_queued(
+        &self,
+        game: GameId,
+        seq: u64,
+        event_json: &str,
+    ) -> Option<QueuedAnswer> {
+        #[cfg(test)]
+        if self.fault() != Fault::None {
+            return None;
+        }
+        let writer = self.writer.as_ref()?;
+        let (answer, outcome) = oneshot::channel();
+        let write = PendingWrite::Event {
+            game,
+            seq,
+            event_json: event_json.to_string(),
+        };
+        // A full queue is left to the blocking call, which waits for room off the runtime.
+        writer.try_send((write, Answer::Queued(answer))).ok()?;
+        Some(Box::pin(async move {
+            match outcome.await {
+                Ok(WriteOutcome::Done(outcome)) => outcome,
+                Ok(other) => Err(StoreError::Backend(format!(
+                    "an event's write answered {other:?}"
+                ))),
+                Err(_) => Err(StoreError::Backend("the store's writer has stopped".into())),
+            }
+        }))
     }
 
     fn game_events(&self, game: GameId) -> Result<Vec<(u64, String)>, StoreError> {

@@ -5,6 +5,7 @@
 //! players. Apart from the snapshot, none of this is a game event: it has no `seq` and never enters
 //! the log.
 
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -47,11 +48,16 @@ impl GameActor {
             return Flow::Continue;
         }
         self.watchers_pacer.pushed();
+        // The names only when some follower may hold others: a title match's crowd changes its
+        // counts all the time and its strongest hundred rarely, and the list is several KiB to
+        // every follower (issue 16: 15,000 of them stalled the game's fan-out for a second).
+        let shown_differ = self.watchers_shown_differ.swap(false, Ordering::Relaxed);
+        let names_changed = shown_differ || list.watchers != self.watchers_pushed.watchers;
         let frame = ServerMsg::Watchers {
             game: self.id,
             watchers_count: list.watchers_count,
             anonymous_watchers_count: list.anonymous_watchers_count,
-            watchers: list.watchers.clone(),
+            watchers: names_changed.then(|| list.watchers.clone()),
         }
         .to_json();
         // No subscribers is fine: the next one's snapshot has the list.
@@ -128,6 +134,9 @@ impl GameActor {
         let live = self.outcome.is_none();
         let (awaited, [warnings_black, warnings_white], halt) = self.event_state(now_ms);
         let watching = self.viewers.list(WATCHERS_LISTED_MAX);
+        if watching.watchers != self.watchers_pushed.watchers {
+            self.watchers_shown_differ.store(true, Ordering::Relaxed);
+        }
         GameState {
             game: self.id,
             seq: self.seq,

@@ -192,6 +192,10 @@ pub(super) struct GameActor {
     moves_count: Arc<AtomicU32>,
     /// The watchers as last pushed, so a join undone within the interval pushes nothing.
     watchers_pushed: WatcherList,
+    /// Set when a state went out naming other watchers than the last push did (a subscription's
+    /// snapshot, taken between pushes): the next push must then name them all again, even if the
+    /// names are back to the pushed ones. Atomic because `state` reads the actor shared.
+    watchers_shown_differ: AtomicBool,
     /// When the next `watchers` push is due, at most one per [`WATCHER_COUNT_PUSH_MS`].
     watchers_pacer: Pacer,
     /// When the next `pool` push is due, at most one per [`POOL_PUSH_MS`].
@@ -282,6 +286,7 @@ impl GameActor {
             ended: Arc::new(AtomicBool::new(false)),
             moves_count: Arc::default(),
             watchers_pushed: WatcherList::default(),
+            watchers_shown_differ: AtomicBool::new(false),
             watchers_pacer: Pacer::new(WATCHER_COUNT_PUSH_MS),
             pool_pacer: Pacer::new(POOL_PUSH_MS),
             move_keys: HashMap::new(),
@@ -791,7 +796,7 @@ impl GameActor {
         let game = self.id;
         self.ctx
             .store
-            .call(move |store| store.append_event(game, seq, &text))
+            .append_event(game, seq, text)
             .await
             .map_err(Fatal::Store)?;
         self.remember_key(&logged);
