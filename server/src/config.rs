@@ -214,6 +214,14 @@ pub const WATCHER_LIST_FRAMES_PER_S_MAX: usize = 2_000;
 /// second is pushed at once; those after it at the end of that second.)
 pub const POOL_PUSH_MS: u64 = 1_000;
 
+/// `pool` frames one game sends per second at most, over all who follow it: past this many
+/// followers its pool is pushed less often than [`POOL_PUSH_MS`], in proportion (every 3 s at
+/// 15,000). A push wakes every follower, and in a title match's betting burst a push a second was a
+/// second fan-out between the moves', each holding up the bets and moves that arrived during it
+/// (issue 16). A pool change waiting for its push also goes out with the game's next event, so at
+/// a move every 2 s the crowd sees the pool move with each move.
+pub const POOL_FRAMES_PER_S_MAX: usize = 5_000;
+
 /// Writes (game events and ledger batch groups) queued for the store's group-commit writer. Each is
 /// a caller blocked until its write is durable: at most one append per live game (an actor awaits its
 /// append) plus the ledger writer's one group, so this is room for every live game at once; a full

@@ -15,8 +15,8 @@ use tokio::time::Instant;
 
 use super::{Flow, GameActor};
 use crate::config::{
-    WATCHERS_LISTED_MAX, WATCHERS_PER_GAME_MAX, WATCHER_COUNT_PUSH_MS,
-    WATCHER_LIST_FRAMES_PER_S_MAX,
+    POOL_FRAMES_PER_S_MAX, POOL_PUSH_MS, WATCHERS_LISTED_MAX, WATCHERS_PER_GAME_MAX,
+    WATCHER_COUNT_PUSH_MS, WATCHER_LIST_FRAMES_PER_S_MAX,
 };
 use crate::game::wire::{self, color_to_wire, points_to_wire};
 use crate::game::{GameFrame, Mirror, PresenceGuard, Subscription, ViewerGuard};
@@ -31,6 +31,7 @@ impl GameActor {
         let followers = self.frames.receiver_count();
         self.watchers_pacer
             .set_interval_ms(watchers_push_ms(followers));
+        self.pool_pacer.set_interval_ms(pool_push_ms(followers));
         self.watchers_pacer.changed();
         Flow::Continue
     }
@@ -234,6 +235,13 @@ fn watchers_push_ms(followers: usize) -> u64 {
     WATCHER_COUNT_PUSH_MS.saturating_mul(per_push)
 }
 
+/// How often a game with `followers` pushes its pool: every [`POOL_PUSH_MS`], or less often past
+/// [`POOL_FRAMES_PER_S_MAX`] followers.
+fn pool_push_ms(followers: usize) -> u64 {
+    let per_push = followers.div_ceil(POOL_FRAMES_PER_S_MAX).max(1) as u64;
+    POOL_PUSH_MS.saturating_mul(per_push)
+}
+
 /// When a coalesced push (the watchers list, the pool) is next due: a change is pushed at once when
 /// the last push is an interval old, otherwise when it will be, so a burst of changes costs each
 /// follower one frame per interval.
@@ -279,7 +287,7 @@ impl Pacer {
 
 #[cfg(test)]
 mod tests {
-    use super::watchers_push_ms;
+    use super::{pool_push_ms, watchers_push_ms};
 
     #[test]
     fn a_crowd_hears_the_list_less_often_in_proportion() {
@@ -287,5 +295,13 @@ mod tests {
         assert_eq!(watchers_push_ms(2_000), 1_000);
         assert_eq!(watchers_push_ms(2_001), 2_000);
         assert_eq!(watchers_push_ms(20_000), 10_000);
+    }
+
+    #[test]
+    fn a_crowd_hears_the_pool_less_often_in_proportion() {
+        assert_eq!(pool_push_ms(10), 1_000);
+        assert_eq!(pool_push_ms(5_000), 1_000);
+        assert_eq!(pool_push_ms(15_000), 3_000);
+        assert_eq!(pool_push_ms(20_000), 4_000);
     }
 }
