@@ -147,12 +147,12 @@ fn rows() -> Vec<Row> {
             None,
         ),
         (
-            "  slowest: seq (s before the end) ms",
+            "  slowest ms (seq, s before the end)",
             |r| {
                 let slow = r
                     .fan_out_slowest
                     .iter()
-                    .map(|e| format!("{} ({:.0}) {:.0}", e.seq, e.before_end_s, e.took_ms));
+                    .map(|e| format!("{:.0} ({},{:.0})", e.took_ms, e.seq, e.before_end_s));
                 slow.collect::<Vec<_>>().join(", ")
             },
             None,

@@ -278,6 +278,14 @@ impl Pacer {
         }
     }
 
+    /// Every follower was just sent something else (a game event): a change from now on waits the
+    /// interval as after a push. Nothing is scheduled here, and a push already due keeps its time.
+    pub(super) fn followers_woken(&mut self) {
+        if self.due.is_none() {
+            self.pushed_at = Some(Instant::now());
+        }
+    }
+
     /// A push went out now (which makes any scheduled one unnecessary).
     pub(super) fn pushed(&mut self) {
         self.due = None;
