@@ -15,8 +15,9 @@ use tokio::time::Instant;
 
 use super::{Flow, GameActor};
 use crate::config::{
-    POOL_FRAMES_PER_S_MAX, POOL_PUSH_MS, WATCHERS_LISTED_MAX, WATCHERS_PER_GAME_MAX,
-    WATCHER_COUNT_PUSH_MS, WATCHER_LIST_FRAMES_PER_S_MAX,
+    POOL_FRAMES_PER_S_MAX, POOL_PUSH_MS, WATCHERS_LISTED_MAX, WATCHERS_LISTED_MIN,
+    WATCHERS_PER_GAME_MAX, WATCHER_COUNT_PUSH_MS, WATCHER_LIST_FRAMES_PER_S_MAX,
+    WATCHER_NAMES_FANNED_OUT_MAX,
 };
 use crate::game::wire::{self, color_to_wire, points_to_wire};
 use crate::game::{GameFrame, Mirror, PresenceGuard, Subscription, ViewerGuard};
@@ -36,6 +37,11 @@ impl GameActor {
         Flow::Continue
     }
 
+    /// How many watchers the list names for the game's crowd now (see [`watchers_listed_max`]).
+    fn watchers_listed(&self) -> usize {
+        watchers_listed_max(self.frames.receiver_count())
+    }
+
     /// Tell everyone following the game who watches it, unless that is what they were last told.
     ///
     /// Not a game event: the list is about the audience, not the game, so it has no `seq` and never
@@ -44,7 +50,7 @@ impl GameActor {
     /// snapshot (`game_state`, including a resync after falling behind) carries the list as it is.
     pub(super) fn push_watchers(&mut self) -> Flow {
         self.watchers_pacer.due = None;
-        let list = self.viewers.list(WATCHERS_LISTED_MAX);
+        let list = self.viewers.list(self.watchers_listed());
         if list == self.watchers_pushed {
             return Flow::Continue;
         }
@@ -134,7 +140,7 @@ impl GameActor {
             .collect();
         let live = self.outcome.is_none();
         let (awaited, [warnings_black, warnings_white], halt) = self.event_state(now_ms);
-        let watching = self.viewers.list(WATCHERS_LISTED_MAX);
+        let watching = self.viewers.list(self.watchers_listed());
         if watching.watchers != self.watchers_pushed.watchers {
             self.watchers_shown_differ.store(true, Ordering::Relaxed);
         }
@@ -235,6 +241,13 @@ fn watchers_push_ms(followers: usize) -> u64 {
     WATCHER_COUNT_PUSH_MS.saturating_mul(per_push)
 }
 
+/// How many names the watchers list of a game with `followers` shows: [`WATCHERS_LISTED_MAX`],
+/// fewer past a crowd of a thousand (see [`WATCHER_NAMES_FANNED_OUT_MAX`]).
+fn watchers_listed_max(followers: usize) -> usize {
+    (WATCHER_NAMES_FANNED_OUT_MAX / followers.max(1))
+        .clamp(WATCHERS_LISTED_MIN, WATCHERS_LISTED_MAX)
+}
+
 /// How often a game with `followers` pushes its pool: every [`POOL_PUSH_MS`], or less often past
 /// [`POOL_FRAMES_PER_S_MAX`] followers.
 fn pool_push_ms(followers: usize) -> u64 {
@@ -295,7 +308,7 @@ impl Pacer {
 
 #[cfg(test)]
 mod tests {
-    use super::{pool_push_ms, watchers_push_ms};
+    use super::{pool_push_ms, watchers_listed_max, watchers_push_ms};
 
     #[test]
     fn a_crowd_hears_the_list_less_often_in_proportion() {
@@ -311,5 +324,14 @@ mod tests {
         assert_eq!(pool_push_ms(5_000), 1_000);
         assert_eq!(pool_push_ms(15_000), 3_000);
         assert_eq!(pool_push_ms(20_000), 4_000);
+    }
+
+    #[test]
+    fn a_crowd_is_named_fewer_in_proportion() {
+        assert_eq!(watchers_listed_max(0), 100);
+        assert_eq!(watchers_listed_max(1_000), 100);
+        assert_eq!(watchers_listed_max(2_000), 50);
+        assert_eq!(watchers_listed_max(15_000), 10);
+        assert_eq!(watchers_listed_max(25_000), 10);
     }
 }
