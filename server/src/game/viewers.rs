@@ -150,8 +150,8 @@ impl Viewers {
     }
 }
 
-/// Held for as long as one connection follows a game (by its subscription, so by its forwarder
-/// task): dropping it, however the connection ends, counts that connection out.
+/// Held for as long as one connection follows a game (by its subscription, kept in the session's
+/// `game::Following`): dropping it, however the connection ends, counts that connection out.
 #[derive(Debug)]
 pub struct ViewerGuard {
     viewers: Arc<Viewers>,

@@ -91,7 +91,7 @@ impl GameActor {
     }
 
     pub(super) fn subscribe(&self, viewer: Option<PlayerInfo>) -> Result<Subscription, Refusal> {
-        // Receivers, not people: each costs this node a forwarder whoever holds it.
+        // Receivers, not people: each costs this node a follower's reads whoever holds it.
         if self.frames.receiver_count() >= WATCHERS_PER_GAME_MAX {
             return Err(Refusal::new(
                 ErrorCode::TooManyWatchers,
