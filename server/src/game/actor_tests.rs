@@ -127,7 +127,7 @@ async fn harness_with(settings: GameSettings, timing: GameTiming) -> Harness {
     let sqlite = SqliteStore::open(dir.path()).unwrap();
     let black = sqlite.create_user("alice", "h", 1).unwrap();
     let white = sqlite.create_user("bob", "h", 1).unwrap();
-    let store = StoreHandle::new(Arc::new(sqlite));
+    let store = StoreHandle::for_paused_time(Arc::new(sqlite));
     let games = Games::new();
     let (ctx, trigger, alive) = context(&store, &games, timing);
     let info = |user: UserId, name: &str| PlayerInfo {

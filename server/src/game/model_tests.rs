@@ -477,7 +477,7 @@ fn the_actor_agrees_with_a_model_replay_under_random_actions() {
     for name in ["black", "white", "carol", "dave"] {
         users.push(sqlite.create_user(name, "h", 1).unwrap());
     }
-    let store = StoreHandle::new(sqlite.clone());
+    let store = StoreHandle::for_paused_time(sqlite.clone());
     let games = Games::new();
     let long_ms = 3_600_000;
     let timing = GameTiming {

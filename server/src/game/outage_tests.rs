@@ -58,7 +58,7 @@ async fn harness_with(first_move_within_ms: u64) -> Harness {
     let black = sqlite.create_user("alice", "h", 1).unwrap();
     let white = sqlite.create_user("bob", "h", 1).unwrap();
     let carol = sqlite.create_user("carol", "h", 1).unwrap();
-    let store = StoreHandle::new(Arc::new(sqlite));
+    let store = StoreHandle::for_paused_time(Arc::new(sqlite));
     let games = Games::new();
     let (trigger, shutdown) = Shutdown::new();
     let (alive, alive_rx) = mpsc::channel(1);
