@@ -124,6 +124,17 @@ pub const SUBSCRIBE_WAIT_MS: u64 = 5_000;
 /// own between the game and the socket.
 pub const GAME_EVENT_QUEUE_LEN: usize = 256;
 
+/// Followers of one game woken at once by a frame; a crowd beyond them is woken in further slices
+/// of this size, each after the runtime has run what was queued before it (`game/fan_out.rs`). Half
+/// a tokio worker's own run queue (256 tasks), so a slice never spills into the shared queue where
+/// the store's answers to other requests wait; an everyday game, far smaller, is one slice.
+pub const FOLLOWERS_PER_SLICE: usize = 128;
+
+/// Longest a crowd's relay waits for half a slice to take a frame before it wakes the next slice:
+/// a slice that stalled (its followers' sockets full) must not hold the rest of the crowd for long.
+/// A slice takes about a millisecond here.
+pub const SLICE_WAIT_MS: u64 = 5;
+
 /// Commands waiting in the hall actor's inbox. Every connection has at most one request in flight, so
 /// a full inbox means thousands arrived at once (a mass reconnect); they wait up to [`HALL_WAIT_MS`].
 pub const HALL_INBOX_LEN: usize = 1024;

@@ -1,13 +1,19 @@
 //! Fan-out at a modest scale: many anonymous watchers follow one game from its start, and every one of
-//! them receives every event, in order, with no gap, while the game is played at full speed.
+//! them receives every event, in order, with no gap, while the game is played at full speed. They
+//! are more than one slice of followers (`FOLLOWERS_PER_SLICE`), so most of them hear the game
+//! through its crowd's relay; one who joins mid-game hears each event after its snapshot once.
 
 mod common;
 
 use common::{point, start_table_game, test_config, Client, TestServer};
 use serde_json::json;
 
-/// Watchers in the test: enough to exercise the broadcast and the per-IP bound, quick on 2 cores.
-const WATCHERS: usize = 150;
+/// Watchers in the test: enough to fill the first slice and two more (128 followers each, the
+/// players among the first), quick on 2 cores.
+const WATCHERS: usize = 300;
+
+/// Moves played before a late watcher joins.
+const MOVES_BEFORE_LATE: usize = 20;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_watcher_sees_every_event_in_order() {
@@ -32,7 +38,14 @@ async fn every_watcher_sees_every_event_in_order() {
     }
     // Forty moves down the columns, then a resignation: 41 events.
     let moves: Vec<(u8, u8)> = (0..40u8).map(|n| (n % 9, n / 9 * 2)).collect();
+    let mut late = None;
     for (n, (col, row)) in moves.iter().enumerate() {
+        if n == MOVES_BEFORE_LATE {
+            let mut watcher: Client = server.client().await;
+            watcher.hello().await;
+            watcher.ok(json!({"type": "watch", "game": game})).await;
+            late = Some(watcher);
+        }
         let mover = if n % 2 == 0 { &mut alice } else { &mut bob };
         mover
             .ok(json!({"type": "play", "game": game, "point": point(*col, *row)}))
@@ -59,5 +72,23 @@ async fn every_watcher_sees_every_event_in_order() {
     for task in tasks {
         assert_eq!(task.await.unwrap(), (1..=41).collect::<Vec<u64>>());
     }
+    // The late watcher's snapshot holds the first moves; every later event comes once, in order.
+    let mut late = late.unwrap();
+    let snapshot = late
+        .wait_for(|f| f["type"] == "game_state" && f["state"]["game"] == game)
+        .await;
+    let in_snapshot = snapshot["state"]["seq"].as_u64().unwrap();
+    assert!(in_snapshot >= MOVES_BEFORE_LATE as u64);
+    let mut seqs = Vec::new();
+    loop {
+        let event = late
+            .wait_for(|f| f["type"] == "game_event" && f["game"] == game)
+            .await;
+        seqs.push(event["seq"].as_u64().unwrap());
+        if event["event"] == "ended" {
+            break;
+        }
+    }
+    assert_eq!(seqs, (in_snapshot + 1..=41).collect::<Vec<u64>>());
     server.stop().await;
 }

@@ -12,13 +12,13 @@ use std::time::Duration;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use tengen_protocol::{ErrorCode, GameId, PlayerInfo, UserId};
-use tokio::sync::{broadcast, mpsc};
+use tokio::sync::mpsc;
 
 use super::messages::{self, GameWire, NodeId, Request, Response};
 use super::Cluster;
-use crate::config::{CLUSTER_TICK_MS, GAME_EVENT_QUEUE_LEN, GAME_INBOX_LEN};
+use crate::config::{CLUSTER_TICK_MS, GAME_INBOX_LEN};
 use crate::game::{
-    GameCmd, GameFrame, GameHandle, Presence, PresenceGuard, Subscription, ViewerGuard, Viewers,
+    FanOut, GameCmd, GameHandle, Presence, PresenceGuard, Subscription, ViewerGuard, Viewers,
 };
 use crate::{Frame, Refusal};
 
@@ -30,14 +30,13 @@ pub(super) fn spawn(
     players: [UserId; 2],
 ) -> GameHandle {
     let (tx, rx) = mpsc::channel(GAME_INBOX_LEN);
-    let (frames, _) = broadcast::channel(GAME_EVENT_QUEUE_LEN);
     let viewers = Arc::new(Viewers::new(players));
     let ended = Arc::new(AtomicBool::new(false));
     let stand_in = RemoteGame {
         cluster,
         game,
         owner,
-        frames,
+        fan_out: FanOut::default(),
         presence: Arc::new(Presence::default()),
         viewers: Arc::clone(&viewers),
         ended: Arc::clone(&ended),
@@ -68,7 +67,7 @@ struct RemoteGame {
     game: GameId,
     owner: NodeId,
     /// The local broadcast subscribers read, like an actor's.
-    frames: broadcast::Sender<GameFrame>,
+    fan_out: FanOut,
     /// Connections of the players here, reported to the owner.
     presence: Arc<Presence>,
     /// Watchers here, reported to the owner (whose registry makes the list everyone sees).
@@ -164,7 +163,7 @@ impl RemoteGame {
             self.wires = Some(self.cluster.mirror(self.game).await?);
         }
         let (snapshot, seq) = self.snapshot().await?;
-        if first || self.frames.receiver_count() == 0 {
+        if first || self.fan_out.receiver_count() == 0 {
             self.last_seq = seq;
         }
         let seat = viewer
@@ -177,7 +176,8 @@ impl RemoteGame {
         Ok(Subscription {
             snapshot,
             seq,
-            frames: self.frames.subscribe(),
+            frames: self.fan_out.subscribe(),
+            frames_sent: self.fan_out.sent(),
             presence,
             viewer: ViewerGuard::new(Arc::clone(&self.viewers), viewer),
         })
@@ -203,11 +203,7 @@ impl RemoteGame {
                     }
                     self.last_seq = seq;
                 }
-                let _ = self.frames.send(GameFrame {
-                    seq,
-                    text: Frame::from(text),
-                    hidden_from,
-                });
+                self.fan_out.send(seq, Frame::from(text), hidden_from);
                 true
             }
             Some(GameWire::Resync) => {
@@ -227,11 +223,7 @@ impl RemoteGame {
         match self.snapshot().await {
             Ok((snapshot, seq)) => {
                 self.last_seq = seq;
-                let _ = self.frames.send(GameFrame {
-                    seq: None,
-                    text: snapshot,
-                    hidden_from: [None, None],
-                });
+                self.fan_out.send(None, snapshot, [None, None]);
             }
             Err(err) => tracing::warn!(game = %self.game, %err, "could not resync a mirrored game"),
         }
@@ -280,7 +272,7 @@ impl RemoteGame {
             Err(err) => tracing::warn!(%err, "could not look up a game's owner"),
         }
         self.report_followers(true).await;
-        if self.frames.receiver_count() == 0 {
+        if self.fan_out.receiver_count() == 0 {
             self.idle_ticks += 1;
         }
         self.idle_ticks < IDLE_TICKS_MAX

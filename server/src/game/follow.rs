@@ -57,6 +57,8 @@ struct Followed {
     stop: AbortHandle,
     /// The events up to here were in the snapshot this connection was sent.
     snapshot_seq: u64,
+    /// So were the frames numbered below this (see [`FanOut`](super::FanOut)).
+    frames_sent: u64,
     /// The last event this connection has: in the snapshot, or delivered since.
     seq: u64,
     _presence: Option<PresenceGuard>,
@@ -113,6 +115,7 @@ impl Following {
             source,
             stop,
             snapshot_seq: subscription.seq,
+            frames_sent: subscription.frames_sent,
             seq: subscription.seq,
             _presence: subscription.presence,
             viewer: subscription.viewer,
@@ -196,7 +199,9 @@ impl Following {
         if user.is_some() && frame.hidden_from.contains(&user) {
             return;
         }
-        if frame.seq.is_some_and(|seq| seq <= followed.snapshot_seq) {
+        let in_snapshot = frame.number < followed.frames_sent
+            || frame.seq.is_some_and(|seq| seq <= followed.snapshot_seq);
+        if in_snapshot {
             return;
         }
         followed.seq = frame.seq.unwrap_or(followed.seq);
@@ -256,7 +261,12 @@ impl Stream for Arrivals {
             return Poll::Ready(None);
         }
         let arrival = match ready!(self.frames.poll_next_unpin(cx)) {
-            Some(Ok(frame)) => Arrival::Frame(frame),
+            Some(Ok(frame)) => {
+                if let Some(progress) = &frame.progress {
+                    progress.arrived();
+                }
+                Arrival::Frame(frame)
+            }
             Some(Err(BroadcastStreamRecvError::Lagged(skipped))) => Arrival::Lagged(skipped),
             None => {
                 self.closed = true;
@@ -379,6 +389,9 @@ mod tests {
 
     fn frame(seq: Option<u64>, text: &str, hidden_from: [Option<UserId>; 2]) -> GameFrame {
         GameFrame {
+            // This test's snapshots are told apart by `seq` alone (`frames_sent` 0).
+            number: 0,
+            progress: None,
             seq,
             text: Frame::from(text.to_string()),
             hidden_from,
@@ -414,6 +427,7 @@ mod tests {
             snapshot: Frame::from("snapshot-0".to_string()),
             seq: 0,
             frames: frames.subscribe(),
+            frames_sent: 0,
             presence: None,
             viewer: ViewerGuard::new(Arc::clone(&viewers), Some(carol.clone())),
         };
@@ -432,6 +446,7 @@ mod tests {
                     snapshot: Frame::from("snapshot-10".to_string()),
                     seq: 10,
                     frames: actor_frames.subscribe(),
+                    frames_sent: 0,
                     presence: None,
                     viewer: ViewerGuard::new(Arc::clone(&actor_viewers), viewer),
                 }));

@@ -7,6 +7,7 @@
 mod actor;
 #[cfg(test)]
 mod actor_tests;
+mod fan_out;
 mod follow;
 #[cfg(test)]
 mod model_tests;
@@ -16,6 +17,7 @@ mod request;
 pub mod viewers;
 pub mod wire;
 
+pub use fan_out::{FanOut, SliceProgress};
 pub use follow::{Arrival, Following, Source};
 pub use request::{BetReceipt, GameCmd, GameReply, GameRequest};
 pub use viewers::{ViewerGuard, Viewers, WatcherList};
@@ -57,11 +59,15 @@ pub struct GameContext {
 /// One frame a game publishes, serialized once for every subscriber.
 #[derive(Debug, Clone)]
 pub struct GameFrame {
+    /// Counted from the game's first frame (see [`FanOut`]).
+    pub number: u64,
     /// The event's `seq`; `None` for frames that are not events (kibitz chat).
     pub seq: Option<u64>,
     pub text: Frame,
     /// Users who must not receive it (the players, for kibitz during play).
     pub hidden_from: [Option<UserId>; 2],
+    /// On the last frame of a crowd's slice: tell it when this follower has it.
+    pub progress: Option<Arc<SliceProgress>>,
 }
 
 /// A subscriber's start: the full state up to `seq`, and the receiver for everything after it.
@@ -70,6 +76,8 @@ pub struct Subscription {
     pub snapshot: Frame,
     pub seq: u64,
     pub frames: broadcast::Receiver<GameFrame>,
+    /// Frames sent before the snapshot was taken: what they said is in it.
+    pub frames_sent: u64,
     /// For a player's own subscription: while it lives, the player counts as present at the game.
     pub presence: Option<PresenceGuard>,
     /// While it lives, the subscriber counts as a watcher (a player's is accepted and not counted).

@@ -20,7 +20,7 @@ use crate::config::{
     WATCHER_NAMES_FANNED_OUT_MAX,
 };
 use crate::game::wire::{self, color_to_wire, points_to_wire};
-use crate::game::{GameFrame, Mirror, PresenceGuard, Subscription, ViewerGuard};
+use crate::game::{Mirror, PresenceGuard, Subscription, ViewerGuard};
 use crate::hall::chat;
 use crate::{unix_now_ms, Frame, Refusal};
 
@@ -29,7 +29,7 @@ impl GameActor {
     /// else when it is ([`WATCHER_COUNT_PUSH_MS`](crate::config::WATCHER_COUNT_PUSH_MS)), so a
     /// crowd arriving costs one push a second.
     pub(super) fn watchers_changed(&mut self) -> Flow {
-        let followers = self.frames.receiver_count();
+        let followers = self.fan_out.receiver_count();
         self.watchers_pacer
             .set_interval_ms(watchers_push_ms(followers));
         self.pool_pacer.set_interval_ms(pool_push_ms(followers));
@@ -39,7 +39,7 @@ impl GameActor {
 
     /// How many watchers the list names for the game's crowd now (see [`watchers_listed_max`]).
     fn watchers_listed(&self) -> usize {
-        watchers_listed_max(self.frames.receiver_count())
+        watchers_listed_max(self.fan_out.receiver_count())
     }
 
     /// Tell everyone following the game who watches it, unless that is what they were last told.
@@ -68,11 +68,7 @@ impl GameActor {
         }
         .to_json();
         // No subscribers is fine: the next one's snapshot has the list.
-        let _ = self.frames.send(GameFrame {
-            seq: None,
-            text: frame.into(),
-            hidden_from: [None, None],
-        });
+        self.fan_out.send(None, frame.into(), [None, None]);
         self.watchers_pushed = list;
         Flow::Continue
     }
@@ -86,19 +82,22 @@ impl GameActor {
         Mirror {
             snapshot: Frame::from(snapshot),
             seq: self.seq,
-            frames: self.frames.subscribe(),
+            frames: self.fan_out.subscribe_first(),
         }
     }
 
-    pub(super) fn subscribe(&self, viewer: Option<PlayerInfo>) -> Result<Subscription, Refusal> {
+    pub(super) fn subscribe(
+        &mut self,
+        viewer: Option<PlayerInfo>,
+    ) -> Result<Subscription, Refusal> {
         // Receivers, not people: each costs this node a follower's reads whoever holds it.
-        if self.frames.receiver_count() >= WATCHERS_PER_GAME_MAX {
+        if self.fan_out.receiver_count() >= WATCHERS_PER_GAME_MAX {
             return Err(Refusal::new(
                 ErrorCode::TooManyWatchers,
                 "this game has as many watchers as it takes",
             ));
         }
-        let frames = self.frames.subscribe();
+        let frames = self.fan_out.subscribe();
         let presence = viewer
             .as_ref()
             .and_then(|info| self.color_of(info.user).ok())
@@ -113,6 +112,7 @@ impl GameActor {
             snapshot: Frame::from(snapshot),
             seq: self.seq,
             frames,
+            frames_sent: self.fan_out.sent(),
             presence,
             viewer,
         })
@@ -184,7 +184,12 @@ impl GameActor {
     }
 
     /// Watchers' chat: never from, and never to, the players while the game is on.
-    pub(super) fn kibitz(&self, from: PlayerInfo, text: String, at_ms: u64) -> Result<(), Refusal> {
+    pub(super) fn kibitz(
+        &mut self,
+        from: PlayerInfo,
+        text: String,
+        at_ms: u64,
+    ) -> Result<(), Refusal> {
         if self.color_of(from.user).is_ok() {
             return Err(Refusal::new(
                 ErrorCode::NotAllowed,
@@ -198,7 +203,7 @@ impl GameActor {
 
     /// The players' chat: from the two players only, read by everyone who follows the game.
     pub(super) fn player_chat(
-        &self,
+        &mut self,
         from: PlayerInfo,
         text: String,
         at_ms: u64,
@@ -215,7 +220,7 @@ impl GameActor {
 
     /// A chat line of the game to everyone following it but `hidden_from`: no event, no `seq`.
     fn publish_chat(
-        &self,
+        &mut self,
         channel: tengen_protocol::ChatChannel,
         from: PlayerInfo,
         text: &str,
@@ -224,11 +229,7 @@ impl GameActor {
     ) -> Result<(), Refusal> {
         let text = chat::validate(text)?;
         let frame = chat::frame(channel, from, text, at_ms);
-        let _ = self.frames.send(GameFrame {
-            seq: None,
-            text: frame.into(),
-            hidden_from,
-        });
+        self.fan_out.send(None, frame.into(), hidden_from);
         Ok(())
     }
 }

@@ -66,16 +66,16 @@ use tengen_protocol::{
     RequestKey, ServerMsg, TableId, UserId,
 };
 use tengen_rules::{Color, Game, GameResult, Move, Phase, WinBy};
-use tokio::sync::{broadcast, mpsc};
+use tokio::sync::mpsc;
 use tokio::time::Instant;
 
 use super::wire::{self, color_to_wire, point_from_wire, points_to_wire};
 use super::{
-    GameCmd, GameContext, GameFrame, GameReply, GameRequest, PlayerMove, Presence, StartGame,
-    Viewers, WatcherList,
+    FanOut, GameCmd, GameContext, GameReply, GameRequest, PlayerMove, Presence, StartGame, Viewers,
+    WatcherList,
 };
 use crate::clock::Clock;
-use crate::config::{GAME_EVENT_QUEUE_LEN, POOL_PUSH_MS, WATCHER_COUNT_PUSH_MS};
+use crate::config::{POOL_PUSH_MS, WATCHER_COUNT_PUSH_MS};
 use crate::ledger::pool::Tally;
 use crate::store::StoreError;
 use crate::{unix_now_ms, Refusal, Reply};
@@ -160,7 +160,7 @@ pub(super) struct GameActor {
     outcome: Option<GameOutcome>,
     /// The spectator pool's bets and the players' stakes, as in the book.
     tally: Tally,
-    frames: broadcast::Sender<GameFrame>,
+    fan_out: FanOut,
     ctx: GameContext,
     /// Both players' time; `None` for an untimed game.
     clock: Option<Clock>,
@@ -244,7 +244,6 @@ impl GameActor {
         ctx: GameContext,
         started_at_ms: u64,
     ) -> Result<GameActor, Refusal> {
-        let (frames, _) = broadcast::channel(GAME_EVENT_QUEUE_LEN);
         let clock = match wire::clock_settings(&start.settings.clock)? {
             Some(settings) => {
                 let mut clock = Clock::new(settings)
@@ -270,7 +269,7 @@ impl GameActor {
             scoring: None,
             outcome: None,
             tally: Tally::default(),
-            frames,
+            fan_out: FanOut::default(),
             ctx,
             clock,
             epoch: Instant::now(),
@@ -819,11 +818,8 @@ impl GameActor {
         .to_json();
         self.announced_seq = self.announced_seq.max(self.seq);
         // No subscribers is fine: the event is stored and snapshots include it.
-        let _ = self.frames.send(GameFrame {
-            seq: Some(self.seq),
-            text: frame.into(),
-            hidden_from: [None, None],
-        });
+        self.fan_out
+            .send(Some(self.seq), frame.into(), [None, None]);
         // Coalesced pushes waiting for their time go with the event: every follower is woken for
         // it anyway and reads them in the same turn, where a push of their own later would wake
         // all of them again (issue 16: a fan-out to 15,000 takes a fifth of a second here). With

@@ -15,7 +15,7 @@ use tengen_rules::Phase;
 use super::bets::answer_bet;
 use super::keys::key_reused;
 use super::GameActor;
-use crate::game::{BetReceipt, GameFrame, GameReply};
+use crate::game::{BetReceipt, GameReply};
 use crate::ledger;
 use crate::ledger::book::{Applied, TransferKind};
 use crate::ledger::pool::Keyed;
@@ -56,11 +56,7 @@ impl GameActor {
         }
         .to_json();
         // No subscribers is fine: `pool` asks for it.
-        let _ = self.frames.send(GameFrame {
-            seq: None,
-            text: frame.into(),
-            hidden_from: [None, None],
-        });
+        self.fan_out.send(None, frame.into(), [None, None]);
     }
 
     /// A watcher's bet: refused once play has ended or from a player; otherwise the ledger moves it
