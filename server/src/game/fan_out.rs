@@ -25,7 +25,7 @@ use std::time::Duration;
 
 use tengen_protocol::UserId;
 use tokio::sync::broadcast::{self, error::RecvError};
-use tokio::sync::Notify;
+use tokio::sync::{watch, Notify};
 
 use super::GameFrame;
 use crate::config::{FOLLOWERS_PER_SLICE, GAME_EVENT_QUEUE_LEN, SLICE_WAIT_MS};
@@ -39,6 +39,8 @@ pub struct FanOut {
     /// The slices beyond `first`, shared with the relay, which is their only sender.
     slices: Arc<Mutex<Vec<broadcast::Sender<GameFrame>>>>,
     relay_started: bool,
+    /// Frames the relay has passed on to every slice (by count, as `sent`).
+    relayed: watch::Sender<u64>,
     /// Frames sent so far: the next frame's number.
     sent: u64,
     capacity: usize,
@@ -61,6 +63,7 @@ impl FanOut {
             first,
             slices: Arc::default(),
             relay_started: false,
+            relayed: watch::Sender::new(0),
             sent: 0,
             capacity,
             followers_per_slice,
@@ -103,9 +106,26 @@ impl FanOut {
         drop(slices);
         if !self.relay_started {
             self.relay_started = true;
-            tokio::spawn(relay(self.first.subscribe(), Arc::clone(&self.slices)));
+            let slices = Arc::clone(&self.slices);
+            tokio::spawn(relay(self.first.subscribe(), slices, self.relayed.clone()));
         }
         receiver
+    }
+
+    /// Once every frame sent so far has gone out to every slice (at once without a crowd). The end
+    /// of a title match waits for this before it settles, so that 15,000 balance pushes do not wake
+    /// their sessions in the middle of the end's own fan-out.
+    pub async fn relayed(&self) {
+        if !self.relay_started {
+            return;
+        }
+        let sent = self.sent;
+        // An error is the relay gone, with nothing more to pass on.
+        let _ = self
+            .relayed
+            .subscribe()
+            .wait_for(|relayed| *relayed >= sent)
+            .await;
     }
 
     /// A receiver of the game's own broadcast, never delayed by a slice: for the relay to other
@@ -132,8 +152,9 @@ impl FanOut {
 async fn relay(
     mut from: broadcast::Receiver<GameFrame>,
     slices: Arc<Mutex<Vec<broadcast::Sender<GameFrame>>>>,
+    relayed: watch::Sender<u64>,
 ) {
-    let mut frames = Vec::new();
+    let mut frames: Vec<GameFrame> = Vec::new();
     loop {
         match from.recv().await {
             Ok(frame) => frames.push(frame),
@@ -166,6 +187,9 @@ async fn relay(
             }
             let wait = Duration::from_millis(SLICE_WAIT_MS);
             let _ = tokio::time::timeout(wait, progress.half_arrived.notified()).await;
+        }
+        if let Some(last) = frames.last() {
+            relayed.send_replace(last.number + 1);
         }
         frames.clear();
     }
@@ -230,7 +254,8 @@ mod tests {
 
     /// Followers beyond the first slice get every frame, in order, from the relay; each is
     /// counted once; a follower who joins a slice that is behind can tell by number the frames its
-    /// snapshot already held; and the slices close after their last frame when the game goes.
+    /// snapshot already held; `relayed` waits for the relay; and the slices close after their
+    /// last frame when the game goes.
     #[tokio::test]
     async fn a_crowd_gets_every_frame_in_order_in_slices() {
         let mut fan_out = FanOut::new(16, 2);
@@ -248,6 +273,8 @@ mod tests {
         let mut late = fan_out.subscribe();
         assert_eq!(fan_out.receiver_count(), 6);
         send(&mut fan_out, "c");
+        fan_out.relayed().await;
+        assert_eq!(*fan_out.relayed.borrow(), 3, "every slice has all three");
         drop(fan_out);
 
         let all = [(0, "a"), (1, "b"), (2, "c")].map(|(n, text)| (n, text.to_string()));

@@ -93,6 +93,8 @@ impl GameActor {
         self.ended.store(true, std::sync::atomic::Ordering::SeqCst);
         // Every bet accepted before the end is in the book (or refused) before the book is settled.
         self.drain_bets().await;
+        // The whole crowd hears the end before the settlement's work and balance pushes begin.
+        self.fan_out.relayed().await;
         if self.ctx.fault_stop_before_settlement {
             tracing::warn!(game = %self.id, "fault injection: stopping before settlement");
             return;
