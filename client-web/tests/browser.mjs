@@ -40,10 +40,40 @@ export async function waitStone(page, point, color, timeout = 10000) {
  * A new browser context on `url` that registers `name` with `password` and lands in the hall's first room;
  * resolves with its page. Page errors are printed with the user's name.
  */
+/** The page's last addresses and WebSocket frames, newest last: what a failed wait prints (see `explain`). */
+const TRACE_LEN = 40;
+function traceOf(page) {
+  if (page.tengenTrace) return page.tengenTrace;
+  const trace = [];
+  const note = (line) => { trace.push(`${new Date().toISOString().slice(11, 23)} ${line.slice(0, 300)}`); if (trace.length > TRACE_LEN) trace.shift(); };
+  page.on('framenavigated', (frame) => { if (frame === page.mainFrame()) note(`url ${frame.url()}`); });
+  page.on('websocket', (ws) => {
+    ws.on('framesent', (frame) => note(`sent ${frame.payload}`));
+    ws.on('framereceived', (frame) => note(`got ${frame.payload}`));
+    ws.on('close', () => note('socket closed'));
+  });
+  page.tengenTrace = trace;
+  return trace;
+}
+
+/**
+ * `wait` (a promise of `page`'s), or its error with what the page last saw and sent: a wait that times out
+ * once in many runs says why.
+ */
+export async function explain(page, wait) {
+  try {
+    return await wait;
+  } catch (err) {
+    err.message += `\n--- ${page.url()}; the page's last frames:\n${(page.tengenTrace ?? []).join('\n')}`;
+    throw err;
+  }
+}
+
 export async function registerInNewContext(browser, url, name, password, { lang = 'en-US', viewport = { width: 1280, height: 860 } } = {}) {
   const context = await browser.newContext({ viewport, locale: lang });
   const page = await context.newPage();
   page.on('pageerror', (err) => console.error(`[${name}] page error:`, err.message));
+  traceOf(page);
   await page.goto(url);
   await page.fill('input[name=username]', name);
   await page.fill('input[name=password]', password);

@@ -8,6 +8,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { browserSuite } from './suite.mjs';
+import { explain } from './browser.mjs';
 
 const suite = browserSuite();
 const { newUser, shot } = suite;
@@ -77,7 +78,7 @@ test('an event is created, joined, its round 1 played, and its standings shown, 
 
   // The round-1 call: both paired players are taken to their game, wherever they were.
   for (const page of [black, white]) {
-    await page.waitForURL(new RegExp(`#/game/${game}$`));
+    await explain(page, page.waitForURL(new RegExp(`#/game/${game}$`)));
     await page.waitForSelector('svg.goban');
   }
   await shot(black, 'event-game.png');
@@ -200,7 +201,7 @@ test('a knockout of three: a bye, the bracket round by round, a winner; a watche
     const round = (await eventOn(dan, event)).rounds[number - 1];
     const pages = new Map([[await userOf(dan), dan], [await userOf(erin), erin], [await userOf(fay), fay]]);
     const white = pages.get(round.boards[0].white);
-    await white.waitForURL(new RegExp(`#/game/${round.boards[0].game}$`));
+    await explain(white, white.waitForURL(new RegExp(`#/game/${round.boards[0].game}$`)));
     white.once('dialog', (dialog) => dialog.accept());
     await white.click('[data-testid=resign]');
     await guest.waitForSelector(`[data-testid=result-${number}-1]:not(:has-text("in play"))`);
