@@ -55,18 +55,7 @@ async fn every_watcher_sees_every_event_in_order() {
     let tasks: Vec<_> = watchers
         .into_iter()
         .map(|mut watcher| {
-            tokio::spawn(async move {
-                let mut seqs = Vec::new();
-                loop {
-                    let event = watcher
-                        .wait_for(|f| f["type"] == "game_event" && f["game"] == game)
-                        .await;
-                    seqs.push(event["seq"].as_u64().unwrap());
-                    if event["event"] == "ended" {
-                        return seqs;
-                    }
-                }
-            })
+            tokio::spawn(async move { seqs_until_the_end(&mut watcher, game).await })
         })
         .collect();
     for task in tasks {
@@ -79,16 +68,23 @@ async fn every_watcher_sees_every_event_in_order() {
         .await;
     let in_snapshot = snapshot["state"]["seq"].as_u64().unwrap();
     assert!(in_snapshot >= MOVES_BEFORE_LATE as u64);
+    assert_eq!(
+        seqs_until_the_end(&mut late, game).await,
+        (in_snapshot + 1..=41).collect::<Vec<u64>>()
+    );
+    server.stop().await;
+}
+
+/// The `seq` of every event of `game` the watcher receives, up to its end.
+async fn seqs_until_the_end(watcher: &mut Client, game: u64) -> Vec<u64> {
     let mut seqs = Vec::new();
     loop {
-        let event = late
+        let event = watcher
             .wait_for(|f| f["type"] == "game_event" && f["game"] == game)
             .await;
         seqs.push(event["seq"].as_u64().unwrap());
         if event["event"] == "ended" {
-            break;
+            return seqs;
         }
     }
-    assert_eq!(seqs, (in_snapshot + 1..=41).collect::<Vec<u64>>());
-    server.stop().await;
 }
