@@ -219,10 +219,15 @@ impl SliceProgress {
         progress
     }
 
-    /// One follower took the frames. Called once per follower per slice's send.
+    /// One follower took the frames. Called once per follower per slice's send; one who joined the
+    /// slice after it was counted may come on top, and changes nothing.
     pub fn arrived(&self) {
-        let before = self.waiting.fetch_sub(1, Ordering::Relaxed);
-        if before == self.half + 1 {
+        let counted = self
+            .waiting
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |waiting| {
+                waiting.checked_sub(1)
+            });
+        if counted == Ok(self.half + 1) {
             // A permit if the relay is not waiting yet: it then goes on at once.
             self.half_arrived.notify_one();
         }
@@ -236,6 +241,7 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use futures_util::FutureExt;
 
     fn send(fan_out: &mut FanOut, text: &str) {
         fan_out.send(None, Frame::from(text.to_string()), [None, None]);
@@ -287,6 +293,21 @@ mod tests {
             .filter(|(number, _)| *number >= joined_at)
             .collect();
         assert_eq!(after_snapshot, [(2, "c".to_string())]);
+    }
+
+    /// The relay is woken once, when half the slice has its frames, and not again by late-comers.
+    #[tokio::test]
+    async fn half_a_slice_wakes_the_relay() {
+        let progress = SliceProgress::new(4);
+        progress.arrived();
+        assert!(progress.half_arrived.notified().now_or_never().is_none());
+        progress.arrived();
+        assert!(progress.half_arrived.notified().now_or_never().is_some());
+        for _ in 0..4 {
+            progress.arrived();
+        }
+        assert_eq!(progress.waiting.load(Ordering::Relaxed), 0);
+        assert!(progress.half_arrived.notified().now_or_never().is_none());
     }
 
     /// A follower who leaves makes room in their slice for the next, and the count follows.
