@@ -9,7 +9,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
 use common::money::{
-    assert_audit_clean, balance, wait_settled, winner_receives, ADMIN_TOKEN, GRANT,
+    assert_audit_clean, balance, bet_placed, wait_settled, winner_receives, ADMIN_TOKEN, GRANT,
 };
 use common::redis::RedisServer;
 use common::{events_until_end, play, point, start_table_game, test_config, Client, TestServer};
@@ -53,13 +53,6 @@ async fn two_nodes(redis: &RedisServer) -> ([tempfile::TempDir; 2], TestServer, 
 
 async fn watch(client: &mut Client, game: u64) {
     client.ok(json!({"type": "watch", "game": game})).await;
-}
-
-async fn bet(client: &mut Client, game: u64, side: &str, amount: u64) {
-    let placed = client
-        .request(json!({"type": "bet", "game": game, "side": side, "amount": amount}))
-        .await;
-    assert_eq!(placed["type"], "bet_placed", "{placed}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -120,8 +113,8 @@ async fn players_and_watchers_on_two_nodes_share_one_game_and_its_pool() {
         .await;
 
     // Bets through both nodes.
-    bet(&mut carol, game, "black", 100).await;
-    bet(&mut dave, game, "white", 300).await;
+    bet_placed(&mut carol, game, "black", 100).await;
+    bet_placed(&mut dave, game, "white", 300).await;
     let pool = erin
         .wait_for(|f| f["type"] == "pool" && f["pool"]["total"] == 400)
         .await;

@@ -6,18 +6,12 @@
 mod common;
 
 use common::money::{
-    assert_audit_clean, balance, http_get, start_server, wait_settled, winner_receives, GRANT,
-    TAX_BP,
+    assert_audit_clean, balance, bet, bet_placed, http_get, start_server, wait_settled,
+    winner_receives, GRANT, TAX_BP,
 };
 
 use common::{settings_9x9, start_table_game, test_config, Client, TestServer};
 use serde_json::{json, Value};
-
-async fn bet(client: &mut Client, game: u64, side: &str, amount: u64) -> Value {
-    client
-        .request(json!({"type": "bet", "game": game, "side": side, "amount": amount}))
-        .await
-}
 
 async fn watch(client: &mut Client, game: u64) {
     client.ok(json!({"type": "watch", "game": game})).await;
@@ -68,21 +62,14 @@ async fn three_watchers_bet_and_the_pool_pays_by_the_formula() {
         watch(watcher, game).await;
     }
 
-    let placed = bet(&mut carol, game, "black", 100).await;
-    assert_eq!(placed["type"], "bet_placed", "{placed}");
+    let placed = bet_placed(&mut carol, game, "black", 100).await;
     assert_eq!(
         (placed["total"].as_u64(), placed["balance"].as_u64()),
         (Some(100), Some(GRANT - 100))
     );
     assert_eq!(placed["tax_bp"], TAX_BP);
-    assert_eq!(
-        bet(&mut dave, game, "white", 300).await["type"],
-        "bet_placed"
-    );
-    assert_eq!(
-        bet(&mut erin, game, "black", 50).await["type"],
-        "bet_placed"
-    );
+    bet_placed(&mut dave, game, "white", 300).await;
+    bet_placed(&mut erin, game, "black", 50).await;
     // Adding to one's own bet on the same side.
     let added = bet(&mut carol, game, "black", 20).await;
     assert_eq!(added["total"], 120, "{added}");
@@ -186,10 +173,7 @@ async fn refunds_for_one_bettor_no_winning_bets_and_a_draw() {
     // Only one watcher bets: refunded although their side won.
     let game = start_table_game(&mut alice, &mut bob, 1).await;
     watch(&mut carol, game).await;
-    assert_eq!(
-        bet(&mut carol, game, "white", 70).await["type"],
-        "bet_placed"
-    );
+    bet_placed(&mut carol, game, "white", 70).await;
     alice.ok(json!({"type": "resign", "game": game})).await;
     wait_settled(&mut carol, game).await;
     assert_eq!(balance(&mut carol).await, GRANT);
@@ -202,14 +186,8 @@ async fn refunds_for_one_bettor_no_winning_bets_and_a_draw() {
     let game = common::agree_and_start(&mut alice, &mut bob, 1).await;
     watch(&mut carol, game).await;
     watch(&mut dave, game).await;
-    assert_eq!(
-        bet(&mut carol, game, "black", 40).await["type"],
-        "bet_placed"
-    );
-    assert_eq!(
-        bet(&mut dave, game, "black", 60).await["type"],
-        "bet_placed"
-    );
+    bet_placed(&mut carol, game, "black", 40).await;
+    bet_placed(&mut dave, game, "black", 60).await;
     alice.ok(json!({"type": "resign", "game": game})).await;
     wait_settled(&mut carol, game).await;
     assert_eq!(balance(&mut carol).await, GRANT);
@@ -223,14 +201,8 @@ async fn refunds_for_one_bettor_no_winning_bets_and_a_draw() {
     let game = agree(&mut alice, &mut bob, 1, no_komi).await;
     watch(&mut carol, game).await;
     watch(&mut dave, game).await;
-    assert_eq!(
-        bet(&mut carol, game, "black", 10).await["type"],
-        "bet_placed"
-    );
-    assert_eq!(
-        bet(&mut dave, game, "white", 30).await["type"],
-        "bet_placed"
-    );
+    bet_placed(&mut carol, game, "black", 10).await;
+    bet_placed(&mut dave, game, "white", 30).await;
     alice.ok(json!({"type": "pass", "game": game})).await;
     bob.ok(json!({"type": "pass", "game": game})).await;
     // Watchers hear that the pool closed when play ended.
@@ -271,10 +243,7 @@ async fn bad_bets_get_clear_errors_and_move_no_point() {
     let game = start_table_game(&mut alice, &mut bob, 1).await;
     let mut carol = server.player("carol").await;
     watch(&mut carol, game).await;
-    assert_eq!(
-        bet(&mut carol, game, "black", 10).await["type"],
-        "bet_placed"
-    );
+    bet_placed(&mut carol, game, "black", 10).await;
 
     let cases: Vec<(Value, &str)> = vec![
         (json!(-5), "bad_message"),
@@ -446,14 +415,8 @@ async fn a_crash_between_the_end_and_the_payout_is_settled_once_on_restart() {
     let mut dave = server.player("dave").await;
     watch(&mut carol, game).await;
     watch(&mut dave, game).await;
-    assert_eq!(
-        bet(&mut carol, game, "white", 200).await["type"],
-        "bet_placed"
-    );
-    assert_eq!(
-        bet(&mut dave, game, "black", 100).await["type"],
-        "bet_placed"
-    );
+    bet_placed(&mut carol, game, "white", 200).await;
+    bet_placed(&mut dave, game, "black", 100).await;
     bob.ok(json!({"type": "resign", "game": game})).await;
     carol
         .wait_for(|f| f["type"] == "game_event" && f["event"] == "ended")
@@ -525,14 +488,8 @@ async fn the_pool_of_a_game_that_just_ended_is_answered_at_once() {
         };
         watch(&mut carol, game).await;
         watch(&mut dave, game).await;
-        assert_eq!(
-            bet(&mut carol, game, "black", 10).await["type"],
-            "bet_placed"
-        );
-        assert_eq!(
-            bet(&mut dave, game, "white", 10).await["type"],
-            "bet_placed"
-        );
+        bet_placed(&mut carol, game, "black", 10).await;
+        bet_placed(&mut dave, game, "white", 10).await;
         let pool = |id: u64| json!({"type": "pool", "id": id, "game": game}).to_string();
         let first = 1_000_000 * (round + 1);
         alice

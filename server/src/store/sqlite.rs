@@ -265,6 +265,15 @@ enum WriteOutcome {
 }
 
 impl PendingWrite {
+    /// A game's event `seq`, as the actor logs it.
+    fn event(game: GameId, seq: u64, event_json: &str) -> PendingWrite {
+        PendingWrite::Event {
+            game,
+            seq,
+            event_json: event_json.to_string(),
+        }
+    }
+
     /// The outcome of this write when its whole group failed.
     fn failed(&self, err: StoreError) -> WriteOutcome {
         match self {
@@ -355,12 +364,7 @@ impl SqliteStore {
 
     /// Append one event through the writer's group commit.
     fn append_event_now(&self, game: GameId, seq: u64, event_json: &str) -> Result<(), StoreError> {
-        let write = PendingWrite::Event {
-            game,
-            seq,
-            event_json: event_json.to_string(),
-        };
-        match self.submit(write) {
+        match self.submit(PendingWrite::event(game, seq, event_json)) {
             WriteOutcome::Done(outcome) => outcome,
             other => unreachable!("an event's ticket holds an event's outcome: {other:?}"),
         }
@@ -1168,11 +1172,7 @@ impl Store for SqliteStore {
         }
         let writer = self.writer.as_ref()?;
         let (answer, outcome) = oneshot::channel();
-        let write = PendingWrite::Event {
-            game,
-            seq,
-            event_json: event_json.to_string(),
-        };
+        let write = PendingWrite::event(game, seq, event_json);
         // A full queue is left to the blocking call, which waits for room off the runtime.
         writer.try_send((write, Answer::Queued(answer))).ok()?;
         Some(Box::pin(async move {
@@ -1539,11 +1539,7 @@ mod tests {
         let grant = transfer("grant", Account::Mint, Account::User(black), 10);
         let overdraft = transfer("overdraft", Account::User(white), Account::House, 5);
         // The group the writer would take from four concurrent callers.
-        let event = |seq: u64, text: &str| PendingWrite::Event {
-            game,
-            seq,
-            event_json: text.into(),
-        };
+        let event = |seq: u64, text: &str| PendingWrite::event(game, seq, text);
         let group = [
             event(2, "second"),
             PendingWrite::Batches(vec![grant, overdraft]),

@@ -9,6 +9,20 @@ pub const GRANT: u64 = 1_000;
 pub const TAX_BP: u64 = 500;
 pub const ADMIN_TOKEN: &str = "test-admin-token";
 
+/// A bet, answered however the server answers it.
+pub async fn bet(client: &mut Client, game: u64, side: &str, amount: u64) -> Value {
+    client
+        .request(json!({"type": "bet", "game": game, "side": side, "amount": amount}))
+        .await
+}
+
+/// A bet that must be placed: its `bet_placed` reply.
+pub async fn bet_placed(client: &mut Client, game: u64, side: &str, amount: u64) -> Value {
+    let placed = bet(client, game, side, amount).await;
+    assert_eq!(placed["type"], "bet_placed", "{placed}");
+    placed
+}
+
 /// A server in `dir` whose admin routes (the audit) answer to [`ADMIN_TOKEN`].
 pub async fn start_server(dir: &std::path::Path) -> TestServer {
     let mut config = test_config(dir);
