@@ -57,6 +57,15 @@ function traceOf(page) {
 }
 
 /**
+ * Until `page`'s address matches `pattern` (a RegExp), read in the page itself. Playwright's `waitForURL`
+ * waits for a navigation event when the address does not match yet, and a hash-only navigation (every
+ * route here) was seen to come and go unnoticed by it: the page on `#/game/1`, the wait timed out.
+ */
+export async function waitForAddress(page, pattern, { timeout = 30000 } = {}) {
+  await page.waitForFunction(([source, flags]) => new RegExp(source, flags).test(location.href), [pattern.source, pattern.flags], { polling: 50, timeout });
+}
+
+/**
  * `wait` (a promise of `page`'s), or its error with what the page last saw and sent: a wait that times out
  * once in many runs says why.
  */

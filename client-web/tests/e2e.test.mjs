@@ -9,7 +9,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { clickPoint, waitStone, stoneAt } from './browser.mjs';
+import { clickPoint, waitStone, stoneAt, waitForAddress } from './browser.mjs';
 import { browserSuite } from './suite.mjs';
 
 const DOCS = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'docs');
@@ -73,8 +73,8 @@ test('two players play a 9x9 game in the browser while a third watches', { timeo
   await alice.waitForSelector('[data-testid=proposal]:has-text("9×9")');
   await shot(alice, 'table.png');
   await alice.click('[data-testid=accept-settings]');
-  await alice.waitForURL(/#\/game\/\d+/);
-  await bob.waitForURL(/#\/game\/\d+/);
+  await waitForAddress(alice, /#\/game\/\d+/);
+  await waitForAddress(bob, /#\/game\/\d+/);
   const gameId = Number(alice.url().match(/#\/game\/(\d+)/)[1]);
   // Black's clock ticks (10 minutes of main time, three 30-second periods); White's waits.
   await alice.waitForSelector('[data-testid=player-black] .clock.running');
@@ -283,8 +283,8 @@ test('a challenge from the players list, accepted, then a resignation', { timeou
   await dan.click('.modal button.primary');
   await erin.waitForSelector('.modal:has-text("dan")');
   await erin.click('.modal button.primary');
-  await dan.waitForURL(/#\/game\/\d+/);
-  await erin.waitForURL(/#\/game\/\d+/);
+  await waitForAddress(dan, /#\/game\/\d+/);
+  await waitForAddress(erin, /#\/game\/\d+/);
   await erin.waitForSelector('svg.goban');
   const erinColor = (await erin.textContent('[data-testid=game-status]')).includes('You play White') ? 'white' : 'black';
 

@@ -9,7 +9,7 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { clickPoint, waitStone } from './browser.mjs';
+import { clickPoint, waitStone, waitForAddress } from './browser.mjs';
 import { browserSuite, PASSWORD } from './suite.mjs';
 
 const suite = browserSuite();
@@ -41,7 +41,7 @@ test('an event game: lateness, the link to its event, a warning, a pause, an adj
   await hana.selectOption('[data-testid=event-form] select[name=format]', 'round_robin');
   await hana.selectOption('[data-testid=event-settings] select[name=size]', '9');
   await hana.click('[data-testid=event-submit]');
-  await hana.waitForURL(/#\/event\/\d+/);
+  await waitForAddress(hana, /#\/event\/\d+/);
   const event = Number(hana.url().match(/#\/event\/(\d+)/)[1]);
   for (const page of [ivan, jack]) {
     await page.click('.brand');
@@ -58,7 +58,7 @@ test('an event game: lateness, the link to its event, a warning, a pause, an adj
   const game = board.game;
   const jackColor = board.black === jackId ? 'black' : 'white';
   const ivanColor = jackColor === 'black' ? 'white' : 'black';
-  await ivan.waitForURL(new RegExp(`#/game/${game}$`));
+  await waitForAddress(ivan, new RegExp(`#/game/${game}$`));
   // Ivan's board: the way back to the event, and Jack awaited with the countdown to his forfeit (15 minutes).
   await ivan.waitForSelector(`[data-testid=event-link][href="#/event/${event}"]`);
   await ivan.waitForSelector(`[data-testid=lateness]:has-text("${jackColor === 'black' ? 'Black' : 'White'} has not arrived: loses by forfeit in 14:")`);
@@ -73,7 +73,7 @@ test('an event game: lateness, the link to its event, a warning, a pause, an adj
   // Jack comes back over a second late: taken to his game, and everyone reads his lateness and its cost.
   await ivan.waitForFunction(() => /in 14:5[0-8]/.test(document.querySelector('[data-testid=lateness]')?.textContent ?? ''));
   jack = await login('jack', 'zh-CN');
-  await jack.waitForURL(new RegExp(`#/game/${game}$`));
+  await waitForAddress(jack, new RegExp(`#/game/${game}$`));
   await ivan.waitForSelector(`[data-testid=arrivals]:has-text("arrived"):has-text("late")`);
   await jack.waitForSelector('[data-testid=arrivals]:has-text("迟到")');
   await ivan.waitForSelector('[data-testid=lateness]', { state: 'hidden' });
@@ -140,7 +140,7 @@ test('a byo-yomi timeout under "timeout is a pass" is announced as a pass played
   await kay.click('.modal button.primary');
   await lee.waitForSelector('.modal button.primary');
   await lee.click('.modal button.primary');
-  for (const page of [kay, lee]) await page.waitForURL(/#\/game\/\d+/);
+  for (const page of [kay, lee]) await waitForAddress(page, /#\/game\/\d+/);
   // Nobody moves: the side to move's period runs out and a pass is played for them (then the other's).
   await kay.waitForSelector('[data-testid=forced-pass]:has-text("ran out of time: a pass was played for them.")', { timeout: 20000 });
   await lee.waitForSelector('[data-testid=forced-pass]:has-text("超时：按规定判为虚着一手。")', { timeout: 20000 });

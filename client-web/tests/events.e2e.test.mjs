@@ -8,7 +8,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { browserSuite } from './suite.mjs';
-import { explain } from './browser.mjs';
+import { explain, waitForAddress } from './browser.mjs';
 
 const suite = browserSuite();
 const { newUser, shot } = suite;
@@ -41,7 +41,7 @@ test('an event is created, joined, its round 1 played, and its standings shown, 
   await alice.selectOption('[data-testid=event-settings] select[name=size]', '9');
   await shot(alice, 'event-create.png');
   await alice.click('[data-testid=event-submit]');
-  await alice.waitForURL(/#\/event\/\d+/);
+  await waitForAddress(alice, /#\/event\/\d+/);
   const event = Number(alice.url().match(/#\/event\/(\d+)/)[1]);
   await alice.waitForSelector('[data-testid=event-status]:has-text("Open for entries")');
   assert.match(await alice.textContent('.event-head'), /Swiss, 2 rounds/);
@@ -78,7 +78,7 @@ test('an event is created, joined, its round 1 played, and its standings shown, 
 
   // The round-1 call: both paired players are taken to their game, wherever they were.
   for (const page of [black, white]) {
-    await explain(page, page.waitForURL(new RegExp(`#/game/${game}$`)));
+    await explain(page, waitForAddress(page, new RegExp(`#/game/${game}$`)));
     await page.waitForSelector('svg.goban');
   }
   await shot(black, 'event-game.png');
@@ -157,7 +157,7 @@ test('a knockout of three: a bye, the bracket round by round, a winner; a watche
   await dan.selectOption('[data-testid=event-form] select[name=format]', 'knockout');
   await dan.selectOption('[data-testid=event-settings] select[name=size]', '9');
   await dan.click('[data-testid=event-submit]');
-  await dan.waitForURL(/#\/event\/\d+/);
+  await waitForAddress(dan, /#\/event\/\d+/);
   const event = Number(dan.url().match(/#\/event\/(\d+)/)[1]);
   await dan.click('[data-testid=event-join]');
   await openEventFromHall(erin, event);
@@ -201,7 +201,7 @@ test('a knockout of three: a bye, the bracket round by round, a winner; a watche
     const round = (await eventOn(dan, event)).rounds[number - 1];
     const pages = new Map([[await userOf(dan), dan], [await userOf(erin), erin], [await userOf(fay), fay]]);
     const white = pages.get(round.boards[0].white);
-    await explain(white, white.waitForURL(new RegExp(`#/game/${round.boards[0].game}$`)));
+    await explain(white, waitForAddress(white, new RegExp(`#/game/${round.boards[0].game}$`)));
     white.once('dialog', (dialog) => dialog.accept());
     await white.click('[data-testid=resign]');
     await guest.waitForSelector(`[data-testid=result-${number}-1]:not(:has-text("in play"))`);
@@ -245,7 +245,7 @@ test('the director (in Chinese) warns, adjudicates a game with a reason, and wit
   await hana.fill('[data-testid=event-form] input[name=cycles]', '2');
   await hana.selectOption('[data-testid=event-settings] select[name=size]', '9');
   await hana.click('[data-testid=event-submit]');
-  await hana.waitForURL(/#\/event\/\d+/);
+  await waitForAddress(hana, /#\/event\/\d+/);
   const event = Number(hana.url().match(/#\/event\/(\d+)/)[1]);
   for (const page of [ivan, jack]) {
     await openEventFromHall(page, event);
@@ -264,7 +264,7 @@ test('the director (in Chinese) warns, adjudicates a game with a reason, and wit
   await hana.click('[data-testid=start-round]');
   await hana.waitForSelector('[data-testid=round-1]');
   const game = (await eventOn(hana, event)).rounds[0].boards[0].game;
-  for (const page of [ivan, jack]) await page.waitForURL(new RegExp(`#/game/${game}$`));
+  for (const page of [ivan, jack]) await waitForAddress(page, new RegExp(`#/game/${game}$`));
   await hana.click(`[data-testid=adjudicate-${game}] summary`);
   await hana.selectOption(`[data-testid=adjudicate-${game}] select[name=outcome]`, 'white_wins');
   await hana.click(`[data-testid=adjudicate-submit-${game}]`);

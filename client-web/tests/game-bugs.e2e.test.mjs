@@ -4,7 +4,7 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { clickPoint, waitStone } from './browser.mjs';
+import { clickPoint, waitStone, waitForAddress } from './browser.mjs';
 import { browserSuite, PASSWORD } from './suite.mjs';
 import { challengeGame, play } from './play.mjs';
 import { pointName } from '../js/geometry.js';
@@ -135,7 +135,7 @@ test('a player who closed the tab mid-game and logs in again lands in the game, 
   await back.fill('input[name=username]', blackName);
   await back.fill('input[name=password]', PASSWORD);
   await back.click('[data-testid=login]');
-  await back.waitForURL(new RegExp(`#/game/${players.gameId}$`));
+  await waitForAddress(back, new RegExp(`#/game/${players.gameId}$`));
   await waitStone(back, { col: 2, row: 2 }, 'black');
   await back.waitForSelector('[data-testid=game-status]:has-text("You play Black")');
   await players.white.waitForSelector('[data-testid=away]:has-text("left the game")', { state: 'hidden' });
@@ -144,7 +144,7 @@ test('a player who closed the tab mid-game and logs in again lands in the game, 
   await back.waitForSelector('[data-testid=return-to-game]:visible');
   await shot(back, 'hall-return-to-game.png');
   await back.click('[data-testid=return-to-game] a');
-  await back.waitForURL(new RegExp(`#/game/${players.gameId}$`));
+  await waitForAddress(back, new RegExp(`#/game/${players.gameId}$`));
 });
 
 test('before the first move both players see the countdown to a void game', { timeout: 60000 }, async () => {

@@ -1,7 +1,7 @@
 // Starting and playing games in the browser tests, as players do: a challenge from the hall's players
 // list and clicks on the board, each step waited for on both players' screens.
 
-import { clickPoint, waitStone } from './browser.mjs';
+import { clickPoint, waitStone, waitForAddress } from './browser.mjs';
 
 /**
  * `a` challenges `b` (whose screen is in English) from the players list (9x9, nigiri), `b` accepts:
@@ -14,7 +14,7 @@ export async function challengeGame(a, b, bName, fields = {}) {
   await b.waitForSelector('.modal button.primary');
   await b.click('.modal button.primary');
   for (const page of [a, b]) {
-    await page.waitForURL(/#\/game\/\d+/);
+    await waitForAddress(page, /#\/game\/\d+/);
     await page.waitForSelector('[data-testid=game-status]:has-text("You play"), [data-testid=game-status]:has-text("你执")');
   }
   const gameId = Number(a.url().match(/#\/game\/(\d+)/)[1]);

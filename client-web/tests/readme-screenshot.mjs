@@ -7,7 +7,7 @@ import { mkdirSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startTengen } from './server.mjs';
-import { launchChromium } from './browser.mjs';
+import { launchChromium, waitForAddress } from './browser.mjs';
 import { layout, pointToXY } from '../js/geometry.js';
 
 const DOCS = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'docs');
@@ -41,7 +41,7 @@ try {
   await ask(pages.bob, { type: 'stake_answer', table: 1, agree: true });
   await pages.bob.click('[data-testid=propose]');
   await pages.alice.click('[data-testid=accept-settings]');
-  await pages.alice.waitForURL(/#\/game\/\d+/);
+  await waitForAddress(pages.alice, /#\/game\/\d+/);
   const game = Number(pages.alice.url().match(/#\/game\/(\d+)/)[1]);
   // Carol watches and bets 100 on Black.
   await pages.carol.evaluate((g) => { location.hash = `#/game/${g}`; }, game);

@@ -5,7 +5,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTengen } from './server.mjs';
-import { launchChromium, clickPoint, waitStone, registerInNewContext } from './browser.mjs';
+import { launchChromium, clickPoint, waitStone, registerInNewContext, waitForAddress } from './browser.mjs';
 
 const PASSWORD = 'correct horse battery';
 let server;
@@ -61,7 +61,7 @@ test('automatch starts a game; after a resignation My games replays it', { timeo
     await page.selectOption('[data-testid=automatch-size]', '9');
     await page.click('[data-testid=automatch-find]');
   }
-  for (const page of [ann, ben]) await page.waitForURL(/#\/game\/\d+/);
+  for (const page of [ann, ben]) await waitForAddress(page, /#\/game\/\d+/);
   const gameId = Number(ann.url().match(/#\/game\/(\d+)/)[1]);
   await ann.waitForSelector('svg.goban');
   const annIsBlack = (await ann.textContent('[data-testid=player-black]')).includes('ann');

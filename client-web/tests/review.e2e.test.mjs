@@ -5,7 +5,7 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { clickPoint, waitStone } from './browser.mjs';
+import { clickPoint, waitStone, waitForAddress } from './browser.mjs';
 import { browserSuite } from './suite.mjs';
 import { challengeGame, play } from './play.mjs';
 
@@ -43,7 +43,7 @@ test('a ko is marked on the board until a move elsewhere; the replay steps by sl
   // The finished game's page, reloaded, shows its record: the result at a glance, then the replay.
   const page = players.black;
   await page.reload();
-  await page.waitForURL(new RegExp(`#/replay/${players.gameId}$`));
+  await waitForAddress(page, new RegExp(`#/replay/${players.gameId}$`));
   await page.waitForSelector('[data-testid=result-banner]:has-text("Black wins")');
   assert.match(await page.textContent('[data-testid=result-banner]'), /by resignation/);
   await page.waitForSelector('[data-testid=replay-move]:has-text("Move 10")');

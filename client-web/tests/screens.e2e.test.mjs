@@ -4,7 +4,7 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { clickPoint, waitStone } from './browser.mjs';
+import { clickPoint, waitStone, waitForAddress } from './browser.mjs';
 import { browserSuite } from './suite.mjs';
 import { challengeGame, play } from './play.mjs';
 
@@ -54,7 +54,7 @@ test('no screen scrolls sideways at 1366, 1280 or 390 px', { timeout: 90000 }, a
   await zoe.click('[data-testid=propose]');
   await yan.waitForSelector('[data-testid=proposal]:has-text("9×9")');
   await yan.click('[data-testid=accept-settings]');
-  await yan.waitForURL(/#\/game\/\d+/);
+  await waitForAddress(yan, /#\/game\/\d+/);
   await yan.waitForSelector('svg.goban');
   await check(yan, 'game');
 });

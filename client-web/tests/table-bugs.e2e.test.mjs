@@ -5,6 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { browserSuite } from './suite.mjs';
+import { waitForAddress } from './browser.mjs';
 
 const suite = browserSuite();
 const { newUser, shot } = suite;
@@ -36,7 +37,7 @@ async function tableGame(left, right, leftName, n, stake = 0) {
   await right.click('[data-testid=propose]');
   await left.waitForSelector('[data-testid=proposal]:has-text("9×9")');
   await left.click('[data-testid=accept-settings]');
-  for (const page of [left, right]) await page.waitForURL(/#\/game\/\d+/);
+  for (const page of [left, right]) await waitForAddress(page, /#\/game\/\d+/);
   await left.waitForSelector('svg.goban');
   return Number(left.url().match(/#\/game\/(\d+)/)[1]);
 }

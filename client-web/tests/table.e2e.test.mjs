@@ -6,6 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { browserSuite } from './suite.mjs';
+import { waitForAddress } from './browser.mjs';
 
 const suite = browserSuite();
 const { newUser, shot } = suite;
@@ -41,7 +42,7 @@ test('the stake dialog says whose turn it is; timeout-is-a-pass is proposed; a r
   await right.click('[data-testid=propose]');
   await left.waitForSelector('[data-testid=proposal]:has-text("Timeout is a pass")');
   await left.click('[data-testid=accept-settings]');
-  for (const page of [left, right]) await page.waitForURL(/#\/game\/\d+/);
+  for (const page of [left, right]) await waitForAddress(page, /#\/game\/\d+/);
   const first = Number(left.url().match(/#\/game\/(\d+)/)[1]);
   const settings = await left.evaluate((game) => window.tengen.state.games.get(game)?.settings, first);
   assert.equal(settings.clock.timeout_is_pass, true);
@@ -58,7 +59,7 @@ test('the stake dialog says whose turn it is; timeout-is-a-pass is proposed; a r
   await shot(right, 'rematch-offer.png');
   await left.click('[data-testid=rematch]');
   await right.click('[data-testid=rematch]');
-  for (const page of [left, right]) await page.waitForURL((url) => /#\/game\/\d+/.test(url.hash) && !url.hash.endsWith(`/${first}`));
+  for (const page of [left, right]) await waitForAddress(page, new RegExp(`#/game/(?!${first}$)\\d+$`));
   const second = Number(left.url().match(/#\/game\/(\d+)/)[1]);
   assert.notEqual(second, first);
   await left.waitForFunction((game) => window.tengen.state.games.has(game), second);

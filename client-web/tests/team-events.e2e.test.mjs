@@ -8,6 +8,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { browserSuite } from './suite.mjs';
+import { waitForAddress } from './browser.mjs';
 
 const suite = browserSuite();
 const { newUser, shot } = suite;
@@ -39,7 +40,7 @@ test('a relay of two teams: created, teams founded and joined, played to its end
   await mia.selectOption('[data-testid=event-settings] select[name=size]', '9');
   await shot(mia, 'team-event-create.png');
   await mia.click('[data-testid=event-submit]');
-  await mia.waitForURL(/#\/event\/\d+/);
+  await waitForAddress(mia, /#\/event\/\d+/);
   const event = Number(mia.url().match(/#\/event\/(\d+)/)[1]);
 
   // Teams: a name of spaces is refused here; Mia founds Red, Oda (in Chinese) founds 蓝队; Ned and Pip join.
@@ -127,7 +128,7 @@ test('a free line-up: the captain orders the team for the next match; a player t
   await quin.fill('[data-testid=team-fields] input[name=team-players]', '2');
   await quin.selectOption('[data-testid=team-fields] select[name=line-up]', 'free_line_up');
   await quin.click('[data-testid=event-submit]');
-  await quin.waitForURL(/#\/event\/\d+/);
+  await waitForAddress(quin, /#\/event\/\d+/);
   const event = Number(quin.url().match(/#\/event\/(\d+)/)[1]);
   await quin.fill('[data-testid=team-create] input[name=team-name]', '白虎');
   await quin.click('[data-testid=team-create-submit]');
