@@ -135,6 +135,12 @@ pub const FOLLOWERS_PER_SLICE: usize = 128;
 /// A slice takes about a millisecond here.
 pub const SLICE_WAIT_MS: u64 = 5;
 
+/// Longest a game's end waits for its crowd's relay to pass the end on before it settles. The relay
+/// takes about a fifth of a second for 15,000 followers, and at most [`SLICE_WAIT_MS`] a slice if
+/// every slice stalled (a second at [`WATCHERS_PER_GAME_MAX`]); settling must not wait on an
+/// audience longer than that.
+pub const RELAYED_WAIT_MAX_MS: u64 = 2_000;
+
 /// Commands waiting in the hall actor's inbox. Every connection has at most one request in flight, so
 /// a full inbox means thousands arrived at once (a mass reconnect); they wait up to [`HALL_WAIT_MS`].
 pub const HALL_INBOX_LEN: usize = 1024;

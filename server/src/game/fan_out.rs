@@ -2,9 +2,11 @@
 //!
 //! The first [`FOLLOWERS_PER_SLICE`] followers read the game's own broadcast and are woken the
 //! moment a frame is sent, as every follower of an everyday game is. A crowd beyond them is spread
-//! over further broadcasts of the same size, the slices, which one relay task fills in turn,
-//! yielding to the runtime after each: a slice's followers are woken only once the runtime has run
-//! what was queued before them, the previous slice's included.
+//! over further broadcasts of the same size, the slices, which one relay task fills in turn: the
+//! next slice is woken once half of the last has its frames (each follower counts itself in as its
+//! frame arrives), or after [`SLICE_WAIT_MS`] if that slice stalls. (Yielding to the runtime after
+//! each slice was not enough: tokio runs a yielded task again after 61 others, before a slice of
+//! 128 is done, and the slices piled up in the shared queue all the same.)
 //!
 //! Why (issue 16): a move sent to 15,000 followers at once woke 15,000 tasks in one go. A worker's
 //! own run queue holds 256 tasks, so the rest went to the runtime's shared queue, in order, and
@@ -28,7 +30,9 @@ use tokio::sync::broadcast::{self, error::RecvError};
 use tokio::sync::{watch, Notify};
 
 use super::GameFrame;
-use crate::config::{FOLLOWERS_PER_SLICE, GAME_EVENT_QUEUE_LEN, SLICE_WAIT_MS};
+use crate::config::{
+    FOLLOWERS_PER_SLICE, GAME_EVENT_QUEUE_LEN, RELAYED_WAIT_MAX_MS, SLICE_WAIT_MS,
+};
 use crate::Frame;
 
 /// One game's delivery to its followers.
@@ -91,7 +95,8 @@ impl FanOut {
     /// A receiver for a new follower, in the first slice with room (a new one if none has).
     pub fn subscribe(&mut self) -> broadcast::Receiver<GameFrame> {
         let relay_receiver = usize::from(self.relay_started);
-        if self.first.receiver_count() - relay_receiver < self.followers_per_slice {
+        let first_followers = self.first.receiver_count().saturating_sub(relay_receiver);
+        if first_followers < self.followers_per_slice {
             return self.first.subscribe();
         }
         let mut slices = lock(&self.slices);
@@ -120,12 +125,10 @@ impl FanOut {
             return;
         }
         let sent = self.sent;
-        // An error is the relay gone, with nothing more to pass on.
-        let _ = self
-            .relayed
-            .subscribe()
-            .wait_for(|relayed| *relayed >= sent)
-            .await;
+        let mut relayed = self.relayed.subscribe();
+        // Bounded all the same: a game's end must never hang on its audience.
+        let wait = Duration::from_millis(RELAYED_WAIT_MAX_MS);
+        let _ = tokio::time::timeout(wait, relayed.wait_for(|relayed| *relayed >= sent)).await;
     }
 
     /// A receiver of the game's own broadcast, never delayed by a slice: for the relay to other
@@ -141,7 +144,8 @@ impl FanOut {
             .iter()
             .map(broadcast::Sender::receiver_count)
             .sum();
-        self.first.receiver_count() - usize::from(self.relay_started) + in_slices
+        let relay_receiver = usize::from(self.relay_started);
+        self.first.receiver_count().saturating_sub(relay_receiver) + in_slices
     }
 }
 
