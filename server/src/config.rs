@@ -125,7 +125,7 @@ pub const SUBSCRIBE_WAIT_MS: u64 = 5_000;
 pub const GAME_EVENT_QUEUE_LEN: usize = 256;
 
 /// Followers of one game woken at once by a frame; a crowd beyond them is woken in further slices
-/// of this size, each after the runtime has run what was queued before it (`game/fan_out.rs`). Half
+/// of this size, the next once half of the last has its frames (`game/fan_out.rs`). Half
 /// a tokio worker's own run queue (256 tasks), so a slice never spills into the shared queue where
 /// the store's answers to other requests wait; an everyday game, far smaller, is one slice.
 pub const FOLLOWERS_PER_SLICE: usize = 128;

@@ -135,6 +135,14 @@ pub fn unix_now_ms() -> u64 {
         .map_or(0, |d| d.as_millis() as u64)
 }
 
+/// Lock a mutex that holds plain bookkeeping (counts, lists, senders): a panic while it was held
+/// leaves nothing half-written that a later holder could misread, so a poisoned lock is used as is.
+pub(crate) fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
 /// The one stop signal every task selects on. Cloning is cheap; `wait` returns once the trigger fires
 /// (or is dropped, which also means "stop").
 #[derive(Debug, Clone)]

@@ -13,10 +13,11 @@ use tokio::sync::broadcast::error::{RecvError, TryRecvError};
 use tokio::sync::mpsc;
 
 use super::messages::{self, HallWire, NodeId, Request, Response};
-use super::{lock, Cluster};
+use super::Cluster;
 use crate::config::{GAME_RELISTS_PER_PUSH_MAX, HALL_INBOX_LEN, HALL_RELAY_BATCH_MAX};
 use crate::game::{GameReply, GameRequest};
 use crate::hall::{self, HallActor, HallCmd, HallEvent, HallRequest};
+use crate::lock;
 use crate::{BoxError, Refusal};
 
 /// Read this node's hall inbox until shutdown, routing every command.

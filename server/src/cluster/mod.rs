@@ -37,7 +37,7 @@ use crate::game::{
 };
 use crate::hall::{HallCmd, HallEvent, HallHandle};
 use crate::store::Fences;
-use crate::{BoxError, Frame, Refusal, ShutdownTrigger};
+use crate::{lock, BoxError, Frame, Refusal, ShutdownTrigger};
 use lease::{Leases, Owner};
 use messages::{Completer, GameWire, HallWire, NodeId, NodeMsg, Request, Response};
 
@@ -134,10 +134,6 @@ struct Inner {
     remote_online: Mutex<HashMap<NodeId, HashMap<UserId, u32>>>,
     /// The listing of each game run here as last told to a hall on another node.
     relisted: Mutex<HashMap<GameId, GameSummary>>,
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 /// Redis out of reach for a lookup or a claim: nothing was done.

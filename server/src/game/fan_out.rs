@@ -22,7 +22,7 @@
 //! and the frames they would get twice (in the snapshot and from the slice) are known by number.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use tengen_protocol::UserId;
@@ -33,7 +33,7 @@ use super::GameFrame;
 use crate::config::{
     FOLLOWERS_PER_SLICE, GAME_EVENT_QUEUE_LEN, RELAYED_WAIT_MAX_MS, SLICE_WAIT_MS,
 };
-use crate::Frame;
+use crate::{lock, Frame};
 
 /// One game's delivery to its followers.
 #[derive(Debug)]
@@ -236,10 +236,6 @@ impl SliceProgress {
             self.half_arrived.notify_one();
         }
     }
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 #[cfg(test)]

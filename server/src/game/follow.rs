@@ -199,6 +199,8 @@ impl Following {
         if user.is_some() && frame.hidden_from.contains(&user) {
             return;
         }
+        // By number: anything sent here before the snapshot (a crowd's slice may still bring it).
+        // By `seq`: events a mirrored game's snapshot, read from the owner, already held.
         let in_snapshot = frame.number < followed.frames_sent
             || frame.seq.is_some_and(|seq| seq <= followed.snapshot_seq);
         if in_snapshot {
