@@ -240,8 +240,7 @@ impl<'a> Playout<'a> {
         (self.self_atari_size(liberty, color).is_none()).then_some(extended)
     }
 
-    /// A random acceptable move among the eight points around `last` (the opponent's last move), never a
-    /// self-atari of two stones or more, as for `random_move`.
+    /// A random `playable` move among the eight points around `last` (the opponent's last move).
     fn local_move(&self, last: Point, color: Color, rng: &mut SeededRng) -> Option<(Point, bool)> {
         let size = self.size as i32;
         let found: Vec<(Point, bool)> = AROUND
@@ -251,12 +250,7 @@ impl<'a> Playout<'a> {
                 if col < 0 || row < 0 || col >= size || row >= size {
                     return None;
                 }
-                let point = Point::new(col as u8, row as u8);
-                let ok = self.acceptable(point, color)?;
-                match self.self_atari_size(point, color) {
-                    Some(stones) if stones > 1 => None,
-                    _ => Some(ok),
-                }
+                self.playable(Point::new(col as u8, row as u8), color)
             })
             .collect();
         (!found.is_empty()).then(|| found[rng.below(found.len())])
@@ -269,14 +263,17 @@ impl<'a> Playout<'a> {
             return None;
         }
         let start = rng.below(count);
-        (0..count).find_map(|k| {
-            let point = self.empty[(start + k) % count];
-            let found = self.acceptable(point, color)?;
-            match self.self_atari_size(point, color) {
-                Some(stones) if stones > 1 => None,
-                _ => Some(found),
-            }
-        })
+        (0..count).find_map(|k| self.playable(self.empty[(start + k) % count], color))
+    }
+
+    /// `acceptable`, and not a self-atari of two stones or more: the test of every move that is not
+    /// urgent.
+    fn playable(&self, point: Point, color: Color) -> Option<(Point, bool)> {
+        let found = self.acceptable(point, color)?;
+        match self.self_atari_size(point, color) {
+            Some(stones) if stones > 1 => None,
+            _ => Some(found),
+        }
     }
 
     /// `point` when `color` may play it: legal, not the ko, not barred, not its own eye; with whether it
