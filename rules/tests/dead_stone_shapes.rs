@@ -213,3 +213,28 @@ fn the_winner_of_a_race_lives() {
     assert!(dead.contains(&b7));
     assert!(!dead.contains(&j15));
 }
+
+/// 06358: Black's C16 is in atari among White chains that live (White's D16 group wins its race against
+/// Black's dead D17 D18). Black's extension at B16 would put White's nine stones in atari, so the
+/// playouts leave C16 near 0%; but White answers by taking D17 D18, and GNU Go and the record have C16
+/// dead.
+#[test]
+fn a_chain_in_atari_among_living_chains_is_dead() {
+    let board = corpus_board("06358.sgf");
+    let dead = estimate_dead(&board);
+    let c16 = Point::from_gtp("C16", 19).unwrap();
+    let d16 = Point::from_gtp("D16", 19).unwrap();
+    assert_eq!(board.get(c16), Some(Color::Black));
+    assert!(dead.contains(&c16));
+    assert!(!dead.contains(&d16));
+}
+
+/// 05151: White's H7 is in atari among Black's living stones, but Black's capture at H6 is a ko, which
+/// White can fight; GNU Go keeps H7 alive, and so does the estimate.
+#[test]
+fn a_stone_in_atari_whose_capture_is_a_ko_is_not_dead() {
+    let board = corpus_board("05151.sgf");
+    let h7 = Point::from_gtp("H7", 19).unwrap();
+    assert_eq!(board.get(h7), Some(Color::White));
+    assert!(!estimate_dead(&board).contains(&h7));
+}

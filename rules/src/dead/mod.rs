@@ -10,9 +10,11 @@
 //! 3. Local reading (`reading`) for the chains the playouts leave undecided and that are short of
 //!    liberties: such a chain is dead when it is captured even if its owner moves first, and the
 //!    opponent chains touching it, having won the race, are alive.
-//! 4. The rest by ownership: dead below `-DEAD_OWNERSHIP_PERCENT`, except a chain in atari that its
-//!    owner can connect to a living chain (the owner connects the moment it is threatened, so a player
-//!    counts it alive; the playouts lose it when the side to move captures something larger first).
+//! 4. The rest by ownership: dead below `-DEAD_OWNERSHIP_PERCENT`, and dead too when it is in atari
+//!    among living opponent chains and taking it is no ko (`taken_by_living`: extending it only runs
+//!    into stones that live anyway); except a chain in atari that its owner can connect to a living
+//!    chain (the owner connects the moment it is threatened, so a player counts it alive; the playouts
+//!    lose it when the side to move captures something larger first).
 //! 5. Last, a chain in atari inside a seki stays (`in_seki`): the playouts always take it, but the
 //!    chains around it are living chains of both colours with two liberties each, which neither side
 //!    can touch, and GNU Go, like a player who does not want to argue over a seki, counts it as part of
@@ -110,7 +112,8 @@ fn judge(board: &Board) -> Vec<Chain> {
         } else if won_race.get(first) == Some(&true) {
             false
         } else {
-            chain.percent < -DEAD_OWNERSHIP_PERCENT
+            (chain.percent < -DEAD_OWNERSHIP_PERCENT
+                || taken_by_living(board, chain, &percent_at, &won_race))
                 && !connects_to_life(board, first_stone(chain), &percent_at)
         };
     }
@@ -300,4 +303,31 @@ fn settle(board: &Board) -> (Vec<bool>, Vec<Option<Color>>) {
         }
     }
     (alive, barred)
+}
+
+/// Whether `chain`, not settled by the playouts (below `UNDECIDED_PERCENT`), is in atari with every
+/// opponent chain touching it alive (`ALIVE_PERCENT` or more, or the winner of a race), and taking it is
+/// no ko. Its owner can only extend it against stones that live anyway, so a player counts it dead.
+/// The playouts can leave such a chain near 0% when the extension threatens something on the way:
+/// in `06358.sgf` Black's C16 extending at B16 puts White's nine stones in atari, which White answers
+/// by taking D17 D18 (dead, lost their race), so C16 is lost either way. A ko is left out: the owner
+/// can fight it, and GNU Go keeps such a stone alive (`05151.sgf` H7, `05234.sgf` A7).
+fn taken_by_living(board: &Board, chain: &Chain, percent_at: &[i32], won_race: &[bool]) -> bool {
+    let size = board.size() as usize;
+    let stone = first_stone(chain);
+    let Some(liberty) = board.atari_liberty(stone) else {
+        return false;
+    };
+    let taken = board.preview(liberty, chain.color.opponent());
+    if chain.percent >= UNDECIDED_PERCENT || !taken.is_ok_and(|t| t.ko_point.is_none()) {
+        return false;
+    }
+    let enemy = Some(chain.color.opponent());
+    chain.stones.iter().all(|&s| {
+        board.adjacent(s).all(|n| {
+            board.get(n) != enemy
+                || won_race[slot(size, n)]
+                || percent_at[slot(size, n)] >= ALIVE_PERCENT
+        })
+    })
 }
