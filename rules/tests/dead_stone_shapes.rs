@@ -1,5 +1,5 @@
 //! The dead-stone estimate on shapes whose status every player knows: seki, unconditional life, a group
-//! with one eye, and two positions from real games where an earlier estimate went wrong.
+//! with one eye, and positions from real games where an earlier estimate went wrong.
 //! Diagrams: `X` Black, `O` White, `.` empty; rows from the top.
 
 #[path = "dead_stones/compare.rs"]
