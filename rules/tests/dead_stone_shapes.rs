@@ -253,3 +253,22 @@ fn a_group_the_playouts_take_more_often_than_not_is_dead() {
     }
     assert!(!dead.contains(&Point::from_gtp("P17", 19).unwrap()));
 }
+
+/// 01569: Black's J3 K3, in atari inside White's ten stones in Black's lower side, lose their race, but
+/// taking them gives White one small eye, not life: White's stones stay dead (as GNU Go has them), and
+/// so J3 K3, inside Black's area, are not.
+#[test]
+fn a_race_won_by_stones_that_stay_dead_saves_nothing() {
+    let board = corpus_board("01569.sgf");
+    let dead = estimate_dead(&board);
+    for (stone, color, is_dead) in [
+        ("J3", Color::Black, false),
+        ("K3", Color::Black, false),
+        ("H3", Color::White, true),
+        ("K4", Color::White, true),
+    ] {
+        let point = Point::from_gtp(stone, 19).unwrap();
+        assert_eq!(board.get(point), Some(color), "{stone}");
+        assert_eq!(dead.contains(&point), is_dead, "{stone}");
+    }
+}

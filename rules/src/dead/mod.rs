@@ -9,7 +9,8 @@
 //!    owner's (+100%) or the opponent's (-100%).
 //! 3. Local reading (`reading`) for the chains the playouts leave undecided and that are short of
 //!    liberties: such a chain is dead when it is captured even if its owner moves first, and the
-//!    opponent chains touching it, having won the race, are alive.
+//!    opponent chains touching it, having won the race, are alive, unless the playouts still lose them
+//!    once it is off the board (`races`).
 //! 4. The rest by ownership: dead below `-DEAD_OWNERSHIP_PERCENT`, and dead too when it is in atari
 //!    among living opponent chains and taking it is no ko (`taken_by_living`: extending it only runs
 //!    into stones that live anyway); except a chain in atari that its owner can connect to a living
@@ -39,7 +40,8 @@ const PLAYOUTS_MAX: usize = 256;
 const PLAYOUTS_MIN: usize = 64;
 /// Moves all playouts together may play, about: a playout plays some two moves per empty point, so an
 /// open board (players passing early, a 25x25 board) gets fewer playouts instead of a slower estimate,
-/// which runs in the game's actor when the second pass lands.
+/// which runs in the game's actor when the second pass lands. A second set of the same size runs only
+/// when a race's winner is in doubt (`races`).
 const PLAYOUT_MOVES_BUDGET: usize = 64_000;
 /// A chain is dead when its mean ownership is below minus this (percent): the playouts take it more
 /// often than not. The margin keeps alive a chain that only lives or dies by who moves first, which
@@ -104,11 +106,7 @@ fn judge(board: &Board) -> Vec<Chain> {
             percent_at[slot(size, p)] = chain.percent;
         }
     }
-    let mut nodes_left = reading::NODES_TOTAL_MAX;
-    for chain in &mut chains {
-        chain.lost_race = loses_race(board, chain, &percent_at, &mut nodes_left);
-    }
-    let won_race = race_winners(board, &chains);
+    let won_race = races(board, &mut chains, &percent_at, &barred, runs);
     for chain in &mut chains {
         let first = chain.stones.first().map_or(0, |&p| slot(size, p));
         chain.dead = if chain.percent.abs() == 100 || chain.lost_race {
@@ -158,8 +156,62 @@ fn loses_race(board: &Board, chain: &Chain, percent_at: &[i32], nodes_left: &mut
         && reading::dies_moving_first(board, stone, nodes_left) == Some(true)
 }
 
+/// Step 3: marks the chains that lose a race, and returns per point whether its stone belongs to a chain
+/// that won one and lives. A winner the playouts call dead (below `-DEAD_OWNERSHIP_PERCENT`) lives only
+/// if it still is not dead once the chains it captured are off the board: taking two stones inside the
+/// opponent's area makes one small eye, not life (`01569.sgf`: White's ten stones around Black's J3 K3
+/// win that race and stay dead, as GNU Go has them). A loser whose winners all stay dead is no loser:
+/// its stones are then judged by the playouts like any other.
+fn races(
+    board: &Board,
+    chains: &mut [Chain],
+    percent_at: &[i32],
+    barred: &[Option<Color>],
+    runs: usize,
+) -> Vec<bool> {
+    let mut nodes_left = reading::NODES_TOTAL_MAX;
+    for chain in chains.iter_mut() {
+        chain.lost_race = loses_race(board, chain, percent_at, &mut nodes_left);
+    }
+    let mut won = race_winners(board, chains);
+    let doubtful: Vec<usize> = (0..won.len())
+        .filter(|&p| won[p] && (-99..-DEAD_OWNERSHIP_PERCENT).contains(&percent_at[p]))
+        .collect();
+    if doubtful.is_empty() {
+        return won;
+    }
+    let mut taken = board.clone();
+    for loser in chains.iter().filter(|c| c.lost_race) {
+        taken.remove_chain(first_stone(loser), &mut Vec::new());
+    }
+    let ownership = playout::ownership(&taken, barred, runs, taken.hash() ^ SEED);
+    let size = board.size() as usize;
+    let mut percent_after = vec![0i32; size * size];
+    for chain in chains_with_ownership(&taken, &ownership) {
+        for &p in &chain.stones {
+            percent_after[slot(size, p)] = chain.percent;
+        }
+    }
+    for p in doubtful {
+        won[p] = percent_after[p] >= -DEAD_OWNERSHIP_PERCENT;
+    }
+    for loser in chains.iter_mut().filter(|c| c.lost_race) {
+        let winner = Some(loser.color.opponent());
+        let mut winners = loser
+            .stones
+            .iter()
+            .flat_map(|&s| board.adjacent(s))
+            .filter(|&n| board.get(n) == winner)
+            .peekable();
+        if winners.peek().is_some() && winners.all(|n| !won[slot(size, n)]) {
+            loser.lost_race = false;
+        }
+    }
+    won
+}
+
 /// Per point, whether its stone belongs to a chain touching one that lost a race: the winner of a race
-/// lives, however the playouts (which often lose the race for it) scored it.
+/// lives, however the playouts (which often lose the race for it) scored it (but see `races`).
 fn race_winners(board: &Board, chains: &[Chain]) -> Vec<bool> {
     let size = board.size() as usize;
     let mut won = vec![false; size * size];
