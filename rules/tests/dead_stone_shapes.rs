@@ -142,26 +142,41 @@ fn corpus_board(name: &str) -> Board {
     compare::counted(name, &bytes).unwrap().game.board().clone()
 }
 
+const DEAD: bool = true;
+const ALIVE: bool = false;
+
+/// Checks the estimate on the final position of a corpus record: each (stone, colour, verdict) is a stone
+/// of that colour there, proposed dead or not as the verdict says.
+fn assert_verdicts(record: &str, verdicts: &[(&str, Color, bool)]) {
+    let board = corpus_board(record);
+    let dead = estimate_dead(&board);
+    for &(stone, color, verdict) in verdicts {
+        let point = Point::from_gtp(stone, 19).unwrap();
+        assert_eq!(board.get(point), Some(color), "{record}: {stone}");
+        assert_eq!(
+            dead.contains(&point),
+            verdict,
+            "{record}: {stone} proposed dead: {}",
+            !verdict
+        );
+    }
+}
+
 /// 02777: White's M16 is in atari, but L16 joins it to White's living group (Black's capture there is
 /// only a ko). Playouts lose it when the side to move is busy capturing elsewhere; GNU Go calls it alive.
 #[test]
 fn a_stone_in_atari_that_can_connect_to_its_living_group_is_alive() {
-    let board = corpus_board("02777.sgf");
-    let m16 = Point::from_gtp("M16", 19).unwrap();
-    assert_eq!(board.get(m16), Some(Color::White));
-    assert!(!estimate_dead(&board).contains(&m16));
+    assert_verdicts("02777.sgf", &[("M16", Color::White, ALIVE)]);
 }
 
 /// 03667: White's R18 against Black's O19 chain is a race Black wins even with White to move, which the
 /// playouts leave at even odds; the local reading settles it (GNU Go agrees, and so does the result).
 #[test]
 fn a_race_lost_even_moving_first_is_dead() {
-    let board = corpus_board("03667.sgf");
-    let r18 = Point::from_gtp("R18", 19).unwrap();
-    let o19 = Point::from_gtp("O19", 19).unwrap();
-    let dead = estimate_dead(&board);
-    assert!(dead.contains(&r18));
-    assert!(!dead.contains(&o19));
+    assert_verdicts(
+        "03667.sgf",
+        &[("R18", Color::White, DEAD), ("O19", Color::Black, ALIVE)],
+    );
 }
 
 /// Any position the server can hold (every board size, unfinished games with chains in atari) gets an
@@ -205,13 +220,10 @@ fn random_positions_of_every_size_get_whole_chains_of_stones() {
 /// playouts, where White often escapes first, leave the chain at about -24%; the race decides it.
 #[test]
 fn the_winner_of_a_race_lives() {
-    let board = corpus_board("00242.sgf");
-    let dead = estimate_dead(&board);
-    let b7 = Point::from_gtp("B7", 19).unwrap();
-    let j15 = Point::from_gtp("J15", 19).unwrap();
-    assert_eq!(board.get(j15), Some(Color::Black));
-    assert!(dead.contains(&b7));
-    assert!(!dead.contains(&j15));
+    assert_verdicts(
+        "00242.sgf",
+        &[("B7", Color::White, DEAD), ("J15", Color::Black, ALIVE)],
+    );
 }
 
 /// 06358: Black's C16 is in atari among White chains that live (White's D16 group wins its race against
@@ -220,23 +232,17 @@ fn the_winner_of_a_race_lives() {
 /// dead.
 #[test]
 fn a_chain_in_atari_among_living_chains_is_dead() {
-    let board = corpus_board("06358.sgf");
-    let dead = estimate_dead(&board);
-    let c16 = Point::from_gtp("C16", 19).unwrap();
-    let d16 = Point::from_gtp("D16", 19).unwrap();
-    assert_eq!(board.get(c16), Some(Color::Black));
-    assert!(dead.contains(&c16));
-    assert!(!dead.contains(&d16));
+    assert_verdicts(
+        "06358.sgf",
+        &[("C16", Color::Black, DEAD), ("D16", Color::White, ALIVE)],
+    );
 }
 
 /// 05151: White's H7 is in atari among Black's living stones, but Black's capture at H6 is a ko, which
 /// White can fight; GNU Go keeps H7 alive, and so does the estimate.
 #[test]
 fn a_stone_in_atari_whose_capture_is_a_ko_is_not_dead() {
-    let board = corpus_board("05151.sgf");
-    let h7 = Point::from_gtp("H7", 19).unwrap();
-    assert_eq!(board.get(h7), Some(Color::White));
-    assert!(!estimate_dead(&board).contains(&h7));
+    assert_verdicts("05151.sgf", &[("H7", Color::White, ALIVE)]);
 }
 
 /// 01009: White's stones in Black's upper right (M17 to R15, with Black's P17 P18 cutting through them)
@@ -244,14 +250,17 @@ fn a_stone_in_atari_whose_capture_is_a_ko_is_not_dead() {
 /// a chain the playouts take more often than not is dead.
 #[test]
 fn a_group_the_playouts_take_more_often_than_not_is_dead() {
-    let board = corpus_board("01009.sgf");
-    let dead = estimate_dead(&board);
-    for stone in ["M19", "N18", "O16", "Q19", "R17"] {
-        let point = Point::from_gtp(stone, 19).unwrap();
-        assert_eq!(board.get(point), Some(Color::White), "{stone}");
-        assert!(dead.contains(&point), "{stone} is not proposed dead");
-    }
-    assert!(!dead.contains(&Point::from_gtp("P17", 19).unwrap()));
+    assert_verdicts(
+        "01009.sgf",
+        &[
+            ("M19", Color::White, DEAD),
+            ("N18", Color::White, DEAD),
+            ("O16", Color::White, DEAD),
+            ("Q19", Color::White, DEAD),
+            ("R17", Color::White, DEAD),
+            ("P17", Color::Black, ALIVE),
+        ],
+    );
 }
 
 /// 01569: Black's J3 K3, in atari inside White's ten stones in Black's lower side, lose their race, but
@@ -259,16 +268,13 @@ fn a_group_the_playouts_take_more_often_than_not_is_dead() {
 /// so J3 K3, inside Black's area, are not.
 #[test]
 fn a_race_won_by_stones_that_stay_dead_saves_nothing() {
-    let board = corpus_board("01569.sgf");
-    let dead = estimate_dead(&board);
-    for (stone, color, is_dead) in [
-        ("J3", Color::Black, false),
-        ("K3", Color::Black, false),
-        ("H3", Color::White, true),
-        ("K4", Color::White, true),
-    ] {
-        let point = Point::from_gtp(stone, 19).unwrap();
-        assert_eq!(board.get(point), Some(color), "{stone}");
-        assert_eq!(dead.contains(&point), is_dead, "{stone}");
-    }
+    assert_verdicts(
+        "01569.sgf",
+        &[
+            ("J3", Color::Black, ALIVE),
+            ("K3", Color::Black, ALIVE),
+            ("H3", Color::White, DEAD),
+            ("K4", Color::White, DEAD),
+        ],
+    );
 }
