@@ -14,12 +14,15 @@
 //! are taken from the answers committed for the CI sample before GNU Go is run. `--export FILE` writes GNU
 //! Go's answers for the sample, which the CI test reads (`rules/tests/data/dead-stones/gnugo.tsv`); `--verbose` lists every record that differs;
 //! `--show` also draws each differing board; `--cached-only` compares only the records already in the cache, without running GNU Go.
+//! `--zero-komi` takes the counted records whose komi is written as 0 instead (see `compare::Komi`):
+//! records the estimate was never tuned on, whose dead sets compare but whose winner figures mean nothing.
 
 #[path = "../tests/dead_stones/compare.rs"]
 mod compare;
 
 use compare::{
-    answer_line, compare, counted, gtp_list, read_answers, Comparison, Counted, GnuAnswer,
+    answer_line, compare, counted_by_komi, gtp_list, read_answers, Comparison, Counted, GnuAnswer,
+    Komi,
 };
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::{BufRead, BufReader, Write};
@@ -39,6 +42,7 @@ struct Args {
     verbose: bool,
     cached_only: bool,
     show: bool,
+    komi: Komi,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -55,6 +59,7 @@ fn parse_args() -> Result<Args, String> {
         verbose: false,
         cached_only: false,
         show: false,
+        komi: Komi::NonZero,
     };
     let mut words = std::env::args().skip(1);
     while let Some(word) = words.next() {
@@ -72,6 +77,7 @@ fn parse_args() -> Result<Args, String> {
             "--verbose" => args.verbose = true,
             "--cached-only" => args.cached_only = true,
             "--show" => args.show = true,
+            "--zero-komi" => args.komi = Komi::Zero,
             other => return Err(format!("unknown argument {other}")),
         }
     }
@@ -83,7 +89,7 @@ fn parse_args() -> Result<Args, String> {
 }
 
 /// `count` counted records spread evenly over all counted records of the corpus, in name order.
-fn select(corpus: &Path, count: usize) -> Result<Vec<(Counted, PathBuf)>, String> {
+fn select(corpus: &Path, count: usize, komi: Komi) -> Result<Vec<(Counted, PathBuf)>, String> {
     let mut paths: Vec<PathBuf> = std::fs::read_dir(corpus)
         .map_err(|e| format!("{}: {e}", corpus.display()))?
         .filter_map(|entry| entry.ok().map(|e| e.path()))
@@ -95,11 +101,15 @@ fn select(corpus: &Path, count: usize) -> Result<Vec<(Counted, PathBuf)>, String
         .filter_map(|path| {
             let name = path.file_name()?.to_string_lossy().into_owned();
             let bytes = std::fs::read(&path).ok()?;
-            Some((counted(&name, &bytes)?, path))
+            Some((counted_by_komi(&name, &bytes, komi)?, path))
         })
         .collect();
+    let which = match komi {
+        Komi::NonZero => "with komi",
+        Komi::Zero => "with komi 0 (winner figures mean nothing)",
+    };
     println!(
-        "{} counted 19x19 records with komi in {}",
+        "{} counted 19x19 records {which} in {}",
         all.len(),
         corpus.display()
     );
@@ -257,7 +267,7 @@ fn main() {
             std::process::exit(2);
         }
     };
-    let picked = match select(&args.corpus, args.count) {
+    let picked = match select(&args.corpus, args.count, args.komi) {
         Ok(picked) => picked,
         Err(message) => {
             eprintln!("dead_stones: {message}");

@@ -17,10 +17,26 @@ pub struct Counted {
     pub winner: Color,
 }
 
+/// Which counted records to take, by the komi they state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Komi {
+    /// A komi written as non-zero: the records whose winner the marking can be checked against.
+    NonZero,
+    /// A komi written as 0 or missing: the corpus's records of this kind mostly misstate the komi, so
+    /// their recorded winner says nothing about the marking, but their dead stones compare with GNU
+    /// Go's as well as any.
+    Zero,
+}
+
 /// The record as a counted game worth measuring: 19x19, a counted result (`B+2.5`, not `B+R`), a komi
 /// written as non-zero (the corpus's `KM[0]` counted records mostly misstate the komi, so their recorded
 /// winner says nothing about the marking), and a main line that replays under positional superko.
 pub fn counted(name: &str, bytes: &[u8]) -> Option<Counted> {
+    counted_by_komi(name, bytes, Komi::NonZero)
+}
+
+/// `counted`, with the records of the given komi.
+pub fn counted_by_komi(name: &str, bytes: &[u8], komi: Komi) -> Option<Counted> {
     let record: GameRecord = sgf::parse(bytes).ok()?;
     let Some(GameResult::Win {
         winner,
@@ -29,7 +45,8 @@ pub fn counted(name: &str, bytes: &[u8]) -> Option<Counted> {
     else {
         return None;
     };
-    if record.info.size != 19 || record.info.komi.half_points == 0 {
+    let zero_komi = record.info.komi.half_points == 0;
+    if record.info.size != 19 || zero_komi != (komi == Komi::Zero) {
         return None;
     }
     let game = record.replay(KoRule::Positional).ok()?;
