@@ -11,7 +11,7 @@
 //! the dead sets are identical, the stones that differ, how often the count's winner is the recorded
 //! winner with each marking, and the time per estimate of each. GNU Go's answers are cached in `--cache`
 //! (default `target/dead-stones-gnugo.tsv`), so reruns only run our estimate; records missing there
-//! are taken from the answers committed for the CI sample before GNU Go is run. `--export FILE` writes GNU
+//! are taken from the answers committed for the CI tests before GNU Go is run. `--export FILE` writes GNU
 //! Go's answers for the sample, which the CI test reads (`rules/tests/data/dead-stones/gnugo.tsv`); `--verbose` lists every record that differs;
 //! `--show` also draws each differing board; `--cached-only` compares only the records already in the cache, without running GNU Go.
 //! `--zero-komi` takes the counted records whose komi is written as 0 instead (see `compare::Komi`):
@@ -181,13 +181,13 @@ fn read_replies(stdout: impl BufRead, sender: mpsc::Sender<String>) {
     }
 }
 
-/// GNU Go's answers for `picked`, from the cache, else from the answers committed for the CI sample
-/// (`rules/tests/data/dead-stones/gnugo.tsv`, so a fresh checkout measures the sample without GNU Go),
-/// else by running GNU Go (and appending to the cache).
+/// GNU Go's answers for `picked`, from the cache, else from the answers committed for the CI tests
+/// (`rules/tests/data/dead-stones/`: the sample and the records with komi 0, so a fresh checkout
+/// measures those without GNU Go), else by running GNU Go (and appending to the cache).
 fn gnu_answers(args: &Args, picked: &[(Counted, PathBuf)]) -> BTreeMap<String, GnuAnswer> {
-    let committed =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/dead-stones/gnugo.tsv");
-    let mut answers = read_answers(&committed);
+    let committed = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/dead-stones");
+    let mut answers = read_answers(&committed.join("gnugo.tsv"));
+    answers.extend(read_answers(&committed.join("gnugo-zero-komi.tsv")));
     answers.extend(read_answers(&args.cache));
     let missing: Vec<_> = picked
         .iter()
