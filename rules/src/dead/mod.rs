@@ -94,7 +94,6 @@ fn judge(board: &Board) -> Vec<Chain> {
     let runs = (PLAYOUT_MOVES_BUDGET / (2 * empty + 1)).clamp(PLAYOUTS_MIN, PLAYOUTS_MAX);
     let ownership = playout::ownership(board, &barred, runs, board.hash() ^ SEED);
     let mut chains = chains_with_ownership(board, &ownership);
-    let mut percent_at = vec![0i32; size * size];
     for chain in &mut chains {
         let first = chain.stones.first().map_or(0, |&p| slot(size, p));
         if alive.get(first) == Some(&true) {
@@ -102,10 +101,8 @@ fn judge(board: &Board) -> Vec<Chain> {
         } else if barred.get(first) == Some(&Some(chain.color)) {
             chain.percent = -100;
         }
-        for &p in &chain.stones {
-            percent_at[slot(size, p)] = chain.percent;
-        }
     }
+    let percent_at = percent_by_point(size, &chains);
     let won_race = races(board, &mut chains, &percent_at, &barred, runs);
     for chain in &mut chains {
         let first = chain.stones.first().map_or(0, |&p| slot(size, p));
@@ -186,12 +183,7 @@ fn races(
     }
     let ownership = playout::ownership(&taken, barred, runs, taken.hash() ^ SEED);
     let size = board.size() as usize;
-    let mut percent_after = vec![0i32; size * size];
-    for chain in chains_with_ownership(&taken, &ownership) {
-        for &p in &chain.stones {
-            percent_after[slot(size, p)] = chain.percent;
-        }
-    }
+    let percent_after = percent_by_point(size, &chains_with_ownership(&taken, &ownership));
     for p in doubtful {
         won[p] = percent_after[p] >= -DEAD_OWNERSHIP_PERCENT;
     }
@@ -231,16 +223,33 @@ fn race_winners(board: &Board, chains: &[Chain]) -> Vec<bool> {
 /// Whether every opponent chain touching `chain` may live (not below `-ATTACKER_DEAD_PERCENT`): reading a
 /// race against stones that are themselves dead would only find that they can capture first.
 fn attackers_hold(board: &Board, chain: &Chain, percent_at: &[i32]) -> bool {
+    every_opponent_beside(board, chain, |at| {
+        percent_at
+            .get(at)
+            .is_some_and(|&p| p >= -ATTACKER_DEAD_PERCENT)
+    })
+}
+
+/// Whether `holds` is true of every opponent stone touching `chain`, given the stone's per-point index.
+fn every_opponent_beside(board: &Board, chain: &Chain, holds: impl Fn(usize) -> bool) -> bool {
     let size = board.size() as usize;
     let enemy = Some(chain.color.opponent());
     chain.stones.iter().all(|&s| {
-        board.adjacent(s).all(|n| {
-            board.get(n) != enemy
-                || percent_at
-                    .get(slot(size, n))
-                    .is_some_and(|&p| p >= -ATTACKER_DEAD_PERCENT)
-        })
+        board
+            .adjacent(s)
+            .all(|n| board.get(n) != enemy || holds(slot(size, n)))
     })
+}
+
+/// Per point, the mean ownership of the chain its stone belongs to (0 where there is none).
+fn percent_by_point(size: usize, chains: &[Chain]) -> Vec<i32> {
+    let mut percent_at = vec![0i32; size * size];
+    for chain in chains {
+        for &p in &chain.stones {
+            percent_at[slot(size, p)] = chain.percent;
+        }
+    }
+    percent_at
 }
 
 /// Whether the chain through `stone`, in atari, is part of a seki: the opponent chain that would take it
@@ -369,21 +378,16 @@ fn settle(board: &Board) -> (Vec<bool>, Vec<Option<Color>>) {
 /// by taking D17 D18 (dead, lost their race), so C16 is lost either way. A ko is left out: the owner
 /// can fight it, and GNU Go keeps such a stone alive (`05151.sgf` H7, `05234.sgf` A7).
 fn taken_by_living(board: &Board, chain: &Chain, percent_at: &[i32], won_race: &[bool]) -> bool {
-    let size = board.size() as usize;
-    let stone = first_stone(chain);
-    let Some(liberty) = board.atari_liberty(stone) else {
+    if chain.percent >= UNDECIDED_PERCENT {
+        return false;
+    }
+    let Some(liberty) = board.atari_liberty(first_stone(chain)) else {
         return false;
     };
     let taken = board.preview(liberty, chain.color.opponent());
-    if chain.percent >= UNDECIDED_PERCENT || !taken.is_ok_and(|t| t.ko_point.is_none()) {
-        return false;
-    }
-    let enemy = Some(chain.color.opponent());
-    chain.stones.iter().all(|&s| {
-        board.adjacent(s).all(|n| {
-            board.get(n) != enemy
-                || won_race[slot(size, n)]
-                || percent_at[slot(size, n)] >= ALIVE_PERCENT
+    taken.is_ok_and(|t| t.ko_point.is_none())
+        && every_opponent_beside(board, chain, |at| {
+            won_race.get(at) == Some(&true)
+                || percent_at.get(at).is_some_and(|&p| p >= ALIVE_PERCENT)
         })
-    })
 }
