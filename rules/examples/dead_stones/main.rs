@@ -14,21 +14,22 @@
 //! are taken from the answers committed for the CI tests before GNU Go is run. `--export FILE` writes GNU
 //! Go's answers for the sample, which the CI test reads (`rules/tests/data/dead-stones/gnugo.tsv`); `--verbose` lists every record that differs;
 //! `--show` also draws each differing board; `--cached-only` compares only the records already in the cache, without running GNU Go.
+//! `--owl` (with `--verbose`) asks GNU Go, for each chain dead only for Tengen, what its own reading says
+//! of it (see `gnugo::owl_verdicts`).
 //! `--zero-komi` takes the counted records whose komi is written as 0 instead (see `compare::Komi`):
 //! records the estimate was never tuned on, whose dead sets compare but whose winner figures mean nothing.
 
-#[path = "../tests/dead_stones/compare.rs"]
+#[path = "../../tests/dead_stones/compare.rs"]
 mod compare;
+mod gnugo;
 
 use compare::{
     answer_line, compare, counted_by_komi, gtp_list, read_answers, Comparison, Counted, GnuAnswer,
     Komi,
 };
 use std::collections::{BTreeMap, BTreeSet};
-use std::io::{BufRead, BufReader, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::sync::mpsc;
 use std::time::{Duration, Instant};
 use tengen_rules::{estimate_dead, Point};
 
@@ -42,6 +43,7 @@ struct Args {
     verbose: bool,
     cached_only: bool,
     show: bool,
+    owl: bool,
     komi: Komi,
 }
 
@@ -59,6 +61,7 @@ fn parse_args() -> Result<Args, String> {
         verbose: false,
         cached_only: false,
         show: false,
+        owl: false,
         komi: Komi::NonZero,
     };
     let mut words = std::env::args().skip(1);
@@ -77,6 +80,7 @@ fn parse_args() -> Result<Args, String> {
             "--verbose" => args.verbose = true,
             "--cached-only" => args.cached_only = true,
             "--show" => args.show = true,
+            "--owl" => args.owl = true,
             "--zero-komi" => args.komi = Komi::Zero,
             other => return Err(format!("unknown argument {other}")),
         }
@@ -123,64 +127,6 @@ fn select(corpus: &Path, count: usize, komi: Komi) -> Result<Vec<(Counted, PathB
     Ok(picked)
 }
 
-/// Runs GNU Go on the final position of `sgf`, timing `final_status_list dead` alone.
-fn run_gnugo(gnugo: &Path, sgf: &Path, timeout: Duration) -> GnuAnswer {
-    let child = Command::new(gnugo)
-        .args(["--mode", "gtp", "--chinese-rules"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn();
-    let Ok(mut child) = child else {
-        return GnuAnswer {
-            millis: 0,
-            dead: None,
-        };
-    };
-    let (Some(mut stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
-        return GnuAnswer {
-            millis: 0,
-            dead: None,
-        };
-    };
-    let (sender, replies) = mpsc::channel();
-    std::thread::spawn(move || read_replies(BufReader::new(stdout), sender));
-    let mut ask = |command: String| -> Option<String> {
-        writeln!(stdin, "{command}").ok()?;
-        stdin.flush().ok()?;
-        replies.recv_timeout(timeout).ok()
-    };
-    let loaded = ask(format!("loadsgf {}", sgf.display()));
-    let started = Instant::now();
-    let answer = loaded.and_then(|_| ask("final_status_list dead".to_string()));
-    let millis = started.elapsed().as_millis() as u64;
-    let _ = child.kill();
-    let _ = child.wait();
-    let dead = answer.filter(|a| a.starts_with('=')).map(|a| {
-        a.trim_start_matches('=')
-            .split_whitespace()
-            .filter_map(|v| Point::from_gtp(v, 19))
-            .collect()
-    });
-    GnuAnswer { millis, dead }
-}
-
-/// Sends each GTP reply (its lines up to the blank line that ends it) down `sender`.
-fn read_replies(stdout: impl BufRead, sender: mpsc::Sender<String>) {
-    let mut reply = String::new();
-    for line in stdout.lines() {
-        let Ok(line) = line else { return };
-        if line.trim().is_empty() {
-            if !reply.is_empty() && sender.send(std::mem::take(&mut reply)).is_err() {
-                return;
-            }
-        } else {
-            reply.push_str(&line);
-            reply.push('\n');
-        }
-    }
-}
-
 /// GNU Go's answers for `picked`, from the cache, else from the answers committed for the CI tests
 /// (`rules/tests/data/dead-stones/`: the sample and the records with komi 0, so a fresh checkout
 /// measures those without GNU Go), else by running GNU Go (and appending to the cache).
@@ -210,7 +156,7 @@ fn gnu_answers(args: &Args, picked: &[(Counted, PathBuf)]) -> BTreeMap<String, G
         .open(&args.cache)
         .ok();
     for (index, (counted, path)) in missing.iter().enumerate() {
-        let answer = run_gnugo(&args.gnugo, path, args.timeout);
+        let answer = gnugo::dead_list(&args.gnugo, path, args.timeout);
         println!(
             "  {}/{} {} {} ms",
             index + 1,
@@ -292,7 +238,7 @@ fn main() {
 fn report(args: &Args, picked: &[(Counted, PathBuf)], answers: &BTreeMap<String, GnuAnswer>) {
     let (mut ours_ms, mut gnu_ms, mut results) = (Vec::new(), Vec::new(), Vec::new());
     let mut timed_out = 0;
-    for (counted, _) in picked {
+    for (counted, path) in picked {
         let Some(answer) = answers.get(&counted.name) else {
             continue;
         };
@@ -310,12 +256,31 @@ fn report(args: &Args, picked: &[(Counted, PathBuf)], answers: &BTreeMap<String,
             if args.show {
                 print_board(counted, &comparison);
             }
+            if args.owl && !comparison.only_ours.is_empty() {
+                let stones = one_stone_per_chain(counted, &comparison.only_ours);
+                for line in gnugo::owl_verdicts(&args.gnugo, path, args.timeout, &stones) {
+                    println!("  {line}");
+                }
+            }
         }
         results.push(comparison);
     }
     print_figures(&results, timed_out);
     println!("time per estimate, Tengen: {}", percentiles(&mut ours_ms));
     println!("time per estimate, GNU Go: {}", percentiles(&mut gnu_ms));
+}
+
+/// The first of `stones` on each chain they lie on, in the record's final position.
+fn one_stone_per_chain(counted: &Counted, stones: &[Point]) -> Vec<Point> {
+    let board = counted.game.board();
+    let mut firsts: Vec<Point> = Vec::new();
+    for &stone in stones {
+        let chain = board.chain(stone);
+        if !firsts.iter().any(|f| chain.contains(f)) {
+            firsts.push(stone);
+        }
+    }
+    firsts
 }
 
 fn print_difference(counted: &Counted, c: &Comparison) {
