@@ -5,9 +5,10 @@
 //! `final_status_list dead` answers from GNU Go's aftermath, which plays the position out; its owl
 //! reading (`owl_attack`, `owl_defend`) answers whether a chain can be killed with the opponent moving
 //! first and whether it can live with its owner moving first. The two can disagree (`02857.sgf`, see
-//! docs/dead-stones.md), which is why `--owl` prints both.
+//! docs/dead-stones.md), which is why `--owl` prints both
+//! (`compare::OwlAnswer`).
 
-use super::compare::GnuAnswer;
+use super::compare::{GnuAnswer, OwlAnswer};
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
 use std::process::{Child, ChildStdin, Command, Stdio};
@@ -106,31 +107,32 @@ pub fn dead_list(gnugo: &Path, sgf: &Path, timeout: Duration) -> GnuAnswer {
     GnuAnswer { millis, dead }
 }
 
-/// What GNU Go's reading says of each chain through `stones` on the final position of `sgf`, a line
-/// each: its final status, its dragon's status, and the owl's attack and defence. An owl answer is `0`
-/// (fails), `1 MOVE` (works with MOVE), `2 MOVE` or `3 MOVE` (works through a ko that the mover takes
-/// first, or takes second).
-pub fn owl_verdicts(gnugo: &Path, sgf: &Path, timeout: Duration, stones: &[Point]) -> Vec<String> {
-    let Some(mut session) = Session::start(gnugo, sgf, timeout) else {
-        return vec!["GNU Go did not start or load the record".to_string()];
-    };
+/// What GNU Go's own reading says of each chain through `stones` on the final position of `sgf` (see
+/// `OwlAnswer`); `None` when GNU Go did not start or load the record.
+pub fn owl_answers(
+    gnugo: &Path,
+    sgf: &Path,
+    timeout: Duration,
+    stones: &[Point],
+) -> Option<Vec<OwlAnswer>> {
+    let mut session = Session::start(gnugo, sgf, timeout)?;
     let to_move = session.to_move.clone();
-    stones
+    let answers = stones
         .iter()
-        .map(|stone| {
-            let vertex = stone.to_gtp(19);
+        .map(|&stone| {
             let mut ask = |command: &str| {
-                session
-                    .ask(&format!("{command} {vertex}"))
-                    .unwrap_or_else(|| "?".to_string())
+                let asked = session.ask(&format!("{command} {}", stone.to_gtp(19)));
+                asked.unwrap_or_else(|| "?".to_string())
             };
-            format!(
-                "{vertex} ({to_move} to move): final_status {}, dragon_status {}, owl_attack {}, owl_defend {}",
-                ask("final_status"),
-                ask("dragon_status"),
-                ask("owl_attack"),
-                ask("owl_defend"),
-            )
+            OwlAnswer {
+                stone,
+                to_move: to_move.clone(),
+                final_status: ask("final_status"),
+                dragon_status: ask("dragon_status"),
+                owl_attack: ask("owl_attack"),
+                owl_defend: ask("owl_defend"),
+            }
         })
-        .collect()
+        .collect();
+    Some(answers)
 }

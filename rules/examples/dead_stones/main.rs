@@ -14,8 +14,9 @@
 //! are taken from the answers committed for the CI tests before GNU Go is run. `--export FILE` writes GNU
 //! Go's answers for the sample, which the CI test reads (`rules/tests/data/dead-stones/gnugo.tsv`); `--verbose` lists every record that differs;
 //! `--show` also draws each differing board; `--cached-only` compares only the records already in the cache, without running GNU Go.
-//! `--owl` (with `--verbose`) asks GNU Go, for each chain dead only for Tengen, what its own reading says
-//! of it (see `gnugo::owl_verdicts`).
+//! `--owl` asks GNU Go, for each chain dead only for Tengen, what its own reading says of it (see
+//! `compare::OwlAnswer`; printed with `--verbose`); `--export-owl FILE` also writes those answers into
+//! FILE for the records compared (the CI test reads `rules/tests/data/dead-stones/gnugo-owl.tsv`).
 //! `--zero-komi` takes the counted records whose komi is written as 0 instead (see `compare::Komi`):
 //! records the estimate was never tuned on, whose dead sets compare but whose winner figures mean nothing.
 
@@ -24,8 +25,8 @@ mod compare;
 mod gnugo;
 
 use compare::{
-    answer_line, compare, counted_by_komi, gtp_list, read_answers, Comparison, Counted, GnuAnswer,
-    Komi,
+    answer_line, compare, counted_by_komi, gtp_list, one_stone_per_chain, owl_line, read_answers,
+    read_owl, Comparison, Counted, GnuAnswer, Komi, OwlAnswer,
 };
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
@@ -44,6 +45,7 @@ struct Args {
     cached_only: bool,
     show: bool,
     owl: bool,
+    export_owl: Option<PathBuf>,
     komi: Komi,
 }
 
@@ -62,6 +64,7 @@ fn parse_args() -> Result<Args, String> {
         cached_only: false,
         show: false,
         owl: false,
+        export_owl: None,
         komi: Komi::NonZero,
     };
     let mut words = std::env::args().skip(1);
@@ -81,6 +84,10 @@ fn parse_args() -> Result<Args, String> {
             "--cached-only" => args.cached_only = true,
             "--show" => args.show = true,
             "--owl" => args.owl = true,
+            "--export-owl" => {
+                args.export_owl = Some(value()?.into());
+                args.owl = true;
+            }
             "--zero-komi" => args.komi = Komi::Zero,
             other => return Err(format!("unknown argument {other}")),
         }
@@ -221,7 +228,14 @@ fn main() {
         }
     };
     let answers = gnu_answers(&args, &picked);
-    report(&args, &picked, &answers);
+    let owl = report(&args, &picked, &answers);
+    if let Some(file) = &args.export_owl {
+        if let Err(e) = export_owl(file, &owl) {
+            eprintln!("dead_stones: export to {}: {e}", file.display());
+            std::process::exit(1);
+        }
+        println!("wrote GNU Go's owl answers to {}", file.display());
+    }
     if let Some(file) = &args.export {
         if let Err(e) = export(file, &picked, &answers) {
             eprintln!("dead_stones: export to {}: {e}", file.display());
@@ -234,9 +248,15 @@ fn main() {
     }
 }
 
-/// Runs the estimate on every picked record with a GNU Go answer and prints the figures.
-fn report(args: &Args, picked: &[(Counted, PathBuf)], answers: &BTreeMap<String, GnuAnswer>) {
+/// Runs the estimate on every picked record with a GNU Go answer and prints the figures; returns, per
+/// record compared, GNU Go's owl answers for the chains dead only for Tengen (with `--owl`).
+fn report(
+    args: &Args,
+    picked: &[(Counted, PathBuf)],
+    answers: &BTreeMap<String, GnuAnswer>,
+) -> BTreeMap<String, Vec<OwlAnswer>> {
     let (mut ours_ms, mut gnu_ms, mut results) = (Vec::new(), Vec::new(), Vec::new());
+    let mut owl = BTreeMap::new();
     let mut timed_out = 0;
     for (counted, path) in picked {
         let Some(answer) = answers.get(&counted.name) else {
@@ -256,31 +276,57 @@ fn report(args: &Args, picked: &[(Counted, PathBuf)], answers: &BTreeMap<String,
             if args.show {
                 print_board(counted, &comparison);
             }
-            if args.owl && !comparison.only_ours.is_empty() {
-                let stones = one_stone_per_chain(counted, &comparison.only_ours);
-                for line in gnugo::owl_verdicts(&args.gnugo, path, args.timeout, &stones) {
-                    println!("  {line}");
-                }
-            }
+        }
+        if args.owl {
+            owl.insert(
+                counted.name.clone(),
+                ask_owl(args, counted, path, &comparison),
+            );
         }
         results.push(comparison);
     }
     print_figures(&results, timed_out);
     println!("time per estimate, Tengen: {}", percentiles(&mut ours_ms));
     println!("time per estimate, GNU Go: {}", percentiles(&mut gnu_ms));
+    owl
 }
 
-/// The first of `stones` on each chain they lie on, in the record's final position.
-fn one_stone_per_chain(counted: &Counted, stones: &[Point]) -> Vec<Point> {
-    let board = counted.game.board();
-    let mut firsts: Vec<Point> = Vec::new();
-    for &stone in stones {
-        let chain = board.chain(stone);
-        if !firsts.iter().any(|f| chain.contains(f)) {
-            firsts.push(stone);
+/// GNU Go's owl answers for the chains of `comparison` dead only for Tengen, printed with `--verbose`.
+fn ask_owl(args: &Args, counted: &Counted, path: &Path, comparison: &Comparison) -> Vec<OwlAnswer> {
+    if comparison.only_ours.is_empty() {
+        return Vec::new();
+    }
+    let stones = one_stone_per_chain(counted, &comparison.only_ours);
+    let Some(answers) = gnugo::owl_answers(&args.gnugo, path, args.timeout, &stones) else {
+        println!(
+            "  {}: GNU Go did not start or load the record",
+            counted.name
+        );
+        return Vec::new();
+    };
+    if args.verbose {
+        for answer in &answers {
+            println!("  {}", answer.describe());
         }
     }
-    firsts
+    answers
+}
+
+/// Writes the owl answers of this run into `file`, keeping the lines of records this run did not
+/// compare, so one file holds the sample's and the komi-0 records' answers.
+fn export_owl(file: &Path, owl: &BTreeMap<String, Vec<OwlAnswer>>) -> std::io::Result<()> {
+    let mut all = read_owl(file);
+    for (name, answers) in owl {
+        all.remove(name);
+        if !answers.is_empty() {
+            all.insert(name.clone(), answers.clone());
+        }
+    }
+    let lines: Vec<String> = all
+        .iter()
+        .flat_map(|(name, answers)| answers.iter().map(|a| owl_line(name, a)))
+        .collect();
+    std::fs::write(file, lines.join("\n") + "\n")
 }
 
 fn print_difference(counted: &Counted, c: &Comparison) {

@@ -101,6 +101,100 @@ pub fn answer_line(name: &str, answer: &GnuAnswer) -> String {
     format!("{name}\t{}\t{status}\t{points}", answer.millis)
 }
 
+/// What GNU Go's own reading says of one chain on a record's final position (`gtp` commands of the same
+/// names, answered after `loadsgf`). `final_status` comes from its aftermath, which plays the position
+/// out; the owl reads life and death. An owl answer is `0` (fails), `1 MOVE` (works with MOVE), or `2
+/// MOVE` / `3 MOVE` (works through a ko that the mover takes first / second).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OwlAnswer {
+    /// A stone of the chain.
+    pub stone: Point,
+    /// The colour to move after the record (`black` or `white`).
+    pub to_move: String,
+    pub final_status: String,
+    pub dragon_status: String,
+    /// Whether and how the chain is killed with its opponent moving first.
+    pub owl_attack: String,
+    /// Whether and how the chain lives with its owner moving first.
+    pub owl_defend: String,
+}
+
+impl OwlAnswer {
+    /// Whether GNU Go's reading finds a way for the chain to live when its owner moves first.
+    pub fn lives_moving_first(&self) -> bool {
+        self.owl_defend != "0"
+    }
+
+    /// The answer as people read it.
+    pub fn describe(&self) -> String {
+        format!(
+            "{} ({} to move): final_status {}, dragon_status {}, owl_attack {}, owl_defend {}",
+            self.stone.to_gtp(19),
+            self.to_move,
+            self.final_status,
+            self.dragon_status,
+            self.owl_attack,
+            self.owl_defend
+        )
+    }
+}
+
+/// Reads GNU Go's owl answers: `name<TAB>stone (GTP)<TAB>to move<TAB>final_status<TAB>dragon_status<TAB>
+/// owl_attack<TAB>owl_defend`, any number of lines per record.
+pub fn read_owl(path: &Path) -> BTreeMap<String, Vec<OwlAnswer>> {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    let mut answers: BTreeMap<String, Vec<OwlAnswer>> = BTreeMap::new();
+    for line in text.lines() {
+        let fields: Vec<&str> = line.split('\t').collect();
+        let [name, stone, to_move, final_status, dragon_status, owl_attack, owl_defend] =
+            fields[..]
+        else {
+            continue;
+        };
+        let Some(stone) = Point::from_gtp(stone, 19) else {
+            continue;
+        };
+        answers
+            .entry(name.to_string())
+            .or_default()
+            .push(OwlAnswer {
+                stone,
+                to_move: to_move.to_string(),
+                final_status: final_status.to_string(),
+                dragon_status: dragon_status.to_string(),
+                owl_attack: owl_attack.to_string(),
+                owl_defend: owl_defend.to_string(),
+            });
+    }
+    answers
+}
+
+/// One line of the owl answers' file.
+pub fn owl_line(name: &str, answer: &OwlAnswer) -> String {
+    format!(
+        "{name}\t{}\t{}\t{}\t{}\t{}\t{}",
+        answer.stone.to_gtp(19),
+        answer.to_move,
+        answer.final_status,
+        answer.dragon_status,
+        answer.owl_attack,
+        answer.owl_defend
+    )
+}
+
+/// The first of `stones` on each chain they lie on, in the record's final position.
+pub fn one_stone_per_chain(counted: &Counted, stones: &[Point]) -> Vec<Point> {
+    let board = counted.game.board();
+    let mut firsts: Vec<Point> = Vec::new();
+    for &stone in stones {
+        let chain = board.chain(stone);
+        if !firsts.iter().any(|f| chain.contains(f)) {
+            firsts.push(stone);
+        }
+    }
+    firsts
+}
+
 /// How one record's estimate compares with GNU Go's marking and with the recorded winner.
 #[derive(Debug, Clone)]
 pub struct Comparison {
