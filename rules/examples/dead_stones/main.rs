@@ -17,6 +17,7 @@
 //! `--owl` asks GNU Go, for each chain dead only for Tengen, what its own reading says of it (see
 //! `compare::OwlAnswer`; printed with `--verbose`); `--export-owl FILE` also writes those answers into
 //! FILE for the records compared (the CI test reads `rules/tests/data/dead-stones/gnugo-owl.tsv`).
+//! `--fresh` runs GNU Go on every record, whatever is cached, so that both times come from one run.
 //! `--zero-komi` takes the counted records whose komi is written as 0 instead (see `compare::Komi`):
 //! records the estimate was never tuned on, whose dead sets compare but whose winner figures mean nothing.
 
@@ -46,6 +47,7 @@ struct Args {
     show: bool,
     owl: bool,
     export_owl: Option<PathBuf>,
+    fresh: bool,
     komi: Komi,
 }
 
@@ -65,6 +67,7 @@ fn parse_args() -> Result<Args, String> {
         show: false,
         owl: false,
         export_owl: None,
+        fresh: false,
         komi: Komi::NonZero,
     };
     let mut words = std::env::args().skip(1);
@@ -82,6 +85,7 @@ fn parse_args() -> Result<Args, String> {
             "--export" => args.export = Some(value()?.into()),
             "--verbose" => args.verbose = true,
             "--cached-only" => args.cached_only = true,
+            "--fresh" => args.fresh = true,
             "--show" => args.show = true,
             "--owl" => args.owl = true,
             "--export-owl" => {
@@ -136,12 +140,16 @@ fn select(corpus: &Path, count: usize, komi: Komi) -> Result<Vec<(Counted, PathB
 
 /// GNU Go's answers for `picked`, from the cache, else from the answers committed for the CI tests
 /// (`rules/tests/data/dead-stones/`: the sample and the records with komi 0, so a fresh checkout
-/// measures those without GNU Go), else by running GNU Go (and appending to the cache).
+/// measures those without GNU Go), else by running GNU Go (and appending to the cache). With
+/// `--fresh`, GNU Go runs on every record, so both estimates are timed in the same run.
 fn gnu_answers(args: &Args, picked: &[(Counted, PathBuf)]) -> BTreeMap<String, GnuAnswer> {
     let committed = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/dead-stones");
-    let mut answers = read_answers(&committed.join("gnugo.tsv"));
-    answers.extend(read_answers(&committed.join("gnugo-zero-komi.tsv")));
-    answers.extend(read_answers(&args.cache));
+    let mut answers = BTreeMap::new();
+    if !args.fresh {
+        answers.extend(read_answers(&committed.join("gnugo.tsv")));
+        answers.extend(read_answers(&committed.join("gnugo-zero-komi.tsv")));
+        answers.extend(read_answers(&args.cache));
+    }
     let missing: Vec<_> = picked
         .iter()
         .filter(|(c, _)| !answers.contains_key(&c.name))
