@@ -104,9 +104,10 @@ fn saved_by_gnu_go(results: &[(Counted, Comparison)]) -> Vec<String> {
                         stone.to_gtp(19)
                     )
                 });
-            println!("{}: {}", record.name, answer.describe());
+            let described = format!("{}: {}", record.name, answer.describe());
+            println!("{described}");
             if answer.lives_moving_first() {
-                saved.push(format!("{}: {}", record.name, answer.describe()));
+                saved.push(described);
             }
         }
     }
