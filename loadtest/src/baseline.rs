@@ -12,8 +12,9 @@ use std::sync::{Arc, Mutex};
 
 use futures_util::{SinkExt, StreamExt};
 use tengen_protocol::{
-    ChallengeId, ChatChannel, ClientMsg, Color, EndReason, GameEvent, GameId, GameOutcome,
-    GamePhase, GameSettings, GameState, PlayerInfo, Request, ServerMsg, UserId,
+    AccountsMsg, ChallengeId, ChatChannel, ClientMsg, Color, ConnectionMsg, EndReason, GameEvent,
+    GameId, GameOutcome, GamePhase, GameSettings, GameState, GamesMsg, HallMsg, PlayerInfo,
+    Request, ServerMsg, UserId,
 };
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{broadcast, mpsc, watch};
@@ -223,18 +224,19 @@ impl Conn {
         let id = request.id;
         let ack = || Utf8Bytes::from(ServerMsg::Ack { id }.to_json());
         match request.msg {
-            ClientMsg::Hello { version } => vec![ServerMsg::Welcome {
+            ClientMsg::Connection(ConnectionMsg::Hello { version }) => vec![ServerMsg::Welcome {
                 id,
                 version,
                 server: "baseline".into(),
             }
             .to_json()
             .into()],
-            ClientMsg::Register { username, .. } | ClientMsg::Login { username, .. } => {
+            ClientMsg::Accounts(AccountsMsg::Register { username, .. })
+            | ClientMsg::Accounts(AccountsMsg::Login { username, .. }) => {
                 let user = UserId(self.hub.id());
                 self.log_in(id, user, username)
             }
-            ClientMsg::Resume { token } => {
+            ClientMsg::Accounts(AccountsMsg::Resume { token }) => {
                 let user = UserId(token.parse().unwrap_or(0));
                 let username = lock(&self.hub.names)
                     .get(&user)
@@ -242,7 +244,7 @@ impl Conn {
                     .unwrap_or_default();
                 self.log_in(id, user, username)
             }
-            ClientMsg::Challenge { user, settings } => {
+            ClientMsg::Hall(HallMsg::Challenge { user, settings }) => {
                 let Some(from) = self.player.clone() else {
                     return vec![ack()];
                 };
@@ -264,7 +266,7 @@ impl Conn {
                 .to_json()
                 .into()]
             }
-            ClientMsg::AcceptChallenge { challenge } => {
+            ClientMsg::Hall(HallMsg::AcceptChallenge { challenge }) => {
                 let Some((black, white, settings)) = lock(&self.hub.challenges).remove(&challenge)
                 else {
                     return vec![ack()];
@@ -300,7 +302,7 @@ impl Conn {
                 self.hub.push_to(white.user, &started);
                 vec![ack()]
             }
-            ClientMsg::Watch { game } => {
+            ClientMsg::Games(GamesMsg::Watch { game }) => {
                 let mut replies = Vec::new();
                 if let Some(state) = self.follow(game) {
                     replies.push(state);
@@ -308,7 +310,7 @@ impl Conn {
                 replies.push(ack());
                 replies
             }
-            ClientMsg::Play { game, point, .. } => {
+            ClientMsg::Games(GamesMsg::Play { game, point, .. }) => {
                 self.publish(game, |color| GameEvent::Played {
                     color,
                     point,
@@ -316,14 +318,14 @@ impl Conn {
                 });
                 vec![ack()]
             }
-            ClientMsg::Pass { game, .. } => {
+            ClientMsg::Games(GamesMsg::Pass { game, .. }) => {
                 self.publish(game, |color| GameEvent::Passed {
                     color,
                     forced: false,
                 });
                 vec![ack()]
             }
-            ClientMsg::Resign { game, .. } => {
+            ClientMsg::Games(GamesMsg::Resign { game, .. }) => {
                 self.publish(game, |color| GameEvent::Ended {
                     outcome: GameOutcome {
                         winner: Some(match color {
@@ -340,10 +342,10 @@ impl Conn {
                 lock(&self.hub.games).remove(&game);
                 vec![ack()]
             }
-            ClientMsg::Chat {
+            ClientMsg::Hall(HallMsg::Chat {
                 channel: ChatChannel::Kibitz { game },
                 text,
-            } => {
+            }) => {
                 let room = lock(&self.hub.games).get(&game).cloned();
                 if let (Some(room), Some(from)) = (room, self.player.clone()) {
                     let frame = ServerMsg::Chat {

@@ -14,7 +14,8 @@ use std::time::Duration;
 
 use futures_util::{SinkExt, StreamExt};
 use tengen_protocol::{
-    ChatChannel, ClientMsg, Color, ErrorCode, GameEvent, GameId, Request, RequestId, ServerMsg,
+    AccountsMsg, ChatChannel, ClientMsg, Color, ConnectionMsg, ErrorCode, GameEvent, GameId,
+    HallMsg, MoneyMsg, Request, RequestId, ServerMsg,
 };
 use tokio::net::{TcpSocket, TcpStream};
 use tokio::sync::{mpsc, oneshot, watch};
@@ -173,7 +174,7 @@ pub struct ClientHandle {
 impl ClientHandle {
     /// Say `hello` with this build's protocol version.
     pub async fn hello(&self) -> Result<ServerMsg, String> {
-        self.request(ClientMsg::Hello {
+        self.request(ConnectionMsg::Hello {
             version: tengen_protocol::PROTOCOL_VERSION,
         })
         .await
@@ -186,7 +187,7 @@ impl ClientHandle {
         password: String,
     ) -> Result<(tengen_protocol::UserId, String), String> {
         let reply = self
-            .request(ClientMsg::Register {
+            .request(AccountsMsg::Register {
                 username,
                 password,
                 computer: false,
@@ -201,7 +202,8 @@ impl ClientHandle {
 
     /// Send `msg` now and wait for its reply; an `error` reply is returned as `Err(code)`. Every failure
     /// is counted once: server errors by the client task, a lost reply (`timeout`, `closed`) here.
-    pub async fn request(&self, msg: ClientMsg) -> Result<ServerMsg, String> {
+    pub async fn request(&self, msg: impl Into<ClientMsg>) -> Result<ServerMsg, String> {
+        let msg = msg.into();
         self.request_at(msg, Instant::now(), Kind::Setup).await
     }
 
@@ -209,10 +211,11 @@ impl ClientHandle {
     /// its reply.
     pub async fn request_at(
         &self,
-        msg: ClientMsg,
+        msg: impl Into<ClientMsg>,
         intended: Instant,
         kind: Kind,
     ) -> Result<ServerMsg, String> {
+        let msg = msg.into();
         let (reply, rx) = oneshot::channel();
         let out = Outgoing {
             msg,
@@ -238,7 +241,8 @@ impl ClientHandle {
     /// Send `msg`, meant to go at `intended`, without waiting for its reply (the client task times
     /// and counts it): a burst of bets from many watchers is sent on schedule by one task. A full
     /// queue (the client is stuck) counts as `queue_full`.
-    pub fn send_at(&self, msg: ClientMsg, intended: Instant, kind: Kind) {
+    pub fn send_at(&self, msg: impl Into<ClientMsg>, intended: Instant, kind: Kind) {
+        let msg = msg.into();
         let out = Outgoing {
             msg,
             intended,
@@ -458,12 +462,12 @@ impl ClientTask {
         }
         let game = self.slot.game();
         let text = format!("t{}", self.metrics.nanos(due));
-        let msg = ClientMsg::Chat {
+        let msg = HallMsg::Chat {
             channel: ChatChannel::Kibitz { game },
             text,
         };
         let out = Outgoing {
-            msg,
+            msg: msg.into(),
             intended: due,
             kind: Kind::Chat,
             reply: None,
@@ -485,12 +489,13 @@ impl ClientTask {
         }
         let game = self.slot.game();
         let out = Outgoing {
-            msg: ClientMsg::Bet {
+            msg: MoneyMsg::Bet {
                 game,
                 side,
                 amount: 1,
                 key: None,
-            },
+            }
+            .into(),
             intended: due,
             kind: Kind::Bet,
             reply: None,
@@ -502,11 +507,11 @@ impl ClientTask {
         let id = self.next_id;
         self.next_id += 1;
         let game = match &out.msg {
-            ClientMsg::Chat {
+            ClientMsg::Hall(HallMsg::Chat {
                 channel: ChatChannel::Kibitz { game },
                 ..
-            }
-            | ClientMsg::Bet { game, .. } => Some(*game),
+            })
+            | ClientMsg::Money(MoneyMsg::Bet { game, .. }) => Some(*game),
             _ => None,
         };
         let text = serde_json::to_string(&Request {

@@ -19,8 +19,9 @@ use std::time::Duration;
 use futures_util::StreamExt;
 use serde::Serialize;
 use tengen_protocol::{
-    ClientMsg, ClockSettings, Color, EventFormat, EventId, EventRound, EventSpec, EventView,
-    FinalTie, GameId, GameSettings, KoRule, ServerMsg, SwissRanking, UserId,
+    AccountsMsg, ClockSettings, Color, EventFormat, EventId, EventRound, EventSpec, EventView,
+    EventsMsg, FinalTie, GameId, GameSettings, GamesMsg, KoRule, MoneyMsg, ServerMsg, SwissRanking,
+    UserId,
 };
 use tokio::sync::{mpsc, watch};
 use tokio::task::{JoinHandle, JoinSet};
@@ -429,7 +430,7 @@ async fn set_up(net: &Net) -> Result<Setup, String> {
     let tag = &options.run_tag;
     let (_, handle, tap) = net.tapped(0, format!("d{tag}")).await?;
     let created = handle
-        .request(ClientMsg::CreateEvent {
+        .request(EventsMsg::CreateEvent {
             spec: spec(options),
         })
         .await?;
@@ -441,7 +442,7 @@ async fn set_up(net: &Net) -> Result<Setup, String> {
     let entrants = futures_util::stream::iter(0..options.players)
         .map(|index| async move {
             let (user, handle, tap) = net.tapped(index, format!("e{tag}x{index}")).await?;
-            handle.request(ClientMsg::JoinEvent { event }).await?;
+            handle.request(EventsMsg::JoinEvent { event }).await?;
             Ok::<_, String>(Entrant::new(index, user, handle, tap))
         })
         .buffered(concurrency)
@@ -492,7 +493,7 @@ async fn set_up_watchers(
                         }
                         Some(token) => {
                             let token = token.clone();
-                            watcher.request(ClientMsg::Resume { token }).await?;
+                            watcher.request(AccountsMsg::Resume { token }).await?;
                         }
                     }
                     group.push(watcher);
@@ -607,7 +608,7 @@ async fn run_rounds(
     players.abort_all();
     let view = director
         .handle
-        .request(ClientMsg::GetEvent { event })
+        .request(EventsMsg::GetEvent { event })
         .await
         .ok()
         .and_then(view_of);
@@ -643,7 +644,7 @@ async fn direct(
         }
         let reply = director
             .handle
-            .request(ClientMsg::StartRound { event })
+            .request(EventsMsg::StartRound { event })
             .await;
         let paired = reply
             .ok()
@@ -707,7 +708,7 @@ async fn follow(
     futures_util::stream::iter(follows.into_iter().enumerate())
         .map(|(k, (watcher, game, side))| async move {
             // A failed watch is counted by the client; that watcher just sees nothing this round.
-            if watcher.request(ClientMsg::Watch { game }).await.is_ok()
+            if watcher.request(GamesMsg::Watch { game }).await.is_ok()
                 && options.bet_rate_per_s > 0.0
             {
                 let at = first + every.mul_f64(k as f64 / total as f64);
@@ -739,7 +740,7 @@ async fn probe(tracker: &Tracker, probes: &[(UserId, ClientHandle)], round: &Eve
         return;
     };
     tracker.entrant_bets_tried.fetch_add(1, Ordering::Relaxed);
-    let bet = ClientMsg::Bet {
+    let bet = MoneyMsg::Bet {
         game,
         side: Color::Black,
         amount: 1,

@@ -14,8 +14,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use tengen_protocol::{
-    ClientMsg, Color as WireColor, EndReason, EventBoard, EventOutcome, EventView, GameEvent,
-    GameId, GameOutcome, Point as WirePoint, ServerMsg, UserId,
+    Color as WireColor, EndReason, EventBoard, EventOutcome, EventView, GameEvent, GameId,
+    GameOutcome, GamesMsg, Point as WirePoint, ServerMsg, UserId,
 };
 use tengen_rules::random::{random_move, SeededRng};
 use tengen_rules::{Color, Game, Move, Phase, Point, Rules};
@@ -335,7 +335,7 @@ impl Board {
         self.slot.set_intent(seq, shared.metrics.nanos(due));
         let game = self.game;
         let msg = match mv {
-            Move::Play(point) => ClientMsg::Play {
+            Move::Play(point) => GamesMsg::Play {
                 game,
                 point: WirePoint {
                     col: point.col,
@@ -343,8 +343,8 @@ impl Board {
                 },
                 key: None,
             },
-            Move::Pass => ClientMsg::Pass { game, key: None },
-            Move::Resign => ClientMsg::Resign { game, key: None },
+            Move::Pass => GamesMsg::Pass { game, key: None },
+            Move::Resign => GamesMsg::Resign { game, key: None },
         };
         handle
             .request_at(msg, due, Kind::Move)
@@ -404,7 +404,7 @@ impl Board {
             GameEvent::ScoringStarted { .. } => {
                 if !self.scoring_accepted {
                     self.scoring_accepted = true;
-                    let msg = ClientMsg::AcceptScore {
+                    let msg = GamesMsg::AcceptScore {
                         game: self.game,
                         dead: None,
                     };

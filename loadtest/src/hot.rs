@@ -19,7 +19,7 @@ use std::time::Duration;
 
 use hdrhistogram::Histogram;
 use serde::Serialize;
-use tengen_protocol::{ClientMsg, Color};
+use tengen_protocol::{Color, MoneyMsg};
 use tengen_rules::random::SeededRng;
 use tokio::time::Instant;
 
@@ -380,7 +380,7 @@ async fn burst(
         };
         let amount = 1 + rng.below(options.bet_max.max(1) as usize) as u64;
         let game = slot.game();
-        let msg = ClientMsg::Bet {
+        let msg = MoneyMsg::Bet {
             game,
             side,
             amount,

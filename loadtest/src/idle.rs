@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressDrawTarget};
-use tengen_protocol::{ClientMsg, ServerMsg};
+use tengen_protocol::{AccountsMsg, ServerMsg};
 use tokio::sync::{watch, Semaphore};
 use tokio::task::JoinSet;
 
@@ -100,13 +100,13 @@ pub async fn run(
                     continue;
                 }
                 let login = match &token {
-                    None => ClientMsg::Register {
+                    None => AccountsMsg::Register {
                         username: format!("i{}x{account}", options.run_tag),
                         password: options.password.clone(),
                         computer: false,
                         rank: None,
                     },
-                    Some(token) => ClientMsg::Resume {
+                    Some(token) => AccountsMsg::Resume {
                         token: token.clone(),
                     },
                 };

@@ -12,8 +12,8 @@ use std::time::Duration;
 use futures_util::StreamExt;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use tengen_protocol::{
-    ClientMsg, ClockSettings, Color as WireColor, GameId, GameSettings, KoRule, Point as WirePoint,
-    ServerMsg, UserId,
+    AccountsMsg, ClockSettings, Color as WireColor, GameId, GameSettings, GamesMsg, HallMsg,
+    KoRule, Point as WirePoint, ServerMsg, UserId,
 };
 use tengen_rules::random::{random_move, SeededRng};
 use tengen_rules::{Game, Move, Rules};
@@ -247,7 +247,7 @@ async fn pair(setup: &mut SlotSetup) -> Result<GameId, String> {
     let previous = setup.slot.game();
     let reply = setup
         .black
-        .request(ClientMsg::Challenge {
+        .request(HallMsg::Challenge {
             user: setup.white_user,
             settings: settings(setup.size),
         })
@@ -263,7 +263,7 @@ async fn pair(setup: &mut SlotSetup) -> Result<GameId, String> {
     }
     setup
         .white
-        .request(ClientMsg::AcceptChallenge { challenge })
+        .request(HallMsg::AcceptChallenge { challenge })
         .await?;
     loop {
         match next_event(&mut setup.events, &setup.metrics).await? {
@@ -292,7 +292,7 @@ async fn start_game(setup: &mut SlotSetup) -> Result<(), String> {
     setup.slot.set_game(game);
     // A bounded number at once: thousands of watchers one after the other would take seconds.
     let watching = futures_util::stream::iter(setup.watchers.clone())
-        .map(|watcher| async move { watcher.request(ClientMsg::Watch { game }).await })
+        .map(|watcher| async move { watcher.request(GamesMsg::Watch { game }).await })
         .buffer_unordered(WATCH_CONCURRENCY);
     watching
         .collect::<Vec<_>>()
@@ -396,7 +396,7 @@ async fn set_up_account(
             }
             Some(token) => {
                 watcher
-                    .request(ClientMsg::Resume {
+                    .request(AccountsMsg::Resume {
                         token: token.clone(),
                     })
                     .await?;
@@ -496,14 +496,14 @@ async fn send_move(
     let game = setup.slot.game();
     let (msg, resigning) = match mv {
         Move::Play(point) => (
-            ClientMsg::Play {
+            GamesMsg::Play {
                 game,
                 point: wire_point(point),
                 key: None,
             },
             false,
         ),
-        Move::Pass | Move::Resign => (ClientMsg::Resign { game, key: None }, true),
+        Move::Pass | Move::Resign => (GamesMsg::Resign { game, key: None }, true),
     };
     if resigning {
         setup.slot.set_ending();

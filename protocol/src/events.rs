@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::{EventId, GameId, GameSettings, PlayerInfo, UserId};
+use crate::{EventId, GameId, GameSettings, PlayerInfo, Point, UserId};
 pub use tengen_pairing::team::{RelayState, Side as TeamSide, TeamId, TeamStanding};
 pub use tengen_pairing::{
     Criterion, FinalTie, Format as EventFormat, Fraction, Outcome as EventOutcome, Standing,
@@ -242,4 +242,97 @@ pub struct RelayView {
     pub home: Vec<UserId>,
     pub away: Vec<UserId>,
     pub state: RelayState,
+}
+
+/// What an entrant, captain or director sends about a competition.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum EventsMsg {
+    /// Create a competition; its creator directs it. Replied with `event`.
+    CreateEvent { spec: EventSpec },
+    /// Enter an open event (replied with `event`).
+    JoinEvent { event: EventId },
+    /// Leave an open event before its first round (replied with `event`).
+    LeaveEvent { event: EventId },
+    /// The director pairs and starts the event's next round: its games start at once.
+    StartRound { event: EventId },
+    /// An event's whole state (`event`).
+    GetEvent { event: EventId },
+    /// Events, newest first (`event_list`): at most 100, those created before event `before` when
+    /// it is given (the next page).
+    ListEvents {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        before: Option<EventId>,
+    },
+    /// The director withdraws an entrant: before round 1 they simply leave; later they are paired no
+    /// more, a game of theirs in play is lost by forfeit, and in a round robin their results are void
+    /// if they played fewer than half of their games (else their remaining games are forfeits).
+    EventWithdraw { event: EventId, user: UserId },
+    /// The director warns an entrant (fewer warnings rank higher in a tie); a second warning in the
+    /// same game loses that game.
+    EventWarn { event: EventId, user: UserId },
+    /// The director decides a game of the event's round in play, with a reason for the log.
+    EventAdjudicate {
+        event: EventId,
+        game: GameId,
+        outcome: EventOutcome,
+        reason: String,
+    },
+    /// The director pauses a game of the round in play until `resume_at_ms` (Unix ms).
+    EventPause {
+        event: EventId,
+        game: GameId,
+        resume_at_ms: u64,
+    },
+    /// The director resumes a paused or adjourned game now.
+    EventResume { event: EventId, game: GameId },
+    /// The director adjourns a game of the round in play (封棋) until `resume_at_ms` (Unix ms).
+    EventAdjourn {
+        event: EventId,
+        game: GameId,
+        resume_at_ms: u64,
+    },
+    /// In an adjourned game, the player to move seals their move: a stone at `point`, or a pass when
+    /// it is `null`.
+    SealMove { game: GameId, point: Option<Point> },
+    /// Found a team in an open team event: its founder is its captain and first player (replied with
+    /// `event`).
+    CreateTeam { event: EventId, name: String },
+    /// Join a team of an open team event (replied with `event`); `leave_event` leaves it.
+    JoinTeam { event: EventId, team: TeamId },
+    /// A captain's board order for the team's next match (free line-up): every player of the team
+    /// once, board 1 first.
+    SetLineUp {
+        event: EventId,
+        players: Vec<UserId>,
+    },
+}
+
+impl EventsMsg {
+    /// Every `type` of this area, for routing a frame to its area and telling "unknown type" from
+    /// "bad fields".
+    pub const TYPES: &'static [&'static str] = &[
+        "create_event",
+        "join_event",
+        "leave_event",
+        "start_round",
+        "get_event",
+        "list_events",
+        "event_withdraw",
+        "event_warn",
+        "event_adjudicate",
+        "event_pause",
+        "event_resume",
+        "event_adjourn",
+        "seal_move",
+        "create_team",
+        "join_team",
+        "set_line_up",
+    ];
+}
+
+impl From<EventsMsg> for crate::ClientMsg {
+    fn from(msg: EventsMsg) -> crate::ClientMsg {
+        crate::ClientMsg::Events(msg)
+    }
 }

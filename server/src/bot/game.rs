@@ -8,7 +8,7 @@ use std::collections::BTreeSet;
 use std::time::Duration;
 use tengen_protocol::{
     self as wire, ClientMsg, ClockSettings, Clocks, GameEvent, GameId, GamePhase, GameState,
-    RequestId, RequestKey,
+    GamesMsg, RequestId, RequestKey,
 };
 use tengen_rules::{Color, Game, HandicapPlacement, KoRule, Komi, Move, Phase, Point, Rules};
 use tokio::task::JoinHandle;
@@ -151,10 +151,13 @@ impl Match {
             return Vec::new();
         }
         self.gave_up = true;
-        vec![EngineStep::Send(ClientMsg::Resign {
-            game: self.game,
-            key: fresh_key(),
-        })]
+        vec![EngineStep::Send(
+            GamesMsg::Resign {
+                game: self.game,
+                key: fresh_key(),
+            }
+            .into(),
+        )]
     }
 
     /// Brings the mirror and a fresh engine to the server's state, then acts if it is the bot's turn.
@@ -225,14 +228,16 @@ impl Match {
             }
             // The bot takes nothing back, as most computer players on Go servers.
             GameEvent::UndoRequested { color } if color_from_wire(*color) != self.color => {
-                vec![EngineStep::Send(ClientMsg::DeclineUndo { game: self.game })]
+                vec![EngineStep::Send(
+                    GamesMsg::DeclineUndo { game: self.game }.into(),
+                )]
             }
             // The position changed under the engine: ask for the whole state and start again from it.
             GameEvent::UndoAccepted { .. } => {
                 if let Some(task) = self.pending.take() {
                     task.abort();
                 }
-                vec![EngineStep::Send(ClientMsg::Watch { game: self.game })]
+                vec![EngineStep::Send(GamesMsg::Watch { game: self.game }.into())]
             }
             _ => Vec::new(),
         }
@@ -360,17 +365,17 @@ impl Match {
             },
         };
         let msg = match mv {
-            Move::Play(point) => ClientMsg::Play {
+            Move::Play(point) => GamesMsg::Play {
                 game: self.game,
                 point: to_wire(point),
                 key: fresh_key(),
             },
-            _ => ClientMsg::Pass {
+            _ => GamesMsg::Pass {
                 game: self.game,
                 key: fresh_key(),
             },
         };
-        vec![EngineStep::Send(msg)]
+        vec![EngineStep::Send(msg.into())]
     }
 
     /// In the scoring phase: accept a marking the engine agrees with, otherwise toggle one chain
@@ -390,14 +395,19 @@ impl Match {
         };
         if wanted == marked {
             // The marking it accepts: a toggle that crosses this accept makes the server refuse it.
-            return vec![EngineStep::Send(ClientMsg::AcceptScore {
-                game: self.game,
-                dead: Some(dead.to_vec()),
-            })];
+            return vec![EngineStep::Send(
+                GamesMsg::AcceptScore {
+                    game: self.game,
+                    dead: Some(dead.to_vec()),
+                }
+                .into(),
+            )];
         }
         if self.toggles >= SCORING_TOGGLES_MAX {
             self.toggles = 0;
-            return vec![EngineStep::Send(ClientMsg::ResumePlay { game: self.game })];
+            return vec![EngineStep::Send(
+                GamesMsg::ResumePlay { game: self.game }.into(),
+            )];
         }
         self.toggles += 1;
         let point = wanted
@@ -405,10 +415,13 @@ impl Match {
             .next()
             .copied()
             .expect("sets differ");
-        vec![EngineStep::Send(ClientMsg::ToggleDead {
-            game: self.game,
-            point: to_wire(point),
-        })]
+        vec![EngineStep::Send(
+            GamesMsg::ToggleDead {
+                game: self.game,
+                point: to_wire(point),
+            }
+            .into(),
+        )]
     }
 
     /// The engine's dead stones, every stone of each dead chain; `None` when it cannot say.
@@ -579,11 +592,11 @@ mod tests {
     #[test]
     fn a_move_is_retried_with_its_key_a_bounded_number_of_times() {
         let mut game = Match::new("unused", "gnugo", COMMAND_TIMEOUT, &fresh_state());
-        let first = ClientMsg::Play {
+        let first = ClientMsg::from(GamesMsg::Play {
             game: GameId(19),
             point: wire::Point { col: 2, row: 2 },
             key: fresh_key(),
-        };
+        });
         game.note_move(&first);
         for _ in 0..MOVE_RETRIES_MAX {
             let again = game.retry_move().unwrap();

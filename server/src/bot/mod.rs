@@ -19,8 +19,8 @@ use game::{EngineStep, Match};
 use std::fmt;
 use std::time::Duration;
 use tengen_protocol::{
-    ClientMsg, Clocks, ErrorCode, GameEvent, GameId, GamePhase, GameState, Request, RequestId,
-    ServerMsg, PROTOCOL_VERSION,
+    AccountsMsg, ClientMsg, Clocks, ConnectionMsg, ErrorCode, GameEvent, GameId, GamePhase,
+    GameState, GamesMsg, HallMsg, Request, RequestId, ServerMsg, PROTOCOL_VERSION,
 };
 use tokio_tungstenite::tungstenite::Message;
 
@@ -128,7 +128,8 @@ impl Bridge {
             .await
             .map_err(|err| SessionError::Retry(err.to_string()))?;
         self.authenticate(&mut socket).await?;
-        self.send(&mut socket, ClientMsg::EnterHall).await?;
+        self.send(&mut socket, ClientMsg::Hall(HallMsg::EnterHall))
+            .await?;
         loop {
             let pending = self.current.as_mut().and_then(Match::pending_mut);
             let step = tokio::select! {
@@ -168,21 +169,21 @@ impl Bridge {
     async fn authenticate(&mut self, socket: &mut Socket) -> Result<(), SessionError> {
         self.request(
             socket,
-            ClientMsg::Hello {
+            ConnectionMsg::Hello {
                 version: PROTOCOL_VERSION,
             },
         )
         .await?;
         if let Some(token) = self.token.clone() {
             if self
-                .request(socket, ClientMsg::Resume { token })
+                .request(socket, AccountsMsg::Resume { token })
                 .await
                 .is_ok()
             {
                 return Ok(());
             }
         }
-        let login = ClientMsg::Login {
+        let login = AccountsMsg::Login {
             username: self.config.username.clone(),
             password: self.config.password.clone(),
         };
@@ -192,7 +193,7 @@ impl Bridge {
                 Ok(())
             }
             Err(SessionError::Fatal(_)) if self.config.register => {
-                let register = ClientMsg::Register {
+                let register = AccountsMsg::Register {
                     username: self.config.username.clone(),
                     password: self.config.password.clone(),
                     computer: true,
@@ -219,8 +220,9 @@ impl Bridge {
     async fn request(
         &mut self,
         socket: &mut Socket,
-        msg: ClientMsg,
+        msg: impl Into<ClientMsg>,
     ) -> Result<ServerMsg, SessionError> {
+        let msg = msg.into();
         let id = self.send(socket, msg).await?;
         loop {
             let frame = socket
@@ -260,8 +262,9 @@ impl Bridge {
     async fn send(
         &mut self,
         socket: &mut Socket,
-        msg: ClientMsg,
+        msg: impl Into<ClientMsg>,
     ) -> Result<RequestId, SessionError> {
+        let msg = msg.into();
         let id = RequestId(self.next_id);
         self.next_id += 1;
         let text =
@@ -291,9 +294,9 @@ impl Bridge {
                 let wanted =
                     self.current.is_none() && self.config.board_sizes.contains(&settings.size);
                 let reply = if wanted {
-                    ClientMsg::AcceptChallenge { challenge }
+                    HallMsg::AcceptChallenge { challenge }
                 } else {
-                    ClientMsg::DeclineChallenge { challenge }
+                    HallMsg::DeclineChallenge { challenge }
                 };
                 self.send(socket, reply).await?;
                 Vec::new()
@@ -385,7 +388,10 @@ impl Bridge {
     ) -> Result<(), SessionError> {
         for step in steps {
             let EngineStep::Send(msg) = step;
-            let is_move = matches!(msg, ClientMsg::Play { .. } | ClientMsg::Pass { .. });
+            let is_move = matches!(
+                msg,
+                ClientMsg::Games(GamesMsg::Play { .. }) | ClientMsg::Games(GamesMsg::Pass { .. })
+            );
             if let Some(game) = self.current.as_mut().filter(|_| is_move) {
                 game.note_move(&msg);
             }

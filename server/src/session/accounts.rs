@@ -4,9 +4,11 @@
 //! open, as an anonymous watcher, like a fresh one) and is told so with `logged_out`, as OGS and KGS
 //! log the other tabs out.
 
-use tengen_protocol::{ClientMsg, ErrorCode, LogoutReason, RequestId, ServerMsg, PROTOCOL_VERSION};
+use tengen_protocol::{
+    AccountsMsg, ErrorCode, LogoutReason, RequestId, ServerMsg, PROTOCOL_VERSION,
+};
 
-use super::{internal, misrouted, Answer, Session};
+use super::{internal, Answer, Session};
 use crate::auth::{token_digest, AuthError, Authenticated};
 use crate::hall::{HallRequest, Revocation};
 use crate::{refuse, unix_now_ms, Refusal};
@@ -29,9 +31,9 @@ impl Session {
     pub(super) async fn account_message(
         &mut self,
         id: Option<RequestId>,
-        msg: ClientMsg,
+        msg: AccountsMsg,
     ) -> Result<Answer, Refusal> {
-        use ClientMsg as M;
+        use AccountsMsg as M;
         match msg {
             M::Register {
                 username,
@@ -46,7 +48,6 @@ impl Session {
             M::Resume { token } => self.resume(id, &token).await,
             M::Logout => self.logout().await,
             M::LogoutAll => self.logout_all().await,
-            other => Err(misrouted(&other)),
         }
     }
 

@@ -2,7 +2,7 @@
 //! director's rounds and actions, and reading an event or the list. Each is one [`EventRequest`]; the
 //! hall keeps the events and pushes their changes to entrants and the lobby.
 
-use tengen_protocol::{ClientMsg, EventId, GameId, RequestId, ServerMsg};
+use tengen_protocol::{EventId, EventsMsg, GameId, RequestId, ServerMsg};
 
 use super::{misrouted, Answer, Session};
 use crate::game::GameRequest;
@@ -16,9 +16,9 @@ impl Session {
     pub(super) async fn event_message(
         &self,
         id: Option<RequestId>,
-        msg: ClientMsg,
+        msg: EventsMsg,
     ) -> Result<Answer, Refusal> {
-        use ClientMsg as M;
+        use EventsMsg as M;
         match msg {
             M::ListEvents { before } => self.list_events(id, before).await,
             msg @ (M::EventPause { .. }
@@ -33,9 +33,9 @@ impl Session {
     }
 
     /// The hall's request for an event message, made as the logged-in user.
-    fn event_request(&self, msg: ClientMsg) -> Result<EventRequest, Refusal> {
-        use ClientMsg as M;
+    fn event_request(&self, msg: EventsMsg) -> Result<EventRequest, Refusal> {
         use EventRequest as E;
+        use EventsMsg as M;
         Ok(match msg {
             M::CreateEvent { spec } => E::CreateEvent {
                 director: self.player()?,
@@ -97,8 +97,8 @@ impl Session {
 
     /// The director's pause, resumption and adjournment of an event's game, and a player's sealed
     /// move: each answered `ack` once the game has it.
-    async fn event_game_message(&self, msg: ClientMsg) -> Result<Answer, Refusal> {
-        use ClientMsg as M;
+    async fn event_game_message(&self, msg: EventsMsg) -> Result<Answer, Refusal> {
+        use EventsMsg as M;
         match msg {
             M::EventPause {
                 event,

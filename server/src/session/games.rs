@@ -4,10 +4,10 @@
 //! list of games.
 
 use tengen_protocol::{
-    ClientMsg, ErrorCode, GameId, Point, RequestId, RequestKey, ServerMsg, UserId,
+    ErrorCode, GameId, GamesMsg, Point, RequestId, RequestKey, ServerMsg, UserId,
 };
 
-use super::{misrouted, Answer, Session, GAMES_PER_SESSION_MAX};
+use super::{Answer, Session, GAMES_PER_SESSION_MAX};
 use crate::game::{self, GameRequest, PlayerMove};
 use crate::{refuse, Refusal};
 
@@ -16,9 +16,9 @@ impl Session {
     pub(super) async fn game_message(
         &mut self,
         id: Option<RequestId>,
-        msg: ClientMsg,
+        msg: GamesMsg,
     ) -> Result<Answer, Refusal> {
-        use ClientMsg as M;
+        use GamesMsg as M;
         match msg {
             M::Watch { game } => self.watch(game).await.map(|()| Answer::Ack),
             M::Unwatch { game } => self.unwatch(game),
@@ -33,7 +33,6 @@ impl Session {
             M::DeclineUndo { game } => self.answer_undo(game, false).await,
             M::GetRecord { game } => self.get_record(id, game).await,
             M::ListGames { username } => self.list_games(id, username).await,
-            other => Err(misrouted(&other)),
         }
     }
 

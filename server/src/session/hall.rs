@@ -3,12 +3,12 @@
 //! resync after missing some). Each request becomes one [`HallRequest`] for the hall actor.
 
 use tengen_protocol::{
-    ChallengeId, ChatChannel, ClientMsg, ErrorCode, GameSettings, PlayerInfo, RequestId, RoomId,
+    ChallengeId, ChatChannel, ErrorCode, GameSettings, HallMsg, PlayerInfo, RequestId, RoomId,
     Seat, ServerMsg, TableId, TimeClass, UserId,
 };
 use tokio::sync::broadcast;
 
-use super::{misrouted, Answer, Next, Session, CLOSE_GOING_AWAY, TABLES_PER_SESSION_MAX};
+use super::{Answer, Next, Session, CLOSE_GOING_AWAY, TABLES_PER_SESSION_MAX};
 use crate::game::GameRequest;
 use crate::hall::{automatch::Seeker, Audience, HallEvent, HallRequest, Revocation};
 use crate::{refuse, unix_now_ms, Refusal};
@@ -18,9 +18,9 @@ impl Session {
     pub(super) async fn hall_message(
         &mut self,
         id: Option<RequestId>,
-        msg: ClientMsg,
+        msg: HallMsg,
     ) -> Result<Answer, Refusal> {
-        use ClientMsg as M;
+        use HallMsg as M;
         match msg {
             M::EnterHall => self.enter_hall().await,
             M::LeaveHall => self.leave_hall(),
@@ -42,7 +42,6 @@ impl Session {
             } => self.automatch(size, time_class, rank_range).await,
             M::CancelAutomatch => self.cancel_automatch().await,
             M::Chat { channel, text } => self.chat(channel, text).await,
-            other => Err(misrouted(&other)),
         }
     }
 

@@ -2,8 +2,9 @@
 //! `Request` at the edge, checks what the connection may do (hello first, an account for anything that
 //! acts), routes the request to `auth`, the hall or a game, and writes the reply, the hall pushes meant
 //! for this connection, and the frames of the games it follows. It owns no shared state: when it ends,
-//! it tells the hall which room and tables it leaves. A new client message: its variant in the
-//! protocol with its `area`, its arm in that area's handler here.
+//! it tells the hall which room and tables it leaves. A new client message: its variant in its area's
+//! enum in the protocol (`GamesMsg`, `MoneyMsg`, ...), its arm in that area's handler here
+//! (`session/<area>.rs`); the compiler points at the arm that is missing.
 
 mod accounts;
 mod events;
@@ -22,8 +23,8 @@ use axum::extract::ws::{CloseFrame, Message, WebSocket};
 use futures_util::stream::SplitSink;
 use futures_util::{SinkExt, StreamExt};
 use tengen_protocol::{
-    Area, ClientMsg, ErrorCode, GameId, PlayerInfo, Request, RequestId, RoomId, ServerMsg, TableId,
-    UserId,
+    ClientMsg, ConnectionMsg, ErrorCode, GameId, PlayerInfo, Request, RequestId, RoomId, ServerMsg,
+    TableId, UserId,
 };
 use tokio::sync::broadcast;
 use tokio::time::Instant;
@@ -126,7 +127,7 @@ fn internal(err: crate::store::StoreError) -> Refusal {
 
 /// A message handed to an area's handler that is not one of its own: a routing mistake in
 /// `Session::handle`, logged and answered without changing anything.
-fn misrouted(msg: &ClientMsg) -> Refusal {
+fn misrouted(msg: &impl std::fmt::Debug) -> Refusal {
     tracing::error!(?msg, "a message reached the wrong handler");
     Refusal::new(
         ErrorCode::Internal,
@@ -390,24 +391,19 @@ impl Session {
         self.player().map(|p| p.user)
     }
 
-    /// Route one request to its area's handler (`session/<area>.rs`), by the area the protocol
-    /// gives it (`ClientMsg::area`); each handler makes one call per message.
+    /// Route one request to its area's handler (`session/<area>.rs`): the protocol gives every
+    /// message its area, so a new one cannot go unrouted.
     async fn handle(&mut self, id: Option<RequestId>, msg: ClientMsg) -> Result<Answer, Refusal> {
         use ClientMsg as M;
-        if !self.said_hello && !matches!(msg, M::Hello { .. }) {
-            return refuse(ErrorCode::HelloRequired, "send hello first");
-        }
-        match msg.area() {
-            Area::Connection => match msg {
-                M::Hello { version } => self.hello(id, version),
-                other => Err(misrouted(&other)),
-            },
-            Area::Accounts => self.account_message(id, msg).await,
-            Area::Hall => self.hall_message(id, msg).await,
-            Area::Games => self.game_message(id, msg).await,
-            Area::Study => self.study_message(id, msg),
-            Area::Money => self.money_message(id, msg).await,
-            Area::Events => self.event_message(id, msg).await,
+        match msg {
+            M::Connection(ConnectionMsg::Hello { version }) => self.hello(id, version),
+            _ if !self.said_hello => refuse(ErrorCode::HelloRequired, "send hello first"),
+            M::Accounts(msg) => self.account_message(id, msg).await,
+            M::Hall(msg) => self.hall_message(id, msg).await,
+            M::Games(msg) => self.game_message(id, msg).await,
+            M::Study(msg) => self.study_message(id, msg),
+            M::Money(msg) => self.money_message(id, msg).await,
+            M::Events(msg) => self.event_message(id, msg).await,
         }
     }
 }

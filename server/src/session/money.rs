@@ -3,10 +3,10 @@
 //! and the account's balance, wagers and history from the ledger.
 
 use tengen_protocol::{
-    ClientMsg, Color, ErrorCode, GameId, RequestId, RequestKey, ServerMsg, StakeTerms, TableId,
+    Color, ErrorCode, GameId, MoneyMsg, RequestId, RequestKey, ServerMsg, StakeTerms, TableId,
 };
 
-use super::{internal, misrouted, Answer, Session};
+use super::{internal, Answer, Session};
 use crate::config::WAGER_RECORDS_MAX;
 use crate::game::{self, wire::color_from_wire, GameReply, GameRequest};
 use crate::hall::HallRequest;
@@ -18,9 +18,9 @@ impl Session {
     pub(super) async fn money_message(
         &mut self,
         id: Option<RequestId>,
-        msg: ClientMsg,
+        msg: MoneyMsg,
     ) -> Result<Answer, Refusal> {
-        use ClientMsg as M;
+        use MoneyMsg as M;
         match msg {
             M::Bet {
                 game,
@@ -41,7 +41,6 @@ impl Session {
             } => self.stake_offer(table, [left, right], terms).await,
             M::StakeAnswer { table, agree } => self.stake_answer(table, agree).await,
             M::StakeRaise { game, amount, key } => self.stake_raise(game, amount, key).await,
-            other => Err(misrouted(&other)),
         }
     }
 

@@ -1,9 +1,9 @@
 //! A connection's study board: a private board to replay and explore, opened empty or from an SGF,
 //! and counted as the scoring phase would. It lives in the session and reaches no actor.
 
-use tengen_protocol::{ClientMsg, ErrorCode, Point, RequestId, ServerMsg};
+use tengen_protocol::{ErrorCode, Point, RequestId, ServerMsg, StudyMsg};
 
-use super::{misrouted, Answer, Session};
+use super::{Answer, Session};
 use crate::study::{self, Study};
 use crate::Refusal;
 
@@ -12,9 +12,9 @@ impl Session {
     pub(super) fn study_message(
         &mut self,
         id: Option<RequestId>,
-        msg: ClientMsg,
+        msg: StudyMsg,
     ) -> Result<Answer, Refusal> {
-        use ClientMsg as M;
+        use StudyMsg as M;
         match msg {
             M::StudyOpen {
                 size,
@@ -28,7 +28,6 @@ impl Session {
             M::StudyForward { variation } => self.study_forward(id, variation),
             M::StudyGoto { move_number } => self.study_goto(id, move_number),
             M::StudyCount => self.study_count(id),
-            other => Err(misrouted(&other)),
         }
     }
 

@@ -1,0 +1,191 @@
+//! The hall on the wire: rooms, tables and seats, the live games it lists, challenges, automatch and
+//! chat, and what a client sends to move about in it.
+
+use serde::{Deserialize, Serialize};
+
+use crate::{ChallengeId, GameId, GameSettings, PlayerInfo, RoomId, TableId, UserId};
+
+/// A seat at a table. The left seat plays Black and the right seat White, unless the table's settings ask
+/// for nigiri, in which case the server draws the colours when the game starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Seat {
+    Left,
+    Right,
+}
+
+/// The time classes of the automatch queue, each a fixed Chinese byo-yomi clock.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TimeClass {
+    /// 5 minutes, then 3 periods of 10 seconds.
+    Blitz,
+    /// 10 minutes, then 3 periods of 30 seconds.
+    Rapid,
+    /// 30 minutes, then 3 periods of 60 seconds.
+    Classical,
+}
+
+/// A room as the hall lists it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RoomInfo {
+    pub room: RoomId,
+    pub name: String,
+    pub users_count: u32,
+    pub tables_count: u32,
+}
+
+/// A table's public state.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TableInfo {
+    pub table: TableId,
+    pub room: RoomId,
+    pub left: Option<PlayerInfo>,
+    pub right: Option<PlayerInfo>,
+    /// The settings White proposed and Black has not yet confirmed.
+    pub proposal: Option<GameSettings>,
+    /// The game being played at this table, if any.
+    pub game: Option<GameId>,
+    pub watchers_count: u32,
+}
+
+/// A live game as the hall lists it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GameSummary {
+    pub game: GameId,
+    pub table: Option<TableId>,
+    pub black: PlayerInfo,
+    pub white: PlayerInfo,
+    pub size: u8,
+    /// Moves played when this summary was sent; the hall re-lists a game (`game_listed`) about once
+    /// a second while its counts change.
+    pub moves_count: u32,
+    /// People watching (players excluded, a user on several connections once, each anonymous
+    /// connection once) when this summary was sent.
+    pub watchers_count: u32,
+}
+
+/// Where a chat line was said.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum ChatChannel {
+    Room {
+        room: RoomId,
+    },
+    /// Between the two seated players of a table.
+    Table {
+        table: TableId,
+    },
+    /// Watchers of a game; its players do not receive it while the game is in play.
+    Kibitz {
+        game: GameId,
+    },
+    /// The two players of a game (any game: a table's, a challenge's, an automatch's, against a
+    /// computer); its watchers read it too, as on KGS and OGS, and may not send it.
+    Game {
+        game: GameId,
+    },
+}
+
+/// A chat line kept for those who come later (a room's recent chat).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChatLine {
+    pub from: PlayerInfo,
+    pub text: String,
+    pub at_ms: u64,
+}
+
+/// What a client sends in the hall: enter it, move between rooms and tables, sit, agree on a game, challenge, automatch and chat.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum HallMsg {
+    /// Receive the hall (rooms, players online, live games) and its live updates.
+    EnterHall,
+    LeaveHall,
+    /// Enter a room (leaving any other): receive its tables, its users and its chat.
+    JoinRoom {
+        room: RoomId,
+    },
+    LeaveRoom,
+    /// Watch a table (and its game, when one starts there).
+    JoinTable {
+        table: TableId,
+    },
+    /// Leave a table entirely, standing up first if seated.
+    LeaveTable {
+        table: TableId,
+    },
+    Sit {
+        table: TableId,
+        seat: Seat,
+    },
+    /// Get up from a seat but keep watching the table.
+    Stand {
+        table: TableId,
+    },
+    /// White (the right seat) proposes the settings of the next game.
+    ProposeSettings {
+        table: TableId,
+        settings: GameSettings,
+    },
+    /// Black (the left seat) confirms the proposal, repeated so a changed proposal is never accepted
+    /// blindly; the game starts.
+    AcceptSettings {
+        table: TableId,
+        settings: GameSettings,
+    },
+    Challenge {
+        user: UserId,
+        settings: GameSettings,
+    },
+    AcceptChallenge {
+        challenge: ChallengeId,
+    },
+    DeclineChallenge {
+        challenge: ChallengeId,
+    },
+    /// Join the automatch queue: play the next player waiting for the same board size and time
+    /// class whose rank is within `rank_range` ranks of yours (and yours within theirs). The game
+    /// starts with `game_started` at once or when such a player arrives; the handicap follows the
+    /// rank difference. Sent again, it replaces your place in the queue.
+    Automatch {
+        size: u8,
+        time_class: TimeClass,
+        rank_range: u8,
+    },
+    /// Leave the automatch queue.
+    CancelAutomatch,
+    Chat {
+        channel: ChatChannel,
+        text: String,
+    },
+}
+
+impl HallMsg {
+    /// Every `type` of this area, for routing a frame to its area and telling "unknown type" from
+    /// "bad fields".
+    pub const TYPES: &'static [&'static str] = &[
+        "enter_hall",
+        "leave_hall",
+        "join_room",
+        "leave_room",
+        "join_table",
+        "leave_table",
+        "sit",
+        "stand",
+        "propose_settings",
+        "accept_settings",
+        "challenge",
+        "accept_challenge",
+        "decline_challenge",
+        "automatch",
+        "cancel_automatch",
+        "chat",
+    ];
+}
+
+impl From<HallMsg> for crate::ClientMsg {
+    fn from(msg: HallMsg) -> crate::ClientMsg {
+        crate::ClientMsg::Hall(msg)
+    }
+}

@@ -1,0 +1,18 @@
+//! People on the wire: a participant as every list shows them (name, rank, rating).
+
+use serde::{Deserialize, Serialize};
+
+use crate::{is_false, UserId};
+
+/// A participant as the hall lists them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlayerInfo {
+    pub user: UserId,
+    pub username: String,
+    /// Kyu/dan rank, or "?" until the player has a rating history.
+    pub rank: String,
+    pub rating: i32,
+    /// A computer player (an engine connected with `tengen bot`): the hall offers to play it.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub computer: bool,
+}
