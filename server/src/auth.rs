@@ -85,7 +85,7 @@ pub struct Authenticated {
     pub created_at_ms: u64,
 }
 
-/// The hall's listing of an account. Ranks come with ratings in a later issue; until then "?".
+/// An account as every list shows it: name, rank (see `rating::rank_of`), rating.
 pub fn player_info(user: &UserRow) -> PlayerInfo {
     PlayerInfo {
         user: user.id,

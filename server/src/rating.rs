@@ -63,12 +63,29 @@ pub fn rank(rating: f64) -> String {
     }
 }
 
-/// A user's rank as listed: "?" until they have played a rated game.
+/// A rating more uncertain than this (its Glicko-2 deviation, in rating points) is provisional: its
+/// rank is shown with a "?" ("3k?", as KGS marks it) until games settle it. 160 is where OGS stops
+/// calling a rating provisional; from a stranger's 350 it takes five games against a settled
+/// player of their strength, from a declared rank's 250 four (a unit test measures both).
+pub const PROVISIONAL_DEVIATION_MIN: f64 = 160.0;
+
+/// A user's rank as every list shows it: "?" while they have no rating at all (no rated game and no
+/// declared rank), "3k?" while their rating is provisional, then "3k".
 pub fn rank_of(user: &UserRow) -> String {
-    if user.rated_games == 0 {
-        "?".into()
+    match user.deviation {
+        None => "?".into(),
+        Some(deviation) => shown_rank(f64::from(user.rating), deviation),
+    }
+}
+
+/// The rank of a rating as shown: provisional ("3k?") while `deviation` is above
+/// [`PROVISIONAL_DEVIATION_MIN`].
+pub fn shown_rank(rating: f64, deviation: f64) -> String {
+    let rank = rank(rating);
+    if deviation > PROVISIONAL_DEVIATION_MIN {
+        format!("{rank}?")
     } else {
-        rank(f64::from(user.rating))
+        rank
     }
 }
 
@@ -165,6 +182,42 @@ mod tests {
         assert!(!within_ranks(1500, (0, 8)));
     }
     use tengen_rules::WinBy;
+
+    /// A stranger's first games, and a declared rank's, against a settled player of the same
+    /// strength, winning and losing in turn: provisional at first, settled after a handful.
+    #[test]
+    fn a_rank_is_provisional_until_a_few_games_settle_it() {
+        let settled = Glicko {
+            rating: 1550.0,
+            deviation: 60.0,
+            ..Glicko::default()
+        };
+        let games_to_settle = |mut player: Glicko| {
+            let mut games = 0;
+            while player.deviation > PROVISIONAL_DEVIATION_MIN {
+                let winner = if games % 2 == 0 {
+                    Color::Black
+                } else {
+                    Color::White
+                };
+                let result = GameResult::Win {
+                    winner,
+                    win_by: WinBy::Resign,
+                };
+                [player, _] = after_game([player, settled], result).unwrap();
+                games += 1;
+                assert!(games < 50, "never settles");
+            }
+            games
+        };
+        let stranger = games_to_settle(Glicko::default());
+        let declared = games_to_settle(Glicko::declared(1550.0));
+        assert!((4..=8).contains(&stranger), "{stranger}");
+        assert!((2..stranger).contains(&declared), "{declared}");
+        assert_eq!(shown_rank(1550.0, 350.0), "6k?");
+        assert_eq!(shown_rank(1550.0, PROVISIONAL_DEVIATION_MIN), "6k");
+        assert_eq!(shown_rank(2150.0, 100.0), "1d");
+    }
 
     #[test]
     fn ranks_run_from_30_kyu_to_9_dan() {

@@ -9,47 +9,11 @@ use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
 use common::money::{
-    assert_audit_clean, balance, bet_placed, wait_settled, winner_receives, ADMIN_TOKEN, GRANT,
+    assert_audit_clean, balance, bet_placed, wait_settled, winner_receives, GRANT,
 };
-use common::redis::RedisServer;
-use common::{events_until_end, play, point, start_table_game, test_config, Client, TestServer};
+use common::redis::{node, raw_connection, two_nodes, RedisServer};
+use common::{events_until_end, play, point, start_table_game, Client, TestServer};
 use serde_json::{json, Value};
-
-/// A node of the cluster, in this process, sharing `redis`.
-async fn node(redis: &RedisServer, dir: &std::path::Path) -> TestServer {
-    let mut config = test_config(dir);
-    config.redis_url = Some(redis.url());
-    config.admin_token = Some(ADMIN_TOKEN.into());
-    TestServer::start_with(config).await
-}
-
-/// A plain connection to `redis`, to look at (or, in one test, change) what the nodes keep there.
-fn raw_connection(redis: &RedisServer) -> redis::Connection {
-    redis::Client::open(redis.url())
-        .unwrap()
-        .get_connection()
-        .unwrap()
-}
-
-/// Two nodes in this process on `redis`, with the directories they were given. The second starts
-/// once the first has taken the hall, so the first runs it.
-async fn two_nodes(redis: &RedisServer) -> ([tempfile::TempDir; 2], TestServer, TestServer) {
-    let dirs = [tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap()];
-    let a = node(redis, dirs[0].path()).await;
-    let mut conn = raw_connection(redis);
-    for _ in 0..100 {
-        let claimed: bool = redis::cmd("EXISTS")
-            .arg("tengen:lease:hall")
-            .query(&mut conn)
-            .unwrap();
-        if claimed {
-            let b = node(redis, dirs[1].path()).await;
-            return (dirs, a, b);
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    panic!("the first node never took the hall");
-}
 
 async fn watch(client: &mut Client, game: u64) {
     client.ok(json!({"type": "watch", "game": game})).await;

@@ -720,6 +720,28 @@ impl Hall {
         Ok(view)
     }
 
+    /// A player's new listing in the events they entered or direct (kept in memory: the stored
+    /// record takes it at its next save), each event's new state pushed.
+    pub(super) fn relist_entrant(&mut self, player: &PlayerInfo) {
+        let mut changed = Vec::new();
+        for (&id, record) in self.events.records.iter_mut() {
+            let entries = record.players.iter_mut().chain([&mut record.director]);
+            let mut listed = false;
+            for entry in entries.filter(|entry| entry.user == player.user) {
+                *entry = player.clone();
+                listed = true;
+            }
+            if listed {
+                changed.push(id);
+            }
+        }
+        for id in changed {
+            if let Some(record) = self.events.records.get(&id) {
+                self.event_changed(id, record);
+            }
+        }
+    }
+
     /// Push an event's new state: its line to the hall, the whole view to its director and entrants.
     fn event_changed(&self, id: EventId, record: &EventRecord) -> EventView {
         let view = record.view(id);

@@ -66,6 +66,25 @@ impl Hall {
         Ok(summary)
     }
 
+    /// A player's new listing in the live games they play, each re-listed.
+    pub(super) fn relist_live_games(&mut self, player: &PlayerInfo) {
+        let mut changed = Vec::new();
+        for summary in self.live.values_mut() {
+            for side in [&mut summary.black, &mut summary.white] {
+                if side.user == player.user {
+                    *side = player.clone();
+                    changed.push(summary.game);
+                }
+            }
+        }
+        for game in changed {
+            if let Some(summary) = self.live.get(&game) {
+                let game = self.listing(summary);
+                self.publish(hall_audience(), &ServerMsg::GameListed { game });
+            }
+        }
+    }
+
     /// A live game's listing with its watchers counted now, from the game's own registry, so a hall
     /// snapshot agrees with what the game's followers are told. (Changes are pushed by
     /// `relist_changed_games`, at most once a second per game.)

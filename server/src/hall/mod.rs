@@ -96,6 +96,31 @@ impl Revocation {
     }
 }
 
+/// A user's new listing (after a rated game) as it travels to that user's own connections: a frame
+/// no client ever sees, like a [`Revocation`]. Each connection of the user takes it as its own
+/// listing from then on, so what it shows next (a seat, a challenge, a new game) carries the new rank.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Relisting {
+    pub player: PlayerInfo,
+}
+
+impl Relisting {
+    /// How the frame starts; see [`Revocation::PREFIX`] for why no client frame can.
+    const PREFIX: &'static str = "{\"relisted\":";
+
+    fn frame(&self) -> Frame {
+        let body = serde_json::to_string(&self.player).unwrap_or_else(|_| "null".into());
+        Frame::from(format!("{}{body}}}", Self::PREFIX))
+    }
+
+    /// The relisting a pushed frame carries, if it is one.
+    pub fn from_frame(text: &str) -> Option<Relisting> {
+        let body = text.strip_prefix(Self::PREFIX)?.strip_suffix('}')?;
+        let player = serde_json::from_str(body).ok()?;
+        Some(Relisting { player })
+    }
+}
+
 /// One push, serialized once and shared by every session that receives it.
 #[derive(Debug, Clone)]
 pub struct HallEvent {
@@ -495,6 +520,7 @@ impl Hall {
             | R::SessionGone { .. }
             | R::Balances { .. }
             | R::Revoked { .. }
+            | R::Rerated { .. }
             | R::GameRestored { .. }
             | R::Relisted { .. }) => {
                 self.notified(notification).await;
@@ -518,6 +544,11 @@ impl Hall {
             R::Online { player } => self.online(player),
             R::SessionGone { user, room, tables } => self.session_gone(user, room, tables),
             R::Balances { balances } => self.push_balances(balances),
+            R::Rerated { players } => {
+                for player in players {
+                    self.relist_player(player);
+                }
+            }
             R::Revoked { user, token_digest } => {
                 let text = Revocation { token_digest }.frame();
                 self.publish_text(users_audience([Some(user), None]), text, None);

@@ -140,6 +140,11 @@ pub enum HallRequest {
         user: UserId,
         token_digest: Option<String>,
     },
+    /// Sent by a game actor after rating its game: both players' new listings (rank and rating),
+    /// for every list that shows them and for their own connections.
+    Rerated {
+        players: Vec<PlayerInfo>,
+    },
     /// Sent at startup for a game restored from the store, so its table shows it again.
     GameRestored {
         summary: GameSummary,

@@ -9,7 +9,7 @@ use tengen_protocol::{
     ChatChannel, ChatLine, ErrorCode, PlayerInfo, RoomId, RoomInfo, ServerMsg, TableId, UserId,
 };
 
-use super::{automatch, chat, hall_audience, refuse, users_audience, Audience, Hall};
+use super::{automatch, chat, hall_audience, refuse, users_audience, Audience, Hall, Relisting};
 use crate::config::ROOM_CHAT_KEPT;
 use crate::{Frame, Refusal};
 
@@ -35,6 +35,53 @@ impl Hall {
         if entry.1 == 1 {
             self.publish(hall_audience(), &ServerMsg::PlayerOnline { player });
         }
+    }
+
+    /// A player's listing changed (a rated game moved their rank or rating): every list that
+    /// shows them takes the new one and is pushed (the hall's players, their room, the table they
+    /// sit at, the live games they play, the events they entered or direct), and their own
+    /// connections hear it (a [`Relisting`]).
+    pub(super) fn relist_player(&mut self, player: PlayerInfo) {
+        let user = player.user;
+        if let Some(entry) = self.online.get_mut(&user) {
+            entry.0 = player.clone();
+            let msg = ServerMsg::PlayerOnline {
+                player: player.clone(),
+            };
+            self.publish(hall_audience(), &msg);
+        }
+        let mut rooms = Vec::new();
+        for room in self.rooms.values_mut() {
+            if let Some(entry) = room.users.get_mut(&user) {
+                entry.0 = player.clone();
+                rooms.push(room.id);
+            }
+        }
+        for room in rooms {
+            let msg = ServerMsg::RoomJoined {
+                room,
+                player: player.clone(),
+            };
+            let audience = Audience {
+                room: Some(room),
+                ..Audience::default()
+            };
+            self.publish(audience, &msg);
+        }
+        if let Some(&table) = self.seated.get(&user) {
+            if let Some(table) = self.tables.get_mut(&table) {
+                for seated in [&mut table.left, &mut table.right].into_iter().flatten() {
+                    if seated.user == user {
+                        *seated = player.clone();
+                    }
+                }
+            }
+            self.table_changed(table);
+        }
+        self.relist_live_games(&player);
+        self.relist_entrant(&player);
+        let text = Relisting { player }.frame();
+        self.publish_text(users_audience([Some(user), None]), text, None);
     }
 
     pub(super) fn session_gone(

@@ -10,7 +10,7 @@ use tokio::sync::broadcast;
 
 use super::{Answer, Next, Session, CLOSE_GOING_AWAY, TABLES_PER_SESSION_MAX};
 use crate::game::GameRequest;
-use crate::hall::{automatch::Seeker, Audience, HallEvent, HallRequest, Revocation};
+use crate::hall::{automatch::Seeker, Audience, HallEvent, HallRequest, Relisting, Revocation};
 use crate::{refuse, unix_now_ms, Refusal};
 
 impl Session {
@@ -280,6 +280,14 @@ impl Session {
             || (user.is_some() && audience.users.contains(&user))
     }
 
+    /// This user's new listing (after a rated game): what this connection says of its user from now
+    /// on (sitting, challenging, a new game) carries it.
+    fn on_relisted(&mut self, player: PlayerInfo) {
+        if let Some(own) = self.player.as_mut().filter(|own| own.user == player.user) {
+            *own = player;
+        }
+    }
+
     pub(super) async fn on_hall_event(
         &mut self,
         event: Result<HallEvent, broadcast::error::RecvError>,
@@ -289,6 +297,10 @@ impl Session {
                 if self.wants(&event.audience) {
                     if let Some(revocation) = Revocation::from_frame(event.text.as_str()) {
                         self.on_revoked(revocation).await;
+                        return Next::Continue;
+                    }
+                    if let Some(relisting) = Relisting::from_frame(event.text.as_str()) {
+                        self.on_relisted(relisting.player);
                         return Next::Continue;
                     }
                     self.pushes.push(event.text);

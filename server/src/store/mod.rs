@@ -22,15 +22,18 @@ use crate::ledger::book::{Account, AccountBalance, Applied, Batch, SettlementRec
 use crate::Refusal;
 
 /// An account as stored.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct UserRow {
     pub id: UserId,
     pub username: String,
     /// The PHC string of the argon2id hash (algorithm, parameters and salt included).
     pub password_hash: String,
     pub rating: i32,
-    /// Rated games played; the rank shows "?" until the first.
+    /// Rated games played.
     pub rated_games: u32,
+    /// How uncertain the rating still is (Glicko-2's deviation); `None` while the account has no
+    /// rating at all (no rated game and no declared rank), whose rank shows "?".
+    pub deviation: Option<f64>,
     /// A computer player, registered by `tengen bot`.
     pub computer: bool,
     /// When the account was made: its starting grant waits for a day or its first finished game.
@@ -79,6 +82,22 @@ pub struct Glicko {
     pub deviation: f64,
     pub volatility: f64,
     pub games: u32,
+}
+
+/// How uncertain a declared rank's starting rating is: well below a stranger's 350 (the player
+/// told us something), still far above a settled rating's, so the first games move it a lot and the
+/// rank shows as provisional until they have.
+pub const DECLARED_RANK_DEVIATION: f64 = 250.0;
+
+impl Glicko {
+    /// The start of a player who declared their rank: its rating, with [`DECLARED_RANK_DEVIATION`].
+    pub fn declared(rating: f64) -> Glicko {
+        Glicko {
+            rating,
+            deviation: DECLARED_RANK_DEVIATION,
+            ..Glicko::default()
+        }
+    }
 }
 
 impl Default for Glicko {

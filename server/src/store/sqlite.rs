@@ -676,6 +676,7 @@ fn user_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<UserRow> {
         rated_games: row.get::<_, i64>(4)? as u32,
         computer: row.get(5)?,
         created_at_ms: row.get::<_, i64>(6)? as u64,
+        deviation: row.get(7)?,
     })
 }
 
@@ -726,10 +727,11 @@ fn throttle_in(
     Ok(None)
 }
 
-/// The users' columns of [`user_from_row`], with the count of rated games from `ratings`.
+/// The users' columns of [`user_from_row`], with the count of rated games and the deviation from
+/// `ratings` (NULL for an account without a rating).
 const USER_COLUMNS: &str =
     "SELECT u.id, u.username, u.password_hash, u.rating, COALESCE(r.games, 0), u.computer,
-            u.created_at_ms
+            u.created_at_ms, r.deviation
      FROM users u LEFT JOIN ratings r ON r.user_id = u.id";
 
 fn glicko_of(conn: &Connection, user: UserId) -> rusqlite::Result<Glicko> {
@@ -962,10 +964,7 @@ impl Store for SqliteStore {
     }
 
     fn set_starting_rating(&self, user: UserId, rating: f64) -> Result<(), StoreError> {
-        let start = Glicko {
-            rating,
-            ..Glicko::default()
-        };
+        let start = Glicko::declared(rating);
         let conn = self.conn();
         let inserted = conn
             .execute(

@@ -4,9 +4,13 @@
 
 use std::ops::{Deref, DerefMut};
 use std::path::Path;
+use std::time::Duration;
 
 use tengen_server::config::Config;
 use tengen_server::store::redis::testing::RedisProcess;
+
+use super::money::ADMIN_TOKEN;
+use super::{test_config, TestServer};
 
 /// A durable redis-server (append-only file, fsync on every write, no eviction); `kill`, `restart`
 /// and `url` come from [`RedisProcess`]. Dropping it kills the process, then deletes its files.
@@ -45,4 +49,40 @@ impl DerefMut for RedisServer {
     fn deref_mut(&mut self) -> &mut RedisProcess {
         &mut self.process
     }
+}
+
+/// A node of the cluster, in this process, sharing `redis`.
+pub async fn node(redis: &RedisServer, dir: &std::path::Path) -> TestServer {
+    let mut config = test_config(dir);
+    config.redis_url = Some(redis.url());
+    config.admin_token = Some(ADMIN_TOKEN.into());
+    TestServer::start_with(config).await
+}
+
+/// A plain connection to `redis`, to look at (or, in one test, change) what the nodes keep there.
+pub fn raw_connection(redis: &RedisServer) -> redis::Connection {
+    redis::Client::open(redis.url())
+        .unwrap()
+        .get_connection()
+        .unwrap()
+}
+
+/// Two nodes in this process on `redis`, with the directories they were given. The second starts
+/// once the first has taken the hall, so the first runs it.
+pub async fn two_nodes(redis: &RedisServer) -> ([tempfile::TempDir; 2], TestServer, TestServer) {
+    let dirs = [tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap()];
+    let a = node(redis, dirs[0].path()).await;
+    let mut conn = raw_connection(redis);
+    for _ in 0..100 {
+        let claimed: bool = redis::cmd("EXISTS")
+            .arg("tengen:lease:hall")
+            .query(&mut conn)
+            .unwrap();
+        if claimed {
+            let b = node(redis, dirs[1].path()).await;
+            return (dirs, a, b);
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("the first node never took the hall");
 }

@@ -4,7 +4,9 @@
 //! settles the game's points (pushing the new balances through the hall), stores the SGF record
 //! and rates the game. Also the record itself, which a live game's `record` request reads too.
 
-use tengen_protocol::{ErrorCode, EventOutcome, GameEvent, GameOutcome, UserId};
+use tengen_protocol::{
+    ErrorCode, EventOutcome, GameEvent, GameOutcome, PlayerInfo, ServerMsg, UserId,
+};
 use tengen_rules::sgf::{GameInfo, GameRecord};
 use tengen_rules::{Color, GameResult, WinBy};
 
@@ -129,11 +131,46 @@ impl GameActor {
         let rated = !self.settings.unrated;
         if let Some(result) = self.game.result().filter(|_| rated) {
             let players = self.players();
-            if let Err(err) = crate::rating::rate_game(&self.ctx.store, game, players, result).await
-            {
-                tracing::error!(game = %self.id, %err, "could not rate a finished game");
+            match crate::rating::rate_game(&self.ctx.store, game, players, result).await {
+                Ok(()) => self.announce_ratings(players).await,
+                Err(err) => {
+                    tracing::error!(game = %self.id, %err, "could not rate a finished game")
+                }
             }
         }
+    }
+
+    /// After rating: both players' new listings (rank and rating) go to everyone following this
+    /// game, and through the hall to every list that shows them and to their own connections.
+    async fn announce_ratings(&mut self, players: [UserId; 2]) {
+        let read = self.ctx.store.call(move |store| {
+            players
+                .iter()
+                .map(|&user| store.user_by_id(user))
+                .collect::<Result<Vec<_>, _>>()
+        });
+        let rows = match read.await {
+            Ok(rows) => rows,
+            // They show their new rank from their next login.
+            Err(err) => {
+                tracing::warn!(game = %self.id, %err, "could not read the new ratings");
+                return;
+            }
+        };
+        let listings: Vec<PlayerInfo> = rows
+            .iter()
+            .flatten()
+            .map(crate::auth::player_info)
+            .collect();
+        for player in &listings {
+            let frame = ServerMsg::PlayerOnline {
+                player: player.clone(),
+            };
+            self.fan_out
+                .send(None, frame.to_json().into(), [None, None]);
+        }
+        let rerated = HallRequest::Rerated { players: listings };
+        self.ctx.hall.send(rerated).await;
     }
 
     /// A new account's pending grant lands with its first finished game (see `ledger::grant`), and
@@ -173,8 +210,8 @@ impl GameActor {
         let info = GameInfo {
             black: Some(self.black.username.clone()),
             white: Some(self.white.username.clone()),
-            black_rank: Some(self.black.rank.clone()),
-            white_rank: Some(self.white.rank.clone()),
+            black_rank: known_rank(&self.black),
+            white_rank: known_rank(&self.white),
             date: Some(sgf_date(self.started_at_ms)),
             event: Some("Tengen".into()),
             result: outcome.map(|o| o.sgf.clone()),
@@ -218,4 +255,10 @@ mod tests {
         // 2026-11-29 00:00 UTC.
         assert_eq!(sgf_date(1_795_910_400_000), "2026-11-29");
     }
+}
+
+/// A player's rank at the game's start as the record writes it (`BR`, `WR`): left out while they
+/// had none ("?").
+fn known_rank(player: &PlayerInfo) -> Option<String> {
+    (player.rank != "?").then(|| player.rank.clone())
 }

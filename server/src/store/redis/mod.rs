@@ -325,10 +325,7 @@ impl Store for RedisStore {
     }
 
     fn set_starting_rating(&self, user: UserId, rating: f64) -> Result<(), StoreError> {
-        let start = Glicko {
-            rating,
-            ..Glicko::default()
-        };
+        let start = Glicko::declared(rating);
         self.write(|conn| {
             let _set: i64 = ::redis::cmd("HSETNX")
                 .arg(keys::GLICKO)

@@ -63,6 +63,7 @@ pub(super) fn user_from_fields(
     let [Some(username), Some(password_hash), computer, created_at_ms] = fields else {
         return Ok(None);
     };
+    let deviation = glicko.is_some();
     let glicko = glicko_from_text(glicko)?;
     Ok(Some(UserRow {
         id,
@@ -70,6 +71,7 @@ pub(super) fn user_from_fields(
         password_hash: password_hash.clone(),
         rating: glicko.rating.round() as i32,
         rated_games: glicko.games,
+        deviation: deviation.then_some(glicko.deviation),
         computer: computer.as_deref() == Some("1"),
         created_at_ms: created_at_ms
             .as_deref()
