@@ -243,6 +243,12 @@ fn sgf_date(unix_ms: u64) -> String {
     format!("{year:04}-{month:02}-{day:02}")
 }
 
+/// A player's rank at the game's start as the record writes it (`BR`, `WR`): left out while they
+/// had none ("?").
+fn known_rank(player: &PlayerInfo) -> Option<String> {
+    (player.rank != "?").then(|| player.rank.clone())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -255,10 +261,4 @@ mod tests {
         // 2026-11-29 00:00 UTC.
         assert_eq!(sgf_date(1_795_910_400_000), "2026-11-29");
     }
-}
-
-/// A player's rank at the game's start as the record writes it (`BR`, `WR`): left out while they
-/// had none ("?").
-fn known_rank(player: &PlayerInfo) -> Option<String> {
-    (player.rank != "?").then(|| player.rank.clone())
 }
