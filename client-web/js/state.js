@@ -239,6 +239,27 @@ function upsert(list, keyName, item) {
   else list.push(item);
 }
 
+/**
+ * A player's new listing (pushed after a rated game moves their rank) in every place the client shows
+ * them: the room's users, the tables' seats, the hall's live games and the games it holds.
+ */
+function relist(state, player) {
+  const same = (p) => p?.user === player.user;
+  if (state.room?.users.some(same)) upsert(state.room.users, 'user', player);
+  for (const table of state.tables.values()) {
+    if (same(table.left)) table.left = player;
+    if (same(table.right)) table.right = player;
+  }
+  for (const listed of state.hall.games) {
+    if (same(listed.black)) listed.black = player;
+    if (same(listed.white)) listed.white = player;
+  }
+  for (const game of state.games.values()) {
+    if (same(game.black)) game.black = player;
+    if (same(game.white)) game.white = player;
+  }
+}
+
 function addChat(state, key, line) {
   const lines = state.chats.get(key) ?? [];
   lines.push(line);
@@ -335,6 +356,7 @@ export function applyMessage(state, msg) {
       break;
     case 'player_online':
       upsert(state.hall.players, 'user', msg.player);
+      relist(state, msg.player);
       break;
     case 'player_offline':
       state.hall.players = state.hall.players.filter((p) => p.user !== msg.user);

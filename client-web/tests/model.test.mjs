@@ -142,3 +142,19 @@ test('entering a room shows its recent chat, once', () => {
   applyMessage(state, room);
   assert.deepEqual(state.chats.get('room:2').map((l) => l.text), ['anyone for a 9x9?', 'hello']);
 });
+
+test('a player relisted after a rated game is relisted everywhere the client shows them', () => {
+  const state = createState();
+  const alice = { user: 1, username: 'alice', rank: '5k?', rating: 1550 };
+  const bob = { user: 2, username: 'bob', rank: '?', rating: 1500 };
+  applyMessage(state, { type: 'hall', rooms: [], players: [alice, bob], games: [{ game: 7, table: 1, black: alice, white: bob, size: 9, moves_count: 3, watchers_count: 0 }] });
+  applyMessage(state, { type: 'room', room: 1, name: 'Room', users: [alice], tables: [{ table: 1, room: 1, left: alice, right: bob, proposal: null, game: 7, watchers_count: 0 }] });
+  const newer = { ...alice, rank: '4k?', rating: 1712 };
+  applyMessage(state, { type: 'player_online', player: newer });
+  assert.deepEqual(state.hall.players.find((p) => p.user === 1), newer);
+  assert.deepEqual(state.room.users[0], newer);
+  assert.deepEqual(state.tables.get(1).left, newer);
+  assert.deepEqual(state.tables.get(1).right, bob);
+  assert.deepEqual(state.hall.games[0].black, newer);
+  assert.deepEqual(state.hall.games[0].white, bob);
+});

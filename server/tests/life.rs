@@ -314,7 +314,8 @@ async fn rank_of(server: &TestServer, username: &str) -> String {
     rank
 }
 
-/// A rated game moves both players' Glicko-2 ratings once, and the hall shows the new kyu ranks.
+/// A rated game moves both players' Glicko-2 ratings once, and the hall shows the new kyu ranks,
+/// provisional after one game.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_rated_game_moves_both_ranks() {
     let server = TestServer::start().await;
@@ -327,7 +328,8 @@ async fn a_rated_game_moves_both_ranks() {
     alice
         .wait_for(|f| f["game"] == game && f["event"] == "ended")
         .await;
-    // From 1500 ± 350, one win is worth about 160 points: 1662 is 5k, 1338 is 8k.
+    // From 1500 ± 350, one win is worth about 160 points: 1662 is 5k, 1338 is 8k, both still far
+    // from settled (a deviation near 290).
     // The rating is stored just after the result is sent; a new login reads it. A bounded number
     // of looks, so a rating that never comes fails the test.
     let mut winner = String::new();
@@ -338,8 +340,8 @@ async fn a_rated_game_moves_both_ranks() {
         }
         tokio::time::sleep(std::time::Duration::from_millis(10)).await;
     }
-    assert_eq!(winner, "5k");
-    assert_eq!(rank_of(&server, "bob").await, "8k");
+    assert_eq!(winner, "5k?");
+    assert_eq!(rank_of(&server, "bob").await, "8k?");
     server.stop().await;
 }
 

@@ -1,6 +1,7 @@
 // Modal dialogs: sending a challenge (with a settings form) and answering one. A dialog reports its choice
 // through callbacks and removes itself; Escape cancels.
 
+import { nameWithRank } from '../rank.js';
 import { h } from '../dom.js';
 import { createSettingsForm, settingsSummary, DEFAULT_SETTINGS } from './settings.js';
 
@@ -24,7 +25,7 @@ export function openChallengeDialog({ t, player, onSend }) {
 }
 
 export function openChallengedDialog({ t, challenge, onAnswer }) {
-  const close = modal(t('challenge.from', { name: `${challenge.from.username} (${challenge.from.rank})` }),
+  const close = modal(t('challenge.from', { name: nameWithRank(t, challenge.from) }),
     h('p', {}, settingsSummary(challenge.settings, t)), [
       h('button', { onclick: () => { close(); onAnswer(false); } }, t('challenge.decline')),
       h('button', { class: 'primary', onclick: () => { close(); onAnswer(true); } }, t('challenge.accept')),

@@ -4,6 +4,7 @@
 // the watchers' kibitz, the watcher count and list, away countdowns, and the stake and pool panels when
 // the server keeps fortune points.
 
+import { formatRank } from '../rank.js';
 import { h, fill } from '../dom.js';
 import { channelKey, outcomeReasonKey } from '../state.js';
 import { createBoard } from '../board.js';
@@ -189,7 +190,7 @@ export function mountGame(root, ctx, params) {
     players[color].classList.toggle('to-move', toMove);
     fill(players[color],
       h('span', { class: `stone-icon big ${color}`, 'aria-hidden': 'true' }),
-      h('div', { class: 'player-name' }, h('b', {}, p.username), ' ', h('span', { class: 'rank' }, p.rank),
+      h('div', { class: 'player-name' }, h('b', {}, p.username), ' ', h('span', { class: 'rank' }, formatRank(t, p.rank)),
         h('div', { class: 'muted small' }, t(`color.${color}`), toMove ? ` · ${t('game.toMove')}` : '', accepted ? ` · ${t('game.accepted', { color: '' }).trim()}` : '')),
       h('div', { class: 'captures small' }, t('game.captures', { count: captures })),
       clockNodes[color]);

@@ -1,6 +1,7 @@
 // The login and registration screen. Reports `actions.login/register(username, password)` and shows the
 // server's error; nothing else.
 
+import { formatRank } from '../rank.js';
 import { h } from '../dom.js';
 import { RANKS_WEAKEST_FIRST } from '../events.js';
 
@@ -9,7 +10,7 @@ export function mountLogin(root, { t, actions }) {
   const password = h('input', { name: 'password', type: 'password', autocomplete: 'current-password', required: true, 'aria-label': t('auth.password') });
   // A new player may say their rank (OGS and KGS ask): it only matters when registering.
   const rank = h('select', { name: 'rank', 'aria-label': t('auth.rank'), 'data-testid': 'register-rank' },
-    h('option', { value: '' }, t('auth.rankUnknown')), RANKS_WEAKEST_FIRST.map((r) => h('option', { value: r }, r)));
+    h('option', { value: '' }, t('auth.rankUnknown')), RANKS_WEAKEST_FIRST.map((r) => h('option', { value: r }, formatRank(t, r))));
   const error = h('p', { class: 'form-error', role: 'alert' });
   const submit = (kind) => async (e) => {
     e?.preventDefault();
