@@ -6,8 +6,8 @@
 //! - A missing `SZ` means 19 (the SGF default); a size outside 2..=25 or a rectangular board is an error.
 //! - `KM` in points, scaled by 100, or in stones is read as `Komi::parse_sgf` says; an unreadable `KM` or
 //!   `HA` (`HA[7.5]`) is ignored with a warning, and the handicap is then taken from the setup stones.
-//!   Some programs write them in a node after the root: any node before the first move counts, the
-//!   first that says it.
+//!   Some programs write them, and the names, in a node after the root: any node before the first move
+//!   counts, the first that says it.
 //! - The file is decoded from its charset first (`charset`: a BOM, UTF-8, `CA`, or detection). A value
 //!   that is still not UTF-8 (a tree parsed from bytes directly) is decoded as GB18030 (what Chinese
 //!   servers write), else lossily: a name never stops the moves from loading.
@@ -211,7 +211,6 @@ impl GameRecord {
             charset: Charset::UTF_8,
             tree: SgfTree::default(),
         };
-        record.result = record.info.result.as_deref().and_then(parse_result);
         let said = |ident: &str| {
             root.value(ident)
                 .is_some_and(|v| !decode_text(&v.bytes).trim().is_empty())
@@ -226,6 +225,7 @@ impl GameRecord {
             }
             record.read_node(node)?;
         }
+        record.result = record.info.result.as_deref().and_then(parse_result);
         if record.info.handicap >= 2 && record.setup.iter().all(|(c, _)| *c == Color::Black) {
             // Trust the stones over the number when they disagree; warn so the difference is visible.
             if record.setup.len() != record.info.handicap as usize {
@@ -241,8 +241,10 @@ impl GameRecord {
         Ok(record)
     }
 
-    /// `KM` and `HA` in a node after the root but before the first move, when none came before.
+    /// `KM`, `HA` and the game's text information in a node after the root but before the first
+    /// move, when none came before.
     fn read_start_info(&mut self, node: &SgfNode, read: &mut StartInfo) {
+        read_game_text(node, &mut self.info);
         let text = |ident: &str| {
             node.value(ident)
                 .map(|v| decode_text(&v.bytes).trim().to_string())
@@ -531,20 +533,36 @@ fn read_info(root: &SgfNode, warnings: &mut Vec<String>) -> Result<GameInfo, Sgf
     if let Some(ha) = text("HA") {
         read_handicap(&ha, &mut info, warnings);
     }
-    info.rules = text("RU");
-    info.black = text("PB");
-    info.white = text("PW");
-    info.black_rank = text("BR");
-    info.white_rank = text("WR");
-    info.date = text("DT");
-    info.event = text("EV");
-    info.result = text("RE");
-    info.time_limit = text("TM");
-    info.overtime = text("OT");
-    info.name = text("GN");
-    info.place = text("PC");
+    read_game_text(root, &mut info);
     info.comment = text("C");
     Ok(info)
+}
+
+/// The game information written as text (`RU`, `PB`, `PW` ...) that `info` lacks, from `node`: the
+/// root, or a node after it before the first move, where some programs write it.
+fn read_game_text(node: &SgfNode, info: &mut GameInfo) {
+    let fields = [
+        ("RU", &mut info.rules),
+        ("PB", &mut info.black),
+        ("PW", &mut info.white),
+        ("BR", &mut info.black_rank),
+        ("WR", &mut info.white_rank),
+        ("DT", &mut info.date),
+        ("EV", &mut info.event),
+        ("RE", &mut info.result),
+        ("TM", &mut info.time_limit),
+        ("OT", &mut info.overtime),
+        ("GN", &mut info.name),
+        ("PC", &mut info.place),
+    ];
+    for (ident, field) in fields {
+        if field.is_none() {
+            *field = node
+                .value(ident)
+                .map(|v| decode_text(&v.bytes).trim().to_string())
+                .filter(|s| !s.is_empty());
+        }
+    }
 }
 
 fn read_komi(km: &str, info: &mut GameInfo, warnings: &mut Vec<String>) {
