@@ -230,3 +230,36 @@ fn the_ko_rule_follows_the_rules_the_record_names() {
         assert_eq!(ko_rule(ru), None, "{ru}");
     }
 }
+
+/// Three kos taken round once (the example of the protocol README): the sixth take recreates the
+/// position before the first, which Japanese rules allow and Chinese rules do not.
+#[test]
+fn a_triple_ko_replays_under_the_ko_rule_its_rules_name() {
+    let record = |rules: &str| {
+        let text = format!(
+            "(;GM[1]SZ[9]RU[{rules}]AB[ba][ab][bc][ha][ib][hc][bf][ag][bh][cg]\
+             AW[ca][db][cc][bb][ga][fb][gc][hb][cf][dg][ch];B[cb];W[bg];B[gb];W[bb];B[cg];W[hb])"
+        );
+        sgf::parse(text.as_bytes()).unwrap()
+    };
+    let (game, ko_rule) = record("Japanese").replay_under_own_rules().unwrap();
+    assert_eq!((game.moves().len(), ko_rule), (6, KoRule::Simple));
+    assert_eq!(
+        game.board(),
+        record("Japanese")
+            .replay(KoRule::Simple)
+            .unwrap()
+            .start_board()
+    );
+    let err = record("Chinese").replay_under_own_rules().unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "move 6 (white hb): the move repeats a position (ko)"
+    );
+    let (_, ko_rule) = record("Ing").replay_under_own_rules().unwrap();
+    assert_eq!(
+        ko_rule,
+        KoRule::Simple,
+        "unknown rules: the strictest, then the basic ko rule"
+    );
+}

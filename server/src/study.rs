@@ -14,8 +14,8 @@
 //! The study then checks every move under that rule, and shows it.
 
 use tengen_protocol::{CharsetFrom, ErrorCode, KoRuleFrom, StudyRecord, StudyView};
-use tengen_rules::sgf::{self, CharsetSource, GameRecord};
-use tengen_rules::{estimate_dead, Color, Game, KoRule, Move, Phase, Point, Rules};
+use tengen_rules::sgf::{self, CharsetSource, GameRecord, ReplayError};
+use tengen_rules::{estimate_dead, Color, Game, IllegalMove, KoRule, Move, Phase, Point, Rules};
 
 use crate::config::STUDY_SGF_BYTES_MAX;
 use crate::game::wire::{self, color_to_wire, point_from_wire, point_to_wire, points_to_wire};
@@ -120,7 +120,7 @@ impl Study {
         // engine replays the moves from there as the user steps on.
         let (game, ko_rule) = record
             .replay_under_own_rules()
-            .map_err(|err| format!("{err} ({})", replayed_under(record)))?;
+            .map_err(|err| refused_replay(record, &err))?;
         let moves = game.moves().to_vec();
         let setup = GameRecord {
             moves: Vec::new(),
@@ -268,11 +268,21 @@ impl Study {
     }
 }
 
-/// The rule a refused record was replayed under, and why, for its refusal.
-fn replayed_under(record: &GameRecord) -> String {
+/// Why a record's main line does not replay: the move and its reason, and for a repeated position
+/// the ko rule it was replayed under and why that one.
+fn refused_replay(record: &GameRecord, err: &ReplayError) -> String {
+    let ReplayError::Illegal {
+        reason: IllegalMove::Ko,
+        ..
+    } = err
+    else {
+        return err.to_string();
+    };
     match (record.info.ko_rule(), record.info.rules.as_deref()) {
-        (Some(rule), Some(rules)) => format!("under {}, as RU[{rules}] says", ko_rule_name(rule)),
-        _ => "under every ko rule tried: the record names no rules Tengen knows".to_string(),
+        (Some(rule), Some(rules)) => {
+            format!("{err} (under {}, as RU[{rules}] says)", ko_rule_name(rule))
+        }
+        _ => format!("{err} (even under the basic ko rule)"),
     }
 }
 
@@ -464,6 +474,25 @@ mod tests {
         let mut study = Study::open(9, -2_000, 0).unwrap();
         study.play(at(4, 4)).unwrap();
         assert_eq!(study.count().result, "B+1081");
+    }
+
+    /// The protocol README's example of a record sent as its bytes is what the server answers.
+    #[test]
+    fn the_protocols_example_of_a_shift_jis_record_is_what_the_study_shows() {
+        let readme = include_str!("../../protocol/README.md");
+        let line = |prefix: &str| {
+            readme
+                .lines()
+                .find(|l| l.starts_with(prefix))
+                .and_then(|l| l.split_once(' '))
+                .map(|(_, json)| serde_json::from_str::<serde_json::Value>(json).unwrap())
+                .unwrap()
+        };
+        let request = line(r#"→ {"type":"study_load_sgf","id":64,"#);
+        let reply = line(r#"← {"type":"study","id":64,"#);
+        let bytes = decode_base64(request["sgf_base64"].as_str().unwrap()).unwrap();
+        let study = Study::load_sgf(&bytes).unwrap();
+        assert_eq!(serde_json::to_value(study.view()).unwrap(), reply["study"]);
     }
 
     /// SGF loading is input a user controls in full: mutated records (bytes replaced, cut,
