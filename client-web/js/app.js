@@ -98,7 +98,8 @@ async function resubscribe() {
 
 function errorText(err) {
   const key = `error.${err.code}`;
-  const text = t(key);
+  // The server's sentence goes into the texts that show it (a refused SGF says where and why).
+  const text = t(key, { message: err.message });
   return text === key ? t('error.generic', { message: err.message }) : text;
 }
 

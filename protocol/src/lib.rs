@@ -62,7 +62,7 @@ pub use ids::{
 pub use money::{HistoryEntry, MoneyMsg, PoolInfo, StakeInfo, StakeTerms, WagerKind, WagerRecord};
 pub use people::PlayerInfo;
 pub use server_msg::ServerMsg;
-pub use study::{StudyMsg, StudyView};
+pub use study::{CharsetFrom, KoRuleFrom, StudyMsg, StudyRecord, StudyView};
 
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Deserializer, Serialize};

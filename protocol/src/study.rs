@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::{Color, Point};
+use crate::{Color, KoRule, Point};
 
 /// A study board as it stands at its cursor.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -21,6 +21,82 @@ pub struct StudyView {
     /// The variations going on from here, in order (a `null` entry is a pass); `study_forward`
     /// takes one by its index.
     pub next_moves: Vec<Option<Point>>,
+    /// The ko rule every move of the study is checked under: a loaded record's own (see
+    /// [`StudyRecord::ko_rule_from`]), positional superko on a new board.
+    pub ko_rule: KoRule,
+    /// The record's comment on this position (the move that led here, or the root's at the start).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub comment: Option<String>,
+    /// The loaded record's game information; absent on a board opened with `study_open`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub record: Option<StudyRecord>,
+}
+
+/// A loaded record's game information, as its file holds it (decoded from its charset).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct StudyRecord {
+    /// `PB`, `PW`, `BR`, `WR`, `GN`, `EV`, `DT`, `PC`, `RE` and `RU` as written; absent when the
+    /// record does not say.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub black: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub white: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub black_rank: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub white_rank: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub event: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub date: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub place: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rules: Option<String>,
+    pub komi_half_points: i32,
+    pub handicap: u8,
+    /// Moves of the main line.
+    pub moves_count: u32,
+    /// The charset the file was read in (`UTF-8`, `GBK`, `Shift_JIS`, `EUC-KR`, `Big5`,
+    /// `windows-1252` for Latin-1) and how that was settled.
+    pub charset: String,
+    pub charset_from: CharsetFrom,
+    /// Why the study replays under its `ko_rule`.
+    pub ko_rule_from: KoRuleFrom,
+}
+
+/// How a record's charset was settled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CharsetFrom {
+    /// A byte-order mark.
+    ByteOrderMark,
+    /// The text is UTF-8, whatever `CA` says.
+    #[default]
+    Utf8,
+    /// The record's `CA`.
+    Declared,
+    /// Detected from the bytes.
+    Detected,
+}
+
+/// Why a record is replayed under its ko rule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum KoRuleFrom {
+    /// The rules its `RU` names (Japanese and Korean: simple ko; Chinese: positional superko; AGA and
+    /// New Zealand: situational superko).
+    #[default]
+    Rules,
+    /// No `RU`, or rules the server does not know: the strictest rule, which the record keeps.
+    Strictest,
+    /// No `RU`, or rules the server does not know, and the record repeats a whole-board position:
+    /// the basic ko rule rather than refuse a real game.
+    Fallback,
 }
 
 /// What a client sends to its study board.
@@ -54,9 +130,14 @@ pub enum StudyMsg {
         #[serde(rename = "move")]
         move_number: u32,
     },
-    /// Replace the study with an SGF record (its main line), positioned at the start.
+    /// Replace the study with an SGF record (its main line), positioned at the start. The file is
+    /// either `sgf_base64`, its bytes in base64 (any charset; the server decodes it by its `CA`, or
+    /// by detection), or `sgf`, text already decoded; exactly one of the two.
     StudyLoadSgf {
-        sgf: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        sgf: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        sgf_base64: Option<String>,
     },
     /// The area count (点目) of the study position, with the server's dead-stone estimate.
     StudyCount,

@@ -171,3 +171,95 @@ fn deep_variations_and_long_main_lines_do_not_exhaust_the_stack() {
     assert_eq!(record.moves.len(), 50_000);
     assert!(record.to_sgf().len() > 50_000);
 }
+
+#[test]
+fn prose_before_the_record_is_skipped_whatever_parentheses_it_has() {
+    let text = "From: a friend\nSubject: our game (the one with the big ko)\n\n(see below) (\n;GM[1]SZ[9]PB[a];B[ee])\n";
+    let record = sgf::parse(text.as_bytes()).unwrap();
+    assert_eq!(record.info.black.as_deref(), Some("a"));
+    assert_eq!(record.moves.len(), 1);
+    let err = sgf::parse(b"only a note (no record)").unwrap_err();
+    assert!(err.message.contains("no game tree"), "{err}");
+}
+
+#[test]
+fn komi_and_handicap_after_the_root_count_until_the_first_move() {
+    let record = sgf::parse(b"(;GM[1]SZ[19];KM[6.5]HA[2]AB[dd][pp];W[dp];KM[0.5])").unwrap();
+    assert_eq!(record.info.komi, Komi::from_half_points(13));
+    assert_eq!(record.info.handicap, 2);
+    assert_eq!(
+        record.replay(KoRule::Positional).unwrap().handicap_stones(),
+        2
+    );
+    // The root's value comes first; an empty one says nothing.
+    let record = sgf::parse(b"(;SZ[9]KM[375];KM[0];B[ee])").unwrap();
+    assert_eq!(
+        record.info.komi,
+        Komi::from_half_points(15),
+        "375 is 3.75 stones"
+    );
+    let record = sgf::parse(b"(;SZ[9]KM[];KM[5.5];B[ee])").unwrap();
+    assert_eq!(record.info.komi, Komi::from_half_points(11));
+}
+
+#[test]
+fn the_ko_rule_follows_the_rules_the_record_names() {
+    let ko_rule = |ru: &str| {
+        sgf::parse(format!("(;SZ[9]RU[{ru}])").as_bytes())
+            .unwrap()
+            .info
+            .ko_rule()
+    };
+    for ru in [
+        "Japanese",
+        "japanese",
+        "JP",
+        "Korean",
+        "日本",
+        "Japanese (Nihon Ki-in 1989)",
+    ] {
+        assert_eq!(ko_rule(ru), Some(KoRule::Simple), "{ru}");
+    }
+    for ru in ["Chinese", "cn", "Tromp-Taylor"] {
+        assert_eq!(ko_rule(ru), Some(KoRule::Positional), "{ru}");
+    }
+    for ru in ["AGA", "NZ", "New Zealand"] {
+        assert_eq!(ko_rule(ru), Some(KoRule::Situational), "{ru}");
+    }
+    for ru in ["Ing", "GOE", "", "whatever"] {
+        assert_eq!(ko_rule(ru), None, "{ru}");
+    }
+}
+
+/// Three kos taken round once (the example of the protocol README): the sixth take recreates the
+/// position before the first, which Japanese rules allow and Chinese rules do not.
+#[test]
+fn a_triple_ko_replays_under_the_ko_rule_its_rules_name() {
+    let record = |rules: &str| {
+        let text = format!(
+            "(;GM[1]SZ[9]RU[{rules}]AB[ba][ab][bc][ha][ib][hc][bf][ag][bh][cg]\
+             AW[ca][db][cc][bb][ga][fb][gc][hb][cf][dg][ch];B[cb];W[bg];B[gb];W[bb];B[cg];W[hb])"
+        );
+        sgf::parse(text.as_bytes()).unwrap()
+    };
+    let (game, ko_rule) = record("Japanese").replay_under_own_rules().unwrap();
+    assert_eq!((game.moves().len(), ko_rule), (6, KoRule::Simple));
+    assert_eq!(
+        game.board(),
+        record("Japanese")
+            .replay(KoRule::Simple)
+            .unwrap()
+            .start_board()
+    );
+    let err = record("Chinese").replay_under_own_rules().unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "move 6 (white hb): the move repeats a position (ko)"
+    );
+    let (_, ko_rule) = record("Ing").replay_under_own_rules().unwrap();
+    assert_eq!(
+        ko_rule,
+        KoRule::Simple,
+        "unknown rules: the strictest, then the basic ko rule"
+    );
+}

@@ -18,9 +18,25 @@ pub const DEFAULT_DATA_DIR: &str = "./data";
 /// Larger frames are answered `frame_too_large` and dropped; the socket stays open.
 pub const MAX_FRAME_BYTES: usize = 64 * 1024;
 
+/// Largest SGF file a study board opens (`study_load_sgf`). Real records are a few KiB; a commented
+/// review with its variations is tens of KiB (an OGS review of 76 KB was the first that did not fit
+/// in a frame), a lecture or a problem collection a few hundred. 1 MiB opens all of them with room
+/// to spare, while what one study costs stays small: parsing and replaying a file this size takes
+/// milliseconds, and the study holds at most [`crate::study::STUDY_NODES_MAX`] moves whatever the
+/// file says. (The SGF reader's own bound, `tengen_rules::sgf::MAX_SGF_BYTES`, is larger: it reads
+/// files from disk too.) Larger files are refused `bad_sgf` with their size.
+pub const STUDY_SGF_BYTES_MAX: usize = 1024 * 1024;
+
+/// Largest `study_load_sgf` frame, the one message allowed past [`MAX_FRAME_BYTES`]: a file of
+/// [`STUDY_SGF_BYTES_MAX`] in base64 (4 bytes for every 3) and 1 KiB for the JSON around it. Such a
+/// frame is counted by the rate limit as the [`MAX_FRAME_BYTES`] frames it could have been split
+/// into, so large records cost a connection its messages as any other input does.
+pub const STUDY_SGF_FRAME_BYTES_MAX: usize = STUDY_SGF_BYTES_MAX.div_ceil(3) * 4 + 1024;
+
 /// Frames above this are not even buffered: the WebSocket layer closes the socket (close code 1009).
-/// It is the hard cap behind the soft [`MAX_FRAME_BYTES`], so one client cannot make us hold megabytes.
-pub const MAX_WS_MESSAGE_BYTES: usize = 1024 * 1024;
+/// It is the hard cap behind the soft [`MAX_FRAME_BYTES`], so one client cannot make us hold megabytes:
+/// the largest frame any message may be, a study's SGF file ([`STUDY_SGF_FRAME_BYTES_MAX`], 1.33 MiB).
+pub const MAX_WS_MESSAGE_BYTES: usize = STUDY_SGF_FRAME_BYTES_MAX;
 
 /// Sustained messages per second a connection may send. A person clicking and chatting sends a few per
 /// second; a bot playing blitz fewer than ten. Above it messages are answered `rate_limited` and dropped.

@@ -7,11 +7,17 @@
 //! The study is a tree of moves with a cursor. The engine `Game` always holds exactly the moves from
 //! the root to the cursor: stepping forward plays the child's move, stepping back asks the engine to
 //! undo, so every position shown is one the engine reached itself.
+//!
+//! A record opens in its own rules and charset: its bytes are decoded by the SGF reader (`CA`, then
+//! detection), and its main line is replayed under the ko rule its `RU` names (a Japanese game may
+//! repeat a position through a triple ko), or with none named, the strictest rule the record keeps.
+//! The study then checks every move under that rule, and shows it.
 
-use tengen_protocol::{ErrorCode, StudyView};
-use tengen_rules::sgf::{self, GameRecord};
-use tengen_rules::{estimate_dead, Color, Game, KoRule, Move, Phase, Point, Rules};
+use tengen_protocol::{CharsetFrom, ErrorCode, KoRuleFrom, StudyRecord, StudyView};
+use tengen_rules::sgf::{self, CharsetSource, GameRecord, ReplayError};
+use tengen_rules::{estimate_dead, Color, Game, IllegalMove, KoRule, Move, Phase, Point, Rules};
 
+use crate::config::STUDY_SGF_BYTES_MAX;
 use crate::game::wire::{self, color_to_wire, point_from_wire, point_to_wire, points_to_wire};
 use crate::{refuse, Refusal};
 
@@ -30,6 +36,8 @@ struct Node {
     mv: Move,
     parent: usize,
     children: Vec<usize>,
+    /// The record's comment on the position this move leads to (on the root: the game's comment).
+    comment: Option<String>,
 }
 
 /// A study board.
@@ -38,6 +46,8 @@ pub struct Study {
     game: Game,
     nodes: Vec<Node>,
     cursor: usize,
+    /// The game information of the record it was loaded from, as the view shows it.
+    record: Option<StudyRecord>,
 }
 
 /// The area count of a study position.
@@ -80,15 +90,25 @@ impl Study {
                 mv: Move::Pass,
                 parent: 0,
                 children: Vec::new(),
+                comment: None,
             }],
             cursor: 0,
+            record: None,
         }
     }
 
-    /// The main line of an SGF record, positioned at the start.
-    pub fn load_sgf(text: &str) -> Result<Study, Refusal> {
+    /// The main line of an SGF file (its bytes, in any charset the reader knows), positioned at the
+    /// start. Refused `bad_sgf` with the reason: where the text is malformed (line and column), or
+    /// which move does not replay and why.
+    pub fn load_sgf(bytes: &[u8]) -> Result<Study, Refusal> {
         let bad = |err: String| Refusal::new(ErrorCode::BadSgf, err);
-        let record = sgf::parse(text.as_bytes()).map_err(|err| bad(err.to_string()))?;
+        if bytes.len() > STUDY_SGF_BYTES_MAX {
+            return Err(bad(format!(
+                "the file is {} bytes; a study opens records of up to {STUDY_SGF_BYTES_MAX} bytes",
+                bytes.len()
+            )));
+        }
+        let record = sgf::parse(bytes).map_err(|err| bad(err.to_string()))?;
         Study::from_record(&record).map_err(bad)
     }
 
@@ -98,23 +118,23 @@ impl Study {
         }
         // The whole line must replay; the study then starts from the setup position, and the
         // engine replays the moves from there as the user steps on.
-        let moves = record
-            .replay(KoRule::Positional)
-            .map_err(|err| err.to_string())?
-            .moves()
-            .to_vec();
+        let (game, ko_rule) = record
+            .replay_under_own_rules()
+            .map_err(|err| refused_replay(record, &err))?;
+        let moves = game.moves().to_vec();
         let setup = GameRecord {
             moves: Vec::new(),
             ..record.clone()
         };
-        let game = setup
-            .replay(KoRule::Positional)
-            .map_err(|err| err.to_string())?;
+        let game = setup.replay(ko_rule).map_err(|err| err.to_string())?;
         let mut study = Study::from_start(game);
+        study.nodes[0].comment = record.info.comment.clone();
         let mut parent = 0;
-        for (color, mv) in moves {
+        for ((color, mv), recorded) in moves.into_iter().zip(&record.moves) {
             parent = study.add_child(parent, color, mv);
+            study.nodes[parent].comment = recorded.comment.clone();
         }
+        study.record = Some(record_view(record, ko_rule));
         Ok(study)
     }
 
@@ -125,6 +145,7 @@ impl Study {
             mv,
             parent,
             children: Vec::new(),
+            comment: None,
         });
         self.nodes[parent].children.push(index);
         index
@@ -240,8 +261,96 @@ impl Study {
             captures_black: self.game.prisoners(Color::Black),
             captures_white: self.game.prisoners(Color::White),
             next_moves,
+            ko_rule: ko_rule_to_wire(self.game.rules().ko_rule),
+            comment: node.comment.clone(),
+            record: self.record.clone(),
         }
     }
+}
+
+/// Why a record's main line does not replay: the move and its reason, and for a repeated position
+/// the ko rule it was replayed under and why that one.
+fn refused_replay(record: &GameRecord, err: &ReplayError) -> String {
+    let ReplayError::Illegal {
+        reason: IllegalMove::Ko,
+        ..
+    } = err
+    else {
+        return err.to_string();
+    };
+    match (record.info.ko_rule(), record.info.rules.as_deref()) {
+        (Some(rule), Some(rules)) => {
+            format!("{err} (under {}, as RU[{rules}] says)", ko_rule_name(rule))
+        }
+        _ => format!("{err} (even under the basic ko rule)"),
+    }
+}
+
+fn ko_rule_name(rule: KoRule) -> &'static str {
+    match rule {
+        KoRule::Simple => "the basic ko rule",
+        KoRule::Positional => "positional superko",
+        KoRule::Situational => "situational superko",
+    }
+}
+
+fn ko_rule_to_wire(rule: KoRule) -> tengen_protocol::KoRule {
+    match rule {
+        KoRule::Simple => tengen_protocol::KoRule::Simple,
+        KoRule::Positional => tengen_protocol::KoRule::Positional,
+        KoRule::Situational => tengen_protocol::KoRule::Situational,
+    }
+}
+
+/// A record's game information for the view, with the rule it replays under and why.
+fn record_view(record: &GameRecord, ko_rule: KoRule) -> StudyRecord {
+    let info = &record.info;
+    let ko_rule_from = match info.ko_rule() {
+        Some(_) => KoRuleFrom::Rules,
+        None if ko_rule == KoRule::Positional => KoRuleFrom::Strictest,
+        None => KoRuleFrom::Fallback,
+    };
+    StudyRecord {
+        black: info.black.clone(),
+        white: info.white.clone(),
+        black_rank: info.black_rank.clone(),
+        white_rank: info.white_rank.clone(),
+        name: info.name.clone(),
+        event: info.event.clone(),
+        date: info.date.clone(),
+        place: info.place.clone(),
+        result: info.result.clone(),
+        rules: info.rules.clone(),
+        komi_half_points: info.komi.half_points,
+        handicap: info.handicap,
+        moves_count: u32::try_from(record.moves.len()).unwrap_or(u32::MAX),
+        charset: record.charset.name.to_string(),
+        charset_from: match record.charset.source {
+            CharsetSource::ByteOrderMark => CharsetFrom::ByteOrderMark,
+            CharsetSource::Utf8 => CharsetFrom::Utf8,
+            CharsetSource::Declared => CharsetFrom::Declared,
+            CharsetSource::Detected => CharsetFrom::Detected,
+        },
+        ko_rule_from,
+    }
+}
+
+/// The bytes of a file sent in base64 (the standard alphabet, with padding; line breaks and spaces,
+/// which some encoders add, are ignored). Broken base64 is refused `bad_sgf` with where it breaks.
+pub fn decode_base64(encoded: &str) -> Result<Vec<u8>, Refusal> {
+    use base64::Engine;
+    let compact: String = encoded
+        .chars()
+        .filter(|c| !c.is_ascii_whitespace())
+        .collect();
+    base64::engine::general_purpose::STANDARD
+        .decode(compact.as_bytes())
+        .map_err(|err| {
+            Refusal::new(
+                ErrorCode::BadSgf,
+                format!("the file is not valid base64: {err}"),
+            )
+        })
 }
 
 /// A wire point as an engine move.
@@ -308,7 +417,7 @@ mod tests {
     #[test]
     fn an_sgf_record_loads_at_its_start_and_replays_move_by_move() {
         let mut study =
-            Study::load_sgf("(;FF[4]GM[1]SZ[9]KM[7.5]AB[aa]PL[W];W[ee];B[cc];W[])").unwrap();
+            Study::load_sgf(b"(;FF[4]GM[1]SZ[9]KM[7.5]AB[aa]PL[W];W[ee];B[cc];W[])").unwrap();
         let start = study.view();
         assert_eq!(start.move_number, 0);
         assert_eq!(start.board[0], "X........");
@@ -321,13 +430,13 @@ mod tests {
         assert_eq!(study.view().last_move, None);
         assert_eq!(study.forward(0).unwrap_err().code, ErrorCode::NoSuchMove);
         assert_eq!(
-            Study::load_sgf("(;FF[4]SZ[9];B[ee];W[ee])")
+            Study::load_sgf(b"(;FF[4]SZ[9];B[ee];W[ee])")
                 .unwrap_err()
                 .code,
             ErrorCode::BadSgf
         );
         assert_eq!(
-            Study::load_sgf("not sgf").unwrap_err().code,
+            Study::load_sgf(b"not sgf").unwrap_err().code,
             ErrorCode::BadSgf
         );
     }
@@ -365,6 +474,25 @@ mod tests {
         let mut study = Study::open(9, -2_000, 0).unwrap();
         study.play(at(4, 4)).unwrap();
         assert_eq!(study.count().result, "B+1081");
+    }
+
+    /// The protocol README's example of a record sent as its bytes is what the server answers.
+    #[test]
+    fn the_protocols_example_of_a_shift_jis_record_is_what_the_study_shows() {
+        let readme = include_str!("../../protocol/README.md");
+        let line = |prefix: &str| {
+            readme
+                .lines()
+                .find(|l| l.starts_with(prefix))
+                .and_then(|l| l.split_once(' '))
+                .map(|(_, json)| serde_json::from_str::<serde_json::Value>(json).unwrap())
+                .unwrap()
+        };
+        let request = line(r#"→ {"type":"study_load_sgf","id":64,"#);
+        let reply = line(r#"← {"type":"study","id":64,"#);
+        let bytes = decode_base64(request["sgf_base64"].as_str().unwrap()).unwrap();
+        let study = Study::load_sgf(&bytes).unwrap();
+        assert_eq!(serde_json::to_value(study.view()).unwrap(), reply["study"]);
     }
 
     /// SGF loading is input a user controls in full: mutated records (bytes replaced, cut,
@@ -433,7 +561,7 @@ mod tests {
                 }
             }
             let text: String = text.into_iter().collect();
-            match Study::load_sgf(&text) {
+            match Study::load_sgf(text.as_bytes()) {
                 Ok(mut study) => {
                     while study.forward(0).is_ok() {}
                     while study.back().is_ok() {}
@@ -444,6 +572,6 @@ mod tests {
         }
         // Nesting far deeper than any record: refused, not a stack overflow.
         let deep = format!("{}{}", "(;".repeat(100_000), ")".repeat(100_000));
-        let _ = Study::load_sgf(&deep);
+        let _ = Study::load_sgf(deep.as_bytes());
     }
 }

@@ -1,17 +1,20 @@
 //! SGF FF[4] for Go: a tolerant parser into a tree that keeps every node and variation (`tree`), the game
-//! record read from its main line (`record`), and the writer that turns either back into text.
+//! record read from its main line (`record`), the charset a file is written in (`charset`), and the
+//! writer that turns either back into text.
 //!
-//! The parser is our own rather than a crate's: it works on bytes (records in the wild mix UTF-8 with GB
-//! encodings, and a bad name must not lose the moves), reports every error with its line and column, and
-//! builds the tree without recursion, so no input can exhaust the stack.
+//! The parser is our own rather than a crate's: it works on bytes (a file is decoded from its charset
+//! first, and a value that is still not UTF-8 must not lose the moves), reports every error with its
+//! line and column, and builds the tree without recursion, so no input can exhaust the stack.
 
+mod charset;
 mod parse;
 mod record;
 mod tree;
 mod write;
 
-pub use parse::parse_tree;
-pub use record::{parse, GameInfo, GameRecord, RecordError, ReplayError};
+pub use charset::{decode, Charset, CharsetSource};
+pub use parse::{parse_tree, MAX_SGF_BYTES};
+pub use record::{parse, GameInfo, GameRecord, RecordError, RecordedMove, ReplayError};
 pub use tree::{NodeId, Property, SgfNode, SgfTree, Value};
 
 use std::fmt;

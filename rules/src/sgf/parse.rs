@@ -1,7 +1,8 @@
 //! The SGF tokenizer and tree builder. It accepts FF[1]..FF[4] syntax as found in the wild: white space
 //! anywhere between tokens, lower-case letters inside property identifiers (FF[3] style, ignored), and
-//! text before the first `(`. It refuses unbalanced parentheses, nodes outside a tree, unterminated values
-//! and properties without a value, each with the line and column.
+//! text before the first `(;` (a mail header, a note with parentheses of its own), skipped as other
+//! readers skip it. It refuses unbalanced parentheses, nodes outside a tree, unterminated values and
+//! properties without a value, each with the line and column.
 
 use super::tree::{NodeId, Property, SgfNode, SgfTree, Value};
 use super::{Position, SgfError};
@@ -67,12 +68,7 @@ pub fn parse_tree(input: &[u8]) -> Result<SgfTree, SgfError> {
     if input.len() > MAX_SGF_BYTES {
         return Err(cursor.error(format!("the file is larger than {MAX_SGF_BYTES} bytes")));
     }
-    while cursor.peek().is_some_and(|b| b != b'(') {
-        cursor.bump();
-    }
-    if cursor.peek().is_none() {
-        return Err(cursor.error("no game tree: expected '('"));
-    }
+    skip_to_game_tree(&mut cursor)?;
     let mut tree = SgfTree::default();
     // For each open '(' the node that a following node attaches to: the branch point.
     let mut open: Vec<Option<NodeId>> = Vec::new();
@@ -128,6 +124,25 @@ pub fn parse_tree(input: &[u8]) -> Result<SgfTree, SgfError> {
         });
     }
     Ok(tree)
+}
+
+/// Moves the cursor to the first `(` followed by a node (`;`, white space allowed between), so prose
+/// before the record is skipped whatever parentheses it has.
+fn skip_to_game_tree(cursor: &mut Cursor<'_>) -> Result<(), SgfError> {
+    loop {
+        while cursor.peek().is_some_and(|b| b != b'(') {
+            cursor.bump();
+        }
+        if cursor.peek().is_none() {
+            return Err(cursor.error("no game tree: expected '(;'"));
+        }
+        let rest = cursor.input.get(cursor.offset + 1..).unwrap_or_default();
+        let next = rest.iter().find(|b| !b.is_ascii_whitespace());
+        if next == Some(&b';') {
+            return Ok(());
+        }
+        cursor.bump();
+    }
 }
 
 /// Reads the properties after a ';' up to the next ';', '(' or ')'.

@@ -6,8 +6,15 @@
 //! - A missing `SZ` means 19 (the SGF default); a size outside 2..=25 or a rectangular board is an error.
 //! - `KM` in points, scaled by 100, or in stones is read as `Komi::parse_sgf` says; an unreadable `KM` or
 //!   `HA` (`HA[7.5]`) is ignored with a warning, and the handicap is then taken from the setup stones.
-//! - Text that is not UTF-8 is decoded as GB18030 (what Chinese servers write), else lossily: a name never
-//!   stops the moves from loading.
+//!   Some programs write them, and the names, in a node after the root: any node before the first move
+//!   counts, the first that says it.
+//! - The file is decoded from its charset first (`charset`: a BOM, UTF-8, `CA`, or detection). A value
+//!   that is still not UTF-8 (a tree parsed from bytes directly) is decoded as GB18030 (what Chinese
+//!   servers write), else lossily: a name never stops the moves from loading.
+//! - `RU` names the ko rule the record is replayed under (`GameInfo::ko_rule`): Japanese and Korean
+//!   rules allow a repeated whole-board position (a triple ko ends such a game without result, it is
+//!   not an illegal move), Chinese rules forbid any, AGA and New Zealand rules forbid it with the same
+//!   player to move.
 //! - Setup (`AB`/`AW`/`AE`) before the first move, in the root or after it, builds the start position;
 //!   setup after a move is an error, since it is no longer a game the engine can check.
 //! - `B[]` and `B[tt]` (on boards up to 19x19) are passes; a point off the board is an error.
@@ -15,8 +22,10 @@
 //! - Legality is checked by `replay`, not here, so a record with an illegal move still loads and says
 //!   where it goes wrong.
 
+use super::charset::{self, Charset};
+use super::parse::MAX_SGF_BYTES;
 use super::tree::{SgfNode, SgfTree, Value};
-use super::{parse_tree, SgfError};
+use super::{parse_tree, Position, SgfError};
 use crate::color::Color;
 use crate::error::{IllegalMove, SetupError};
 use crate::game::{Game, HandicapPlacement, KoRule, Phase, Rules};
@@ -44,6 +53,10 @@ pub struct GameInfo {
     pub time_limit: Option<String>,
     /// `OT`: the overtime system, as written (`3x30 byo-yomi`).
     pub overtime: Option<String>,
+    /// `GN`: the game's name.
+    pub name: Option<String>,
+    /// `PC`: where it was played.
+    pub place: Option<String>,
     pub comment: Option<String>,
 }
 
@@ -63,7 +76,32 @@ impl Default for GameInfo {
             result: None,
             time_limit: None,
             overtime: None,
+            name: None,
+            place: None,
             comment: None,
+        }
+    }
+}
+
+impl GameInfo {
+    /// The ko rule `RU` names, when it names rules Tengen knows: Japanese and Korean rules forbid only
+    /// the immediate recapture of a ko, Chinese and Tromp-Taylor rules any earlier whole-board
+    /// position, AGA and New Zealand rules an earlier position with the same player to move. `None`
+    /// for no `RU`, or rules it does not know (Ing's ko rules are neither).
+    pub fn ko_rule(&self) -> Option<KoRule> {
+        let written = self.rules.as_deref()?.trim().to_lowercase();
+        let is = |names: &[&str]| names.iter().any(|name| written == *name);
+        let starts = |names: &[&str]| names.iter().any(|name| written.starts_with(name));
+        if starts(&["japan", "korea", "日本", "韓国", "한국", "일본"])
+            || is(&["jp", "ja", "kr", "ko", "kor"])
+        {
+            Some(KoRule::Simple)
+        } else if starts(&["chin", "tromp", "中国", "中國"]) || is(&["cn", "zh", "tt"]) {
+            Some(KoRule::Positional)
+        } else if starts(&["aga", "american", "new zealand", "newzealand"]) || is(&["nz"]) {
+            Some(KoRule::Situational)
+        } else {
+            None
         }
     }
 }
@@ -93,6 +131,8 @@ pub struct GameRecord {
     pub moves: Vec<RecordedMove>,
     /// Properties that were unreadable and ignored.
     pub warnings: Vec<String>,
+    /// The charset the file was read in (UTF-8 for a record built here or from a parsed tree).
+    pub charset: Charset,
     pub tree: SgfTree,
 }
 
@@ -135,9 +175,19 @@ impl fmt::Display for ReplayError {
 
 impl std::error::Error for ReplayError {}
 
-/// Parses SGF text into a game record.
+/// Parses an SGF file into a game record, decoding it from its charset first (see `charset`).
 pub fn parse(input: &[u8]) -> Result<GameRecord, RecordError> {
-    GameRecord::from_tree(parse_tree(input)?)
+    // Checked before decoding too: decoded text is up to three times larger than GBK bytes.
+    if input.len() > MAX_SGF_BYTES {
+        return Err(SgfError {
+            position: Position { line: 1, column: 1 },
+            message: format!("the file is larger than {MAX_SGF_BYTES} bytes"),
+        });
+    }
+    let (text, charset) = charset::decode(input);
+    let mut record = GameRecord::from_tree(parse_tree(text.as_bytes())?)?;
+    record.charset = charset;
+    Ok(record)
 }
 
 impl GameRecord {
@@ -158,12 +208,24 @@ impl GameRecord {
             first_to_move: None,
             moves: Vec::new(),
             warnings,
+            charset: Charset::UTF_8,
             tree: SgfTree::default(),
         };
-        record.result = record.info.result.as_deref().and_then(parse_result);
+        let said = |ident: &str| {
+            root.value(ident)
+                .is_some_and(|v| !decode_text(&v.bytes).trim().is_empty())
+        };
+        let mut start_info = StartInfo {
+            komi: said("KM"),
+            handicap: said("HA"),
+        };
         for node in tree.main_line() {
+            if record.moves.is_empty() {
+                record.read_start_info(node, &mut start_info);
+            }
             record.read_node(node)?;
         }
+        record.result = record.info.result.as_deref().and_then(parse_result);
         if record.info.handicap >= 2 && record.setup.iter().all(|(c, _)| *c == Color::Black) {
             // Trust the stones over the number when they disagree; warn so the difference is visible.
             if record.setup.len() != record.info.handicap as usize {
@@ -177,6 +239,29 @@ impl GameRecord {
         }
         record.tree = tree;
         Ok(record)
+    }
+
+    /// `KM`, `HA` and the game's text information in a node after the root but before the first
+    /// move, when none came before.
+    fn read_start_info(&mut self, node: &SgfNode, read: &mut StartInfo) {
+        read_game_text(node, &mut self.info);
+        let text = |ident: &str| {
+            node.value(ident)
+                .map(|v| decode_text(&v.bytes).trim().to_string())
+                .filter(|text| !text.is_empty())
+        };
+        if !read.komi {
+            if let Some(km) = text("KM") {
+                read.komi = true;
+                read_komi(&km, &mut self.info, &mut self.warnings);
+            }
+        }
+        if !read.handicap {
+            if let Some(ha) = text("HA") {
+                read.handicap = true;
+                read_handicap(&ha, &mut self.info, &mut self.warnings);
+            }
+        }
     }
 
     fn read_node(&mut self, node: &SgfNode) -> Result<(), RecordError> {
@@ -254,6 +339,22 @@ impl GameRecord {
                 })?;
         }
         Ok(game)
+    }
+
+    /// Replays the main line under the record's own rules: the ko rule its `RU` names; with no `RU`
+    /// (or rules Tengen does not know), the strictest (positional superko) and, if the record repeats
+    /// a position, the basic ko rule, rather than refuse a real game. The error is that of the last
+    /// rule tried.
+    pub fn replay_under_own_rules(&self) -> Result<(Game, KoRule), ReplayError> {
+        let named = self.info.ko_rule();
+        let first = named.unwrap_or(KoRule::Positional);
+        match self.replay(first) {
+            Ok(game) => Ok((game, first)),
+            Err(err) if named.is_some() => Err(err),
+            Err(_) => self
+                .replay(KoRule::Simple)
+                .map(|game| (game, KoRule::Simple)),
+        }
     }
 
     fn setup_game(&self, ko_rule: KoRule) -> Result<Game, SetupError> {
@@ -334,6 +435,8 @@ impl GameRecord {
         root.push("EV", text(&info.event));
         root.push("TM", text(&info.time_limit));
         root.push("OT", text(&info.overtime));
+        root.push("GN", text(&info.name));
+        root.push("PC", text(&info.place));
         let result = game
             .result()
             .map(|r| r.to_sgf())
@@ -373,6 +476,12 @@ impl GameRecord {
     pub fn to_sgf(&self) -> String {
         self.tree.to_sgf()
     }
+}
+
+/// Whether `KM` and `HA` were read already, so that only the first node saying each counts.
+struct StartInfo {
+    komi: bool,
+    handicap: bool,
 }
 
 fn error_at(value: &Value, message: impl Into<String>) -> SgfError {
@@ -419,29 +528,55 @@ fn read_info(root: &SgfNode, warnings: &mut Vec<String>) -> Result<GameInfo, Sgf
         };
     }
     if let Some(km) = text("KM") {
-        match Komi::parse_sgf(&km) {
-            Ok(komi) => info.komi = komi,
-            Err(err) => warnings.push(format!("KM ignored: {err}")),
-        }
+        read_komi(&km, &mut info, warnings);
     }
     if let Some(ha) = text("HA") {
-        match ha.parse::<u8>() {
-            Ok(stones) if stones <= 9 => info.handicap = stones,
-            _ => warnings.push(format!("HA[{ha}] ignored: not a number of stones 0..=9")),
-        }
+        read_handicap(&ha, &mut info, warnings);
     }
-    info.rules = text("RU");
-    info.black = text("PB");
-    info.white = text("PW");
-    info.black_rank = text("BR");
-    info.white_rank = text("WR");
-    info.date = text("DT");
-    info.event = text("EV");
-    info.result = text("RE");
-    info.time_limit = text("TM");
-    info.overtime = text("OT");
+    read_game_text(root, &mut info);
     info.comment = text("C");
     Ok(info)
+}
+
+/// The game information written as text (`RU`, `PB`, `PW` ...) that `info` lacks, from `node`: the
+/// root, or a node after it before the first move, where some programs write it.
+fn read_game_text(node: &SgfNode, info: &mut GameInfo) {
+    let fields = [
+        ("RU", &mut info.rules),
+        ("PB", &mut info.black),
+        ("PW", &mut info.white),
+        ("BR", &mut info.black_rank),
+        ("WR", &mut info.white_rank),
+        ("DT", &mut info.date),
+        ("EV", &mut info.event),
+        ("RE", &mut info.result),
+        ("TM", &mut info.time_limit),
+        ("OT", &mut info.overtime),
+        ("GN", &mut info.name),
+        ("PC", &mut info.place),
+    ];
+    for (ident, field) in fields {
+        if field.is_none() {
+            *field = node
+                .value(ident)
+                .map(|v| decode_text(&v.bytes).trim().to_string())
+                .filter(|s| !s.is_empty());
+        }
+    }
+}
+
+fn read_komi(km: &str, info: &mut GameInfo, warnings: &mut Vec<String>) {
+    match Komi::parse_sgf(km) {
+        Ok(komi) => info.komi = komi,
+        Err(err) => warnings.push(format!("KM ignored: {err}")),
+    }
+}
+
+fn read_handicap(ha: &str, info: &mut GameInfo, warnings: &mut Vec<String>) {
+    match ha.parse::<u8>() {
+        Ok(stones) if stones <= 9 => info.handicap = stones,
+        _ => warnings.push(format!("HA[{ha}] ignored: not a number of stones 0..=9")),
+    }
 }
 
 /// A move value: a point, or a pass (`[]`, or `[tt]` on boards up to 19x19 as FF[3] wrote it).

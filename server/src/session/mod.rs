@@ -29,7 +29,9 @@ use tengen_protocol::{
 use tokio::sync::broadcast;
 use tokio::time::Instant;
 
-use crate::config::{IDLE_TIMEOUT_MS, MAX_FRAME_BYTES, PING_INTERVAL_MS, WRITE_TIMEOUT_MS};
+use crate::config::{
+    IDLE_TIMEOUT_MS, MAX_FRAME_BYTES, PING_INTERVAL_MS, STUDY_SGF_FRAME_BYTES_MAX, WRITE_TIMEOUT_MS,
+};
 use crate::game;
 use crate::hall::{HallEvent, HallRequest, UserEvents};
 use crate::study::Study;
@@ -320,8 +322,16 @@ impl Session {
         if let Message::Close(_) = message {
             return Next::Close(1000, "bye");
         }
-        // Every frame counts, binary frames and pings included: a flood of any kind is dropped.
-        match self.limit.check(Instant::now()) {
+        // Every frame counts, binary frames and pings included: a flood of any kind is dropped. A
+        // frame counts once per `MAX_FRAME_BYTES` it holds, so a large one costs what the many small
+        // ones it could have been would.
+        let len = match &message {
+            Message::Text(text) => text.len(),
+            Message::Binary(bytes) | Message::Ping(bytes) | Message::Pong(bytes) => bytes.len(),
+            Message::Close(_) => 0,
+        };
+        let cost = u32::try_from(len / MAX_FRAME_BYTES + 1).unwrap_or(u32::MAX);
+        match self.limit.check(Instant::now(), cost) {
             Verdict::Allow => {}
             Verdict::Drop => return self.over_limit(&message),
             Verdict::Close => return Next::Close(CLOSE_POLICY, "too many messages"),
@@ -342,11 +352,11 @@ impl Session {
         if self.state.config.fault_panic_on_frame.as_deref() == Some(text.as_str()) {
             panic!("fault injection: a connection's task panics");
         }
-        if text.len() > MAX_FRAME_BYTES {
+        if let Some(limit) = frame_too_large(text.as_str()) {
             self.push(&ServerMsg::error(
                 crate::frame::request_id(text.as_str()),
                 ErrorCode::FrameTooLarge,
-                format!("frames are at most {MAX_FRAME_BYTES} bytes"),
+                format!("frames are at most {limit} bytes"),
             ));
             return Next::Continue;
         }
@@ -407,6 +417,22 @@ impl Session {
         }
     }
 }
+
+/// The limit a text frame is over, if it is: [`MAX_FRAME_BYTES`], or for a study's SGF file
+/// [`STUDY_SGF_FRAME_BYTES_MAX`] (its `type` is read only for frames past the first).
+fn frame_too_large(text: &str) -> Option<usize> {
+    if text.len() <= MAX_FRAME_BYTES {
+        return None;
+    }
+    let limit = match crate::frame::message_type(text).as_deref() {
+        Some(STUDY_LOAD_SGF) => STUDY_SGF_FRAME_BYTES_MAX,
+        _ => MAX_FRAME_BYTES,
+    };
+    (text.len() > limit).then_some(limit)
+}
+
+/// The `type` of the one message allowed past [`MAX_FRAME_BYTES`].
+const STUDY_LOAD_SGF: &str = "study_load_sgf";
 
 /// The hall broadcast's next event, and the receiver back to wait for the one after.
 async fn hall_next(

@@ -21,7 +21,7 @@ impl Session {
                 komi_half_points,
                 handicap,
             } => self.study_open(id, size, komi_half_points, handicap),
-            M::StudyLoadSgf { sgf } => self.study_load_sgf(id, &sgf),
+            M::StudyLoadSgf { sgf, sgf_base64 } => self.study_load_sgf(id, sgf, sgf_base64),
             M::StudyPlay { point } => self.study_play(id, point),
             M::StudyPass => self.study_pass(id),
             M::StudyBack => self.study_back(id),
@@ -45,9 +45,20 @@ impl Session {
     pub(super) fn study_load_sgf(
         &mut self,
         id: Option<RequestId>,
-        sgf: &str,
+        sgf: Option<String>,
+        sgf_base64: Option<String>,
     ) -> Result<Answer, Refusal> {
-        let study = Study::load_sgf(sgf)?;
+        let bytes = match (sgf, sgf_base64) {
+            (Some(text), None) => text.into_bytes(),
+            (None, Some(encoded)) => study::decode_base64(&encoded)?,
+            _ => {
+                return Err(Refusal::new(
+                    ErrorCode::BadMessage,
+                    "send the file as sgf_base64 (its bytes) or sgf (its text), one of the two",
+                ))
+            }
+        };
+        let study = Study::load_sgf(&bytes)?;
         Ok(self.study_reply(id, Some(study)))
     }
 
