@@ -9,7 +9,7 @@ use crate::{is_false, UserId};
 pub struct PlayerInfo {
     pub user: UserId,
     pub username: String,
-    /// Kyu/dan rank, or "?" until the player has a rating history.
+    /// Kyu/dan rank ("3k", "1d"); "3k?" while the rating is provisional; "?" with no rating at all.
     pub rank: String,
     pub rating: i32,
     /// A computer player (an engine connected with `tengen bot`): the hall offers to play it.
