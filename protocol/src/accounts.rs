@@ -28,12 +28,6 @@ impl ConnectionMsg {
     pub const TYPES: &'static [&'static str] = &["hello"];
 }
 
-impl From<ConnectionMsg> for crate::ClientMsg {
-    fn from(msg: ConnectionMsg) -> crate::ClientMsg {
-        crate::ClientMsg::Connection(msg)
-    }
-}
-
 /// What a client sends to register, log in, resume a session and log out.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
@@ -69,10 +63,4 @@ impl AccountsMsg {
     /// "bad fields".
     pub const TYPES: &'static [&'static str] =
         &["register", "login", "resume", "logout", "logout_all"];
-}
-
-impl From<AccountsMsg> for crate::ClientMsg {
-    fn from(msg: AccountsMsg) -> crate::ClientMsg {
-        crate::ClientMsg::Accounts(msg)
-    }
 }

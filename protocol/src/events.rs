@@ -330,9 +330,3 @@ impl EventsMsg {
         "set_line_up",
     ];
 }
-
-impl From<EventsMsg> for crate::ClientMsg {
-    fn from(msg: EventsMsg) -> crate::ClientMsg {
-        crate::ClientMsg::Events(msg)
-    }
-}

@@ -489,9 +489,3 @@ impl GamesMsg {
         "list_games",
     ];
 }
-
-impl From<GamesMsg> for crate::ClientMsg {
-    fn from(msg: GamesMsg) -> crate::ClientMsg {
-        crate::ClientMsg::Games(msg)
-    }
-}

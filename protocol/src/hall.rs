@@ -183,9 +183,3 @@ impl HallMsg {
         "chat",
     ];
 }
-
-impl From<HallMsg> for crate::ClientMsg {
-    fn from(msg: HallMsg) -> crate::ClientMsg {
-        crate::ClientMsg::Hall(msg)
-    }
-}

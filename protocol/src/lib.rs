@@ -114,17 +114,32 @@ fn read_area<T: DeserializeOwned + Into<ClientMsg>>(
     serde_json::from_value::<T>(value).map(Into::into)
 }
 
-/// Every area: the `type`s it answers and how to read them. A `type` is in exactly one area (a
-/// unit test checks it).
-const AREAS: &[(&[&str], AreaReader)] = &[
-    (ConnectionMsg::TYPES, read_area::<ConnectionMsg>),
-    (AccountsMsg::TYPES, read_area::<AccountsMsg>),
-    (HallMsg::TYPES, read_area::<HallMsg>),
-    (GamesMsg::TYPES, read_area::<GamesMsg>),
-    (StudyMsg::TYPES, read_area::<StudyMsg>),
-    (MoneyMsg::TYPES, read_area::<MoneyMsg>),
-    (EventsMsg::TYPES, read_area::<EventsMsg>),
-];
+/// Every area once: its variant of [`ClientMsg`] and its enum, which gives the `type`s it answers.
+/// Makes each area's `From` and the table [`AREAS`] the parser routes by, so an area cannot be in one
+/// and not the other.
+macro_rules! areas {
+    ($($area:ident($msg:ident)),* $(,)?) => {
+        $(impl From<$msg> for ClientMsg {
+            fn from(msg: $msg) -> ClientMsg {
+                ClientMsg::$area(msg)
+            }
+        })*
+
+        /// Every area: the `type`s it answers and how to read them. A `type` is in exactly one area
+        /// (a unit test checks it).
+        const AREAS: &[(&[&str], AreaReader)] = &[$(($msg::TYPES, read_area::<$msg>)),*];
+    };
+}
+
+areas! {
+    Connection(ConnectionMsg),
+    Accounts(AccountsMsg),
+    Hall(HallMsg),
+    Games(GamesMsg),
+    Study(StudyMsg),
+    Money(MoneyMsg),
+    Events(EventsMsg),
+}
 
 impl ClientMsg {
     /// Every `type` a client may send, area by area.

@@ -169,9 +169,3 @@ impl MoneyMsg {
         "stake_raise",
     ];
 }
-
-impl From<MoneyMsg> for crate::ClientMsg {
-    fn from(msg: MoneyMsg) -> crate::ClientMsg {
-        crate::ClientMsg::Money(msg)
-    }
-}

@@ -157,9 +157,3 @@ impl StudyMsg {
         "study_count",
     ];
 }
-
-impl From<StudyMsg> for crate::ClientMsg {
-    fn from(msg: StudyMsg) -> crate::ClientMsg {
-        crate::ClientMsg::Study(msg)
-    }
-}

@@ -72,19 +72,15 @@ pub struct Revocation {
 }
 
 impl Revocation {
-    /// How the frame starts: no server message does (their `type` comes first), and chat text is
-    /// always inside a string, so nothing a user sends can look like one.
-    const PREFIX: &'static str = "{\"revoked\":";
+    const TAG: &'static str = "revoked";
 
     fn frame(&self) -> Frame {
-        let body = serde_json::to_string(&self.token_digest).unwrap_or_else(|_| "null".into());
-        Frame::from(format!("{}{body}}}", Self::PREFIX))
+        internal_frame(Self::TAG, &self.token_digest)
     }
 
     /// The revocation a pushed frame carries, if it is one.
     pub fn from_frame(text: &str) -> Option<Revocation> {
-        let body = text.strip_prefix(Self::PREFIX)?.strip_suffix('}')?;
-        let token_digest = serde_json::from_str(body).ok()?;
+        let token_digest = internal_body(Self::TAG, text)?;
         Some(Revocation { token_digest })
     }
 
@@ -105,20 +101,35 @@ pub struct Relisting {
 }
 
 impl Relisting {
-    /// How the frame starts; see [`Revocation::PREFIX`] for why no client frame can.
-    const PREFIX: &'static str = "{\"relisted\":";
+    const TAG: &'static str = "relisted";
 
     fn frame(&self) -> Frame {
-        let body = serde_json::to_string(&self.player).unwrap_or_else(|_| "null".into());
-        Frame::from(format!("{}{body}}}", Self::PREFIX))
+        internal_frame(Self::TAG, &self.player)
     }
 
     /// The relisting a pushed frame carries, if it is one.
     pub fn from_frame(text: &str) -> Option<Relisting> {
-        let body = text.strip_prefix(Self::PREFIX)?.strip_suffix('}')?;
-        let player = serde_json::from_str(body).ok()?;
+        let player = internal_body(Self::TAG, text)?;
         Some(Relisting { player })
     }
+}
+
+/// A frame for a user's own connections that no client ever sees: `{"<tag>":<body>}`. No server
+/// message starts so (their `type` comes first), and chat text is always inside a string, so nothing
+/// a user sends can look like one.
+fn internal_frame(tag: &str, body: &impl serde::Serialize) -> Frame {
+    let body = serde_json::to_string(body).unwrap_or_else(|_| "null".into());
+    Frame::from(format!("{{\"{tag}\":{body}}}"))
+}
+
+/// The body of an internal frame tagged `tag`, if `text` is one.
+fn internal_body<T: serde::de::DeserializeOwned>(tag: &str, text: &str) -> Option<T> {
+    let body = text
+        .strip_prefix("{\"")?
+        .strip_prefix(tag)?
+        .strip_prefix("\":")?
+        .strip_suffix('}')?;
+    serde_json::from_str(body).ok()
 }
 
 /// One push, serialized once and shared by every session that receives it.
