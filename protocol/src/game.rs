@@ -464,9 +464,12 @@ pub enum GamesMsg {
     GetRecord {
         game: GameId,
     },
-    /// Games a user played, newest first (answered by `game_list`).
+    /// Games a user played, newest first (answered by `game_list`): at most 100, those before game
+    /// `before` when it is given (the next page).
     ListGames {
         username: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        before: Option<GameId>,
     },
 }
 

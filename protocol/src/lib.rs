@@ -21,7 +21,7 @@
 //!
 //! - `ids`: the newtype ids and retry keys every area uses;
 //! - `accounts`: `hello`, registering, logging in and out;
-//! - `people`: a participant as every list shows them;
+//! - `people`: a participant as every list shows them, profiles, finding players;
 //! - `hall`: rooms, tables, challenges, automatch, chat;
 //! - `game`: playing, watching and scoring games, and their records;
 //! - `study`: the study board;
@@ -60,7 +60,10 @@ pub use ids::{
     REQUEST_KEY_LEN_MAX,
 };
 pub use money::{HistoryEntry, MoneyMsg, PoolInfo, StakeInfo, StakeTerms, WagerKind, WagerRecord};
-pub use people::PlayerInfo;
+pub use people::{
+    EventPlacing, PeopleMsg, PlayerInfo, ProfileView, RatingPoint, SizeRecord,
+    RATING_HISTORY_SHOWN_MAX,
+};
 pub use server_msg::ServerMsg;
 pub use study::{CharsetFrom, KoRuleFrom, StudyMsg, StudyRecord, StudyView};
 
@@ -103,6 +106,8 @@ pub enum ClientMsg {
     Money(MoneyMsg),
     /// Competitions.
     Events(EventsMsg),
+    /// Profiles and finding players.
+    People(PeopleMsg),
 }
 
 /// Reads a message already known to be of one area.
@@ -139,6 +144,7 @@ areas! {
     Study(StudyMsg),
     Money(MoneyMsg),
     Events(EventsMsg),
+    People(PeopleMsg),
 }
 
 impl ClientMsg {

@@ -1,8 +1,9 @@
-//! People on the wire: a participant as every list shows them (name, rank, rating).
+//! People on the wire: a participant as every list shows them (name, rank, rating), a player's
+//! profile, and what a client sends to open one or to find a player by name.
 
 use serde::{Deserialize, Serialize};
 
-use crate::{is_false, UserId};
+use crate::{is_false, EventId, EventStatus, GameId, GameListing, UserId};
 
 /// A participant as the hall lists them.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -15,4 +16,79 @@ pub struct PlayerInfo {
     /// A computer player (an engine connected with `tengen bot`): the hall offers to play it.
     #[serde(default, skip_serializing_if = "is_false")]
     pub computer: bool,
+}
+
+/// A player's profile: who they are, how they have played, and what they are doing now. The reply to
+/// `profile`, and the body of `GET /api/users/{name}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProfileView {
+    /// Name, rank (provisional or not) and rating, as every list shows them.
+    pub player: PlayerInfo,
+    /// When the account was made (Unix ms).
+    pub member_since_ms: u64,
+    /// Connected now.
+    pub online: bool,
+    /// When they were last connected (Unix ms), while offline; absent when never seen since this was
+    /// kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_seen_ms: Option<u64>,
+    /// The live games they play now (the client offers to watch them).
+    pub playing: Vec<GameId>,
+    /// The rating after each rated game, oldest first (at most the last
+    /// [`RATING_HISTORY_SHOWN_MAX`]), for the graph.
+    pub rating_history: Vec<RatingPoint>,
+    /// Rated wins, losses and draws by board size, smallest board first.
+    pub record: Vec<SizeRecord>,
+    /// Their newest games, newest first (the first page of `list_games`).
+    pub recent_games: Vec<GameListing>,
+    /// The events they entered, newest first, with their placing.
+    pub events: Vec<EventPlacing>,
+}
+
+/// How many points of a rating history a profile carries: a few years of steady play, and a graph
+/// still readable on a phone.
+pub const RATING_HISTORY_SHOWN_MAX: usize = 500;
+
+/// A player's rating right after one rated game.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RatingPoint {
+    pub game: GameId,
+    /// When the game ended (Unix ms).
+    pub at_ms: u64,
+    pub rating: i32,
+}
+
+/// A player's rated results on one board size.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SizeRecord {
+    pub size: u8,
+    pub wins: u32,
+    pub losses: u32,
+    pub draws: u32,
+}
+
+/// An event a player entered, and where they stand in it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EventPlacing {
+    pub event: EventId,
+    pub name: String,
+    pub status: EventStatus,
+    /// Their place in the standings (1 is first; tied players share it); absent before round 1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub place: Option<u32>,
+    pub entrants_count: u32,
+}
+
+/// What a client sends to learn about people.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum PeopleMsg {
+    /// A player's profile (answered by `profile`); no account needed.
+    Profile { username: String },
+}
+
+impl PeopleMsg {
+    /// Every `type` of this area, for routing a frame to its area and telling "unknown type" from
+    /// "bad fields".
+    pub const TYPES: &'static [&'static str] = &["profile"];
 }

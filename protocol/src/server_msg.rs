@@ -5,8 +5,8 @@ use serde::{Deserialize, Serialize};
 use crate::{
     is_zero, ChallengeId, ChatChannel, ChatLine, Clocks, Color, ErrorCode, EventSummary, EventView,
     GameEvent, GameId, GameListing, GameSettings, GameState, GameSummary, HistoryEntry,
-    LogoutReason, PlayerInfo, Point, PoolInfo, RequestId, RoomId, RoomInfo, StakeInfo, StudyView,
-    TableId, TableInfo, UserId, WagerRecord,
+    LogoutReason, PlayerInfo, Point, PoolInfo, ProfileView, RequestId, RoomId, RoomInfo, StakeInfo,
+    StudyView, TableId, TableInfo, UserId, WagerRecord,
 };
 
 /// A message from the server.
@@ -258,6 +258,12 @@ pub enum ServerMsg {
         id: Option<RequestId>,
         events: Vec<EventSummary>,
     },
+    /// Reply to `profile`.
+    Profile {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<RequestId>,
+        profile: Box<ProfileView>,
+    },
     /// Pushed to the hall when an event is created or its status, entries or rounds change.
     EventListed {
         event: EventSummary,
@@ -304,6 +310,7 @@ impl ServerMsg {
         "event",
         "event_list",
         "event_listed",
+        "profile",
     ];
 
     /// An error reply.

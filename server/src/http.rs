@@ -42,6 +42,7 @@ pub(crate) fn router(state: Arc<AppState>) -> Router {
         .route("/api/health", get(health))
         .route("/api/games/{game}/sgf", get(game_sgf))
         .route("/api/games/{file}", get(game_sgf_file))
+        .route("/api/users/{name}", get(user_profile))
         .route("/api/users/{name}/games", get(user_games))
         .route("/api/admin/audit", get(admin_audit))
         .route("/", get(index))
@@ -194,14 +195,30 @@ async fn game_sgf_file(state: State<Arc<AppState>>, Path(file): Path<String>) ->
     }
 }
 
+/// `GET /api/users/{name}`: a player's profile as JSON, the same as the `profile` message's.
+async fn user_profile(State(state): State<Arc<AppState>>, Path(name): Path<String>) -> Response {
+    match crate::people::profile(&state.store, &state.hall, &name).await {
+        Ok(profile) => axum::Json(profile).into_response(),
+        Err(refusal) => refusal_response(refusal),
+    }
+}
+
+/// A refusal as an HTTP answer: an unknown user is 404, an overloaded hall 503, anything else 500.
+fn refusal_response(refusal: crate::Refusal) -> Response {
+    use tengen_protocol::ErrorCode;
+    let status = match refusal.code {
+        ErrorCode::NoSuchUser => StatusCode::NOT_FOUND,
+        ErrorCode::Busy | ErrorCode::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
+        _ => StatusCode::INTERNAL_SERVER_ERROR,
+    };
+    (status, refusal.message).into_response()
+}
+
 /// `GET /api/users/{name}/games`: a player's games, newest first, as JSON.
 async fn user_games(State(state): State<Arc<AppState>>, Path(name): Path<String>) -> Response {
-    match crate::game::list_games(&state.store, &name).await {
+    match crate::game::list_games(&state.store, &name, None).await {
         Ok(games) => axum::Json(games).into_response(),
-        Err(refusal) if refusal.code == tengen_protocol::ErrorCode::NoSuchUser => {
-            (StatusCode::NOT_FOUND, refusal.message).into_response()
-        }
-        Err(refusal) => (StatusCode::INTERNAL_SERVER_ERROR, refusal.message).into_response(),
+        Err(refusal) => refusal_response(refusal),
     }
 }
 

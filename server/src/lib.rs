@@ -9,7 +9,7 @@
 //!   allow-list and security headers on every response, and the admin token's throttle.
 //! - `session`: one task per socket: read frames, rate-limit, parse `ClientMsg`, authorize, route each
 //!   to its area's handler (`session/hall.rs`, `games.rs`, `money.rs`, `study.rs`, `events.rs`,
-//!   `accounts.rs`), write `ServerMsg`s.
+//!   `accounts.rs`, `people.rs`), write `ServerMsg`s.
 //! - `auth`: accounts, argon2id hashing, session tokens, login throttling.
 //! - `hall`: the hall actor: rooms, tables, seats, settings agreement, nigiri, challenges, chat,
 //!   competitions (`hall/events.rs`), and the live lists pushed to subscribers. What it may be asked is
@@ -18,7 +18,9 @@
 //! - `cluster`: several nodes on one Redis (`--redis`): the bus between them (per-node request
 //!   channels, per-game and hall pub/sub channels), fenced leases on each live game and the hall,
 //!   stand-ins that forward to a game's owner, and takeover of a dead node's games and hall.
-//! - `rating`: Glicko-2 updates after rated games, kyu/dan ranks, the suggested handicap.
+//! - `rating`: Glicko-2 updates after rated games, kyu/dan ranks (provisional or settled), the
+//!   suggested handicap.
+//! - `people`: profiles, from the store's record of a player and the hall's view of them now.
 //! - `store`: the durable `Store` trait (games, accounts and the ledger's batch-shaped API) and its
 //!   two backends: SQLite (embedded, the default) and Redis (`Config::redis_url`).
 //! - `study`: study boards and local play: one connection's private board with variations, SGF
@@ -43,6 +45,7 @@ pub mod gtp;
 pub mod hall;
 pub mod http;
 pub mod ledger;
+pub mod people;
 pub mod rating;
 mod serve;
 pub mod session;

@@ -246,8 +246,9 @@ async fn refusals_for_flooding_and_size_carry_the_request_id() {
     answered.sort_unstable();
     assert_eq!(answered, (2..=21).collect::<Vec<_>>());
     assert!(limited.len() >= 10, "only {limited:?} were rate limited");
-    // A frame over the size cap names its request too, wherever its id stands.
-    tokio::time::sleep(Duration::from_millis(1100)).await;
+    // A frame over the size cap names its request too, wherever its id stands. Past 64 KiB a frame
+    // costs two messages of the rate (one per 64 KiB it holds): two seconds refill them.
+    tokio::time::sleep(Duration::from_millis(2100)).await;
     let big = format!(
         r#"{{"type":"chat","text":"{}","id":77}}"#,
         "x".repeat(70_000)

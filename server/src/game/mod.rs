@@ -495,10 +495,12 @@ pub fn logged_outcome(events: &[(u64, String)]) -> Option<tengen_protocol::GameO
     }
 }
 
-/// The games a user played, newest first, at most [`GAME_LIST_LEN_MAX`].
+/// The games a user played, newest first, at most [`GAME_LIST_LEN_MAX`] (those before `before`
+/// when given).
 pub async fn list_games(
     store: &StoreHandle,
     username: &str,
+    before: Option<GameId>,
 ) -> Result<Vec<tengen_protocol::GameListing>, Refusal> {
     let name = username.to_string();
     let internal = |err: crate::store::StoreError| store_refusal(&err);
@@ -508,11 +510,15 @@ pub async fn list_games(
         .map_err(internal)?
         .ok_or_else(|| Refusal::new(ErrorCode::NoSuchUser, format!("no user {username}")))?;
     let rows = store
-        .call(move |store| store.games_of_user(user.id, GAME_LIST_LEN_MAX))
+        .call(move |store| store.games_of_user(user.id, before, GAME_LIST_LEN_MAX))
         .await
         .map_err(internal)?;
-    Ok(rows
-        .into_iter()
+    Ok(list_game_rows(rows))
+}
+
+/// Stored games as a player's list shows them.
+pub fn list_game_rows(rows: Vec<crate::store::GameListRow>) -> Vec<tengen_protocol::GameListing> {
+    rows.into_iter()
         .map(|row| tengen_protocol::GameListing {
             game: row.id,
             black: row.black,
@@ -523,7 +529,7 @@ pub async fn list_games(
             result: row.result,
             started_at_ms: row.started_at_ms,
         })
-        .collect())
+        .collect()
 }
 
 /// Subscribe to a game: the caller sends `subscription.snapshot` itself (so it arrives before the

@@ -14,9 +14,9 @@ use rand::Rng;
 use serde::{Deserialize, Serialize};
 use tengen_pairing::{Event, EventError, Outcome, PlayerId, Settings};
 use tengen_protocol::{
-    Color, EndReason, ErrorCode, EventBoard, EventEntrant, EventId, EventLogEntry, EventRound,
-    EventSpec, EventStatus, EventSummary, EventView, GameId, GameOutcome, GameSettings, PlayerInfo,
-    RankRange, ServerMsg, TeamId, UserId,
+    Color, EndReason, ErrorCode, EventBoard, EventEntrant, EventId, EventLogEntry, EventPlacing,
+    EventRound, EventSpec, EventStatus, EventSummary, EventView, GameId, GameOutcome, GameSettings,
+    PlayerInfo, RankRange, ServerMsg, TeamId, UserId,
 };
 
 use super::teams::TeamPlay;
@@ -718,6 +718,37 @@ impl Hall {
         let view = self.event_changed(id, &record);
         self.events.records.insert(id, record);
         Ok(view)
+    }
+
+    /// The events `user` entered, newest first, each with their placing: their place in an
+    /// individual event's standings once round 1 is paired (a team event ranks teams, so none).
+    pub(super) fn placings(&self, user: UserId) -> Vec<EventPlacing> {
+        self.events
+            .records
+            .iter()
+            .rev()
+            .filter(|(_, record)| record.players.iter().any(|p| p.user == user))
+            .map(|(&id, record)| {
+                let summary = record.summary(id);
+                let place = match (&record.teams, summary.status) {
+                    (Some(_), _) | (None, EventStatus::Open) => None,
+                    (None, _) => record
+                        .view(id)
+                        .standings
+                        .rows
+                        .iter()
+                        .find(|row| row.player.0 == user.0)
+                        .map(|row| row.rank),
+                };
+                EventPlacing {
+                    event: id,
+                    name: summary.name,
+                    status: summary.status,
+                    place,
+                    entrants_count: summary.entrants_count,
+                }
+            })
+            .collect()
     }
 
     /// A player's new listing in the events they entered or direct (kept in memory: the stored

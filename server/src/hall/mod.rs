@@ -468,6 +468,9 @@ impl Hall {
         use HallRequest as R;
         match request {
             R::HallSnapshot => Ok(frame_reply(self.hall_frame())),
+            R::Presence { user } => Ok(HallReply::Presence {
+                presence: self.presence(user),
+            }),
             R::JoinRoom { room, player } => self.join_room(room, player).map(frame_reply),
             R::LeaveRoom { room, user } => self.leave_room(room, user).map(|()| Done),
             R::RoomSnapshot { room } => self.room_frame(room).map(frame_reply),

@@ -6,9 +6,9 @@
 
 use serde::{Deserialize, Serialize};
 use tengen_protocol::{
-    ChallengeId, ChatChannel, ErrorCode, EventId, EventOutcome, EventSpec, EventSummary, EventView,
-    GameId, GameOutcome, GameSettings, GameSummary, PlayerInfo, RoomId, Seat, StakeTerms, TableId,
-    TeamId, UserId,
+    ChallengeId, ChatChannel, ErrorCode, EventId, EventOutcome, EventPlacing, EventSpec,
+    EventSummary, EventView, GameId, GameOutcome, GameSettings, GameSummary, PlayerInfo, RoomId,
+    Seat, StakeTerms, TableId, TeamId, UserId,
 };
 use tokio::sync::oneshot;
 
@@ -22,6 +22,11 @@ use crate::{Frame, Refusal, Reply};
 pub enum HallRequest {
     /// The hall snapshot (`hall` frame).
     HallSnapshot,
+    /// What the hall knows of a user now, for their profile: online, the games they play, the
+    /// events they entered.
+    Presence {
+        user: UserId,
+    },
     /// Join a room; the reply is the `room` frame. `player` is `None` for an anonymous watcher.
     JoinRoom {
         room: RoomId,
@@ -265,6 +270,18 @@ pub enum HallReply {
     Event { view: Box<EventView> },
     /// The hall's events.
     Events { events: Vec<EventSummary> },
+    /// A user's presence (the answer to `Presence`).
+    Presence { presence: Presence },
+}
+
+/// What the hall knows of a user now: the live part of their profile.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Presence {
+    pub online: bool,
+    /// The live games they play.
+    pub playing: Vec<GameId>,
+    /// The events they entered, newest first, with their placing.
+    pub events: Vec<EventPlacing>,
 }
 
 impl HallReply {
@@ -303,6 +320,13 @@ impl HallReply {
     pub fn events(self) -> Result<Vec<EventSummary>, Refusal> {
         match self {
             HallReply::Events { events } => Ok(events),
+            other => Err(other.mismatch()),
+        }
+    }
+
+    pub fn presence(self) -> Result<Presence, Refusal> {
+        match self {
+            HallReply::Presence { presence } => Ok(presence),
             other => Err(other.mismatch()),
         }
     }

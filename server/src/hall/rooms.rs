@@ -9,6 +9,7 @@ use tengen_protocol::{
     ChatChannel, ChatLine, ErrorCode, PlayerInfo, RoomId, RoomInfo, ServerMsg, TableId, UserId,
 };
 
+use super::request::Presence;
 use super::{automatch, chat, hall_audience, refuse, users_audience, Audience, Hall, Relisting};
 use crate::config::ROOM_CHAT_KEPT;
 use crate::{Frame, Refusal};
@@ -84,6 +85,34 @@ impl Hall {
         self.publish_text(users_audience([Some(user), None]), text, None);
     }
 
+    /// Keep when `user`'s last connection ended, for their profile. Written beside the hall's work
+    /// (it never waits on the store); a failed write only leaves an older time.
+    fn remember_last_seen(&self, user: UserId) {
+        let store = self.ctx.store.clone();
+        let now_ms = crate::unix_now_ms();
+        tokio::spawn(async move {
+            let written = store.call(move |store| store.set_last_seen(user, now_ms));
+            if let Err(err) = written.await {
+                tracing::warn!(%user, %err, "could not keep when a user was last seen");
+            }
+        });
+    }
+
+    /// What the hall knows of `user` now, for their profile.
+    pub(super) fn presence(&self, user: UserId) -> Presence {
+        let playing = self
+            .live
+            .values()
+            .filter(|game| game.black.user == user || game.white.user == user)
+            .map(|game| game.game)
+            .collect();
+        Presence {
+            online: self.online.contains_key(&user),
+            playing,
+            events: self.placings(user),
+        }
+    }
+
     pub(super) fn session_gone(
         &mut self,
         user: Option<UserId>,
@@ -107,6 +136,7 @@ impl Hall {
             return;
         }
         self.online.remove(&user);
+        self.remember_last_seen(user);
         automatch::remove(&mut self.automatch, user);
         self.publish(hall_audience(), &ServerMsg::PlayerOffline { user });
         self.withdraw_challenges(user);

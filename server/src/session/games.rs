@@ -32,7 +32,7 @@ impl Session {
             M::AcceptUndo { game } => self.answer_undo(game, true).await,
             M::DeclineUndo { game } => self.answer_undo(game, false).await,
             M::GetRecord { game } => self.get_record(id, game).await,
-            M::ListGames { username } => self.list_games(id, username).await,
+            M::ListGames { username, before } => self.list_games(id, username, before).await,
         }
     }
 
@@ -158,8 +158,9 @@ impl Session {
         &self,
         id: Option<RequestId>,
         username: String,
+        before: Option<GameId>,
     ) -> Result<Answer, Refusal> {
-        let games = game::list_games(&self.state.store, &username).await?;
+        let games = game::list_games(&self.state.store, &username, before).await?;
         Ok(Answer::Msg(Box::new(ServerMsg::GameList {
             id,
             username,

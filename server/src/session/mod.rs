@@ -11,6 +11,7 @@ mod events;
 mod games;
 mod hall;
 mod money;
+mod people;
 mod rate_limit;
 mod study;
 
@@ -414,6 +415,7 @@ impl Session {
             M::Study(msg) => self.study_message(id, msg),
             M::Money(msg) => self.money_message(id, msg).await,
             M::Events(msg) => self.event_message(id, msg).await,
+            M::People(msg) => self.people_message(id, msg).await,
         }
     }
 }

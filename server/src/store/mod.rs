@@ -16,7 +16,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 
-use tengen_protocol::{ErrorCode, EventId, GameId, TableId, UserId};
+use tengen_protocol::{ErrorCode, EventId, GameId, RatingPoint, SizeRecord, TableId, UserId};
 
 use crate::ledger::book::{Account, AccountBalance, Applied, Batch, SettlementRecord, Transfer};
 use crate::Refusal;
@@ -109,6 +109,77 @@ impl Default for Glicko {
             games: 0,
         }
     }
+}
+
+/// How a rated game went for one of its players, as their history keeps it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RatedOutcome {
+    Win,
+    Loss,
+    Draw,
+}
+
+impl RatedOutcome {
+    /// Both players' (Black, White) outcomes of a game whose SGF `RE` is `result`: "B+3.5" and
+    /// "W+R" have a winner, "0" and "Draw" are draws; `None` for anything else (a void game).
+    pub fn of_result(result: &str) -> Option<[RatedOutcome; 2]> {
+        use RatedOutcome::{Draw, Loss, Win};
+        if result.starts_with("B+") {
+            Some([Win, Loss])
+        } else if result.starts_with("W+") {
+            Some([Loss, Win])
+        } else if result == "0" || result.eq_ignore_ascii_case("draw") {
+            Some([Draw, Draw])
+        } else {
+            None
+        }
+    }
+
+    /// As stored.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RatedOutcome::Win => "win",
+            RatedOutcome::Loss => "loss",
+            RatedOutcome::Draw => "draw",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<RatedOutcome> {
+        [RatedOutcome::Win, RatedOutcome::Loss, RatedOutcome::Draw]
+            .into_iter()
+            .find(|outcome| outcome.as_str() == text)
+    }
+}
+
+/// What a player's history keeps of one rated game: when it ended, on what board, how it went, and
+/// their rating after it (`None` for games rated before the history was kept).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RatedGameRow {
+    pub game: GameId,
+    pub at_ms: u64,
+    pub size: u8,
+    pub outcome: RatedOutcome,
+    pub rating: Option<f64>,
+}
+
+/// Wins, losses and draws by board size, from a player's rated games.
+pub fn record_by_size(games: impl IntoIterator<Item = (u8, RatedOutcome)>) -> Vec<SizeRecord> {
+    let mut by_size: std::collections::BTreeMap<u8, SizeRecord> = Default::default();
+    for (size, outcome) in games {
+        let record = by_size.entry(size).or_insert(SizeRecord {
+            size,
+            wins: 0,
+            losses: 0,
+            draws: 0,
+        });
+        let count = match outcome {
+            RatedOutcome::Win => &mut record.wins,
+            RatedOutcome::Loss => &mut record.losses,
+            RatedOutcome::Draw => &mut record.draws,
+        };
+        *count = count.saturating_add(1);
+    }
+    by_size.into_values().collect()
 }
 
 /// How a game's result moves both players' (Black, White) ratings: shared, so a backend may apply
@@ -336,8 +407,22 @@ pub trait Store: Send + Sync + 'static {
         players: [UserId; 2],
         update: RatingUpdate,
     ) -> Result<Option<[Glicko; 2]>, StoreError>;
-    /// The games `user` played (live and finished), newest first, at most `limit`.
-    fn games_of_user(&self, user: UserId, limit: usize) -> Result<Vec<GameListRow>, StoreError>;
+    /// A player's rating after each of their last `limit` rated games, oldest first; games rated
+    /// before the history was kept are left out.
+    fn rating_history(&self, user: UserId, limit: usize) -> Result<Vec<RatingPoint>, StoreError>;
+    /// A player's rated wins, losses and draws by board size, smallest board first.
+    fn rated_record(&self, user: UserId) -> Result<Vec<SizeRecord>, StoreError>;
+    /// When the user's last connection ended (Unix ms), set when it does.
+    fn set_last_seen(&self, user: UserId, at_ms: u64) -> Result<(), StoreError>;
+    fn last_seen(&self, user: UserId) -> Result<Option<u64>, StoreError>;
+    /// A user's games, newest first: at most `limit`, only those before game `before` when given
+    /// (the next page of a list).
+    fn games_of_user(
+        &self,
+        user: UserId,
+        before: Option<GameId>,
+        limit: usize,
+    ) -> Result<Vec<GameListRow>, StoreError>;
     /// Record a new competition (its record as JSON, see `hall::events`) and assign its id.
     fn create_event(&self, record_json: &str, now_ms: u64) -> Result<EventId, StoreError>;
     /// Replace a competition's record, durably, before anyone hears of the change.
@@ -571,7 +656,7 @@ pub(crate) fn conformance(store: &dyn Store) {
     let alice_row = store.user_by_id(alice).unwrap().unwrap();
     assert_eq!((alice_row.rating, alice_row.rated_games), (1510, 1));
     // A player's games, newest first, finished ones with their result.
-    let listed = store.games_of_user(bob, 10).unwrap();
+    let listed = store.games_of_user(bob, None, 10).unwrap();
     assert_eq!(
         listed.iter().map(|g| g.id).collect::<Vec<_>>(),
         vec![other, game]
@@ -579,7 +664,11 @@ pub(crate) fn conformance(store: &dyn Store) {
     assert_eq!(listed[1].result.as_deref(), Some("B+R"));
     assert_eq!(listed[1].black, "Alice");
     assert_eq!(listed[0].result, None);
-    assert_eq!(store.games_of_user(bob, 1).unwrap().len(), 1);
+    assert_eq!(store.games_of_user(bob, None, 1).unwrap().len(), 1);
+    // The next page: the games before the last one listed.
+    let page = store.games_of_user(bob, Some(other), 10).unwrap();
+    assert_eq!(page.iter().map(|g| g.id).collect::<Vec<_>>(), vec![game]);
+    assert!(store.games_of_user(bob, Some(game), 10).unwrap().is_empty());
     assert_eq!(
         store.finish_game(GameId(9999), "0", "", 1),
         Err(StoreError::NoSuchGame(GameId(9999)))

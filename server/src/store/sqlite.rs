@@ -25,12 +25,12 @@ use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::sync::{Arc, Mutex, MutexGuard, TryLockError};
 
 use rusqlite::{params, Connection, ErrorCode as SqliteCode, OptionalExtension};
-use tengen_protocol::{EventId, GameId, TableId, UserId};
+use tengen_protocol::{EventId, GameId, RatingPoint, SizeRecord, TableId, UserId};
 use tokio::sync::oneshot;
 
 use super::{
-    Backoff, GameListRow, Glicko, LiveGameRow, NewGame, QueuedAnswer, RatingUpdate, Store,
-    StoreError, UserRow,
+    record_by_size, Backoff, GameListRow, Glicko, LiveGameRow, NewGame, QueuedAnswer, RatedOutcome,
+    RatingUpdate, Store, StoreError, UserRow,
 };
 use crate::config::{
     STORE_CHECKPOINT_INTERVAL_MS, STORE_GROUP_COMMIT_WRITES_MAX, STORE_READERS,
@@ -90,6 +90,19 @@ CREATE TABLE IF NOT EXISTS ratings (
 );
 CREATE TABLE IF NOT EXISTS rated_games (
     game_id INTEGER PRIMARY KEY REFERENCES games(id)
+);
+CREATE TABLE IF NOT EXISTS rating_history (
+    user_id INTEGER NOT NULL REFERENCES users(id),
+    game_id INTEGER NOT NULL REFERENCES games(id),
+    at_ms INTEGER NOT NULL,
+    size INTEGER NOT NULL,
+    outcome TEXT NOT NULL CHECK (outcome IN ('win', 'loss', 'draw')),
+    rating REAL,
+    PRIMARY KEY (user_id, game_id)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS last_seen (
+    user_id INTEGER PRIMARY KEY REFERENCES users(id),
+    at_ms INTEGER NOT NULL
 );
 CREATE TABLE IF NOT EXISTS game_events (
     game_id INTEGER NOT NULL REFERENCES games(id),
@@ -628,7 +641,44 @@ fn rate_in(
             params![user.0 as i64, glicko.rating.round() as i64],
         )?;
     }
+    remember_rated_game(conn, game, players, after.map(|glicko| Some(glicko.rating)))?;
     Ok(Some(after))
+}
+
+/// Both players' history entries of a rated game, from its stored record: when it ended, its board
+/// and how it went for each. A game without a decisive or drawn result (none is rated) adds none.
+fn remember_rated_game(
+    conn: &Connection,
+    game: GameId,
+    players: [UserId; 2],
+    ratings: [Option<f64>; 2],
+) -> rusqlite::Result<()> {
+    let (settings, result, at_ms): (String, Option<String>, i64) = conn.query_row(
+        "SELECT settings, result, COALESCE(ended_at_ms, started_at_ms) FROM games WHERE id = ?1",
+        params![game.0 as i64],
+        |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)),
+    )?;
+    let size = serde_json::from_str::<tengen_protocol::GameSettings>(&settings)
+        .map(|settings| settings.size)
+        .unwrap_or(0);
+    let Some(outcomes) = result.as_deref().and_then(RatedOutcome::of_result) else {
+        return Ok(());
+    };
+    for ((user, outcome), rating) in players.iter().zip(outcomes).zip(ratings) {
+        conn.execute(
+            "INSERT OR IGNORE INTO rating_history (user_id, game_id, at_ms, size, outcome, rating)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            params![
+                user.0 as i64,
+                game.0 as i64,
+                at_ms,
+                size,
+                outcome.as_str(),
+                rating
+            ],
+        )?;
+    }
+    Ok(())
 }
 
 fn insert_event(
@@ -1246,6 +1296,80 @@ impl Store for SqliteStore {
         }
     }
 
+    fn rating_history(&self, user: UserId, limit: usize) -> Result<Vec<RatingPoint>, StoreError> {
+        let conn = self.reader();
+        let mut stmt = conn
+            .prepare(
+                "SELECT game_id, at_ms, rating FROM rating_history
+                 WHERE user_id = ?1 AND rating IS NOT NULL
+                 ORDER BY at_ms DESC, game_id DESC LIMIT ?2",
+            )
+            .map_err(backend)?;
+        let rows = stmt
+            .query_map(params![user.0 as i64, limit as i64], |row| {
+                Ok(RatingPoint {
+                    game: GameId(row.get::<_, i64>(0)? as u64),
+                    at_ms: row.get::<_, i64>(1)? as u64,
+                    rating: row.get::<_, f64>(2)?.round() as i32,
+                })
+            })
+            .map_err(backend)?;
+        let mut points = rows.collect::<Result<Vec<_>, _>>().map_err(backend)?;
+        points.reverse();
+        Ok(points)
+    }
+
+    fn rated_record(&self, user: UserId) -> Result<Vec<SizeRecord>, StoreError> {
+        let conn = self.reader();
+        let mut stmt = conn
+            .prepare(
+                "SELECT size, outcome, COUNT(*) FROM rating_history WHERE user_id = ?1
+                 GROUP BY size, outcome",
+            )
+            .map_err(backend)?;
+        let rows = stmt
+            .query_map(params![user.0 as i64], |row| {
+                Ok((
+                    row.get::<_, u8>(0)?,
+                    row.get::<_, String>(1)?,
+                    row.get::<_, i64>(2)?,
+                ))
+            })
+            .map_err(backend)?;
+        let mut games = Vec::new();
+        for row in rows {
+            let (size, outcome, count) = row.map_err(backend)?;
+            let outcome = RatedOutcome::parse(&outcome).ok_or_else(|| {
+                StoreError::Backend(format!("a rated game's outcome {outcome:?}"))
+            })?;
+            games.extend(std::iter::repeat_n((size, outcome), count.max(0) as usize));
+        }
+        Ok(record_by_size(games))
+    }
+
+    fn set_last_seen(&self, user: UserId, at_ms: u64) -> Result<(), StoreError> {
+        self.conn()
+            .execute(
+                "INSERT INTO last_seen (user_id, at_ms) VALUES (?1, ?2)
+                 ON CONFLICT (user_id) DO UPDATE SET at_ms = MAX(at_ms, ?2)",
+                params![user.0 as i64, at_ms as i64],
+            )
+            .map_err(backend)?;
+        Ok(())
+    }
+
+    fn last_seen(&self, user: UserId) -> Result<Option<u64>, StoreError> {
+        self.reader()
+            .query_row(
+                "SELECT at_ms FROM last_seen WHERE user_id = ?1",
+                params![user.0 as i64],
+                |row| row.get::<_, i64>(0),
+            )
+            .optional()
+            .map(|at| at.map(|at| at as u64))
+            .map_err(backend)
+    }
+
     fn create_event(&self, record_json: &str, now_ms: u64) -> Result<EventId, StoreError> {
         let conn = self.conn();
         conn.execute(
@@ -1283,17 +1407,24 @@ impl Store for SqliteStore {
         rows.collect::<Result<_, _>>().map_err(backend)
     }
 
-    fn games_of_user(&self, user: UserId, limit: usize) -> Result<Vec<GameListRow>, StoreError> {
+    fn games_of_user(
+        &self,
+        user: UserId,
+        before: Option<GameId>,
+        limit: usize,
+    ) -> Result<Vec<GameListRow>, StoreError> {
         let conn = self.reader();
         let mut stmt = conn
             .prepare(
                 "SELECT g.id, b.username, w.username, g.settings, g.result, g.started_at_ms
                  FROM games g JOIN users b ON b.id = g.black JOIN users w ON w.id = g.white
-                 WHERE g.black = ?1 OR g.white = ?1 ORDER BY g.id DESC LIMIT ?2",
+                 WHERE (g.black = ?1 OR g.white = ?1) AND g.id < ?3
+                 ORDER BY g.id DESC LIMIT ?2",
             )
             .map_err(backend)?;
+        let before = before.map_or(i64::MAX, |game| game.0.min(i64::MAX as u64) as i64);
         let rows = stmt
-            .query_map(params![user.0 as i64, limit as i64], |row| {
+            .query_map(params![user.0 as i64, limit as i64, before], |row| {
                 Ok(GameListRow {
                     id: GameId(row.get::<_, i64>(0)? as u64),
                     black: row.get(1)?,

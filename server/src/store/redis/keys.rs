@@ -89,6 +89,17 @@ pub const GLICKO: &str = "{ratings}:glicko";
 /// The games already rated, so a game never moves ratings twice.
 pub const RATED_GAMES: &str = "{ratings}:rated";
 
+/// A player's rating after each rated game, oldest first (a list of `game at_ms rating`), under
+/// the ratings' tag so it is written in the rating's own transaction.
+pub fn rating_history(user: UserId) -> String {
+    format!("{{ratings}}:history:{user}")
+}
+
+/// A player's rated results, counted by `size outcome` ("19 win"), under the ratings' tag.
+pub fn rated_record(user: UserId) -> String {
+    format!("{{ratings}}:record:{user}")
+}
+
 /// The ledger's hash tag, the key prefix every ledger key shares and the one key the batch function
 /// is called with.
 pub const LEDGER: &str = "{ledger}";

@@ -27,7 +27,7 @@ pub mod testing;
 use std::collections::HashMap;
 
 use redis::{Client, Cmd, Connection, FromRedisValue, RedisError, RedisResult};
-use tengen_protocol::{EventId, GameId, UserId};
+use tengen_protocol::{EventId, GameId, RatingPoint, SizeRecord, UserId};
 
 use self::connections::{backend, Access, Connections, Failure};
 use self::records::{
@@ -35,8 +35,8 @@ use self::records::{
     parse_number, user_from_fields,
 };
 use super::{
-    Backoff, Fences, GameListRow, Glicko, LiveGameRow, NewGame, RatingUpdate, Store, StoreError,
-    UserRow,
+    record_by_size, Backoff, Fences, GameListRow, Glicko, LiveGameRow, NewGame, RatedGameRow,
+    RatedOutcome, RatingUpdate, Store, StoreError, UserRow,
 };
 use crate::ledger::book::{Account, AccountBalance, Applied, Batch, SettlementRecord, Transfer};
 use crate::BoxError;
@@ -270,8 +270,9 @@ fn try_rate_game(
         glicko_from_text(white.as_deref())?,
     ];
     let after = update(before);
-    let committed: Option<(i64, i64)> = ::redis::pipe()
-        .atomic()
+    let history = rated_game_entries(conn, game, players, after.map(|g| Some(g.rating)))?;
+    let mut pipe = ::redis::pipe();
+    pipe.atomic()
         .cmd("SADD")
         .arg(keys::RATED_GAMES)
         .arg(game.0)
@@ -280,12 +281,74 @@ fn try_rate_game(
         .arg(players[0].0)
         .arg(glicko_text(&after[0]))
         .arg(players[1].0)
-        .arg(glicko_text(&after[1]))
-        .query(conn)?;
+        .arg(glicko_text(&after[1]));
+    for (user, entry) in &history {
+        remember_rated_game(&mut pipe, *user, entry);
+    }
+    let committed: Option<Vec<::redis::Value>> = pipe.query(conn)?;
     Ok(match committed {
         Some(_) => RateAttempt::Rated(Some(after)),
         None => RateAttempt::Collided,
     })
+}
+
+/// Both players' history entries of a rated game, from its stored record (see `RatedGameRow`): none
+/// for a game without a decisive or drawn result.
+fn rated_game_entries(
+    conn: &mut Connection,
+    game: GameId,
+    players: [UserId; 2],
+    ratings: [Option<f64>; 2],
+) -> Result<Vec<(UserId, RatedGameRow)>, Failure> {
+    let fields: Vec<Option<String>> = ::redis::cmd("HMGET")
+        .arg(keys::game(game))
+        .arg(&["settings", "result", "ended_at_ms", "started_at_ms"])
+        .query(conn)?;
+    let [settings, result, ended, started] = &fields[..] else {
+        return Err(StoreError::Backend("redis: HMGET answered the wrong count".into()).into());
+    };
+    let Some(outcomes) = result.as_deref().and_then(RatedOutcome::of_result) else {
+        return Ok(Vec::new());
+    };
+    let size = settings
+        .as_deref()
+        .and_then(|json| serde_json::from_str::<tengen_protocol::GameSettings>(json).ok())
+        .map_or(0, |settings| settings.size);
+    let at_ms = ended
+        .as_deref()
+        .or(started.as_deref())
+        .map(|text| parse_number("ended_at_ms", text))
+        .transpose()?
+        .unwrap_or(0);
+    Ok(players
+        .into_iter()
+        .zip(outcomes)
+        .zip(ratings)
+        .map(|((user, outcome), rating)| {
+            let entry = RatedGameRow {
+                game,
+                at_ms,
+                size,
+                outcome,
+                rating,
+            };
+            (user, entry)
+        })
+        .collect())
+}
+
+/// Adds one history entry to `pipe`: the point on the player's rating list (when the rating is
+/// known) and the count of their results on that board.
+fn remember_rated_game(pipe: &mut ::redis::Pipeline, user: UserId, entry: &RatedGameRow) {
+    if let Some(rating) = entry.rating {
+        let point = format!("{} {} {}", entry.game.0, entry.at_ms, rating);
+        pipe.cmd("RPUSH").arg(keys::rating_history(user)).arg(point);
+    }
+    let field = format!("{} {}", entry.size, entry.outcome.as_str());
+    pipe.cmd("HINCRBY")
+        .arg(keys::rated_record(user))
+        .arg(field)
+        .arg(1);
 }
 
 impl Store for RedisStore {
@@ -795,9 +858,92 @@ impl Store for RedisStore {
         })
     }
 
-    fn games_of_user(&self, user: UserId, limit: usize) -> Result<Vec<GameListRow>, StoreError> {
+    fn rating_history(&self, user: UserId, limit: usize) -> Result<Vec<RatingPoint>, StoreError> {
         self.read(|conn| {
-            let ids = first_members(conn, "ZREVRANGE", &keys::user_games(user), limit)?;
+            let Some(first) = limit.checked_sub(1).map(|last| -(last as i64) - 1) else {
+                return Ok(Vec::new());
+            };
+            let points: Vec<String> = ::redis::cmd("LRANGE")
+                .arg(keys::rating_history(user))
+                .arg(first)
+                .arg(-1)
+                .query(conn)?;
+            points
+                .iter()
+                .map(|text| {
+                    let parts: Vec<&str> = text.split(' ').collect();
+                    let [game, at_ms, rating] = parts[..] else {
+                        return Err(corrupt("rating history", text).into());
+                    };
+                    Ok(RatingPoint {
+                        game: GameId(parse_number("game id", game)?),
+                        at_ms: parse_number("at_ms", at_ms)?,
+                        rating: parse_number::<f64>("rating", rating)?.round() as i32,
+                    })
+                })
+                .collect()
+        })
+    }
+
+    fn rated_record(&self, user: UserId) -> Result<Vec<SizeRecord>, StoreError> {
+        self.read(|conn| {
+            let counts: HashMap<String, u64> = ::redis::cmd("HGETALL")
+                .arg(keys::rated_record(user))
+                .query(conn)?;
+            let mut games = Vec::new();
+            for (field, count) in counts {
+                let parsed = field.split_once(' ').and_then(|(size, outcome)| {
+                    Some((size.parse::<u8>().ok()?, RatedOutcome::parse(outcome)?))
+                });
+                let Some(game) = parsed else {
+                    return Err(corrupt("rated record", &field).into());
+                };
+                games.extend(std::iter::repeat_n(game, count as usize));
+            }
+            Ok(record_by_size(games))
+        })
+    }
+
+    fn set_last_seen(&self, user: UserId, at_ms: u64) -> Result<(), StoreError> {
+        self.write(|conn| {
+            let _set: i64 = ::redis::cmd("HSET")
+                .arg(keys::user(user))
+                .arg("last_seen_ms")
+                .arg(at_ms)
+                .query(conn)?;
+            Ok(())
+        })
+    }
+
+    fn last_seen(&self, user: UserId) -> Result<Option<u64>, StoreError> {
+        self.read(|conn| {
+            let at: Option<String> = ::redis::cmd("HGET")
+                .arg(keys::user(user))
+                .arg("last_seen_ms")
+                .query(conn)?;
+            Ok(at
+                .map(|text| parse_number("last_seen_ms", &text))
+                .transpose()?)
+        })
+    }
+
+    fn games_of_user(
+        &self,
+        user: UserId,
+        before: Option<GameId>,
+        limit: usize,
+    ) -> Result<Vec<GameListRow>, StoreError> {
+        self.read(|conn| {
+            // Scored by game id: the page is the ids below `before`, newest first.
+            let below = before.map_or("+inf".to_string(), |game| format!("({}", game.0));
+            let ids: Vec<String> = ::redis::cmd("ZREVRANGEBYSCORE")
+                .arg(keys::user_games(user))
+                .arg(below)
+                .arg("-inf")
+                .arg("LIMIT")
+                .arg(0)
+                .arg(limit)
+                .query(conn)?;
             let ids: Vec<GameId> = ids
                 .iter()
                 .map(|id| parse_number("game id", id).map(GameId))

@@ -1,0 +1,58 @@
+//! Profiles: what the store keeps of a player (their account, rating history, rated record, games,
+//! when they were last seen) and what the hall knows of them now (online, the games they play, the
+//! events they entered), put together for the `profile` request and `GET /api/users/{name}`. It reads
+//! only; nothing here changes what it reads.
+
+use tengen_protocol::{ErrorCode, ProfileView, RATING_HISTORY_SHOWN_MAX};
+
+use crate::game::{list_game_rows, GAME_LIST_LEN_MAX};
+use crate::hall::{HallHandle, HallRequest};
+use crate::store::{store_refusal, StoreHandle};
+use crate::Refusal;
+
+/// Games a profile lists: its first page; `list_games` with `before` pages on.
+pub const PROFILE_GAMES_MAX: usize = 20;
+const _: () = assert!(PROFILE_GAMES_MAX <= GAME_LIST_LEN_MAX);
+
+/// The profile of the player named `username` (as they would log in: any case or width).
+pub async fn profile(
+    store: &StoreHandle,
+    hall: &HallHandle,
+    username: &str,
+) -> Result<ProfileView, Refusal> {
+    let name = username.to_string();
+    let stored = store
+        .call(move |store| {
+            let Some(user) = store.user_by_name(&name)? else {
+                return Ok(None);
+            };
+            let history = store.rating_history(user.id, RATING_HISTORY_SHOWN_MAX)?;
+            let record = store.rated_record(user.id)?;
+            let games = store.games_of_user(user.id, None, PROFILE_GAMES_MAX)?;
+            let last_seen_ms = store.last_seen(user.id)?;
+            Ok(Some((user, history, record, games, last_seen_ms)))
+        })
+        .await
+        .map_err(|err| store_refusal(&err))?;
+    let Some((user, rating_history, record, games, last_seen_ms)) = stored else {
+        return Err(Refusal::new(
+            ErrorCode::NoSuchUser,
+            format!("no user {username}"),
+        ));
+    };
+    let presence = hall
+        .ask(HallRequest::Presence { user: user.id })
+        .await?
+        .presence()?;
+    Ok(ProfileView {
+        player: crate::auth::player_info(&user),
+        member_since_ms: user.created_at_ms,
+        online: presence.online,
+        last_seen_ms: last_seen_ms.filter(|_| !presence.online),
+        playing: presence.playing,
+        rating_history,
+        record,
+        recent_games: list_game_rows(games),
+        events: presence.events,
+    })
+}
