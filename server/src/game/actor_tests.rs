@@ -125,8 +125,12 @@ async fn harness(clock: ClockSettings, timing: GameTiming) -> Harness {
 async fn harness_with(settings: GameSettings, timing: GameTiming) -> Harness {
     let dir = tempfile::tempdir().unwrap();
     let sqlite = SqliteStore::open(dir.path()).unwrap();
-    let black = sqlite.create_user("alice", "h", 1).unwrap();
-    let white = sqlite.create_user("bob", "h", 1).unwrap();
+    let black = sqlite
+        .create_user(&crate::username::name("alice"), "h", 1)
+        .unwrap();
+    let white = sqlite
+        .create_user(&crate::username::name("bob"), "h", 1)
+        .unwrap();
     let store = StoreHandle::for_paused_time(Arc::new(sqlite));
     let games = Games::new();
     let (ctx, trigger, alive) = context(&store, &games, timing);
@@ -715,7 +719,7 @@ async fn a_game_that_keeps_panicking_ends_void_instead_of_looping() {
     // A watcher's bet is in escrow when the trouble starts.
     let carol = h
         .store
-        .call(|s| s.create_user("carol", "h", 1))
+        .call(|s| s.create_user(&crate::username::name("carol"), "h", 1))
         .await
         .unwrap();
     // Old enough for the starting grant to have landed.

@@ -475,7 +475,11 @@ fn the_actor_agrees_with_a_model_replay_under_random_actions() {
     let sqlite = Arc::new(SqliteStore::open(dir.path()).unwrap());
     let mut users = Vec::new();
     for name in ["black", "white", "carol", "dave"] {
-        users.push(sqlite.create_user(name, "h", 1).unwrap());
+        users.push(
+            sqlite
+                .create_user(&crate::username::name(name), "h", 1)
+                .unwrap(),
+        );
     }
     let store = StoreHandle::for_paused_time(sqlite.clone());
     let games = Games::new();

@@ -1025,7 +1025,9 @@ mod tests {
         let store = Arc::new(SqliteStore::open(dir.path()).unwrap());
         let ledger = Ledger::new(StoreHandle::new(store.clone()), GRANT, 500);
         for name in ["black", "white", "carol", "dave"] {
-            let user = store.create_user(name, "h", 0).unwrap();
+            let user = store
+                .create_user(&crate::username::name(name), "h", 0)
+                .unwrap();
             assert_eq!(
                 ledger.open_account(user, 0, 1).await.unwrap().balance,
                 GRANT
