@@ -59,7 +59,10 @@ pub use ids::{
     ChallengeId, EventId, GameId, RequestId, RequestKey, RoomId, TableId, UserId,
     REQUEST_KEY_LEN_MAX,
 };
-pub use money::{HistoryEntry, MoneyMsg, PoolInfo, StakeInfo, StakeTerms, WagerKind, WagerRecord};
+pub use money::{
+    Amount, BadAmount, HistoryEntry, MoneyMsg, Points, PoolInfo, StakeInfo, StakeTerms, WagerKind,
+    WagerRecord,
+};
 pub use people::PlayerInfo;
 pub use server_msg::ServerMsg;
 pub use study::{CharsetFrom, KoRuleFrom, StudyMsg, StudyRecord, StudyView};

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 use tengen_protocol::{
-    ClockSettings, GameId, GameSettings, KoRule, PlayerInfo, Point as WirePoint, UserId,
+    ClockSettings, GameId, GameSettings, KoRule, PlayerInfo, Point as WirePoint, Points, UserId,
 };
 use tokio::sync::{broadcast, mpsc};
 use tokio::time::Instant;
@@ -729,7 +729,7 @@ async fn a_game_that_keeps_panicking_ends_void_instead_of_looping() {
     let bet = GameRequest::Bet {
         user: carol,
         side: tengen_rules::Color::Black,
-        amount: 100,
+        amount: Points::new(100).unwrap(),
         key: None,
     };
     let receipt = handle.ask(bet).await.and_then(GameReply::bet).unwrap();

@@ -6,7 +6,7 @@
 use std::sync::{Arc, Mutex};
 
 use tengen_protocol::{
-    ClockSettings, ErrorCode, GameId, GameSettings, KoRule, PlayerInfo, Point as WirePoint,
+    ClockSettings, ErrorCode, GameId, GameSettings, KoRule, PlayerInfo, Point as WirePoint, Points,
     RequestKey, UserId,
 };
 use tokio::sync::{broadcast, mpsc};
@@ -162,7 +162,7 @@ impl Harness {
             .ask(GameRequest::Bet {
                 user,
                 side: Color::Black,
-                amount,
+                amount: Points::new(amount).unwrap(),
                 key,
             })
             .await
