@@ -58,7 +58,7 @@ impl AuthError {
             AuthError::InvalidUsername(_) => ErrorCode::InvalidUsername,
             AuthError::InvalidPassword => ErrorCode::InvalidPassword,
             AuthError::UsernameTaken => ErrorCode::UsernameTaken,
-            AuthError::UsernameConfusable { .. } => ErrorCode::UsernameTaken,
+            AuthError::UsernameConfusable { .. } => ErrorCode::UsernameConfusable,
             AuthError::BadCredentials => ErrorCode::BadCredentials,
             AuthError::Throttled { .. } => ErrorCode::LoginThrottled,
             AuthError::RegistrationThrottled { .. } => ErrorCode::RegistrationThrottled,

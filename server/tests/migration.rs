@@ -57,7 +57,10 @@ async fn old_accounts_are_found(server: &TestServer) {
     // "аӏісе" is all Cyrillic, and passes for "alice".
     for (lookalike, existing) in [("аӏісе", "alice"), ("c0rn", "corn"), ("biII", "bill")] {
         let refused = register(&mut client, lookalike).await;
-        assert_eq!(refused["code"], "username_taken", "{lookalike}: {refused}");
+        assert_eq!(
+            refused["code"], "username_confusable",
+            "{lookalike}: {refused}"
+        );
         let message = refused["message"].as_str().unwrap_or_default();
         assert!(message.contains(existing), "{lookalike}: {refused}");
     }

@@ -93,7 +93,7 @@ async fn lookalike_names_are_taken_and_unsafe_ones_invalid() {
         ("bi11", "bill"),
         ("BiII", "bill"),
     ] {
-        let refused = client.err(register(lookalike), "username_taken").await;
+        let refused = client.err(register(lookalike), "username_confusable").await;
         let message = refused["message"].as_str().unwrap();
         assert!(message.contains("looks too much like"), "{refused}");
         assert!(
