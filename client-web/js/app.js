@@ -6,7 +6,7 @@ import { Connection, RequestError } from './net.js';
 import { stakeOfferProblem, positiveProblem } from './amounts.js';
 import { createState, applyMessage, balanceMoves, myLiveGame } from './state.js';
 import { translator, detectLanguage } from './i18n.js';
-import { h, fill } from './dom.js';
+import { h, fill, userName } from './dom.js';
 import { mountLogin } from './views/login.js';
 import { mountHall } from './views/hall.js';
 import { mountTable } from './views/table.js';
@@ -98,7 +98,8 @@ async function resubscribe() {
 
 function errorText(err) {
   const key = `error.${err.code}`;
-  // The server's sentence goes into the texts that show it (a refused SGF says where and why).
+  // The server's sentence goes into the texts that show it (a refused SGF says where and why,
+  // a refused username what to change or whose name it passes for).
   const text = t(key, { message: err.message });
   return text === key ? t('error.generic', { message: err.message }) : text;
 }
@@ -298,7 +299,7 @@ function renderHeader() {
     h('span', { class: `conn conn-${status[0]}`, 'data-testid': 'connection' }, status[1]),
     h('span', { class: 'spacer' }),
     state.me && state.balance != null ? h('a', { class: 'balance', href: '#/bets', 'data-testid': 'balance' }, t('balance.short', { balance: state.balance })) : null,
-    state.me ? h('a', { class: 'me', href: '#/bets', 'data-testid': 'me' }, state.me.username) : null,
+    state.me ? h('a', { class: 'me', href: '#/bets', 'data-testid': 'me' }, userName(state.me.username)) : null,
     state.me ? h('a', { class: 'small', href: '#/games', 'data-testid': 'nav-games' }, t('nav.games')) : null,
     h('a', { class: 'small', href: '#/study', 'data-testid': 'nav-study' }, t('nav.study')),
     h('button', { class: 'small', 'data-testid': 'sound-switch', 'aria-pressed': String(!sounds.muted()), title: t(sounds.muted() ? 'sound.unmute' : 'sound.mute'),

@@ -25,6 +25,15 @@ function append(node, children) {
   }
 }
 
+/**
+ * A player's name, isolated from the text around it: names may be in any script, and a right-to-left
+ * one (محمد) would otherwise reorder what follows it ("محمد (3k)"). `<bdi>` isolates it and takes
+ * its direction from the name itself; its text is the name alone.
+ */
+export function userName(name) {
+  return h('bdi', { class: 'username' }, name);
+}
+
 /** Replace a node's children. */
 export function fill(node, ...children) {
   node.replaceChildren();

@@ -1,6 +1,6 @@
 // Starts the real `tengen` binary for a browser test: a temp data dir, port 0, and the bound address read
-// from its "tengen listening" log line. The binary is $TENGEN_BIN or target/debug/tengen (scripts/test.sh
-// builds it first).
+// from its "tengen listening" log line. The binary is $TENGEN_BIN, else debug/tengen in $CARGO_TARGET_DIR
+// (where cargo built it when that is set), else target/debug/tengen (scripts/test.sh builds it first).
 
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, existsSync } from 'node:fs';
@@ -12,7 +12,8 @@ const repo = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const STARTUP_TIMEOUT_MS = 20000;
 
 export function tengenBinary() {
-  const bin = process.env.TENGEN_BIN ?? join(repo, 'target', 'debug', 'tengen');
+  const targetDir = process.env.CARGO_TARGET_DIR ?? join(repo, 'target');
+  const bin = process.env.TENGEN_BIN ?? join(targetDir, 'debug', 'tengen');
   if (!existsSync(bin)) throw new Error(`no tengen binary at ${bin}: run \`cargo build -p tengen-server --bin tengen\` first`);
   return bin;
 }

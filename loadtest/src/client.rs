@@ -492,7 +492,7 @@ impl ClientTask {
             msg: MoneyMsg::Bet {
                 game,
                 side,
-                amount: 1,
+                amount: 1.into(),
                 key: None,
             }
             .into(),

@@ -743,7 +743,7 @@ async fn probe(tracker: &Tracker, probes: &[(UserId, ClientHandle)], round: &Eve
     let bet = MoneyMsg::Bet {
         game,
         side: Color::Black,
-        amount: 1,
+        amount: 1.into(),
         key: None,
     };
     match handle.request_at(bet, Instant::now(), Kind::Probe).await {

@@ -383,7 +383,7 @@ async fn burst(
         let msg = MoneyMsg::Bet {
             game,
             side,
-            amount,
+            amount: amount.into(),
             key: None,
         };
         watcher.send_at(msg, due, Kind::Bet);

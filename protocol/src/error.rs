@@ -47,7 +47,11 @@ error_codes! {
     RegistrationThrottled,
     /// The session token is unknown or expired.
     InvalidToken,
+    /// Someone has that username, in this or another case or width.
     UsernameTaken,
+    /// The username passes for someone else's (their confusable skeletons match, as "аӏісе" in
+    /// Cyrillic and "alice"); the message names whose.
+    UsernameConfusable,
     InvalidUsername,
     InvalidPassword,
     NoSuchRoom,

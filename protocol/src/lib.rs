@@ -59,7 +59,10 @@ pub use ids::{
     ChallengeId, EventId, GameId, RequestId, RequestKey, RoomId, TableId, UserId,
     REQUEST_KEY_LEN_MAX,
 };
-pub use money::{HistoryEntry, MoneyMsg, PoolInfo, StakeInfo, StakeTerms, WagerKind, WagerRecord};
+pub use money::{
+    Amount, BadAmount, HistoryEntry, MoneyMsg, Points, PoolInfo, StakeInfo, StakeTerms, WagerKind,
+    WagerRecord,
+};
 pub use people::{
     EventPlacing, PeopleMsg, PlayerInfo, ProfileView, RatingPoint, SizeRecord,
     RATING_HISTORY_SHOWN_MAX,

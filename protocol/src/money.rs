@@ -1,9 +1,170 @@
 //! Fortune points on the wire: the spectator pool, the players' stakes, balances and the history
-//! of every transfer, and what a client sends to bet, stake and look at its points.
+//! of every transfer, and what a client sends to bet, stake and look at its points. Every amount a
+//! client sends is an [`Amount`], any whole number as sent, and becomes [`Points`] (1 to 2^53 − 1)
+//! through one check, [`Amount::points`] (or [`Amount::stake`], where 0 means none), where the
+//! server takes the message in; past that the server carries `Points`.
 
-use serde::{Deserialize, Serialize};
+use std::fmt;
+
+use serde::de::{self, Visitor};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::{Color, GameId, RequestKey, Seat, TableId};
+
+/// Fortune points moved at once (a bet, a stake, a raise): 1 to [`Points::MAX`]. Made only by
+/// [`Points::new`], so holding one is proof of the check.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(try_from = "u64", into = "u64")]
+pub struct Points(u64);
+
+impl Points {
+    /// 2^53 − 1: the most points any amount, balance or pool holds, so every number of points is
+    /// exact in a JavaScript number (the browser's) and in the store's Lua, and the settlement's
+    /// products fit in 128 bits.
+    pub const MAX: u64 = (1 << 53) - 1;
+
+    /// `n` points, if `n` is 1 to [`Points::MAX`].
+    pub const fn new(n: u64) -> Option<Points> {
+        if 1 <= n && n <= Points::MAX {
+            Some(Points(n))
+        } else {
+            None
+        }
+    }
+
+    pub const fn get(self) -> u64 {
+        self.0
+    }
+}
+
+impl From<Points> for u64 {
+    fn from(points: Points) -> u64 {
+        points.0
+    }
+}
+
+impl TryFrom<u64> for Points {
+    type Error = BadAmount;
+
+    fn try_from(n: u64) -> Result<Points, BadAmount> {
+        Amount::from(n).points()
+    }
+}
+
+impl fmt::Display for Points {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+/// An amount of points as a client sent it, not yet checked: any whole number, kept even when it is
+/// too large for the ledger or for 64 bits, so that every amount out of range is refused alike
+/// (`bad_amount`) by one check. A negative or fractional number is no amount at all and is refused
+/// when the message is read (`bad_message`). A whole number written as a float (`100.0`, `1e3`)
+/// is that number.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Amount(Option<u64>);
+
+impl Amount {
+    /// The points of a bet or raise: 1 to [`Points::MAX`].
+    pub fn points(self) -> Result<Points, BadAmount> {
+        self.0.and_then(Points::new).ok_or(BadAmount(self))
+    }
+
+    /// A stake, where 0 means none: `None` for 0, else as [`Amount::points`].
+    pub fn stake(self) -> Result<Option<Points>, BadAmount> {
+        match self.0 {
+            Some(0) => Ok(None),
+            _ => self.points().map(Some),
+        }
+    }
+}
+
+impl From<u64> for Amount {
+    fn from(n: u64) -> Amount {
+        Amount(Some(n))
+    }
+}
+
+impl From<Points> for Amount {
+    fn from(points: Points) -> Amount {
+        Amount(Some(points.0))
+    }
+}
+
+impl fmt::Display for Amount {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            Some(n) => n.fmt(f),
+            None => f.write_str("a number past 2^64"),
+        }
+    }
+}
+
+impl Serialize for Amount {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self.0 {
+            Some(n) => serializer.serialize_u64(n),
+            None => serializer.serialize_f64(2f64.powi(64)),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Amount {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Amount, D::Error> {
+        deserializer.deserialize_any(AmountVisitor)
+    }
+}
+
+struct AmountVisitor;
+
+impl Visitor<'_> for AmountVisitor {
+    type Value = Amount;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a whole number of points")
+    }
+
+    fn visit_u64<E: de::Error>(self, n: u64) -> Result<Amount, E> {
+        Ok(Amount(Some(n)))
+    }
+
+    fn visit_i64<E: de::Error>(self, n: i64) -> Result<Amount, E> {
+        u64::try_from(n).map(|n| Amount(Some(n))).map_err(|_| {
+            E::custom(format!(
+                "{n} is negative: an amount is a whole number of points"
+            ))
+        })
+    }
+
+    fn visit_f64<E: de::Error>(self, x: f64) -> Result<Amount, E> {
+        // Doubles at and past 2^53 are whole but no longer exact: all of them are out of range.
+        let exact = 2f64.powi(53);
+        if x.fract() != 0.0 || x < 0.0 || x.is_nan() {
+            return Err(E::custom(format!(
+                "{x} is not a whole number: an amount is a whole number of points"
+            )));
+        }
+        Ok(Amount((x < exact).then_some(x as u64)))
+    }
+}
+
+/// An amount out of range, with what was sent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BadAmount(pub Amount);
+
+impl fmt::Display for BadAmount {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} is not an amount: send a whole number of points from 1 to {}",
+            self.0,
+            Points::MAX
+        )
+    }
+}
+
+impl std::error::Error for BadAmount {}
 
 /// A game's spectator pool (旁观者竞猜) and the players' stakes, as everyone may see them.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -117,7 +278,7 @@ pub enum MoneyMsg {
     Bet {
         game: GameId,
         side: Color,
-        amount: u64,
+        amount: Amount,
         /// Makes a retry safe: see [`RequestKey`].
         #[serde(default, skip_serializing_if = "Option::is_none")]
         key: Option<RequestKey>,
@@ -137,8 +298,9 @@ pub enum MoneyMsg {
     /// player may change them and press OK too.
     StakeOffer {
         table: TableId,
-        left: u64,
-        right: u64,
+        /// The left seat's stake and the right seat's; 0 is none.
+        left: Amount,
+        right: Amount,
         terms: StakeTerms,
     },
     /// After both OK'd the same amounts: Agree (both agreeing moves the points into escrow) or
@@ -147,7 +309,7 @@ pub enum MoneyMsg {
     /// A player adds to their own stake in the game in progress (追加).
     StakeRaise {
         game: GameId,
-        amount: u64,
+        amount: Amount,
         /// Makes a retry safe: see [`RequestKey`].
         #[serde(default, skip_serializing_if = "Option::is_none")]
         key: Option<RequestKey>,
@@ -168,4 +330,52 @@ impl MoneyMsg {
         "stake_answer",
         "stake_raise",
     ];
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(json: &str) -> Result<Amount, String> {
+        serde_json::from_str(json).map_err(|err| err.to_string())
+    }
+
+    #[test]
+    fn every_whole_amount_is_read_and_checked_in_one_place() {
+        let max = Points::MAX;
+        for (json, points) in [
+            ("1", Some(1)),
+            ("100", Some(100)),
+            ("1e3", Some(1000)),
+            ("100.0", Some(100)),
+            ("9007199254740991", Some(max)),
+            ("0", None),
+            ("-0.0", None),
+            ("9007199254740992", None),
+            ("9007199254740993.0", None),
+            ("18446744073709551615", None),
+            ("18446744073709551616", None),
+            ("1e308", None),
+        ] {
+            let amount = read(json).unwrap();
+            assert_eq!(amount.points().ok().map(Points::get), points, "{json}");
+        }
+        for bad in ["-1", "1.5", "-5", "\"7\"", "null", "[]", "1e400"] {
+            assert!(read(bad).is_err(), "{bad}");
+        }
+        assert_eq!(read("0").unwrap().stake(), Ok(None));
+        assert_eq!(
+            read("7").unwrap().stake().unwrap().map(Points::get),
+            Some(7)
+        );
+        assert!(read("9007199254740992").unwrap().stake().is_err());
+        let refused = read("18446744073709551616").unwrap().points().unwrap_err();
+        assert!(
+            refused.to_string().contains("9007199254740991"),
+            "{refused}"
+        );
+        assert_eq!(Points::try_from(max + 1).ok(), None);
+        assert_eq!(serde_json::to_string(&Points::new(5)).unwrap(), "5");
+        assert!(serde_json::from_str::<Points>("0").is_err());
+    }
 }

@@ -13,7 +13,7 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use tengen_protocol::{GameId, UserId};
+use tengen_protocol::{GameId, Points, UserId};
 use tengen_rules::Color;
 use tengen_server::ledger::book::{Account, Batch, Transfer, TransferKind};
 use tengen_server::ledger::pool::Tally;
@@ -24,6 +24,12 @@ use tengen_server::store::{Store, StoreHandle};
 
 /// Bettors: each has the starting grant and bets 1 point at a time, so nobody runs out.
 const USERS: u64 = 1_000;
+
+/// Every bet is one point, so no bettor runs out.
+const ONE_POINT: Points = match Points::new(1) {
+    Some(points) => points,
+    None => panic!("1 is a number of points"),
+};
 /// Games the bets are spread over (each settled at the end).
 const GAMES: u64 = 100;
 /// Bets in one group commit: big enough to amortize the fsync, far under `BATCH_TRANSFERS_MAX`.
@@ -134,7 +140,7 @@ fn main() {
                         continue;
                     }
                     ledger
-                        .place_bet(GameId(game), &tally, user, side, 1)
+                        .place_bet(GameId(game), &tally, user, side, ONE_POINT)
                         .await
                         .unwrap();
                     tally.add_bet(user, side, 1);

@@ -13,10 +13,10 @@ use tengen_protocol::{ErrorCode, PlayerInfo, UserId};
 use self::hashing::HashPool;
 use crate::config::{
     Argon2Params, Throttles, PASSWORD_CHARS_MAX, PASSWORD_CHARS_MIN, USERNAME_CHARS_MAX,
-    USERNAME_CHARS_MIN,
 };
 use crate::store::{StoreError, StoreHandle, UserRow};
 use crate::throttle::{self, LoginCounters};
+use crate::username::{Username, UsernameProblem};
 
 /// Random bytes in a session token: 256 bits, far beyond guessing.
 const TOKEN_BYTES: usize = 32;
@@ -24,12 +24,15 @@ const TOKEN_BYTES: usize = 32;
 /// Why an account request failed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum AuthError {
-    #[error("usernames are {USERNAME_CHARS_MIN}..={USERNAME_CHARS_MAX} characters of A-Z a-z 0-9 _ -, starting with a letter")]
-    InvalidUsername,
+    #[error("{0}")]
+    InvalidUsername(UsernameProblem),
     #[error("passwords are {PASSWORD_CHARS_MIN}..={PASSWORD_CHARS_MAX} characters")]
     InvalidPassword,
     #[error("that username is taken")]
     UsernameTaken,
+    /// The name passes for an existing one (their confusable skeletons match), named here.
+    #[error("that username looks too much like {existing:?}, who is registered: choose another")]
+    UsernameConfusable { existing: String },
     /// Deliberately the same for an unknown user and a wrong password.
     #[error("wrong username or password")]
     BadCredentials,
@@ -52,9 +55,10 @@ pub enum AuthError {
 impl AuthError {
     pub fn code(&self) -> ErrorCode {
         match self {
-            AuthError::InvalidUsername => ErrorCode::InvalidUsername,
+            AuthError::InvalidUsername(_) => ErrorCode::InvalidUsername,
             AuthError::InvalidPassword => ErrorCode::InvalidPassword,
             AuthError::UsernameTaken => ErrorCode::UsernameTaken,
+            AuthError::UsernameConfusable { .. } => ErrorCode::UsernameConfusable,
             AuthError::BadCredentials => ErrorCode::BadCredentials,
             AuthError::Throttled { .. } => ErrorCode::LoginThrottled,
             AuthError::RegistrationThrottled { .. } => ErrorCode::RegistrationThrottled,
@@ -70,6 +74,9 @@ impl From<StoreError> for AuthError {
     fn from(err: StoreError) -> Self {
         match err {
             StoreError::UsernameTaken => AuthError::UsernameTaken,
+            StoreError::UsernameConfusable { existing } => {
+                AuthError::UsernameConfusable { existing }
+            }
             other => AuthError::Store(other),
         }
     }
@@ -96,19 +103,9 @@ pub fn player_info(user: &UserRow) -> PlayerInfo {
     }
 }
 
-/// Check a username: ASCII letters, digits, `_` and `-`, starting with a letter, so it is safe in URLs,
-/// SGF `PB`/`PW` and table lists, and case-insensitively unique.
-pub fn validate_username(username: &str) -> Result<(), AuthError> {
-    let len = username.chars().count();
-    let first_is_letter = username.starts_with(|c: char| c.is_ascii_alphabetic());
-    let allowed = username
-        .chars()
-        .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
-    if (USERNAME_CHARS_MIN..=USERNAME_CHARS_MAX).contains(&len) && first_is_letter && allowed {
-        Ok(())
-    } else {
-        Err(AuthError::InvalidUsername)
-    }
+/// Check a username a player asked for (see `username` for the rules): the normalized name, or why not.
+pub fn validate_username(username: &str) -> Result<Username, AuthError> {
+    Username::parse(username).map_err(AuthError::InvalidUsername)
 }
 
 pub fn validate_password(password: &str) -> Result<(), AuthError> {
@@ -189,7 +186,7 @@ impl Auth {
         ip: IpAddr,
         now_ms: u64,
     ) -> Result<Authenticated, AuthError> {
-        validate_username(username)?;
+        let name = validate_username(username)?;
         validate_password(password)?;
         if let Some(wait_ms) =
             throttle::registration_attempt(&self.store, self.throttles, ip, now_ms).await?
@@ -206,7 +203,6 @@ impl Auth {
             }
             hashed => hashed?,
         };
-        let name = username.to_string();
         let id = self
             .store
             .call(move |store| store.create_user(&name, &hash, now_ms))
@@ -238,7 +234,8 @@ impl Auth {
         ip: IpAddr,
         now_ms: u64,
     ) -> Result<Authenticated, AuthError> {
-        // Overlong input would cost hashing time for nothing; it cannot match any account.
+        // Overlong input would cost hashing time for nothing; it cannot match any account (a name's
+        // every code point takes at most 4 bytes).
         if password.chars().count() > PASSWORD_CHARS_MAX || username.len() > USERNAME_CHARS_MAX * 4
         {
             return Err(AuthError::BadCredentials);
@@ -343,10 +340,13 @@ mod tests {
     fn usernames_are_checked() {
         assert!(validate_username("alice").is_ok());
         assert!(validate_username("Bob_2-x").is_ok());
-        assert!(validate_username("ab").is_err());
+        assert!(validate_username("ævar").is_ok());
+        assert_eq!(
+            validate_username("x"),
+            Err(AuthError::InvalidUsername(UsernameProblem::Length))
+        );
         assert!(validate_username("2bob").is_err());
         assert!(validate_username("bob smith").is_err());
-        assert!(validate_username("ævar").is_err());
         assert!(validate_username(&"a".repeat(21)).is_err());
     }
 

@@ -435,9 +435,21 @@ impl Default for Throttles {
 pub const PASSWORD_CHARS_MIN: usize = 8;
 pub const PASSWORD_CHARS_MAX: usize = 128;
 
-/// Username length bounds in characters: short enough for table lists, long enough for real names.
-pub const USERNAME_CHARS_MIN: usize = 3;
-pub const USERNAME_CHARS_MAX: usize = 20;
+/// Username length bounds in graphemes (what a reader counts as one character, a letter with its
+/// accents or a Devanagari syllable alike): 2 because a Chinese or Korean name is often two
+/// characters (棋圣); 20 because a name must fit a table list and a clock's caption.
+pub const USERNAME_GRAPHEMES_MIN: usize = 2;
+pub const USERNAME_GRAPHEMES_MAX: usize = 20;
+
+/// Code points in a username: 20 graphemes of real text in any script fit (a Devanagari syllable
+/// such as स्त्री takes 6, most take 1 to 3), while one grapheme cannot carry a long tail of marks
+/// that every hall list then stores, sends and draws.
+pub const USERNAME_CHARS_MAX: usize = 60;
+
+/// Combining marks in a row on one letter: real text needs at most 2 once NFKC has composed what it
+/// can (Vietnamese, Thai vowel and tone marks); more are stacked for show ("zalgo") and draw over the
+/// lines above and below a name in every list.
+pub const USERNAME_MARKS_IN_A_ROW_MAX: usize = 3;
 
 /// OWASP's recommended argon2id parameters: 19 MiB of memory, 2 passes, 1 lane.
 pub const ARGON2_MEMORY_KIB: u32 = 19 * 1024;

@@ -11,6 +11,8 @@
 //!   to its area's handler (`session/hall.rs`, `games.rs`, `money.rs`, `study.rs`, `events.rs`,
 //!   `accounts.rs`, `people.rs`), write `ServerMsg`s.
 //! - `auth`: accounts, argon2id hashing, session tokens, login throttling.
+//! - `username`: usernames in any script: the rules, the NFKC form kept, the caseless key that finds
+//!   an account and the confusable skeleton that keeps lookalike names apart.
 //! - `hall`: the hall actor: rooms, tables, seats, settings agreement, nigiri, challenges, chat,
 //!   competitions (`hall/events.rs`), and the live lists pushed to subscribers. What it may be asked is
 //!   `HallRequest` (`hall/request.rs`); a game's, `GameRequest` (`game/request.rs`).
@@ -52,6 +54,7 @@ pub mod session;
 pub mod store;
 pub mod study;
 pub mod throttle;
+pub mod username;
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;

@@ -32,13 +32,15 @@ fn rank_index(rating: f64) -> i32 {
 
 /// A rank's signed index (see [`rank_index`]) from its text, "30k".."1k", "1d".."9d".
 pub fn parse_rank(text: &str) -> Option<i32> {
+    // The suffix is taken off as a character, never by byte position: the text is the player's,
+    // and may end in any character.
     let text = text.trim().to_ascii_lowercase();
-    let (number, kind) = text.split_at(text.len().checked_sub(1)?);
-    let number: i32 = number.parse().ok()?;
-    match kind {
-        "k" if (1..=KYU_MAX).contains(&number) => Some(-number),
-        "d" if (1..=DAN_MAX).contains(&number) => Some(number - 1),
-        _ => None,
+    if let Some(number) = text.strip_suffix('k') {
+        let number: i32 = number.parse().ok()?;
+        (1..=KYU_MAX).contains(&number).then_some(-number)
+    } else {
+        let number: i32 = text.strip_suffix('d')?.parse().ok()?;
+        (1..=DAN_MAX).contains(&number).then_some(number - 1)
     }
 }
 
@@ -171,7 +173,20 @@ mod tests {
         assert_eq!(parse_rank("1k"), Some(-1));
         assert_eq!(parse_rank("1D"), Some(0));
         assert_eq!(parse_rank("9d"), Some(8));
-        for bad in ["", "k", "0k", "31k", "10d", "5", "5x", "-1k", "1.5k"] {
+        for bad in [
+            "",
+            "k",
+            "0k",
+            "31k",
+            "10d",
+            "5",
+            "5x",
+            "-1k",
+            "1.5k",
+            "\u{202e}\u{d7ff}",
+            "5段",
+            "é",
+        ] {
             assert_eq!(parse_rank(bad), None, "{bad}");
         }
         // 1500 is 6k: within 10k..1k, not within 1d..9d.

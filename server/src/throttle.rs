@@ -25,10 +25,11 @@ pub struct LoginCounters {
 }
 
 impl LoginCounters {
-    /// The counters of `username` (any case) from `ip`. The address comes first in the pair's key
-    /// and holds no space, so no two (address, name) pairs share a key.
+    /// The counters of `username` (any case or width: one account is one counter) from `ip`. The
+    /// address comes first in the pair's key and holds no space, so no two (address, name) pairs
+    /// share a key.
     pub fn new(username: &str, ip: IpAddr) -> LoginCounters {
-        let name = username.to_ascii_lowercase();
+        let name = crate::username::lookup_key(username);
         let address = address_key(ip);
         LoginCounters {
             pair: format!("login:pair:{address} {name}"),
@@ -183,6 +184,7 @@ mod tests {
         let ip: IpAddr = "10.0.0.1".parse().unwrap();
         let alice = LoginCounters::new("Alice", ip);
         assert_eq!(alice, LoginCounters::new("alice", ip));
+        assert_eq!(alice, LoginCounters::new("ＡＬＩＣＥ", ip));
         assert_ne!(alice.pair, LoginCounters::new("bob", ip).pair);
         assert_eq!(alice.address, LoginCounters::new("bob", ip).address);
         let other: IpAddr = "10.0.0.2".parse().unwrap();

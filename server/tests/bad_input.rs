@@ -165,6 +165,11 @@ async fn accounts_reject_bad_names_passwords_and_guessing() {
     client
         .err(register("erin", &"p".repeat(129)), "invalid_password")
         .await;
+    // A rank is the player's text: one ending inside a multi-byte character is refused, not split.
+    for rank in ["\u{202e}\u{d7ff}", "3段", "1\u{301}d"] {
+        let with_rank = json!({"type": "register", "username": "erin", "password": "password123", "rank": rank});
+        client.err(with_rank, "bad_message").await;
+    }
     let _frank = server.player("frank").await;
     client
         .err(register("FRANK", "password123"), "username_taken")

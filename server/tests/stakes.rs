@@ -338,3 +338,87 @@ async fn an_escape_settles_as_a_loss_and_a_no_show_refunds_everything() {
     assert_audit_clean(&server).await;
     server.stop().await;
 }
+
+/// Every amount a client sends (a bet, either stake of an offer, a raise) is checked alike where it
+/// comes in: 0 (where 0 means nothing), 2^53 and anything past it, however far and however written,
+/// is `bad_amount`; what is no whole number is `bad_message`; neither changes anything.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_amount_field_refuses_out_of_range_alike_and_changes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = start_server(dir.path()).await;
+    let mut alice = server.player("alice").await;
+    let mut bob = server.player("bob").await;
+    let game = start_table_game(&mut alice, &mut bob, 1).await;
+    let mut carol = server.player("carol").await;
+    carol.ok(json!({"type": "watch", "game": game})).await;
+    alice.ok(offer(1, 10, 20, normal())).await;
+
+    let out_of_range = [
+        "9007199254740992",
+        "9007199254740993",
+        "18446744073709551615",
+        "18446744073709551616",
+        "1e20",
+        "1e308",
+        "9007199254740992.0",
+    ];
+    let not_whole = ["-1", "1.5", "-0.5", "\"7\"", "null"];
+    // Who sends each message, with `AMOUNT` where the amount goes, and whether 0 is allowed there.
+    let fields = [
+        (
+            2,
+            format!(r#"{{"type":"bet","game":{game},"side":"black","amount":AMOUNT}}"#),
+            false,
+        ),
+        (
+            0,
+            r#"{"type":"stake_offer","table":1,"left":AMOUNT,"right":20,"terms":{"kind":"normal"}}"#
+                .to_string(),
+            true,
+        ),
+        (
+            1,
+            r#"{"type":"stake_offer","table":1,"left":10,"right":AMOUNT,"terms":{"kind":"normal"}}"#
+                .to_string(),
+            true,
+        ),
+        (
+            1,
+            format!(r#"{{"type":"stake_raise","game":{game},"amount":AMOUNT}}"#),
+            false,
+        ),
+    ];
+    let mut clients = [alice, bob, carol];
+    for (who, template, zero_allowed) in fields {
+        let client = &mut clients[who];
+        let zero = (!zero_allowed).then_some("0");
+        for amount in out_of_range.iter().copied().chain(zero) {
+            let msg: Value = serde_json::from_str(&template.replace("AMOUNT", amount)).unwrap();
+            let refused = client.err(msg, "bad_amount").await;
+            let message = refused["message"].as_str().unwrap();
+            assert!(message.contains("9007199254740991"), "{amount}: {refused}");
+        }
+        for amount in not_whole {
+            let msg: Value = serde_json::from_str(&template.replace("AMOUNT", amount)).unwrap();
+            client.err(msg, "bad_message").await;
+        }
+    }
+    // Nothing moved or changed: balances, the pool, and the offer as Alice made it (Bob's OK on
+    // the same amounts makes both, so an answer is taken).
+    for client in clients.iter_mut() {
+        assert_eq!(balance(client).await, GRANT);
+    }
+    let [mut alice, mut bob, mut carol] = clients;
+    let pool = carol.ok(json!({"type": "pool", "game": game})).await["pool"].clone();
+    assert_eq!(pool["total"], 0);
+    bob.ok(offer(1, 10, 20, normal())).await;
+    alice.ok(answer(1, false)).await;
+    // A stake of 0 for one seat is an offer like any other.
+    bob.ok(offer(1, 0, 20, normal())).await;
+    let updated = alice
+        .wait_for(|f| f["type"] == "stake_updated" && f["stake"]["left"] == 0)
+        .await;
+    assert_eq!(updated["stake"]["right"], 20);
+    assert_audit_clean(&server).await;
+    server.stop().await;
+}

@@ -10,7 +10,7 @@
 // again when the hall's line of the event changes.
 
 import { formatRank } from '../rank.js';
-import { h, fill } from '../dom.js';
+import { h, fill, userName } from '../dom.js';
 import { playersOf, isEntrant, myBoard, nextRoundState, boardWinner, standingsColumns, currentRound } from '../events.js';
 import { formatSummary } from './events.js';
 import { settingsSummary } from './settings.js';
@@ -241,7 +241,7 @@ function entrantsPanel(view, { t, me, tools }) {
     h('h3', {}, `${t('event.entrants')} (${view.entrants.length})`),
     view.entrants.length === 0 ? h('p', { class: 'muted' }, t('event.noEntrants')) : h('ol', { class: 'entrant-list' },
       view.entrants.map((e) => h('li', { class: e.player.user === me ? 'me' : '' },
-        `${e.player.username} `, h('span', { class: 'rank' }, formatRank(t, e.player.rank)),
+        userName(e.player.username), ' ', h('span', { class: 'rank' }, formatRank(t, e.player.rank)),
         e.warnings ? h('span', { class: 'muted small' }, ` · ${t('event.warnings', { count: e.warnings })}`) : null,
         e.withdrawn ? h('span', { class: 'muted small' }, ` · ${t('event.withdrawn')}`) : null,
         tools && !e.withdrawn ? tools.entrantButtons(e) : null))));

@@ -5,7 +5,7 @@
 // the server keeps fortune points.
 
 import { formatRank } from '../rank.js';
-import { h, fill } from '../dom.js';
+import { h, fill, userName } from '../dom.js';
 import { channelKey, outcomeReasonKey } from '../state.js';
 import { createBoard } from '../board.js';
 import { createChat } from './chat.js';
@@ -190,7 +190,7 @@ export function mountGame(root, ctx, params) {
     players[color].classList.toggle('to-move', toMove);
     fill(players[color],
       h('span', { class: `stone-icon big ${color}`, 'aria-hidden': 'true' }),
-      h('div', { class: 'player-name' }, h('b', {}, p.username), ' ', h('span', { class: 'rank' }, formatRank(t, p.rank)),
+      h('div', { class: 'player-name' }, h('b', {}, userName(p.username)), ' ', h('span', { class: 'rank' }, formatRank(t, p.rank)),
         h('div', { class: 'muted small' }, t(`color.${color}`), toMove ? ` · ${t('game.toMove')}` : '', accepted ? ` · ${t('game.accepted', { color: '' }).trim()}` : '')),
       h('div', { class: 'captures small' }, t('game.captures', { count: captures })),
       clockNodes[color]);

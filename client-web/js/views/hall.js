@@ -4,13 +4,12 @@
 // first and the tables start folded (style.css orders the panels; the tables are a <details> opened here
 // on wider screens).
 
-import { formatRank, nameWithRank } from '../rank.js';
-import { h, fill } from '../dom.js';
+import { formatRank } from '../rank.js';
+import { h, fill, userName } from '../dom.js';
 import { channelKey, myLiveGame } from '../state.js';
 import { createChat } from './chat.js';
 import { createAutomatchPanel } from './automatch.js';
 import { createEventsPanel, EVENTS_SHOWN_MAX } from './events.js';
-
 
 /** A phone-sized screen, where the tables start folded (the same width as style.css's phone layout). */
 const PHONE_QUERY = '(max-width: 600px)';
@@ -53,7 +52,7 @@ export function mountHall(root, ctx, params) {
   function tableCard(table) {
     const seat = (player, side) => h('div', { class: `seat seat-${side}` },
       h('span', { class: `stone-icon ${side === 'left' ? 'black' : 'white'}`, 'aria-hidden': 'true' }),
-      player ? h('span', { class: 'seat-name' }, nameWithRank(t, player)) : h('span', { class: 'muted' }, t('room.empty')));
+      player ? h('span', { class: 'seat-name' }, userName(player.username), ` (${formatRank(t, player.rank)})`) : h('span', { class: 'muted' }, t('room.empty')));
     // The table's own count includes the players, who look at the table to sit: while a game is on, show
     // the game's count (people watching, players excluded), as the game screen and the live games do.
     const live = table.game != null ? state.hall.games.find((g) => g.game === table.game) : null;
@@ -75,8 +74,8 @@ export function mountHall(root, ctx, params) {
           h('b', {}, roomName(r.name)), h('span', { class: 'muted small' }, ` ${t('hall.users', { count: r.users_count })} · ${t('hall.tables', { count: r.tables_count })}`)))));
       fill(games, state.hall.games.length === 0 ? h('li', { class: 'muted' }, t('hall.noGames')) : state.hall.games.map((g) => h('li', {},
         h('a', { href: `#/game/${g.game}`, 'data-testid': `game-link-${g.game}` },
-          h('span', { class: 'stone-icon black' }), `${nameWithRank(t, g.black)} `,
-          h('span', { class: 'stone-icon white' }), nameWithRank(t, g.white),
+          h('span', { class: 'stone-icon black' }), userName(g.black.username), ` (${formatRank(t, g.black.rank)}) `,
+          h('span', { class: 'stone-icon white' }), userName(g.white.username), ` (${formatRank(t, g.white.rank)})`,
           h('span', { class: 'muted small' }, ` ${g.size}×${g.size} · ${t('hall.moves', { count: g.moves_count })} · ${t('hall.watchers', { count: g.watchers_count })}`)))));
       // Computer players (engines connected with `tengen bot`) come first, offered as "play the computer".
       const listed = [...state.hall.players].sort((a, b) => Number(Boolean(b.computer)) - Number(Boolean(a.computer)));
@@ -84,7 +83,7 @@ export function mountHall(root, ctx, params) {
       const playingIn = new Map();
       for (const g of state.hall.games) for (const p of [g.black, g.white]) if (!playingIn.has(p.user)) playingIn.set(p.user, g.game);
       fill(players, listed.map((p) => h('li', {},
-        h('span', {}, `${p.username} `, h('span', { class: 'rank' }, formatRank(t, p.rank)),
+        h('span', {}, userName(p.username), ' ', h('span', { class: 'rank' }, formatRank(t, p.rank)),
           p.computer ? h('span', { class: 'badge muted small' }, ` ${t('hall.computer')}`) : null,
           playingIn.has(p.user) ? h('a', { class: 'badge playing', href: `#/game/${playingIn.get(p.user)}`, 'data-testid': `playing-${p.username}` }, t('hall.playing')) : null),
         state.me && p.user !== state.me.user

@@ -1,8 +1,8 @@
 // A table: both seats with sit and stand, the settings White proposes and Black confirms, and the players'
 // table chat. When a game starts here, the app moves to the game view.
 
-import { nameWithRank } from '../rank.js';
-import { h, fill } from '../dom.js';
+import { formatRank } from '../rank.js';
+import { h, fill, userName } from '../dom.js';
 import { channelKey } from '../state.js';
 import { createChat } from './chat.js';
 import { createSettingsForm, settingsSummary, rememberSettings, rememberedSettings } from './settings.js';
@@ -44,7 +44,7 @@ export function mountTable(root, ctx, params) {
         return h('div', { class: `seat-card seat-${side}`, 'data-testid': `seat-${side}` },
           h('span', { class: `stone-icon big ${side === 'left' ? 'black' : 'white'}` }),
           h('div', {}, h('div', { class: 'muted small' }, t(side === 'left' ? 'table.left' : 'table.right')),
-            p ? h('b', {}, nameWithRank(t, p)) : h('span', { class: 'muted' }, t('room.empty'))),
+            p ? h('b', {}, userName(p.username), ` (${formatRank(t, p.rank)})`) : h('span', { class: 'muted' }, t('room.empty'))),
           !p && !mySeat && me ? h('button', { class: 'primary', onclick: () => actions.sit(tableId, side), 'data-testid': `sit-${side}` }, t('table.sit')) : null,
           mySeat === side && !table.game ? h('button', { onclick: () => actions.stand(tableId) }, t('table.stand')) : null);
       };

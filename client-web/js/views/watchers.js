@@ -4,7 +4,7 @@
 // server pushes the list when it changes, so `update` just redraws.
 
 import { formatRank } from '../rank.js';
-import { h, fill } from '../dom.js';
+import { h, fill, userName } from '../dom.js';
 
 /** Names shown before the rest fold away: one or two lines of the side panel, even on a phone. */
 export const WATCHERS_SHOWN_MAX = 12;
@@ -26,7 +26,7 @@ export function createWatchersPanel({ t }) {
     h('span', { class: 'watchers-label muted small', 'aria-hidden': 'true' }, t('game.watchersList')), list);
 
   const chip = (p) => h('li', { class: 'watcher', 'data-testid': `watcher-${p.username}` },
-    p.username, ' ', h('span', { class: 'rank' }, formatRank(t, p.rank)),
+    userName(p.username), ' ', h('span', { class: 'rank' }, formatRank(t, p.rank)),
     p.computer ? h('span', { class: 'badge computer', title: t('hall.computer') }, t('hall.computer')) : null);
 
   return {

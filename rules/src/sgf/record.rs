@@ -722,6 +722,25 @@ mod tests {
     }
 
     #[test]
+    fn player_names_are_escaped_and_read_back_whole() {
+        let game = Game::new(crate::Rules::default()).unwrap();
+        let info = GameInfo {
+            black: Some("棋圣".into()),
+            white: Some("a]b\\c)(;[".into()),
+            ..GameInfo::default()
+        };
+        let sgf = GameRecord::from_game(&game, &info).to_sgf();
+        assert!(
+            sgf.contains("CA[UTF-8]") && sgf.contains("PB[棋圣]"),
+            "{sgf}"
+        );
+        assert!(sgf.contains("PW[a\\]b\\\\c)(;[]"), "{sgf}");
+        let read = parse(sgf.as_bytes()).unwrap().info;
+        assert_eq!(read.black.as_deref(), Some("棋圣"));
+        assert_eq!(read.white.as_deref(), Some("a]b\\c)(;["));
+    }
+
+    #[test]
     fn text_in_other_encodings_is_decoded() {
         assert_eq!(decode_text("骊龙".as_bytes()), "骊龙");
         let truncated = &"你若有生".as_bytes()[..11];

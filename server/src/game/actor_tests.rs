@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 use tengen_protocol::{
-    ClockSettings, GameId, GameSettings, KoRule, PlayerInfo, Point as WirePoint, UserId,
+    ClockSettings, GameId, GameSettings, KoRule, PlayerInfo, Point as WirePoint, Points, UserId,
 };
 use tokio::sync::{broadcast, mpsc};
 use tokio::time::Instant;
@@ -125,8 +125,12 @@ async fn harness(clock: ClockSettings, timing: GameTiming) -> Harness {
 async fn harness_with(settings: GameSettings, timing: GameTiming) -> Harness {
     let dir = tempfile::tempdir().unwrap();
     let sqlite = SqliteStore::open(dir.path()).unwrap();
-    let black = sqlite.create_user("alice", "h", 1).unwrap();
-    let white = sqlite.create_user("bob", "h", 1).unwrap();
+    let black = sqlite
+        .create_user(&crate::username::name("alice"), "h", 1)
+        .unwrap();
+    let white = sqlite
+        .create_user(&crate::username::name("bob"), "h", 1)
+        .unwrap();
     let store = StoreHandle::for_paused_time(Arc::new(sqlite));
     let games = Games::new();
     let (ctx, trigger, alive) = context(&store, &games, timing);
@@ -715,7 +719,7 @@ async fn a_game_that_keeps_panicking_ends_void_instead_of_looping() {
     // A watcher's bet is in escrow when the trouble starts.
     let carol = h
         .store
-        .call(|s| s.create_user("carol", "h", 1))
+        .call(|s| s.create_user(&crate::username::name("carol"), "h", 1))
         .await
         .unwrap();
     // Old enough for the starting grant to have landed.
@@ -725,7 +729,7 @@ async fn a_game_that_keeps_panicking_ends_void_instead_of_looping() {
     let bet = GameRequest::Bet {
         user: carol,
         side: tengen_rules::Color::Black,
-        amount: 100,
+        amount: Points::new(100).unwrap(),
         key: None,
     };
     let receipt = handle.ask(bet).await.and_then(GameReply::bet).unwrap();

@@ -6,7 +6,7 @@
 use std::sync::{Arc, Mutex};
 
 use tengen_protocol::{
-    ClockSettings, ErrorCode, GameId, GameSettings, KoRule, PlayerInfo, Point as WirePoint,
+    ClockSettings, ErrorCode, GameId, GameSettings, KoRule, PlayerInfo, Point as WirePoint, Points,
     RequestKey, UserId,
 };
 use tokio::sync::{broadcast, mpsc};
@@ -55,9 +55,15 @@ async fn harness_with(first_move_within_ms: u64) -> Harness {
     let dir = tempfile::tempdir().unwrap();
     let sqlite = SqliteStore::open(dir.path()).unwrap();
     let fault = Arc::clone(&sqlite.fault);
-    let black = sqlite.create_user("alice", "h", 1).unwrap();
-    let white = sqlite.create_user("bob", "h", 1).unwrap();
-    let carol = sqlite.create_user("carol", "h", 1).unwrap();
+    let black = sqlite
+        .create_user(&crate::username::name("alice"), "h", 1)
+        .unwrap();
+    let white = sqlite
+        .create_user(&crate::username::name("bob"), "h", 1)
+        .unwrap();
+    let carol = sqlite
+        .create_user(&crate::username::name("carol"), "h", 1)
+        .unwrap();
     let store = StoreHandle::for_paused_time(Arc::new(sqlite));
     let games = Games::new();
     let (trigger, shutdown) = Shutdown::new();
@@ -156,7 +162,7 @@ impl Harness {
             .ask(GameRequest::Bet {
                 user,
                 side: Color::Black,
-                amount,
+                amount: Points::new(amount).unwrap(),
                 key,
             })
             .await

@@ -9,7 +9,7 @@
 
 use serde::{Deserialize, Serialize};
 use tengen_protocol::{
-    Color as WireColor, ErrorCode, EventOutcome, GameSummary, PlayerInfo, Point, PoolInfo,
+    Color as WireColor, ErrorCode, EventOutcome, GameSummary, PlayerInfo, Point, Points, PoolInfo,
     RequestKey, TableId, UserId,
 };
 use tengen_rules::Color;
@@ -72,7 +72,7 @@ pub enum GameRequest {
     Bet {
         user: UserId,
         side: Color,
-        amount: u64,
+        amount: Points,
         /// The client's key, recorded with the transfer so a retry is answered, not placed again.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         key: Option<RequestKey>,
@@ -90,7 +90,7 @@ pub enum GameRequest {
     /// A player adds to their own stake (追加).
     StakeRaise {
         user: UserId,
-        amount: u64,
+        amount: Points,
         /// As for a bet.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         key: Option<RequestKey>,

@@ -7,8 +7,8 @@
 use serde::{Deserialize, Serialize};
 use tengen_protocol::{
     ChallengeId, ChatChannel, ErrorCode, EventId, EventOutcome, EventPlacing, EventSpec,
-    EventSummary, EventView, GameId, GameOutcome, GameSettings, GameSummary, PlayerInfo, RoomId,
-    Seat, StakeTerms, TableId, TeamId, UserId,
+    EventSummary, EventView, GameId, GameOutcome, GameSettings, GameSummary, PlayerInfo, Points,
+    RoomId, Seat, StakeTerms, TableId, TeamId, UserId,
 };
 use tokio::sync::oneshot;
 
@@ -107,7 +107,8 @@ pub enum HallRequest {
     StakeOffer {
         table: TableId,
         user: UserId,
-        amounts: [u64; 2],
+        /// The left seat's stake and the right seat's; `None` is none.
+        amounts: [Option<Points>; 2],
         terms: StakeTerms,
     },
     /// A seated player agrees or disagrees to the offered stakes.

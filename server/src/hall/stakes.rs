@@ -3,7 +3,7 @@
 //! until the next game starts, when they move into that game's escrow. The dialog's rules are in
 //! `table`; the points move through the ledger.
 
-use tengen_protocol::{ErrorCode, GameId, ServerMsg, StakeTerms, TableId, UserId};
+use tengen_protocol::{ErrorCode, GameId, Points, ServerMsg, StakeTerms, TableId, UserId};
 
 use super::{refuse, Audience, Hall};
 use crate::game::{GameReply, GameRequest};
@@ -35,9 +35,10 @@ impl Hall {
         &mut self,
         id: TableId,
         user: UserId,
-        amounts: [u64; 2],
+        stakes: [Option<Points>; 2],
         terms: StakeTerms,
     ) -> Result<(), Refusal> {
+        let amounts = stakes.map(|stake| stake.map_or(0, Points::get));
         let players = self.table(id)?.players()?;
         for (player, amount) in players.into_iter().zip(amounts) {
             let balance = self.ctx.ledger.balance(player).await.map_err(|err| {

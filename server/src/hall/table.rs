@@ -8,8 +8,6 @@ use tengen_protocol::{
     TableInfo, UserId,
 };
 
-use crate::ledger::settle::POINTS_MAX;
-
 use crate::{refuse, Refusal};
 
 /// Largest komi in half points either way (±150 points): beyond any handicap compensation in use.
@@ -148,7 +146,8 @@ impl Table {
 
     /// A player sets both stakes and presses OK. Offering the amounts and terms already on the
     /// table is the other player's OK; different ones start over with only this player's OK.
-    /// Balances are the hall's check (it asks the ledger) before this.
+    /// Balances are the hall's check (it asks the ledger) before this; each amount is 0 or points
+    /// checked where the offer came in (`Amount::stake`).
     pub fn offer_stake(
         &mut self,
         user: UserId,
@@ -162,14 +161,6 @@ impl Table {
                 ErrorCode::StakeAgreed,
                 "the stakes are agreed; only raising your own is possible now",
             );
-        }
-        for amount in amounts {
-            if amount > POINTS_MAX {
-                return refuse(
-                    ErrorCode::BadAmount,
-                    format!("a stake is at most {POINTS_MAX} points"),
-                );
-            }
         }
         if let StakeTerms::Coaching { coach } = terms {
             if amounts[seat_index(coach)] != 0 {

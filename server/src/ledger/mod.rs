@@ -19,7 +19,7 @@ use std::fmt;
 
 use serde::Serialize;
 use tengen_protocol::{
-    EndReason, ErrorCode, GameId, GameOutcome, RequestKey, TableId, UserId, WagerRecord,
+    EndReason, ErrorCode, GameId, GameOutcome, Points, RequestKey, TableId, UserId, WagerRecord,
 };
 use tokio::sync::{mpsc, oneshot};
 
@@ -132,21 +132,19 @@ fn into_escrow(
     }
 }
 
-/// The batch that moves a watcher's bet into `game`'s escrow, checked first: the amount, the side
+/// The batch that moves a watcher's bet into `game`'s escrow, checked first: the side
 /// (`side_before`: the side this bettor already backs, if any) and the pool's bound (`pool`: the
 /// points in it, or on their way to it). The transfer's id is made from the client's key when it
 /// sent one, else from `number`, the bet's number in the game, which the caller never gives twice:
 /// the book applies an id once, so a retried write cannot place a bet twice.
 pub fn bet_batch(
     game: GameId,
-    (user, side, amount): (UserId, Color, u64),
+    (user, side, points): (UserId, Color, Points),
     key: Option<&RequestKey>,
     number: u64,
     (side_before, pool): (Option<Color>, u64),
 ) -> Result<Batch, BetRejected> {
-    if amount == 0 || amount > POINTS_MAX {
-        return Err(BetRejected::BadAmount { amount });
-    }
+    let amount = points.get();
     if let Some(bet_side) = side_before.filter(|&bet_side| bet_side != side) {
         return Err(BetRejected::SideChange { side: bet_side });
     }
@@ -424,15 +422,16 @@ impl Ledger {
     }
 
     /// Move a bet into the game's escrow. The caller (the game actor) has checked that betting is
-    /// open and the bettor is no player; this checks the amount and the side against `tally`, then
-    /// applies the transfer, whose id is the bet's number in the game. Returns the bettor's balance.
+    /// open and the bettor is no player; this checks the side and the pool's bound against `tally`,
+    /// then applies the transfer, whose id is the bet's number in the game. Returns the bettor's
+    /// balance.
     pub async fn place_bet(
         &self,
         game: GameId,
         tally: &Tally,
         user: UserId,
         side: Color,
-        amount: u64,
+        amount: Points,
     ) -> Result<u64, BetRejected> {
         let (balance, _) = self
             .place_keyed_bet(game, tally, user, side, amount, None)
@@ -449,7 +448,7 @@ impl Ledger {
         tally: &Tally,
         user: UserId,
         side: Color,
-        amount: u64,
+        amount: Points,
         key: Option<&RequestKey>,
     ) -> Result<(u64, Applied), BetRejected> {
         let batch = bet_batch(
@@ -558,13 +557,11 @@ impl Ledger {
         &self,
         game: GameId,
         tally: &Tally,
-        (user, side, amount): (UserId, Color, u64),
+        (user, side, points): (UserId, Color, Points),
         coaching: bool,
         key: Option<&RequestKey>,
     ) -> Result<Applied, BetRejected> {
-        if amount == 0 || amount > POINTS_MAX {
-            return Err(BetRejected::BadAmount { amount });
-        }
+        let amount = points.get();
         let id = match key {
             Some(key) => keyed_transfer_id("stake", game, user, key),
             None => format!("stake:{game}:{}", tally.stakes_count() + 1),
@@ -1025,7 +1022,9 @@ mod tests {
         let store = Arc::new(SqliteStore::open(dir.path()).unwrap());
         let ledger = Ledger::new(StoreHandle::new(store.clone()), GRANT, 500);
         for name in ["black", "white", "carol", "dave"] {
-            let user = store.create_user(name, "h", 0).unwrap();
+            let user = store
+                .create_user(&crate::username::name(name), "h", 0)
+                .unwrap();
             assert_eq!(
                 ledger.open_account(user, 0, 1).await.unwrap().balance,
                 GRANT
@@ -1048,8 +1047,9 @@ mod tests {
             .unwrap();
         let mut tally = Tally::default();
         for (user, side, amount) in [(3, Color::Black, 100), (4, Color::White, 300)] {
+            let points = Points::new(amount).unwrap();
             ledger
-                .place_bet(game, &tally, UserId(user), side, amount)
+                .place_bet(game, &tally, UserId(user), side, points)
                 .await
                 .unwrap();
             tally.add_bet(UserId(user), side, amount);
@@ -1086,25 +1086,27 @@ mod tests {
         let (_dir, _store, ledger, game) = fixture().await;
         let tally = ledger.tally(game).await.unwrap().0;
         let carol = UserId(3);
+        // (Amounts out of range are no `Points`: they never get this far.)
         let refused = [
-            (Color::Black, 0, BetRejected::BadAmount { amount: 0 }),
-            (
-                Color::Black,
-                POINTS_MAX + 1,
-                BetRejected::BadAmount {
-                    amount: POINTS_MAX + 1,
-                },
-            ),
             (
                 Color::White,
                 1,
                 BetRejected::SideChange { side: Color::Black },
             ),
             (Color::Black, GRANT, BetRejected::InsufficientPoints),
+            // The pool holds 400 points already: one more bet may not take it past the bound.
+            (
+                Color::Black,
+                POINTS_MAX - 399,
+                BetRejected::BadAmount {
+                    amount: POINTS_MAX - 399,
+                },
+            ),
         ];
         for (side, amount, expected) in refused {
+            let points = Points::new(amount).unwrap();
             assert_eq!(
-                ledger.place_bet(game, &tally, carol, side, amount).await,
+                ledger.place_bet(game, &tally, carol, side, points).await,
                 Err(expected)
             );
         }

@@ -39,8 +39,8 @@ pub const TAX_BP_DEFAULT: u32 = 500;
 
 /// The largest escrow (and so bet or stake) the math accepts: 2^53 − 1, the largest integer a
 /// JavaScript client represents exactly. It also keeps `(T − W) · s · 10000` below 2^120, inside
-/// `u128`.
-pub const POINTS_MAX: u64 = (1 << 53) - 1;
+/// `u128`. The wire's bound on any amount a client sends, so both say the same.
+pub const POINTS_MAX: u64 = tengen_protocol::Points::MAX;
 
 /// Who receives a payout.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]

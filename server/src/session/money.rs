@@ -3,7 +3,8 @@
 //! and the account's balance, wagers and history from the ledger.
 
 use tengen_protocol::{
-    Color, ErrorCode, GameId, MoneyMsg, RequestId, RequestKey, ServerMsg, StakeTerms, TableId,
+    Amount, BadAmount, Color, ErrorCode, GameId, MoneyMsg, Points, RequestId, RequestKey,
+    ServerMsg, StakeTerms, TableId,
 };
 
 use super::{internal, Answer, Session};
@@ -12,6 +13,21 @@ use crate::game::{self, wire::color_from_wire, GameReply, GameRequest};
 use crate::hall::HallRequest;
 use crate::ledger;
 use crate::Refusal;
+
+/// The points of a bet or raise, checked here, where they come in, and nowhere else: out of range
+/// (0, or past 2^53 − 1 however far) is `bad_amount` and changes nothing.
+fn points(amount: Amount) -> Result<Points, Refusal> {
+    amount.points().map_err(bad_amount)
+}
+
+/// A stake offered for one seat, checked as [`points`] are, 0 being none.
+fn stake(amount: Amount) -> Result<Option<Points>, Refusal> {
+    amount.stake().map_err(bad_amount)
+}
+
+fn bad_amount(err: BadAmount) -> Refusal {
+    Refusal::new(ErrorCode::BadAmount, err.to_string())
+}
 
 impl Session {
     /// The fortune-point messages (`Session::handle` passes only these here).
@@ -27,7 +43,7 @@ impl Session {
                 side,
                 amount,
                 key,
-            } => self.bet(id, game, (side, amount), key).await,
+            } => self.bet(id, game, (side, points(amount)?), key).await,
             M::Pool { game } => self.pool(id, game).await,
             M::Balance => self.balance(id).await,
             M::MyBets => self.my_bets(id).await,
@@ -38,9 +54,14 @@ impl Session {
                 left,
                 right,
                 terms,
-            } => self.stake_offer(table, [left, right], terms).await,
+            } => {
+                let amounts = [stake(left)?, stake(right)?];
+                self.stake_offer(table, amounts, terms).await
+            }
             M::StakeAnswer { table, agree } => self.stake_answer(table, agree).await,
-            M::StakeRaise { game, amount, key } => self.stake_raise(game, amount, key).await,
+            M::StakeRaise { game, amount, key } => {
+                self.stake_raise(game, points(amount)?, key).await
+            }
         }
     }
 
@@ -50,7 +71,7 @@ impl Session {
         &mut self,
         id: Option<RequestId>,
         game: GameId,
-        (side, amount): (Color, u64),
+        (side, amount): (Color, Points),
         key: Option<RequestKey>,
     ) -> Result<Answer, Refusal> {
         let user = self.user()?;
@@ -75,7 +96,9 @@ impl Session {
                     Some(key) => {
                         let side = color_from_wire(side);
                         let ledger = &self.state.ledger;
-                        ledger.retried_bet(game, user, key, side, amount).await?
+                        ledger
+                            .retried_bet(game, user, key, side, amount.get())
+                            .await?
                     }
                     None => None,
                 };
@@ -88,7 +111,7 @@ impl Session {
             id,
             game,
             side,
-            amount,
+            amount: amount.get(),
             total: receipt.total,
             balance: receipt.balance,
             tax_bp: self.state.ledger.tax_bp(),
@@ -137,7 +160,7 @@ impl Session {
     pub(super) async fn stake_offer(
         &self,
         table: TableId,
-        amounts: [u64; 2],
+        amounts: [Option<Points>; 2],
         terms: StakeTerms,
     ) -> Result<Answer, Refusal> {
         self.hall_ack(|user| HallRequest::StakeOffer {
@@ -161,7 +184,7 @@ impl Session {
     pub(super) async fn stake_raise(
         &self,
         game: GameId,
-        amount: u64,
+        amount: Points,
         key: Option<RequestKey>,
     ) -> Result<Answer, Refusal> {
         self.game_ack(game, |user| GameRequest::StakeRaise { user, amount, key })

@@ -19,6 +19,7 @@ use std::sync::{Arc, Mutex};
 use tengen_protocol::{ErrorCode, EventId, GameId, RatingPoint, SizeRecord, TableId, UserId};
 
 use crate::ledger::book::{Account, AccountBalance, Applied, Batch, SettlementRecord, Transfer};
+use crate::username::Username;
 use crate::Refusal;
 
 /// An account as stored.
@@ -237,6 +238,9 @@ pub fn outcome_unknown() -> Refusal {
 pub enum StoreError {
     #[error("that username is taken")]
     UsernameTaken,
+    /// Another account's name looks like this one (their skeletons match); `existing` is its name.
+    #[error("that username looks like {existing:?}'s")]
+    UsernameConfusable { existing: String },
     /// An event with this `seq` is already stored: the caller's sequence is broken.
     #[error("game {game} already has event {seq}")]
     DuplicateEvent { game: GameId, seq: u64 },
@@ -287,10 +291,12 @@ impl StoreError {
 
 /// The durable state. Implementations are synchronous and may block; call them through [`StoreHandle`].
 pub trait Store: Send + Sync + 'static {
-    /// Create an account. Usernames are unique without regard to ASCII case.
+    /// Create an account. A name is refused when an account has its key (`UsernameTaken`: the same
+    /// name in any case or width) or its skeleton (`UsernameConfusable`: a lookalike); see
+    /// `username`. Accounts made before these rules may share a skeleton; each keeps its name.
     fn create_user(
         &self,
-        username: &str,
+        username: &Username,
         password_hash: &str,
         now_ms: u64,
     ) -> Result<UserId, StoreError>;
@@ -299,7 +305,7 @@ pub trait Store: Send + Sync + 'static {
     fn set_starting_rating(&self, user: UserId, rating: f64) -> Result<(), StoreError>;
     /// Mark an account as a computer player (set once, at registration).
     fn mark_computer(&self, user: UserId) -> Result<(), StoreError>;
-    /// Find an account by username, without regard to ASCII case.
+    /// Find an account by its name in any case or width (by `username::lookup_key`).
     fn user_by_name(&self, username: &str) -> Result<Option<UserRow>, StoreError>;
     fn user_by_id(&self, id: UserId) -> Result<Option<UserRow>, StoreError>;
     /// Remember a session by the digest of its token.
@@ -547,20 +553,38 @@ pub(crate) fn event_seqs(store: &dyn Store, game: GameId) -> Vec<u64> {
 /// One behaviour every backend must show; each backend's tests run it.
 #[cfg(test)]
 pub(crate) fn conformance(store: &dyn Store) {
-    // Accounts: unique without regard to case, found by either spelling.
-    let alice = store.create_user("Alice", "hash-a", 1).unwrap();
+    use crate::username::name;
+    // Accounts: unique without regard to case or width, found by any spelling; a lookalike name is
+    // refused, naming the account it passes for.
+    let alice = store.create_user(&name("Alice"), "hash-a", 1).unwrap();
     assert_eq!(
-        store.create_user("alice", "hash-b", 2),
+        store.create_user(&name("alice"), "hash-b", 2),
         Err(StoreError::UsernameTaken)
     );
+    assert_eq!(
+        store.create_user(&Username::stored("аlice"), "hash-b", 2),
+        Err(StoreError::UsernameConfusable {
+            existing: "Alice".into()
+        })
+    );
+    assert_eq!(store.user_by_name("аlice").unwrap(), None);
     let found = store.user_by_name("ALICE").unwrap().unwrap();
+    assert_eq!(store.user_by_name("ａｌｉｃｅ").unwrap().unwrap().id, alice);
     assert_eq!(found.id, alice);
     assert_eq!(found.username, "Alice");
     assert_eq!(found.password_hash, "hash-a");
     assert_eq!(found.rating, 1500);
     assert_eq!(store.user_by_id(alice).unwrap().unwrap(), found);
     assert_eq!(store.user_by_name("nobody").unwrap(), None);
-    let bob = store.create_user("bob", "hash-b", 3).unwrap();
+    let bob = store.create_user(&name("bob"), "hash-b", 3).unwrap();
+    let master = store.create_user(&name("棋圣"), "hash-q", 3).unwrap();
+    assert_eq!(store.user_by_name("棋圣").unwrap().unwrap().id, master);
+    assert_eq!(
+        store.create_user(&name("b0b"), "hash-b", 3),
+        Err(StoreError::UsernameConfusable {
+            existing: "bob".into()
+        })
+    );
     assert_ne!(alice, bob);
     // A computer player is marked once, and only that account.
     assert!(!found.computer);
@@ -677,7 +701,9 @@ pub(crate) fn conformance(store: &dyn Store) {
     ledger_conformance(store, alice, bob, game);
     assert_eq!(store.user_by_id(bob).unwrap().unwrap().created_at_ms, 3);
     assert!(store.has_finished_game(alice).unwrap());
-    let carol = store.create_user("carol", "hash-c", 4).unwrap();
+    let carol = store
+        .create_user(&crate::username::name("carol"), "hash-c", 4)
+        .unwrap();
     assert!(!store.has_finished_game(carol).unwrap());
     assert!(store.has_transfer(&format!("grant:{alice}")).unwrap());
     assert!(!store.has_transfer(&format!("grant:{carol}")).unwrap());

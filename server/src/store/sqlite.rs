@@ -40,11 +40,14 @@ use crate::ledger::book::{
     Account, AccountBalance, Applied, Batch, SettlementPart, SettlementRecord, Transfer,
     TransferKind, BATCH_TRANSFERS_MAX,
 };
+use crate::username::{self, Username};
 use tengen_rules::Color;
 
 /// The database file's name inside the data directory.
 pub const DB_FILE: &str = "tengen.sqlite3";
 
+/// The tables as the first version of the store made them (schema version 0); [`MIGRATIONS`] take
+/// them from there, so a new database and an old one go through the same steps.
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS users (
     id INTEGER PRIMARY KEY,
@@ -142,6 +145,85 @@ CREATE TABLE IF NOT EXISTS ledger_settlements (
     PRIMARY KEY (game_id, part)
 ) WITHOUT ROWID;
 ";
+
+/// The steps from each schema version to the next, in order: the database's version (SQLite's
+/// `PRAGMA user_version`, 0 for a database made before versions were kept) is how many of them it
+/// has had. Each runs in one transaction with the version's bump, so a crash leaves the database at
+/// one version or the next.
+const MIGRATIONS: &[fn(&Connection) -> rusqlite::Result<()>] = &[keyed_usernames];
+
+/// Open a database at any version and bring it to the newest, refusing one from a newer server.
+fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
+    let version: i64 = conn
+        .pragma_query_value(None, "user_version", |row| row.get(0))
+        .map_err(backend)?;
+    let known = MIGRATIONS.len();
+    let Ok(done) = usize::try_from(version) else {
+        return Err(StoreError::Backend(format!(
+            "the database has schema version {version}, which no tengen writes"
+        )));
+    };
+    if done > known {
+        return Err(StoreError::Backend(format!(
+            "the database has schema version {done}, newer than this tengen's {known}: run a newer tengen"
+        )));
+    }
+    for (from, step) in MIGRATIONS.iter().enumerate().skip(done) {
+        let tx = conn.transaction().map_err(backend)?;
+        step(&tx).map_err(backend)?;
+        tx.pragma_update(None, "user_version", from + 1)
+            .map_err(backend)?;
+        tx.commit().map_err(backend)?;
+        tracing::info!(version = from + 1, "store schema migrated");
+    }
+    Ok(())
+}
+
+/// Version 1: usernames in any script. `username_key` becomes the caseless key of `username` (the
+/// ASCII lowercase it was is the same for the ASCII names of version 0) and `username_skeleton`
+/// holds its confusable skeleton, which new names may not share. Accounts made before may share
+/// one ("corn" and "com"): both are kept, and each still logs in by its own key.
+fn keyed_usernames(tx: &Connection) -> rusqlite::Result<()> {
+    tx.execute_batch("ALTER TABLE users ADD COLUMN username_skeleton TEXT NOT NULL DEFAULT '';")?;
+    let users: Vec<(i64, String)> = tx
+        .prepare("SELECT id, username FROM users ORDER BY id")?
+        .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))?
+        .collect::<rusqlite::Result<_>>()?;
+    for (id, name) in users {
+        let name = Username::stored(&name);
+        let keyed = tx.execute(
+            "UPDATE users SET username_key = ?2, username_skeleton = ?3 WHERE id = ?1",
+            params![id, name.key(), name.skeleton()],
+        );
+        match keyed {
+            Ok(_) => {}
+            // Another account has this key already: this one keeps the key it had, and logs in
+            // by exactly that.
+            Err(err) if is_constraint(&err) => {
+                tracing::warn!(%id, name = %name, "username key taken; the account keeps its old key");
+                tx.execute(
+                    "UPDATE users SET username_skeleton = ?2 WHERE id = ?1",
+                    params![id, name.skeleton()],
+                )?;
+            }
+            Err(err) => return Err(err),
+        }
+    }
+    tx.execute_batch("CREATE INDEX users_skeleton ON users (username_skeleton);")?;
+    let lookalikes: i64 = tx.query_row(
+        "SELECT COUNT(*) FROM users u WHERE EXISTS (SELECT 1 FROM users v
+         WHERE v.username_skeleton = u.username_skeleton AND v.id < u.id)",
+        [],
+        |row| row.get(0),
+    )?;
+    if lookalikes > 0 {
+        tracing::info!(
+            lookalikes,
+            "accounts whose names look like an older account's are kept; new names cannot look like either"
+        );
+    }
+    Ok(())
+}
 
 /// SQLite: the writer's connection, the group-commit writer thread with its queue, and the readers.
 #[derive(Debug)]
@@ -316,7 +398,7 @@ impl SqliteStore {
     pub fn open(data_dir: &Path) -> Result<SqliteStore, StoreError> {
         std::fs::create_dir_all(data_dir)
             .map_err(|err| StoreError::Backend(format!("cannot create {data_dir:?}: {err}")))?;
-        let conn = Connection::open(data_dir.join(DB_FILE)).map_err(backend)?;
+        let mut conn = Connection::open(data_dir.join(DB_FILE)).map_err(backend)?;
         // WAL lets readers run beside the writer; synchronous=FULL makes each commit durable before
         // it returns, which is what "stored before acknowledged" needs.
         conn.pragma_update(None, "journal_mode", "WAL")
@@ -330,6 +412,7 @@ impl SqliteStore {
         conn.pragma_update(None, "wal_autocheckpoint", WAL_AUTOCHECKPOINT_PAGES)
             .map_err(backend)?;
         conn.execute_batch(SCHEMA).map_err(backend)?;
+        migrate(&mut conn)?;
         let checkpointer = Checkpointer::start(&data_dir.join(DB_FILE))?;
         let readers = Readers::open(&data_dir.join(DB_FILE))?;
         let conn = Arc::new(Mutex::new(conn));
@@ -777,6 +860,26 @@ fn throttle_in(
     Ok(None)
 }
 
+/// Why `username`, whose skeleton an account already has, was refused: the same name
+/// (`UsernameTaken`) or a lookalike, named.
+fn lookalike_of(conn: &Connection, username: &Username) -> Result<StoreError, StoreError> {
+    let holder: Option<(String, String)> = conn
+        .query_row(
+            "SELECT username, username_key FROM users WHERE username_skeleton = ?1
+             ORDER BY username_key = ?2 DESC, id LIMIT 1",
+            params![username.skeleton(), username.key()],
+            |row| Ok((row.get(0)?, row.get(1)?)),
+        )
+        .optional()
+        .map_err(backend)?;
+    Ok(match holder {
+        Some((existing, key)) if key != username.key() => {
+            StoreError::UsernameConfusable { existing }
+        }
+        _ => StoreError::UsernameTaken,
+    })
+}
+
 /// The users' columns of [`user_from_row`], with the count of rated games and the deviation from
 /// `ratings` (NULL for an account without a rating).
 const USER_COLUMNS: &str =
@@ -991,23 +1094,28 @@ fn apply_transfer(tx: &Connection, t: &Transfer) -> Result<bool, StoreError> {
 impl Store for SqliteStore {
     fn create_user(
         &self,
-        username: &str,
+        username: &Username,
         password_hash: &str,
         now_ms: u64,
     ) -> Result<UserId, StoreError> {
         let conn = self.conn();
+        // One statement, so no other write comes between the skeleton's check and the insert.
         let inserted = conn.execute(
-            "INSERT INTO users (username, username_key, password_hash, created_at_ms)
-             VALUES (?1, ?2, ?3, ?4)",
+            "INSERT INTO users (username, username_key, username_skeleton, password_hash,
+                                created_at_ms)
+             SELECT ?1, ?2, ?3, ?4, ?5
+             WHERE NOT EXISTS (SELECT 1 FROM users WHERE username_skeleton = ?3)",
             params![
-                username,
-                username.to_ascii_lowercase(),
+                username.as_str(),
+                username.key(),
+                username.skeleton(),
                 password_hash,
                 now_ms as i64
             ],
         );
         match inserted {
-            Ok(_) => Ok(UserId(conn.last_insert_rowid() as u64)),
+            Ok(1) => Ok(UserId(conn.last_insert_rowid() as u64)),
+            Ok(_) => Err(lookalike_of(&conn, username)?),
             Err(err) if is_constraint(&err) => Err(StoreError::UsernameTaken),
             Err(err) => Err(backend(err)),
         }
@@ -1052,7 +1160,7 @@ impl Store for SqliteStore {
         self.reader()
             .query_row(
                 &format!("{USER_COLUMNS} WHERE u.username_key = ?1"),
-                params![username.to_ascii_lowercase()],
+                params![username::lookup_key(username)],
                 user_from_row,
             )
             .optional()
@@ -1611,8 +1719,12 @@ mod tests {
         const EVENTS_PER_GAME: u64 = 20;
         let dir = tempfile::tempdir().unwrap();
         let store = std::sync::Arc::new(SqliteStore::open(dir.path()).unwrap());
-        let black = store.create_user("black", "h", 1).unwrap();
-        let white = store.create_user("white", "h", 1).unwrap();
+        let black = store
+            .create_user(&crate::username::name("black"), "h", 1)
+            .unwrap();
+        let white = store
+            .create_user(&crate::username::name("white"), "h", 1)
+            .unwrap();
         let games: Vec<GameId> = (0..GAMES)
             .map(|_| store.create_game(&untimed_game(black, white)).unwrap())
             .collect();
@@ -1649,8 +1761,12 @@ mod tests {
     fn events_and_batches_share_a_commit_and_refusals_fail_alone() {
         let dir = tempfile::tempdir().unwrap();
         let store = SqliteStore::open(dir.path()).unwrap();
-        let black = store.create_user("black", "h", 1).unwrap();
-        let white = store.create_user("white", "h", 1).unwrap();
+        let black = store
+            .create_user(&crate::username::name("black"), "h", 1)
+            .unwrap();
+        let white = store
+            .create_user(&crate::username::name("white"), "h", 1)
+            .unwrap();
         let game = store.create_game(&untimed_game(black, white)).unwrap();
         store.append_event(game, 1, "first").unwrap();
         let transfer = |id: &str, from: Account, to: Account, amount: u64| Batch {
@@ -1710,8 +1826,12 @@ mod tests {
     fn games_start_end_and_are_rated_in_the_group_and_refusals_fail_alone() {
         let dir = tempfile::tempdir().unwrap();
         let store = SqliteStore::open(dir.path()).unwrap();
-        let black = store.create_user("black", "h", 1).unwrap();
-        let white = store.create_user("white", "h", 1).unwrap();
+        let black = store
+            .create_user(&crate::username::name("black"), "h", 1)
+            .unwrap();
+        let white = store
+            .create_user(&crate::username::name("white"), "h", 1)
+            .unwrap();
         let game = store.create_game(&untimed_game(black, white)).unwrap();
         let plus_ten: RatingUpdate = Arc::new(|[b, w]: [Glicko; 2]| {
             [
@@ -1777,7 +1897,9 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let user = {
             let store = SqliteStore::open(dir.path()).unwrap();
-            store.create_user("carol", "h", 1).unwrap()
+            store
+                .create_user(&crate::username::name("carol"), "h", 1)
+                .unwrap()
         };
         let store = SqliteStore::open(dir.path()).unwrap();
         assert_eq!(store.user_by_name("carol").unwrap().unwrap().id, user);

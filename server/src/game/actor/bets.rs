@@ -19,7 +19,7 @@ use std::pin::Pin;
 use std::sync::Mutex;
 
 use futures_util::stream::{FuturesUnordered, StreamExt};
-use tengen_protocol::{RequestKey, UserId};
+use tengen_protocol::{Points, RequestKey, UserId};
 use tengen_rules::Color;
 
 use super::GameActor;
@@ -128,10 +128,11 @@ impl GameActor {
     /// betting is open, the bettor is no player, and the key (if any) is new to the tally.
     pub(super) fn send_bet(
         &mut self,
-        (user, side, amount): (UserId, Color, u64),
+        (user, side, points): (UserId, Color, Points),
         key: Option<RequestKey>,
         reply: Option<Reply<GameReply>>,
     ) {
+        let amount = points.get();
         if let Some(key) = &key {
             if self.bets.keys.contains(&(user, key.clone())) {
                 answer_bet(reply, Err(Refusal::busy()));
@@ -147,7 +148,7 @@ impl GameActor {
         let number = self.tally.next_bet_number().max(self.bets.numbered + 1);
         let built = ledger::bet_batch(
             self.id,
-            (user, side, amount),
+            (user, side, points),
             key.as_ref(),
             number,
             (side_before, pool),

@@ -9,7 +9,7 @@
 //! pool at the end of play exactly), and [`GameActor::finish`] settles the game
 //! with the ledger once its result is stored.
 
-use tengen_protocol::{ErrorCode, RequestKey, ServerMsg, TableId, UserId};
+use tengen_protocol::{ErrorCode, Points, RequestKey, ServerMsg, TableId, UserId};
 use tengen_rules::Phase;
 
 use super::bets::answer_bet;
@@ -65,10 +65,11 @@ impl GameActor {
     /// with its key is answered as the first was, even after play ended.
     pub(super) async fn bet(
         &mut self,
-        (user, side, amount): (UserId, Color, u64),
+        (user, side, points): (UserId, Color, Points),
         key: Option<RequestKey>,
         reply: Option<Reply<GameReply>>,
     ) {
+        let amount = points.get();
         if self.color_of(user).is_ok() {
             answer_bet(reply, Err(ledger::BetRejected::Player.into()));
             return;
@@ -91,7 +92,7 @@ impl GameActor {
             answer_bet(reply, Err(ledger::BetRejected::Closed.into()));
             return;
         }
-        self.send_bet((user, side, amount), key, reply);
+        self.send_bet((user, side, points), key, reply);
     }
 
     /// A keyed bet sent again: the first outcome when it asks for the same, with the bettor's
@@ -198,9 +199,10 @@ impl GameActor {
     pub(super) async fn raise_stake(
         &mut self,
         user: UserId,
-        amount: u64,
+        points: Points,
         key: Option<RequestKey>,
     ) -> Result<(), Refusal> {
+        let amount = points.get();
         let side = self.color_of(user)?;
         self.fresh_tally().await?;
         let coaching = self.tally.student().is_some();
@@ -229,7 +231,8 @@ impl GameActor {
                 "no stakes were agreed for this game",
             ));
         }
-        if amount == 0 || self.tally.student().is_some_and(|student| student != side) {
+        // In paid coaching the coach stakes nothing, and may not start to.
+        if self.tally.student().is_some_and(|student| student != side) {
             return Err(ledger::BetRejected::BadAmount { amount }.into());
         }
         let raised = self
@@ -238,7 +241,7 @@ impl GameActor {
             .raise_stake(
                 self.id,
                 &self.tally,
-                (user, side, amount),
+                (user, side, points),
                 coaching,
                 key.as_ref(),
             )

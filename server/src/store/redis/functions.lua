@@ -261,6 +261,43 @@ local function throttle_release(keys, args)
   return 0
 end
 
+-- Claim a username for a new account: refused when an account has its key (the same name in any
+-- case or width) or its confusable skeleton (a lookalike). KEYS: the name index, the skeleton index
+-- (both under {users}). ARGV: key, skeleton, user id. Returns {'claimed', id}, or {'taken', holder}
+-- or {'confusable', holder} with the id of the account that holds it.
+local function claim_username(keys, args)
+  local holder = redis.call('HGET', keys[1], args[1])
+  if holder then
+    return {'taken', holder}
+  end
+  holder = redis.call('HGET', keys[2], args[2])
+  if holder then
+    return {'confusable', holder}
+  end
+  redis.call('HSET', keys[1], args[1], args[3])
+  redis.call('HSET', keys[2], args[2], args[3])
+  return {'claimed', args[3]}
+end
+
+-- Schema version 1 for one account made before it: index it by its new key (dropping the old one
+-- when they differ), and by its skeleton unless an older account holds that. Idempotent, so nodes
+-- starting together may both run it. KEYS: the name index, the skeleton index. ARGV: old key, new
+-- key, skeleton, user id. Returns {keyed, skeleton_held}: whether the new key is this account's,
+-- and whether the skeleton is.
+local function rekey_username(keys, args)
+  local old_key, new_key, skeleton, id = args[1], args[2], args[3], args[4]
+  redis.call('HSETNX', keys[1], new_key, id)
+  local keyed = redis.call('HGET', keys[1], new_key) == id
+  if keyed and old_key ~= new_key and redis.call('HGET', keys[1], old_key) == id then
+    redis.call('HDEL', keys[1], old_key)
+  end
+  redis.call('HSETNX', keys[2], skeleton, id)
+  local held = redis.call('HGET', keys[2], skeleton) == id
+  return {keyed and 1 or 0, held and 1 or 0}
+end
+
+redis.register_function('tengen_claim_username', claim_username)
+redis.register_function('tengen_rekey_username', rekey_username)
 redis.register_function('tengen_append_event', append_event)
 redis.register_function('tengen_throttle_attempt', throttle_attempt)
 redis.register_function('tengen_throttle_release', throttle_release)

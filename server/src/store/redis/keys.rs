@@ -1,7 +1,7 @@
 //! Every Redis key the store uses, in one place. Each key carries a hash tag (`{...}`) chosen so
 //! that whatever must change atomically shares one slot: a user's record and game list (`{u:ID}`),
-//! a game's record and event log (`{g:ID}`), a session (`{s:DIGEST}`), the username index and user
-//! id counter (`{users}`), the throttle counters (`{throttle}`), the game id counter and game indexes (`{games}`), the ratings (`{ratings}`)
+//! a game's record and event log (`{g:ID}`), a session (`{s:DIGEST}`), the username and skeleton indexes, the
+//! user id counter and the schema version (`{users}`), the throttle counters (`{throttle}`), the game id counter and game indexes (`{games}`), the ratings (`{ratings}`)
 //! and the whole fortune-point ledger (`{ledger}`). Steps that span tags (create a user, then claim
 //! the name) are ordered so a crash between them leaves only an unreachable leftover.
 //!
@@ -13,8 +13,13 @@ use crate::ledger::book::Account;
 
 /// The counter that assigns user ids (INCR).
 pub const USER_IDS: &str = "{users}:next_id";
-/// Lowercased username to user id: the uniqueness of usernames without regard to ASCII case.
+/// A username's key (`Username::key`) to the user id: what finds an account, unique.
 pub const USERS_BY_NAME: &str = "{users}:by_name";
+/// A username's confusable skeleton (`Username::skeleton`) to the id of the oldest account with it:
+/// a new name whose skeleton is here passes for that account's and is refused.
+pub const USERS_BY_SKELETON: &str = "{users}:by_skeleton";
+/// The version of the store's schema (see `schema`); absent for a store made before versions were kept.
+pub const SCHEMA_VERSION: &str = "{users}:schema";
 
 /// A user's hash: `username`, `password_hash`, `computer` (0 or 1), `created_at_ms`.
 pub fn user(user: UserId) -> String {

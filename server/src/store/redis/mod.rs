@@ -21,6 +21,7 @@ mod durability;
 pub(crate) mod keys;
 mod ledger;
 mod records;
+mod schema;
 #[doc(hidden)]
 pub mod testing;
 
@@ -39,6 +40,7 @@ use super::{
     RatedOutcome, RatingUpdate, Store, StoreError, UserRow,
 };
 use crate::ledger::book::{Account, AccountBalance, Applied, Batch, SettlementRecord, Transfer};
+use crate::username::{self, Username};
 use crate::BoxError;
 
 /// The Lua library of Redis Functions the store calls.
@@ -76,10 +78,16 @@ impl RedisStore {
             .map_err(|err| format!("redis at {server}: {err}"))?;
         load_functions(&mut conn)
             .map_err(|err| format!("cannot load the store's functions into {server}: {err}"))?;
-        Ok(RedisStore {
+        let store = RedisStore {
             conns,
             fences: Fences::default(),
-        })
+        };
+        // Every step is idempotent (see `schema`), so one may run again on a fresh connection.
+        store
+            .conns
+            .run(Access::Read, schema::migrate)
+            .map_err(|err| format!("cannot bring the store at {server} up to date: {err}"))?;
+        Ok(store)
     }
 
     /// Check every event append against the lease `fences` holds for its game (scaled out, a node
@@ -354,7 +362,7 @@ fn remember_rated_game(pipe: &mut ::redis::Pipeline, user: UserId, entry: &Rated
 impl Store for RedisStore {
     fn create_user(
         &self,
-        username: &str,
+        username: &Username,
         password_hash: &str,
         now_ms: u64,
     ) -> Result<UserId, StoreError> {
@@ -362,28 +370,40 @@ impl Store for RedisStore {
             let id = UserId(::redis::cmd("INCR").arg(keys::USER_IDS).query(conn)?);
             // The record first, then the name: a crash between the two leaves a record nobody can
             // find, never a name that points nowhere.
-            let (claimed,): (bool,) = ::redis::pipe()
-                .cmd("HSET")
+            ::redis::cmd("HSET")
                 .arg(keys::user(id))
                 .arg("username")
-                .arg(username)
+                .arg(username.as_str())
                 .arg("password_hash")
                 .arg(password_hash)
                 .arg("computer")
                 .arg(0)
                 .arg("created_at_ms")
                 .arg(now_ms)
-                .ignore()
-                .cmd("HSETNX")
-                .arg(keys::USERS_BY_NAME)
-                .arg(username.to_ascii_lowercase())
-                .arg(id.0)
-                .query(conn)?;
-            if !claimed {
-                ::redis::cmd("DEL").arg(keys::user(id)).exec(conn)?;
-                return Err(StoreError::UsernameTaken.into());
+                .exec(conn)?;
+            let claim = function(
+                "tengen_claim_username",
+                &[keys::USERS_BY_NAME, keys::USERS_BY_SKELETON],
+            )
+            .arg(username.key())
+            .arg(username.skeleton())
+            .arg(id.0)
+            .to_owned();
+            let (outcome, holder): (String, String) = call_function(conn, &claim)?;
+            if outcome == "claimed" {
+                return Ok(id);
             }
-            Ok(id)
+            ::redis::cmd("DEL").arg(keys::user(id)).exec(conn)?;
+            let holder = UserId(parse_number("user id", &holder)?);
+            let existing = match outcome.as_str() {
+                "confusable" => read_user(conn, holder)?.map(|user| user.username),
+                _ => None,
+            };
+            Err(match existing {
+                Some(existing) => StoreError::UsernameConfusable { existing },
+                None => StoreError::UsernameTaken,
+            }
+            .into())
         })
     }
 
@@ -414,7 +434,7 @@ impl Store for RedisStore {
         self.read(|conn| {
             let id: Option<String> = ::redis::cmd("HGET")
                 .arg(keys::USERS_BY_NAME)
-                .arg(username.to_ascii_lowercase())
+                .arg(username::lookup_key(username))
                 .query(conn)?;
             let Some(id) = id else {
                 return Ok(None);

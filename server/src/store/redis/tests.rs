@@ -50,7 +50,11 @@ fn concurrent_batches_never_overspend_and_concurrent_appends_all_land() {
     const GRANTED: u64 = 100;
     let (_dir, server) = durable_redis();
     let store = std::sync::Arc::new(RedisStore::open(&server.url(), false).unwrap());
-    let spender = Account::User(store.create_user("erin", "h", 1).unwrap());
+    let spender = Account::User(
+        store
+            .create_user(&crate::username::name("erin"), "h", 1)
+            .unwrap(),
+    );
     let transfer = |id: String, from: Account, to: Account, amount: u64| Batch {
         transfers: vec![Transfer {
             id,
@@ -140,7 +144,9 @@ fn open_refuses_a_redis_whose_config_command_is_disabled() {
 fn the_store_reconnects_after_redis_restarts() {
     let (_dir, mut server) = durable_redis();
     let store = RedisStore::open(&server.url(), false).unwrap();
-    let user = store.create_user("carol", "h", 1).unwrap();
+    let user = store
+        .create_user(&crate::username::name("carol"), "h", 1)
+        .unwrap();
     let grant = Batch {
         transfers: vec![Transfer {
             id: "grant:carol".into(),
@@ -304,7 +310,9 @@ fn junk_in_redis_is_a_backend_error() {
 fn a_users_session_set_forgets_logged_out_and_expired_sessions() {
     let (_dir, server) = durable_redis();
     let store = RedisStore::open(&server.url(), false).unwrap();
-    let user = store.create_user("kate", "hash", 1).unwrap();
+    let user = store
+        .create_user(&crate::username::name("kate"), "hash", 1)
+        .unwrap();
     store.create_session("gone", user, 100).unwrap();
     store.create_session("out", user, 5000).unwrap();
     store.create_session("kept", user, 5000).unwrap();
