@@ -64,7 +64,7 @@ pub use money::{
     WagerRecord,
 };
 pub use people::{
-    EventPlacing, PeopleMsg, PlayerInfo, ProfileView, RatingPoint, SizeRecord,
+    EventPlacing, PeopleMsg, PlayerInfo, ProfileView, RatingPoint, SizeRecord, PLAYERS_FOUND_MAX,
     RATING_HISTORY_SHOWN_MAX,
 };
 pub use server_msg::ServerMsg;

@@ -85,10 +85,17 @@ pub struct EventPlacing {
 pub enum PeopleMsg {
     /// A player's profile (answered by `profile`); no account needed.
     Profile { username: String },
+    /// Players whose name starts with `prefix`, in any script and without regard to case or width,
+    /// as logging in compares names (answered by `players_found`, at most [`PLAYERS_FOUND_MAX`], in
+    /// the order of their names).
+    FindPlayers { prefix: String },
 }
 
 impl PeopleMsg {
     /// Every `type` of this area, for routing a frame to its area and telling "unknown type" from
     /// "bad fields".
-    pub const TYPES: &'static [&'static str] = &["profile"];
+    pub const TYPES: &'static [&'static str] = &["profile", "find_players"];
 }
+
+/// The most players one search answers: a screenful; a longer prefix narrows it.
+pub const PLAYERS_FOUND_MAX: usize = 20;

@@ -264,6 +264,12 @@ pub enum ServerMsg {
         id: Option<RequestId>,
         profile: Box<ProfileView>,
     },
+    /// Reply to `find_players`.
+    PlayersFound {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<RequestId>,
+        players: Vec<PlayerInfo>,
+    },
     /// Pushed to the hall when an event is created or its status, entries or rounds change.
     EventListed {
         event: EventSummary,
@@ -311,6 +317,7 @@ impl ServerMsg {
         "event_list",
         "event_listed",
         "profile",
+        "players_found",
     ];
 
     /// An error reply.

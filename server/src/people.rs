@@ -1,9 +1,11 @@
-//! Profiles: what the store keeps of a player (their account, rating history, rated record, games,
+//! Profiles and finding players. A profile is what the store keeps of a player (their account, rating history, rated record, games,
 //! when they were last seen) and what the hall knows of them now (online, the games they play, the
 //! events they entered), put together for the `profile` request and `GET /api/users/{name}`. It reads
 //! only; nothing here changes what it reads.
 
-use tengen_protocol::{ErrorCode, ProfileView, RATING_HISTORY_SHOWN_MAX};
+use tengen_protocol::{
+    ErrorCode, PlayerInfo, ProfileView, PLAYERS_FOUND_MAX, RATING_HISTORY_SHOWN_MAX,
+};
 
 use crate::game::{list_game_rows, GAME_LIST_LEN_MAX};
 use crate::hall::{HallHandle, HallRequest};
@@ -55,4 +57,15 @@ pub async fn profile(
         recent_games: list_game_rows(games),
         events: presence.events,
     })
+}
+
+/// The players whose name starts with `prefix` (any script, without regard to case or width), at
+/// most [`PLAYERS_FOUND_MAX`].
+pub async fn find(store: &StoreHandle, prefix: &str) -> Result<Vec<PlayerInfo>, Refusal> {
+    let prefix = prefix.to_string();
+    let users = store
+        .call(move |store| store.find_users(&prefix, PLAYERS_FOUND_MAX))
+        .await
+        .map_err(|err| store_refusal(&err))?;
+    Ok(users.iter().map(crate::auth::player_info).collect())
 }

@@ -69,6 +69,24 @@ async fn old_accounts_are_found(server: &TestServer) {
     assert_eq!(mixed["code"], "invalid_username", "{mixed}");
     let fresh = register(&mut client, "棋圣").await;
     assert_eq!(fresh["type"], "session", "{fresh}");
+    // Every old account is found by the start of its name (the index of names the migration made),
+    // the new one too.
+    for (prefix, names) in [
+        ("CO", vec!["com", "corn"]),
+        ("b", vec!["bi11", "bill", "Bob_2"]),
+        ("棋", vec!["棋圣"]),
+    ] {
+        let found = client
+            .request(json!({"type": "find_players", "prefix": prefix}))
+            .await;
+        let found: Vec<&str> = found["players"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{prefix}: {found}"))
+            .iter()
+            .map(|p| p["username"].as_str().unwrap())
+            .collect();
+        assert_eq!(found, names, "{prefix}");
+    }
     // Past the old ids (Redis spends an id on each refused name, SQLite does not).
     assert!(fresh["user"].as_u64() > Some(6), "{fresh}");
 }
@@ -93,14 +111,36 @@ async fn an_old_sqlite_store_is_migrated_and_its_accounts_found() {
     assert_eq!(version(&db), 0);
     let server = TestServer::start_with(common::test_config(dir.path())).await;
     old_accounts_are_found(&server).await;
-    // The SQLite fixture holds a game too (the Redis one only the accounts): listed as before.
+    // The SQLite fixture holds a game too (the Redis one only the accounts): listed as before, and
+    // counted in both players' rated records, with no point on their rating graphs (the rating after
+    // it was never kept).
     let games = http_get(server.addr, "/api/users/bob_2/games", None).await;
     assert!(
         games.contains(r#""black":"alice","white":"Bob_2""#),
         "{games}"
     );
+    let profile = |name: &'static str| async move {
+        let body = http_get(server.addr, &format!("/api/users/{name}"), None).await;
+        let body = body
+            .split("\r\n\r\n")
+            .last()
+            .unwrap_or_default()
+            .to_string();
+        serde_json::from_str::<Value>(&body).unwrap_or_else(|err| panic!("{err}: {body}"))
+    };
+    let alice = profile("alice").await;
+    let bob = profile("bob_2").await;
+    assert_eq!(
+        alice["record"],
+        json!([{"size": 9, "wins": 0, "losses": 1, "draws": 0}])
+    );
+    assert_eq!(
+        bob["record"],
+        json!([{"size": 9, "wins": 1, "losses": 0, "draws": 0}])
+    );
+    assert_eq!(alice["rating_history"], json!([]));
     server.stop().await;
-    assert_eq!(version(&db), 1);
+    assert_eq!(version(&db), 2);
     let conn = rusqlite::Connection::open(&db).unwrap();
     let lookalikes: Vec<(String, String)> = conn
         .prepare(
@@ -123,7 +163,7 @@ async fn an_old_sqlite_store_is_migrated_and_its_accounts_found() {
     }
     assert_eq!(login(&server, "棋圣").await["user"], 7);
     server.stop().await;
-    assert_eq!(version(&db), 1);
+    assert_eq!(version(&db), 2);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -158,7 +198,7 @@ async fn an_old_redis_store_is_migrated_and_its_accounts_found() {
         .arg("{users}:schema")
         .query(&mut conn)
         .unwrap();
-    assert_eq!(version, "1");
+    assert_eq!(version, "2");
     // The oldest of each pair of lookalikes holds the skeleton; the other keeps its account.
     let skeletons: std::collections::HashMap<String, String> = redis::cmd("HGETALL")
         .arg("{users}:by_skeleton")

@@ -121,6 +121,37 @@ async fn profiles_equal_the_games_played(server: &TestServer) {
         .collect();
     assert_eq!(page, vec![first]);
 
+    // Found by the start of the name, in any case or width; a name in Chinese by its first character.
+    let mut qisheng = server.player("棋圣").await;
+    let found = |reply: Value| -> Vec<String> {
+        let players = reply["players"].as_array().unwrap();
+        players
+            .iter()
+            .map(|p| p["username"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let reply = carol
+        .ok(json!({"type": "find_players", "prefix": "AL"}))
+        .await;
+    assert_eq!(found(reply), ["alice"]);
+    let reply = carol
+        .ok(json!({"type": "find_players", "prefix": "ｂ"}))
+        .await;
+    assert_eq!(found(reply), ["bob"]);
+    let reply = carol
+        .ok(json!({"type": "find_players", "prefix": "棋"}))
+        .await;
+    assert_eq!(found(reply), ["棋圣"]);
+    let reply = carol
+        .ok(json!({"type": "find_players", "prefix": "zz"}))
+        .await;
+    assert_eq!(found(reply), Vec::<String>::new());
+    assert_eq!(
+        profile(&mut carol, "棋圣").await["player"]["username"],
+        "棋圣"
+    );
+    qisheng.close().await;
+
     // HTTP answers the same data.
     let body = http_get(server.addr, "/api/users/alice", None).await;
     let over_http: Value = serde_json::from_str(body.split("\r\n\r\n").last().unwrap()).unwrap();

@@ -1,4 +1,4 @@
-//! The session's people handler: profiles. No account is needed to look at one.
+//! The session's people handler: profiles and finding players. No account is needed for either.
 
 use tengen_protocol::{PeopleMsg, RequestId, ServerMsg};
 
@@ -13,6 +13,13 @@ impl Session {
         msg: PeopleMsg,
     ) -> Result<Answer, Refusal> {
         match msg {
+            PeopleMsg::FindPlayers { prefix } => {
+                let players = crate::people::find(&self.state.store, &prefix).await?;
+                Ok(Answer::Msg(Box::new(ServerMsg::PlayersFound {
+                    id,
+                    players,
+                })))
+            }
             PeopleMsg::Profile { username } => {
                 let state = &self.state;
                 let profile = crate::people::profile(&state.store, &state.hall, &username).await?;

@@ -418,6 +418,9 @@ pub trait Store: Send + Sync + 'static {
     fn rating_history(&self, user: UserId, limit: usize) -> Result<Vec<RatingPoint>, StoreError>;
     /// A player's rated wins, losses and draws by board size, smallest board first.
     fn rated_record(&self, user: UserId) -> Result<Vec<SizeRecord>, StoreError>;
+    /// Accounts whose name starts with `prefix` (compared by caseless key, as logging in does), in the
+    /// order of their keys, at most `limit`.
+    fn find_users(&self, prefix: &str, limit: usize) -> Result<Vec<UserRow>, StoreError>;
     /// When the user's last connection ended (Unix ms), set when it does.
     fn set_last_seen(&self, user: UserId, at_ms: u64) -> Result<(), StoreError>;
     fn last_seen(&self, user: UserId) -> Result<Option<u64>, StoreError>;

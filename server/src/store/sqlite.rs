@@ -94,19 +94,7 @@ CREATE TABLE IF NOT EXISTS ratings (
 CREATE TABLE IF NOT EXISTS rated_games (
     game_id INTEGER PRIMARY KEY REFERENCES games(id)
 );
-CREATE TABLE IF NOT EXISTS rating_history (
-    user_id INTEGER NOT NULL REFERENCES users(id),
-    game_id INTEGER NOT NULL REFERENCES games(id),
-    at_ms INTEGER NOT NULL,
-    size INTEGER NOT NULL,
-    outcome TEXT NOT NULL CHECK (outcome IN ('win', 'loss', 'draw')),
-    rating REAL,
-    PRIMARY KEY (user_id, game_id)
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS last_seen (
-    user_id INTEGER PRIMARY KEY REFERENCES users(id),
-    at_ms INTEGER NOT NULL
-);
+
 CREATE TABLE IF NOT EXISTS game_events (
     game_id INTEGER NOT NULL REFERENCES games(id),
     seq INTEGER NOT NULL,
@@ -150,7 +138,7 @@ CREATE TABLE IF NOT EXISTS ledger_settlements (
 /// `PRAGMA user_version`, 0 for a database made before versions were kept) is how many of them it
 /// has had. Each runs in one transaction with the version's bump, so a crash leaves the database at
 /// one version or the next.
-const MIGRATIONS: &[fn(&Connection) -> rusqlite::Result<()>] = &[keyed_usernames];
+const MIGRATIONS: &[fn(&Connection) -> rusqlite::Result<()>] = &[keyed_usernames, profiles];
 
 /// Open a database at any version and bring it to the newest, refusing one from a newer server.
 fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
@@ -222,6 +210,45 @@ fn keyed_usernames(tx: &Connection) -> rusqlite::Result<()> {
             "accounts whose names look like an older account's are kept; new names cannot look like either"
         );
     }
+    Ok(())
+}
+
+/// Version 2: what profiles show. `rating_history` keeps each player's rated games (board, result,
+/// rating after it), written with each rating; games rated before enter it here with their board
+/// and result but no rating, which was never kept per game. `last_seen` keeps when a user's last
+/// connection ended.
+fn profiles(tx: &Connection) -> rusqlite::Result<()> {
+    tx.execute_batch(
+        "CREATE TABLE rating_history (
+            user_id INTEGER NOT NULL REFERENCES users(id),
+            game_id INTEGER NOT NULL REFERENCES games(id),
+            at_ms INTEGER NOT NULL,
+            size INTEGER NOT NULL,
+            outcome TEXT NOT NULL CHECK (outcome IN ('win', 'loss', 'draw')),
+            rating REAL,
+            PRIMARY KEY (user_id, game_id)
+        ) WITHOUT ROWID;
+        CREATE TABLE last_seen (
+            user_id INTEGER PRIMARY KEY REFERENCES users(id),
+            at_ms INTEGER NOT NULL
+        );",
+    )?;
+    let rated: Vec<(i64, i64, i64)> = tx
+        .prepare(
+            "SELECT g.id, g.black, g.white FROM rated_games r JOIN games g ON g.id = r.game_id
+             ORDER BY g.id",
+        )?
+        .query_map([], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)))?
+        .collect::<rusqlite::Result<_>>()?;
+    let count = rated.len();
+    for (game, black, white) in rated {
+        let players = [UserId(black as u64), UserId(white as u64)];
+        remember_rated_game(tx, GameId(game as u64), players, [None, None])?;
+    }
+    tracing::info!(
+        games = count,
+        "rated games entered in the players' histories"
+    );
     Ok(())
 }
 
@@ -1453,6 +1480,23 @@ impl Store for SqliteStore {
             games.extend(std::iter::repeat_n((size, outcome), count.max(0) as usize));
         }
         Ok(record_by_size(games))
+    }
+
+    fn find_users(&self, prefix: &str, limit: usize) -> Result<Vec<UserRow>, StoreError> {
+        let key = username::lookup_key(prefix);
+        // The keys from the prefix itself to the prefix followed by the last character there is.
+        let past = format!("{key}{}", char::MAX);
+        let conn = self.reader();
+        let mut stmt = conn
+            .prepare(&format!(
+                "{USER_COLUMNS} WHERE u.username_key >= ?1 AND u.username_key < ?2
+                 ORDER BY u.username_key LIMIT ?3"
+            ))
+            .map_err(backend)?;
+        let rows = stmt
+            .query_map(params![key, past, limit as i64], user_from_row)
+            .map_err(backend)?;
+        rows.collect::<Result<Vec<_>, _>>().map_err(backend)
     }
 
     fn set_last_seen(&self, user: UserId, at_ms: u64) -> Result<(), StoreError> {

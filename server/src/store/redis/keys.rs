@@ -20,6 +20,10 @@ pub const USERS_BY_NAME: &str = "{users}:by_name";
 pub const USERS_BY_SKELETON: &str = "{users}:by_skeleton";
 /// The version of the store's schema (see `schema`); absent for a store made before versions were kept.
 pub const SCHEMA_VERSION: &str = "{users}:schema";
+/// Every account's `key NUL id` (the caseless key of its name, a zero byte, its id), in one sorted
+/// set of equal scores so that a name's prefix is a lexicographic range (`ZRANGEBYLEX`): finding
+/// players by the start of their name.
+pub const USERS_BY_PREFIX: &str = "{users}:by_prefix";
 
 /// A user's hash: `username`, `password_hash`, `computer` (0 or 1), `created_at_ms`.
 pub fn user(user: UserId) -> String {

@@ -359,6 +359,11 @@ fn remember_rated_game(pipe: &mut ::redis::Pipeline, user: UserId, entry: &Rated
         .arg(1);
 }
 
+/// An account's entry in [`keys::USERS_BY_PREFIX`].
+fn prefix_entry(key: &str, id: UserId) -> String {
+    format!("{key}\0{id}")
+}
+
 impl Store for RedisStore {
     fn create_user(
         &self,
@@ -381,6 +386,14 @@ impl Store for RedisStore {
                 .arg("created_at_ms")
                 .arg(now_ms)
                 .exec(conn)?;
+            // Searchable before it is claimed: a refused or interrupted claim leaves an entry whose
+            // id has no record, which a search passes over.
+            let searchable = prefix_entry(username.key(), id);
+            ::redis::cmd("ZADD")
+                .arg(keys::USERS_BY_PREFIX)
+                .arg(0)
+                .arg(&searchable)
+                .exec(conn)?;
             let claim = function(
                 "tengen_claim_username",
                 &[keys::USERS_BY_NAME, keys::USERS_BY_SKELETON],
@@ -394,6 +407,10 @@ impl Store for RedisStore {
                 return Ok(id);
             }
             ::redis::cmd("DEL").arg(keys::user(id)).exec(conn)?;
+            ::redis::cmd("ZREM")
+                .arg(keys::USERS_BY_PREFIX)
+                .arg(&searchable)
+                .exec(conn)?;
             let holder = UserId(parse_number("user id", &holder)?);
             let existing = match outcome.as_str() {
                 "confusable" => read_user(conn, holder)?.map(|user| user.username),
@@ -924,6 +941,32 @@ impl Store for RedisStore {
         })
     }
 
+    fn find_users(&self, prefix: &str, limit: usize) -> Result<Vec<UserRow>, StoreError> {
+        let key = crate::username::lookup_key(prefix);
+        self.read(|conn| {
+            // From the prefix itself to the prefix followed by a byte no UTF-8 text holds.
+            let mut below = format!("({key}").into_bytes();
+            below.push(0xFF);
+            let entries: Vec<String> = ::redis::cmd("ZRANGEBYLEX")
+                .arg(keys::USERS_BY_PREFIX)
+                .arg(format!("[{key}"))
+                .arg(below)
+                .arg("LIMIT")
+                .arg(0)
+                .arg(limit)
+                .query(conn)?;
+            let mut users = Vec::with_capacity(entries.len());
+            for entry in entries {
+                let Some((_, id)) = entry.rsplit_once('\0') else {
+                    return Err(corrupt("name index entry", &entry).into());
+                };
+                let id = UserId(parse_number("user id", id)?);
+                users.extend(read_user(conn, id)?);
+            }
+            Ok(users)
+        })
+    }
+
     fn set_last_seen(&self, user: UserId, at_ms: u64) -> Result<(), StoreError> {
         self.write(|conn| {
             let _set: i64 = ::redis::cmd("HSET")
@@ -968,6 +1011,10 @@ impl Store for RedisStore {
                 .iter()
                 .map(|id| parse_number("game id", id).map(GameId))
                 .collect::<Result<_, _>>()?;
+            // Redis refuses an empty pipeline.
+            if ids.is_empty() {
+                return Ok(Vec::new());
+            }
             let mut pipe = ::redis::pipe();
             for &id in &ids {
                 pipe.cmd("HGETALL").arg(keys::game(id));

@@ -4,12 +4,14 @@
 //! run, so nodes that start together may both run one, and a node that dies halfway leaves it for
 //! the next to finish.
 
+use std::collections::BTreeMap;
+
 use redis::Connection;
-use tengen_protocol::UserId;
+use tengen_protocol::{GameId, UserId};
 
 use super::connections::Failure;
 use super::records::parse_number;
-use super::{call_function, function, keys};
+use super::{call_function, function, keys, prefix_entry, rated_game_entries};
 use crate::store::StoreError;
 use crate::username::Username;
 
@@ -17,7 +19,7 @@ use crate::username::Username;
 type Migration = fn(&mut Connection) -> Result<(), Failure>;
 
 /// The steps from each version to the next, in order: a store at version `n` has had the first `n`.
-const MIGRATIONS: &[Migration] = &[keyed_usernames];
+const MIGRATIONS: &[Migration] = &[keyed_usernames, profiles];
 
 /// Bring the store to the newest version, refusing one written by a newer server.
 pub(super) fn migrate(conn: &mut Connection) -> Result<(), Failure> {
@@ -92,5 +94,61 @@ fn keyed_usernames(conn: &mut Connection) -> Result<(), Failure> {
             "accounts whose names look like an older account's are kept; new names cannot look like either"
         );
     }
+    Ok(())
+}
+
+/// Version 2: what profiles show. Every account enters the prefix index of names (see
+/// [`keys::USERS_BY_PREFIX`]); every game rated before enters its players' counts of results by
+/// board (see `keys::rated_record`), with no point on their rating history, which was never kept
+/// per game. The counts are set, not added to, so a node that runs the step again sets the same.
+fn profiles(conn: &mut Connection) -> Result<(), Failure> {
+    let indexed: Vec<(String, String)> = ::redis::cmd("HGETALL")
+        .arg(keys::USERS_BY_NAME)
+        .query(conn)?;
+    for (key, id) in &indexed {
+        let id = UserId(parse_number("user id", id)?);
+        ::redis::cmd("ZADD")
+            .arg(keys::USERS_BY_PREFIX)
+            .arg(0)
+            .arg(prefix_entry(key, id))
+            .exec(conn)?;
+    }
+    let mut rated: Vec<u64> = ::redis::cmd("SMEMBERS")
+        .arg(keys::RATED_GAMES)
+        .query(conn)?;
+    rated.sort_unstable();
+    let mut counts: BTreeMap<UserId, BTreeMap<String, u64>> = BTreeMap::new();
+    for game in &rated {
+        let game = GameId(*game);
+        let players: Vec<Option<String>> = ::redis::cmd("HMGET")
+            .arg(keys::game(game))
+            .arg(&["black", "white"])
+            .query(conn)?;
+        let [Some(black), Some(white)] = &players[..] else {
+            tracing::warn!(%game, "a rated game without its record: left out of the histories");
+            continue;
+        };
+        let players = [
+            UserId(parse_number("black", black)?),
+            UserId(parse_number("white", white)?),
+        ];
+        for (user, entry) in rated_game_entries(conn, game, players, [None, None])? {
+            let field = format!("{} {}", entry.size, entry.outcome.as_str());
+            *counts.entry(user).or_default().entry(field).or_default() += 1;
+        }
+    }
+    for (user, fields) in counts {
+        let mut set = ::redis::cmd("HSET");
+        set.arg(keys::rated_record(user));
+        for (field, count) in fields {
+            set.arg(field).arg(count);
+        }
+        set.exec(conn)?;
+    }
+    tracing::info!(
+        accounts = indexed.len(),
+        games = rated.len(),
+        "names indexed for search, rated games counted in the players' records"
+    );
     Ok(())
 }
