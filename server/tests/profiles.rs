@@ -122,7 +122,7 @@ async fn profiles_equal_the_games_played(server: &TestServer) {
     assert_eq!(page, vec![first]);
 
     // Found by the start of the name, in any case or width; a name in Chinese by its first character.
-    let mut qisheng = server.player("棋圣").await;
+    let qisheng = server.player("棋圣").await;
     let found = |reply: Value| -> Vec<String> {
         let players = reply["players"].as_array().unwrap();
         players
