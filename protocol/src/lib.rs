@@ -89,12 +89,42 @@ fn is_zero(value: &u64) -> bool {
     *value == 0
 }
 
-/// A message from a client: one variant per area of the server that answers it. On the wire it is
-/// the area's message alone (`{"type":"play",...}`); the `type` names the area. Every message may be
-/// sent inside a [`Request`] with an `id`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(untagged)]
-pub enum ClientMsg {
+/// Reads a message already known to be of one area.
+type AreaReader = fn(serde_json::Value) -> serde_json::Result<ClientMsg>;
+
+fn read_area<T: DeserializeOwned + Into<ClientMsg>>(
+    value: serde_json::Value,
+) -> serde_json::Result<ClientMsg> {
+    serde_json::from_value::<T>(value).map(Into::into)
+}
+
+/// Every area once: its variant of [`ClientMsg`] and its enum, which gives the `type`s it answers.
+/// Makes the enum, each area's `From` and the table [`AREAS`] the parser routes by, so an area cannot
+/// be in one and not the others.
+macro_rules! areas {
+    ($($(#[$doc:meta])* $area:ident($msg:ident),)*) => {
+        /// A message from a client: one variant per area of the server that answers it. On the wire
+        /// it is the area's message alone (`{"type":"play",...}`); the `type` names the area. Every
+        /// message may be sent inside a [`Request`] with an `id`.
+        #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+        #[serde(untagged)]
+        pub enum ClientMsg {
+            $($(#[$doc])* $area($msg),)*
+        }
+
+        $(impl From<$msg> for ClientMsg {
+            fn from(msg: $msg) -> ClientMsg {
+                ClientMsg::$area(msg)
+            }
+        })*
+
+        /// Every area: the `type`s it answers and how to read them. A `type` is in exactly one area
+        /// (a unit test checks it).
+        const AREAS: &[(&[&str], AreaReader)] = &[$(($msg::TYPES, read_area::<$msg>)),*];
+    };
+}
+
+areas! {
     /// `hello`.
     Connection(ConnectionMsg),
     /// Registering, logging in and out.
@@ -110,43 +140,6 @@ pub enum ClientMsg {
     /// Competitions.
     Events(EventsMsg),
     /// Profiles and finding players.
-    People(PeopleMsg),
-}
-
-/// Reads a message already known to be of one area.
-type AreaReader = fn(serde_json::Value) -> serde_json::Result<ClientMsg>;
-
-fn read_area<T: DeserializeOwned + Into<ClientMsg>>(
-    value: serde_json::Value,
-) -> serde_json::Result<ClientMsg> {
-    serde_json::from_value::<T>(value).map(Into::into)
-}
-
-/// Every area once: its variant of [`ClientMsg`] and its enum, which gives the `type`s it answers.
-/// Makes each area's `From` and the table [`AREAS`] the parser routes by, so an area cannot be in one
-/// and not the other.
-macro_rules! areas {
-    ($($area:ident($msg:ident)),* $(,)?) => {
-        $(impl From<$msg> for ClientMsg {
-            fn from(msg: $msg) -> ClientMsg {
-                ClientMsg::$area(msg)
-            }
-        })*
-
-        /// Every area: the `type`s it answers and how to read them. A `type` is in exactly one area
-        /// (a unit test checks it).
-        const AREAS: &[(&[&str], AreaReader)] = &[$(($msg::TYPES, read_area::<$msg>)),*];
-    };
-}
-
-areas! {
-    Connection(ConnectionMsg),
-    Accounts(AccountsMsg),
-    Hall(HallMsg),
-    Games(GamesMsg),
-    Study(StudyMsg),
-    Money(MoneyMsg),
-    Events(EventsMsg),
     People(PeopleMsg),
 }
 
