@@ -13,16 +13,15 @@ mod common;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use common::{http_get, start_table_game, FRAME_TIMEOUT};
-use futures_util::{SinkExt, StreamExt};
+use common::raw::RawConn;
+use common::{http_get, start_table_game};
+
 use rand::rngs::StdRng;
 use rand::seq::IndexedRandom;
 use rand::{Rng, SeedableRng};
 use serde_json::{json, Map, Value};
 use tengen_server::config::{MAX_FRAME_BYTES, MAX_WS_MESSAGE_BYTES};
-use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::Message;
-use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 
 /// The run's seed: the same frames every run, so a failure replays. `TENGEN_FUZZ_SEED` picks
 /// another for a longer hunt by hand.
@@ -51,64 +50,6 @@ fn examples() -> Vec<Value> {
         .filter_map(|line| line.trim().strip_prefix("→ "))
         .filter_map(|text| serde_json::from_str(text).ok())
         .collect()
-}
-
-/// One connection, spoken to at the frame level.
-struct Conn {
-    ws: WebSocketStream<MaybeTlsStream<TcpStream>>,
-    name: &'static str,
-}
-
-impl Conn {
-    async fn open(url: &str, name: &'static str) -> Conn {
-        let (ws, _) = tokio_tungstenite::connect_async(url).await.unwrap();
-        Conn { ws, name }
-    }
-
-    async fn send(&mut self, message: Message) {
-        self.ws.send(message).await.unwrap();
-    }
-
-    /// The next text frame as JSON (pongs and other frames skipped); fails the test when the server
-    /// closes the socket or says nothing within [`FRAME_TIMEOUT`].
-    async fn read(&mut self, context: &str) -> Value {
-        loop {
-            let next = tokio::time::timeout(FRAME_TIMEOUT, self.ws.next()).await;
-            let name = self.name;
-            match next {
-                Err(_) => panic!("{name}: no answer within the timeout to {context}"),
-                Ok(Some(Ok(Message::Text(text)))) => {
-                    return serde_json::from_str(text.as_str()).unwrap();
-                }
-                Ok(Some(Ok(Message::Close(_)))) | Ok(None) | Ok(Some(Err(_))) => {
-                    panic!("{name}: the server closed the socket after {context}")
-                }
-                Ok(Some(Ok(_))) => continue,
-            }
-        }
-    }
-
-    /// Read until the reply to request `id`: the frames before it, and the reply.
-    async fn until_reply(&mut self, id: u64, context: &str) -> (Vec<Value>, Value) {
-        let mut before = Vec::new();
-        loop {
-            let frame = self.read(context).await;
-            if frame["id"] == json!(id) {
-                return (before, frame);
-            }
-            before.push(frame);
-        }
-    }
-
-    /// A setup request that must succeed.
-    async fn ok(&mut self, ids: &mut u64, mut msg: Value) {
-        *ids += 1;
-        msg["id"] = json!(*ids);
-        let text = msg.to_string();
-        self.send(Message::text(text.clone())).await;
-        let (_, reply) = self.until_reply(*ids, &text).await;
-        assert_ne!(reply["type"], "error", "{text}: {reply}");
-    }
 }
 
 /// What one fuzz frame is, and so what answer it must get.
@@ -412,7 +353,7 @@ fn pick_object<'a>(value: &'a mut Value, rng: &mut StdRng) -> Option<&'a mut Map
 }
 
 /// Send one fuzz frame on `conn` and check it got its answer.
-async fn exchange(conn: &mut Conn, fuzz: Fuzz, ids: &mut u64) {
+async fn exchange(conn: &mut RawConn, fuzz: Fuzz, ids: &mut u64) {
     *ids += 1;
     let id = *ids;
     let (message, wants) = match fuzz {
@@ -488,7 +429,7 @@ async fn the_server_answers_every_fuzzed_frame_and_never_panics() {
         ("guest", None),
         ("silent", None),
     ] {
-        let mut conn = Conn::open(&url, name).await;
+        let mut conn = RawConn::open(&url, name).await;
         if name != "silent" {
             conn.ok(&mut ids, json!({"type": "hello", "version": 1}))
                 .await;

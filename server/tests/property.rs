@@ -17,17 +17,16 @@ mod common;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use common::{http_get, start_table_game, FRAME_TIMEOUT};
-use futures_util::{SinkExt, StreamExt};
+use common::raw::RawConn;
+use common::{http_get, start_table_game};
+
 use rand::rngs::StdRng;
 use rand::seq::IndexedRandom;
 use rand::{Rng, SeedableRng};
 use serde_json::{json, Value};
 use tengen_protocol::{ClientMsg, ErrorCode};
 use tengen_server::config::MAX_FRAME_BYTES;
-use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::Message;
-use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 
 /// The run's seed, so a failure replays.
 const SEED: u64 = 0x05EE_D0FD;
@@ -223,58 +222,6 @@ impl Cases {
     }
 }
 
-/// One connection, spoken to at the frame level.
-struct Conn {
-    ws: WebSocketStream<MaybeTlsStream<TcpStream>>,
-    name: &'static str,
-}
-
-impl Conn {
-    async fn open(url: &str, name: &'static str) -> Conn {
-        let (ws, _) = tokio_tungstenite::connect_async(url).await.unwrap();
-        Conn { ws, name }
-    }
-
-    async fn read(&mut self, context: &str) -> Value {
-        loop {
-            let next = tokio::time::timeout(FRAME_TIMEOUT, self.ws.next()).await;
-            let name = self.name;
-            match next {
-                Err(_) => panic!("{name}: no answer within the timeout to {context}"),
-                Ok(Some(Ok(Message::Text(text)))) => {
-                    return serde_json::from_str(text.as_str()).unwrap();
-                }
-                Ok(Some(Ok(Message::Close(_)))) | Ok(None) | Ok(Some(Err(_))) => {
-                    panic!("{name}: the server closed the socket after {context}")
-                }
-                Ok(Some(Ok(_))) => continue,
-            }
-        }
-    }
-
-    /// Send `text` and read until the reply to request `id`: the frames before it, and the reply.
-    async fn exchange(&mut self, text: String, id: u64, context: &str) -> (Vec<Value>, Value) {
-        self.ws.send(Message::text(text)).await.unwrap();
-        let mut before = Vec::new();
-        loop {
-            let frame = self.read(context).await;
-            if frame["id"] == json!(id) {
-                return (before, frame);
-            }
-            before.push(frame);
-        }
-    }
-
-    /// A setup request that must succeed.
-    async fn ok(&mut self, id: &mut u64, mut msg: Value) {
-        *id += 1;
-        msg["id"] = json!(*id);
-        let text = msg.to_string();
-        let (_, reply) = self.exchange(text.clone(), *id, &text).await;
-        assert_ne!(reply["type"], "error", "{}: {text}: {reply}", self.name);
-    }
-}
-
 /// An error frame is well formed: a known code, never `internal`, and a message.
 fn assert_clear_error(frame: &Value, context: &str) {
     let codes: Vec<Value> = ErrorCode::ALL
@@ -316,7 +263,7 @@ async fn every_field_of_every_message_takes_arbitrary_values() {
     let mut id = 1_000_000;
     let mut conns = Vec::new();
     for (name, login) in [("guest", None), ("alice", Some("alice")), ("carol", None)] {
-        let mut conn = Conn::open(&url, name).await;
+        let mut conn = RawConn::open(&url, name).await;
         conn.ok(&mut id, json!({"type": "hello", "version": 1}))
             .await;
         if let Some(username) = login {
@@ -356,7 +303,7 @@ async fn every_field_of_every_message_takes_arbitrary_values() {
         let who = cases.rng.random_range(0..conns.len());
         let conn = &mut conns[who];
         let context = format!("{}: {:.300}", conn.name, text);
-        conn.ws.send(Message::text(text)).await.unwrap();
+        conn.send(Message::text(text)).await;
         // The next request's reply comes after the case's answer: so the case was answered, and
         // the connection still serves.
         id += 1;

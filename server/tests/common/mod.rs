@@ -5,6 +5,7 @@
 
 pub mod events;
 pub mod money;
+pub mod raw;
 pub mod redis;
 
 use std::collections::VecDeque;
