@@ -26,7 +26,7 @@ use tokio_tungstenite::tungstenite::{Message, Utf8Bytes};
 const GAME_QUEUE_LEN: usize = 256;
 
 /// Frames waiting to be written to one socket. Tengen had the same queue behind a forwarder task per
-/// followed game until issue 16 (its sessions now read the games' broadcasts themselves); the
+/// followed game until the hot-game work (its sessions now read the games' broadcasts themselves); the
 /// baseline keeps its forwarder, unchanged, so that runs compare with the earlier ones.
 const OUTBOUND_QUEUE_LEN: usize = 256;
 

@@ -1,5 +1,5 @@
 //! The report of a `hot-game` run: Tengen's figures beside the baseline's (same watchers and
-//! moves, no bets), the ratios that matter, and issue 16's targets met or missed.
+//! moves, no bets), the ratios that matter, and PERFORMANCE.md's hot-game targets met or missed.
 
 use std::fmt::Write as _;
 
@@ -245,7 +245,7 @@ fn target(name: &str, goal: String, measured: String, met: bool) -> Target {
     }
 }
 
-/// Issue 16's targets.
+/// The hot-game targets (PERFORMANCE.md).
 fn targets(tengen: &HotSide, baseline: Option<&HotSide>) -> Vec<Target> {
     let t = &tengen.results;
     let errors = t.errors.values().sum::<u64>() + t.background.errors_count();

@@ -13,8 +13,8 @@
 //! - `metrics`: HdrHistogram latencies, counters and errors by code, recorded only in the window.
 //! - `hot`: the title match: one game with thousands of watchers who bet in a burst, beside the
 //!   everyday background.
-//! - `hot_report`: the hot-game run's text and JSON, against issue 16's targets.
-//! - `event`: a Swiss event of many rounds (issue 17): entrants who find their games in the event's
+//! - `hot_report`: the hot-game run's text and JSON, against the hot-game targets of PERFORMANCE.md.
+//! - `event`: a Swiss event of many rounds: entrants who find their games in the event's
 //!   pushes, watchers who bet, a director; `event_player` is one entrant, `event_check` the checks
 //!   (standings recomputed with `tengen-pairing`), `event_report` the text and JSON.
 //! - `idle`: many idle logged-in connections, and the server's RSS before and after.

@@ -16,7 +16,7 @@ pub const TARGET_MOVE_P99_MS: f64 = 10.0;
 /// Share of the baseline's delivered messages per second Tengen must reach under the same fan-out.
 pub const TARGET_DELIVERED_RATIO: f64 = 0.5;
 
-/// Idle logged-in connections one GiB of server RSS must hold (issue 16: 100,000 on one node).
+/// Idle logged-in connections one GiB of server RSS must hold (100,000 on one node).
 pub const TARGET_IDLE_PER_GIB: f64 = 60_000.0;
 
 /// How long the audit request may take.

@@ -148,7 +148,7 @@ pub enum ServerMsg {
     /// followers). Not a game event: it has no `seq` and is not in the game's record. `watchers` (the
     /// names) is left out when only the counts changed: the names a follower holds, from its
     /// snapshot or the last push that had them, are still right. A crowd of guests coming and going
-    /// then costs each follower a few bytes instead of the whole list (issue 16).
+    /// then costs each follower a few bytes instead of the whole list.
     Watchers {
         game: GameId,
         watchers_count: u32,

@@ -103,7 +103,7 @@ pub const ADMIN_THROTTLE_ENTRIES_MAX: usize = 10_000;
 
 /// Sessions following one game on this node. Each costs a broadcast receiver and a forwarding task
 /// (a few KiB), and each event of the game is one shared frame however many follow it; a title match
-/// draws tens of thousands (issue 16 measures 20,000 on one node), and one node holds at most
+/// draws tens of thousands (PERFORMANCE.md measures 20,000 on one node), and one node holds at most
 /// [`CONNECTIONS_MAX`] connections anyway, so this only stops a game from taking every one of them
 /// twice over. Beyond it `watch` answers `too_many_watchers`.
 pub const WATCHERS_PER_GAME_MAX: usize = 25_000;
@@ -112,7 +112,7 @@ pub const WATCHERS_PER_GAME_MAX: usize = 25_000;
 pub const CHAT_CHARS_MAX: usize = 500;
 
 /// Commands waiting in one game actor's inbox. Most games get a handful of commands per second, but
-/// a title match takes thousands of bets a second in its last minute (issue 16: 2,000 a second),
+/// a title match takes thousands of bets a second in its last minute (2,000 a second),
 /// and at 64 a stall of 30 ms on a busy machine filled the inbox and refused bets `busy`; 1,024
 /// holds half a second of such a burst. A full inbox means the actor is stuck behind the store, and
 /// the sender is told `busy` instead of waiting. (The queue's memory grows only as it fills.)
@@ -231,7 +231,7 @@ pub const WATCHER_COUNT_PUSH_MS: u64 = 1_000;
 /// followers its list is pushed less often than [`WATCHER_COUNT_PUSH_MS`], in proportion. The list
 /// (up to [`WATCHERS_LISTED_MAX`] names, several KiB) goes to every follower, so once a second a
 /// crowd of 15,000 arriving cost 15,000 such frames a second, over 100 MB/s of JSON: a title
-/// match's watchers took two minutes to get in (issue 16). Bounded, 20,000 followers hear the list
+/// match's watchers took two minutes to get in. Bounded, 20,000 followers hear the list
 /// every ten seconds while the count changes, and a game with fewer than 2,000 every second as
 /// before. Every snapshot (a new follower's, a resync) still has the list as it is.
 pub const WATCHER_LIST_FRAMES_PER_S_MAX: usize = 2_000;
@@ -251,7 +251,7 @@ pub const POOL_PUSH_MS: u64 = 1_000;
 /// followers its pool is pushed less often than [`POOL_PUSH_MS`], in proportion (every 3 s at
 /// 15,000). A push wakes every follower, and in a title match's betting burst a push a second was a
 /// second fan-out between the moves', each holding up the bets and moves that arrived during it
-/// (issue 16). A pool change waiting for its push also goes out with the game's next event, so at
+///. A pool change waiting for its push also goes out with the game's next event, so at
 /// a move every 2 s the crowd sees the pool move with each move.
 pub const POOL_FRAMES_PER_S_MAX: usize = 5_000;
 
@@ -290,7 +290,7 @@ pub const WATCHERS_LISTED_MAX: usize = 100;
 /// Names times followers a game's `watchers` list may cost: past 1,000 followers the list names
 /// fewer than [`WATCHERS_LISTED_MAX`], `100,000 / followers` of them but at least
 /// [`WATCHERS_LISTED_MIN`]. A list of 100 names to 15,000 followers was 100 MB a push, and the move
-/// it went out with reached its last watcher after 1.2 s instead of 0.2 (issue 16); 10 names to the
+/// it went out with reached its last watcher after 1.2 s instead of 0.2; 10 names to the
 /// same crowd cost about twice a move's bytes. The counts stay exact.
 pub const WATCHER_NAMES_FANNED_OUT_MAX: usize = 100_000;
 

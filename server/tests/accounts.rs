@@ -1,4 +1,4 @@
-//! Accounts and sessions under abuse (issue 13, items 8-10): login throttles per account and
+//! Accounts and sessions under abuse (items 8-10): login throttles per account and
 //! address, per account, and per address, kept in the store across restarts; logout ending every
 //! connection on its token, and logging out everywhere; registrations limited per address; and the
 //! starting grant deferred to a new account's first finished game or a day.

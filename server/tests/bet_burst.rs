@@ -1,4 +1,4 @@
-//! A burst of bets from many watchers of one game at once (issue 16, the title match in miniature),
+//! A burst of bets from many watchers of one game at once (the title match in miniature),
 //! over real WebSockets: every bet is placed (none refused `busy` because the game's actor waited
 //! for each write before reading the next), the pool pushes each watcher hears are coalesced (far
 //! fewer than the bets), the game settles every bet exactly once by the formula, each bettor hears

@@ -1,4 +1,4 @@
-//! Crashes users could cause (issue 13): what a panicking connection leaves behind, and an undo
+//! Crashes users could cause: what a panicking connection leaves behind, and an undo
 //! after a scoring dispute, over real sockets. The panics are injected through the config's test
 //! faults; the rest is the real server.
 
@@ -22,7 +22,7 @@ async fn until_closed(client: &mut Client) {
     while client.read_socket().await.is_some() {}
 }
 
-/// Issue 13, item 4: a connection whose task panics used to leave its user online, in the room and
+/// A connection whose task panics used to leave its user online, in the room and
 /// seated (another user got `seat_taken` long after). Its cleanup now runs on the unwind.
 #[tokio::test]
 async fn a_connection_that_panics_leaves_no_ghost() {
@@ -55,7 +55,7 @@ async fn a_connection_that_panics_leaves_no_ghost() {
     server.stop().await;
 }
 
-/// Issue 13, item 1, over the wire: pass, pass, `resume_play`, three moves, `undo`, `accept_undo`
+/// Pass, pass, `resume_play`, three moves, `undo`, `accept_undo`
 /// used to kill the game (the players then got `no_such_game`); the move is now taken back and
 /// the game goes on.
 #[tokio::test]

@@ -1,4 +1,4 @@
-//! A bounded protocol fuzz (issue 13, item 7): a real server on 127.0.0.1:0 and real WebSocket
+//! A bounded protocol fuzz (item 7): a real server on 127.0.0.1:0 and real WebSocket
 //! clients (anonymous, before `hello`, two players in a live game, a watcher with a study open) send
 //! a few thousand frames from a fixed seed: the `→` examples of `protocol/README.md`, mutated
 //! (fields changed to odd values, removed, added, types swapped, ids pointed at the real game,

@@ -574,7 +574,7 @@ async fn state_of(games: &Games, game: GameId) -> Value {
     value["state"].clone()
 }
 
-/// Issue 13, item 1: pass, pass, a dispute resumes play, three moves, an accepted undo. The actor
+/// Pass, pass, a dispute resumes play, three moves, an accepted undo. The actor
 /// used to die replaying the moves without the resumption; now it takes the move back, plays on,
 /// and a restart rebuilds the same position from the log.
 #[tokio::test(start_paused = true)]
@@ -631,7 +631,7 @@ async fn an_undo_after_a_scoring_dispute_takes_the_move_back_and_survives_a_rest
     drop(h.ctx);
 }
 
-/// Issue 13, item 5: an actor that panics is restarted from its log by its supervisor. The command
+/// An actor that panics is restarted from its log by its supervisor. The command
 /// it was handling is lost (its sender hears the game did not answer), but the game goes on under
 /// the same id and handle, from the same position, with the clocks running again, and a follower
 /// is given a fresh snapshot.

@@ -8,7 +8,7 @@
 //! each slice was not enough: tokio runs a yielded task again after 61 others, before a slice of
 //! 128 is done, and the slices piled up in the shared queue all the same.)
 //!
-//! Why (issue 16): a move sent to 15,000 followers at once woke 15,000 tasks in one go. A worker's
+//! Why: a move sent to 15,000 followers at once woke 15,000 tasks in one go. A worker's
 //! own run queue holds 256 tasks, so the rest went to the runtime's shared queue, in order, and
 //! anything woken from outside the runtime after them (the store writer's answer to a bet or to
 //! another game's move) waited behind the whole fan-out: a fifth of a second here, the bet acks'

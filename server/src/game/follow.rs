@@ -3,7 +3,7 @@
 //! writes what arrives, in order, with the rest of its turn's frames in one flush. No task sits
 //! between a game and a socket: a move reaches 15,000 watchers with 15,000 wake-ups and no queue
 //! hand-off, where a forwarder task per watcher cost twice the wake-ups and held a 256-frame queue
-//! per connection (issue 16: the title match's server took 498 MiB instead of 656).
+//! per connection (the title match's server took 498 MiB instead of 656).
 //!
 //! Per game it skips the frames hidden from the viewer (kibitz, from the players during play) and the
 //! events already in the snapshot. A follower that falls behind the broadcast (more than

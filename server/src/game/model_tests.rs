@@ -1,4 +1,4 @@
-//! A model-based property test of the game actor (issue 13, item 7): random sequences of every game
+//! A model-based property test of the game actor (item 7): random sequences of every game
 //! action (moves, passes, undo requests and answers, resuming after a scoring dispute, dead-stone
 //! toggles, accepting the score, resigning, bets) from both players and from watchers, sent to a
 //! real actor (real SQLite store, ledger and hall) through its inbox. After each step the actor must

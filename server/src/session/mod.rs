@@ -171,7 +171,7 @@ impl Session {
         let (mut sink, mut stream) = socket.split();
         // Both waits below are made once and kept across turns of the loop (the hall's re-armed as
         // each event arrives): made anew on every turn, each registered with, and left, a signal
-        // every session shares, under its lock, for every frame delivered (issue 16, profiled).
+        // every session shares, under its lock, for every frame delivered (profiled).
         let mut hall_wait = Box::pin(hall_next(self.state.hall.subscribe()));
         // The hall's lists, only while this connection is in the hall (see `lobby`).
         let mut lobby_rx: Option<broadcast::Receiver<HallEvent>> = None;

@@ -517,7 +517,7 @@ impl StoreHandle {
 
     /// Append one event to a live game's log, durably: through the backend's writer queue when it
     /// takes it (no pool thread blocks on the commit, so a move costs the writer's wake-up and the
-    /// answer's, where the blocking pool added two more: issue 16's profile), else on the pool.
+    /// answer's, where the blocking pool added two more: a profile in PERFORMANCE.md), else on the pool.
     pub async fn append_event(
         &self,
         game: GameId,

@@ -57,7 +57,7 @@ impl GameActor {
         self.watchers_pacer.pushed();
         // The names only when some follower may hold others: a title match's crowd changes its
         // counts all the time and its strongest hundred rarely, and the list is several KiB to
-        // every follower (issue 16: 15,000 of them stalled the game's fan-out for a second).
+        // every follower (15,000 of them stalled the game's fan-out for a second).
         let shown_differ = self.watchers_shown_differ.swap(false, Ordering::Relaxed);
         let names_changed = shown_differ || list.watchers != self.watchers_pushed.watchers;
         let frame = ServerMsg::Watchers {

@@ -822,7 +822,7 @@ impl GameActor {
             .send(Some(self.seq), frame.into(), [None, None]);
         // Coalesced pushes waiting for their time go with the event: every follower is woken for
         // it anyway and reads them in the same turn, where a push of their own later would wake
-        // all of them again (issue 16: a fan-out to 15,000 takes a fifth of a second here). With
+        // all of them again (a fan-out to 15,000 takes a fifth of a second here). With
         // none waiting, the next change waits an interval from this event, so that it rides with
         // the next one if that comes first. Not the pool once the game is over: `finish` pushes it
         // settled.
