@@ -1,5 +1,5 @@
 // The application shell: routes (#/, #/room/1, #/table/3, #/game/12, #/bets, #/games, #/replay/12,
-// #/study, #/events, #/event/4) to views, turns view actions into requests through `net`, feeds every server message into
+// #/study, #/events, #/event/4, #/user/<name>) to views, turns view actions into requests through `net`, feeds every server message into
 // `state`, re-renders the current view, and re-subscribes after a reconnect. The only module that knows all the others.
 
 import { Connection, RequestError } from './net.js';
@@ -17,6 +17,7 @@ import { mountReplay } from './views/replay.js';
 import { mountStudy } from './views/study.js';
 import { openChallengeDialog, openChallengedDialog } from './views/dialogs.js';
 import { mountEvent } from './views/event.js';
+import { mountProfile } from './views/profile.js';
 import { eventActions, mountEvents } from './views/events.js';
 import { createSounds } from './sound.js';
 import { sameSettings } from './views/settings.js';
@@ -31,7 +32,7 @@ const sounds = createSounds({ storage: localStorage });
 let view = null;
 let viewKey = '';
 // What the current screen follows, so a reconnect can ask for it again.
-const following = { room: null, table: null, games: new Set(), event: null };
+const following = { room: null, table: null, games: new Set(), event: null, profile: null };
 // Whether this user waits in the automatch queue; a game of theirs starting ends the wait.
 let automatchSearching = false;
 // A rematch the left seat (Black) asked for: {table, settings}, accepted when White proposes the same.
@@ -94,6 +95,20 @@ async function resubscribe() {
   // Competitions: the hall's list, and the event on screen (its pushes were missed while offline).
   await quiet(net.request({ type: 'list_events' }));
   if (following.event) await quiet(net.request({ type: 'get_event', event: following.event }));
+  // A profile is a snapshot, not a subscription: asked afresh (online, last seen, new games).
+  if (following.profile) await askProfile(following.profile);
+}
+
+/** Ask for `username`'s profile into `state.profiles` (keyed by the name as the route has it). */
+async function askProfile(username) {
+  try {
+    const reply = await net.request({ type: 'profile', username });
+    state.profiles.set(username, { profile: reply.profile });
+  } catch (err) {
+    // A lost connection keeps the profile shown; the reconnect asks again.
+    if (err.code === 'no_such_user' || !state.profiles.get(username)?.profile) state.profiles.set(username, { error: err });
+  }
+  scheduleRender();
 }
 
 function errorText(err) {
@@ -214,7 +229,14 @@ const actions = {
   },
   // Records: a user's games and one game's SGF.
   // These views ask on mount, which may come before the connection is up; they wait for it.
-  listGames: (username) => untilReady().then(() => send({ type: 'list_games', username })).then((reply) => reply.games),
+  // `before`: the next page, the games before that game id.
+  listGames: (username, before) => untilReady().then(() => send({ type: 'list_games', username, ...(before != null ? { before } : {}) })).then((reply) => reply.games),
+  // Followed while on screen, so a reconnect asks again; before the first connection is ready, that is
+  // what asks it.
+  openProfile(username) {
+    following.profile = username;
+    if (ready) askProfile(username);
+  },
   getRecord: (game) => untilReady().then(() => send({ type: 'get_record', game })).then((reply) => reply.sgf),
   // The study board: every request but the count answers with the board as it now stands.
   study: (msg) => untilReady().then(() => send(msg)).then((reply) => reply.study),
@@ -330,12 +352,20 @@ function parseHash() {
   if (parts[0] === 'replay' && id) return { name: 'replay', params: { game: id } };
   if (parts[0] === 'event' && id) return { name: 'event', params: { event: id } };
   if (parts[0] === 'events') return { name: 'events', params: {} };
+  if (parts[0] === 'user' && parts[1]) {
+    // A name in any script comes encoded (player-link.js); a mangled one is a name nobody has.
+    try {
+      return { name: 'profile', params: { username: decodeURIComponent(parts[1]) } };
+    } catch {
+      return { name: 'profile', params: { username: parts[1] } };
+    }
+  }
   return { name: 'hall', params: {} };
 }
 
 function route(force = false) {
   let { name, params } = parseHash();
-  if (!state.me && !guest && !['game', 'replay', 'study', 'event'].includes(name)) name = 'login';
+  if (!state.me && !guest && !['game', 'replay', 'study', 'event', 'profile'].includes(name)) name = 'login';
   const key = `${name}:${JSON.stringify(params)}:${lang}`;
   renderHeader();
   if (!force && key === viewKey) return render();
@@ -343,9 +373,10 @@ function route(force = false) {
   viewKey = key;
   if (name !== 'table') following.table = name === 'game' ? following.table : null;
   if (name !== 'event') following.event = null;
+  if (name !== 'profile') following.profile = null;
   main.replaceChildren();
   const ctx = { state, t, actions, lang, sounds };
-  const mount = { login: mountLogin, hall: mountHall, table: mountTable, game: mountGame, bets: mountMyBets, games: mountGames, replay: mountReplay, study: mountStudy, event: mountEvent, events: mountEvents }[name];
+  const mount = { login: mountLogin, hall: mountHall, table: mountTable, game: mountGame, bets: mountMyBets, games: mountGames, replay: mountReplay, study: mountStudy, event: mountEvent, events: mountEvents, profile: mountProfile }[name];
   view = mount(main, ctx, params);
   render();
 }

@@ -31,6 +31,7 @@ export function createState() {
     stakes: new Map(), // table id → {stake: the wire's StakeInfo or null, taxBp, mine: my points are in it or I sit there}
     notices: [], // transient messages for the user
     events: createEventsState(), // competitions: the hall's list and the events opened (see events.js)
+    profiles: new Map(), // name as asked → {profile} (the `profile` reply's) or {error}: see views/profile.js
   };
 }
 
