@@ -1,8 +1,9 @@
 // A chat panel: the lines of one channel and a box to say something (for a guest, `readOnly`: a note instead). It reports what was typed through
 // `onSend(text)`; the lines come in through `update(lines)`. The input survives updates.
 
-import { h, fill, userName } from '../dom.js';
+import { h, fill } from '../dom.js';
 import { formatChatTime } from '../timefmt.js';
+import { profileLink } from './player-link.js';
 
 export function createChat({ t, title, onSend, testId, readOnly = false }) {
   const list = h('ol', { class: 'chat-lines', 'aria-live': 'polite' });
@@ -25,7 +26,7 @@ export function createChat({ t, title, onSend, testId, readOnly = false }) {
       if (lines.length === shown && lines.length < 200) return;
       shown = lines.length;
       fill(list, lines.length === 0 ? h('li', { class: 'muted' }, t('chat.empty')) : lines.map((line) =>
-        h('li', {}, h('time', {}, formatChatTime(line.at_ms, offset)), ' ', h('b', {}, userName(line.from.username)), ' ', line.text)));
+        h('li', {}, h('time', {}, formatChatTime(line.at_ms, offset)), ' ', h('b', {}, profileLink(t, line.from)), ' ', line.text)));
       list.scrollTop = list.scrollHeight;
     },
   };

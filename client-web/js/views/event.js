@@ -2,15 +2,15 @@
 // "Start round N" (disabled, with the reason, while a round is in play), the user's own board while its
 // game is on, the standings with a column for every figure that ranks them (fractions as "12 2/3"), the
 // pairing table of every round (boards, results, a link to each game, byes and rests), a knockout's
-// bracket, the entrants and the event's log, and the director's warn, withdraw, adjudicate, pause,
+// bracket, the entrants and the event's log (every player's name a link to their profile), and the director's warn, withdraw, adjudicate, pause,
 // adjourn and resume (views/event-director.js); each live board's watchers and pool; and for a team
 // event its teams, team standings, matches and relay, and founding or joining a team
 // (views/event-teams.js). Asks for the event on opening (and the app asks again
 // after a reconnect); entrants and the director then get every change pushed, and anyone else asks
 // again when the hall's line of the event changes.
 
-import { formatRank } from '../rank.js';
-import { h, fill, userName } from '../dom.js';
+import { h, fill } from '../dom.js';
+import { profileLink } from './player-link.js';
 import { playersOf, isEntrant, myBoard, nextRoundState, boardWinner, standingsColumns, currentRound } from '../events.js';
 import { formatSummary } from './events.js';
 import { settingsSummary } from './settings.js';
@@ -73,14 +73,16 @@ export function mountEvent(root, ctx, params) {
     const tools = me != null && view.summary.director.user === me && view.summary.status !== 'finished' ? director : null;
     const players = playersOf(view);
     const name = (user) => players.get(user)?.username ?? `#${user}`;
+    // The same name as a link to the player's profile, where the name stands alone (not inside a sentence).
+    const link = (user) => (players.has(user) ? profileLink(t, players.get(user)) : name(user));
     // A team event ranks teams (its individual standings name teams by id) and its byes are teams.
     const teams = view.teams ? { standings: teamStandingsPanel(view, { t }), matches: matchesPanel(view, { t, name }), list: teamsPanel(view, { t, actions, me, name, kept: teamEntry.lineUps }) } : null;
     const byeName = view.teams ? (team) => teamName(view, team) : name;
     fill(body,
       header(view, { t, actions, me, name, teamEntry }),
       h('div', { class: 'event-columns' },
-        h('div', { class: 'event-main' }, teams ? [teams.standings, teams.matches] : standingsPanel(view, { t, me, name }),
-          roundsPanel(view, { t, me, name, byeName, tools, watching: watchingOf(state), pools: poolsOf(view) })),
+        h('div', { class: 'event-main' }, teams ? [teams.standings, teams.matches] : standingsPanel(view, { t, me, link }),
+          roundsPanel(view, { t, me, link, byeName, tools, watching: watchingOf(state), pools: poolsOf(view) })),
         h('aside', { class: 'event-side' }, teams?.list, entrantsPanel(view, { t, me, tools }), logPanel(view, { t, name }))));
   }
   return { update, unmount() {} };
@@ -93,13 +95,19 @@ function header(view, { t, actions, me, name, teamEntry }) {
     h('div', { class: 'row spread' },
       h('h2', { 'data-testid': 'event-name' }, s.name, ' ', h('span', { class: `badge event-status status-${s.status}`, 'data-testid': 'event-status' }, t(`event.status.${s.status}`))),
       h('a', { href: '#/' }, `← ${t('event.back')}`)),
-    h('p', { class: 'muted' }, [formatSummary(s.format, t), t('events.entered', { count: s.entrants_count, max: s.players_max }),
-      t('event.director', { name: s.director.username }), t('event.lastTie', { rule: t(`event.finalTie.${view.final_tie}`) })].join(' · ')),
+    h('p', { class: 'muted' }, `${[formatSummary(s.format, t), t('events.entered', { count: s.entrants_count, max: s.players_max })].join(' · ')} · `,
+      withLink(t('event.director', { name: '\u0000' }), profileLink(t, s.director)), ` · ${t('event.lastTie', { rule: t(`event.finalTie.${view.final_tie}`) })}`),
     h('p', { class: 'muted small' }, t('event.games', { settings: settingsSummary(view.settings, t) })),
     // A team event's winner is a team (the teams panel names it).
     view.winner != null && !view.teams ? h('p', { class: 'event-winner', 'data-testid': 'event-winner' }, t('event.winner', { name: name(view.winner) })) : null,
     yourGame(view, { t, me }),
     h('div', { class: 'row' }, entryButtons(view, { t, actions, me, teamEntry }), directorControls(view, { t, actions, me })));
+}
+
+/** A translated sentence with a node where its name was (the name given to `t` as \u0000). */
+function withLink(text, node) {
+  const [before, after = ''] = text.split('\u0000');
+  return [before, node, after];
 }
 
 function yourGame(view, { t, me }) {
@@ -130,7 +138,7 @@ function directorControls(view, { t, actions, me }) {
 }
 
 /** The standings: rank, player, a column per ranking figure (plus score and W/D/L), and byes if any. */
-function standingsPanel(view, { t, me, name }) {
+function standingsPanel(view, { t, me, link }) {
   const { criteria, rows } = view.standings;
   const columns = standingsColumns(criteria);
   const anyByes = rows.some((row) => row.byes > 0);
@@ -140,7 +148,7 @@ function standingsPanel(view, { t, me, name }) {
     anyByes ? h('th', { class: 'num' }, t('event.col.byes')) : null);
   const row = (r) => h('tr', { class: r.player === me ? 'me' : '', 'data-testid': `standing-${r.player}` },
     h('td', {}, r.tied ? `=${r.rank}` : String(r.rank)),
-    h('td', {}, name(r.player), flags(r, t)),
+    h('td', {}, link(r.player), flags(r, t)),
     columns.map((c) => h('td', { class: 'num', 'data-col': c.id }, text(c.read(r)))),
     anyByes ? h('td', { class: 'num' }, String(r.byes)) : null);
   return h('section', { class: 'panel', 'data-testid': 'standings' },
@@ -170,16 +178,16 @@ function watchingOf(state) {
 }
 
 /** Every round's pairing table, the latest first; a knockout's bracket above them. */
-function roundsPanel(view, { t, me, name, byeName, tools, watching, pools }) {
+function roundsPanel(view, { t, me, link, byeName, tools, watching, pools }) {
   const rounds = [...view.rounds].reverse();
   return h('section', { class: 'panel', 'data-testid': 'pairings' },
-    view.summary.format.kind === 'knockout' && view.rounds.length ? bracket(view, { t, name, byeName }) : null,
+    view.summary.format.kind === 'knockout' && view.rounds.length ? bracket(view, { t, link, byeName }) : null,
     h('h3', {}, t('event.pairings')),
-    rounds.length === 0 ? h('p', { class: 'muted' }, t('event.noRounds')) : rounds.map((round) => roundTable(round, { t, me, name, byeName, watching, pools, tools: round === currentRound(view) ? tools : null })));
+    rounds.length === 0 ? h('p', { class: 'muted' }, t('event.noRounds')) : rounds.map((round) => roundTable(round, { t, me, link, byeName, watching, pools, tools: round === currentRound(view) ? tools : null })));
 }
 
-function roundTable(round, { t, me, name, byeName = name, watching, pools, tools }) {
-  const player = (user, color) => h('td', { class: user === me ? 'me' : '' }, h('span', { class: `stone-icon ${color}`, 'aria-hidden': 'true' }), ` ${name(user)}`);
+function roundTable(round, { t, me, link, byeName, watching, pools, tools }) {
+  const player = (user, color) => h('td', { class: user === me ? 'me' : '' }, h('span', { class: `stone-icon ${color}`, 'aria-hidden': 'true' }), ' ', link(user));
   const rows = round.boards.map((b) => h('tr', { 'data-testid': `board-${round.number}-${b.board}` },
     h('td', {}, String(b.board)), player(b.black, 'black'), player(b.white, 'white'),
     h('td', { 'data-testid': `result-${round.number}-${b.board}` }, resultText(b, t)),
@@ -223,8 +231,8 @@ function poolLine(board, pools, t) {
 }
 
 /** A knockout's bracket: a column per round, each board a box with its winner in bold, then the byes. */
-function bracket(view, { t, name, byeName = name }) {
-  const side = (user, won) => h('div', { class: `bracket-player${won ? ' won' : ''}` }, name(user));
+function bracket(view, { t, link, byeName }) {
+  const side = (user, won) => h('div', { class: `bracket-player${won ? ' won' : ''}` }, link(user));
   const match = (b) => {
     const w = boardWinner(b);
     return h('div', { class: 'bracket-match' }, side(b.black, w === 'black'), side(b.white, w === 'white'));
@@ -241,7 +249,7 @@ function entrantsPanel(view, { t, me, tools }) {
     h('h3', {}, `${t('event.entrants')} (${view.entrants.length})`),
     view.entrants.length === 0 ? h('p', { class: 'muted' }, t('event.noEntrants')) : h('ol', { class: 'entrant-list' },
       view.entrants.map((e) => h('li', { class: e.player.user === me ? 'me' : '' },
-        userName(e.player.username), ' ', h('span', { class: 'rank' }, formatRank(t, e.player.rank)),
+        profileLink(t, e.player, { rank: 'chip' }),
         e.warnings ? h('span', { class: 'muted small' }, ` · ${t('event.warnings', { count: e.warnings })}`) : null,
         e.withdrawn ? h('span', { class: 'muted small' }, ` · ${t('event.withdrawn')}`) : null,
         tools && !e.withdrawn ? tools.entrantButtons(e) : null))));

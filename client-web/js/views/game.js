@@ -4,8 +4,7 @@
 // the watchers' kibitz, the watcher count and list, away countdowns, and the stake and pool panels when
 // the server keeps fortune points.
 
-import { formatRank } from '../rank.js';
-import { h, fill, userName } from '../dom.js';
+import { h, fill } from '../dom.js';
 import { channelKey, outcomeReasonKey } from '../state.js';
 import { createBoard } from '../board.js';
 import { createChat } from './chat.js';
@@ -24,6 +23,7 @@ import { pointName } from '../geometry.js';
 import { otherColor } from '../stones.js';
 import { createGameNotices } from './game-notices.js';
 import { clocksHalted } from '../event-game.js';
+import { profileLink } from './player-link.js';
 
 /** How often the clocks redraw; a fifth of a second keeps the seconds honest without busy work. */
 const CLOCK_REDRAW_MS = 200;
@@ -190,7 +190,7 @@ export function mountGame(root, ctx, params) {
     players[color].classList.toggle('to-move', toMove);
     fill(players[color],
       h('span', { class: `stone-icon big ${color}`, 'aria-hidden': 'true' }),
-      h('div', { class: 'player-name' }, h('b', {}, userName(p.username)), ' ', h('span', { class: 'rank' }, formatRank(t, p.rank)),
+      h('div', { class: 'player-name' }, h('b', {}, profileLink(t, p, { rank: 'chip' })),
         h('div', { class: 'muted small' }, t(`color.${color}`), toMove ? ` · ${t('game.toMove')}` : '', accepted ? ` · ${t('game.accepted', { color: '' }).trim()}` : '')),
       h('div', { class: 'captures small' }, t('game.captures', { count: captures })),
       clockNodes[color]);

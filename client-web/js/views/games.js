@@ -2,6 +2,7 @@
 // date; each links to its replay. Asks once on mount through `actions.listGames`.
 
 import { h, fill } from '../dom.js';
+import { profileLink } from './player-link.js';
 
 export function mountGames(root, { t, actions, state }) {
   const body = h('div', { 'data-testid': 'my-games' }, h('p', { class: 'muted' }, '…'));
@@ -17,7 +18,7 @@ export function mountGames(root, { t, actions, state }) {
         h('thead', {}, h('tr', {}, ['games.game', 'color.black', 'color.white', 'settings.size', 'games.result', 'games.date'].map((k) => h('th', {}, t(k))))),
         h('tbody', {}, games.map((g) => h('tr', {},
           h('td', {}, h('a', { href: `#/replay/${g.game}`, 'data-testid': `replay-link-${g.game}` }, t('games.replay', { game: g.game }))),
-          h('td', {}, g.black), h('td', {}, g.white), h('td', {}, `${g.size}×${g.size}`),
+          h('td', {}, profileLink(t, g.black)), h('td', {}, profileLink(t, g.white)), h('td', {}, `${g.size}×${g.size}`),
           h('td', {}, g.result ?? t('games.inProgress')), h('td', { class: 'muted small' }, date(g.started_at_ms)))))));
     }).catch((err) => fill(body, h('p', { class: 'muted' }, actions.errorText(err))));
   }

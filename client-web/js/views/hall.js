@@ -1,5 +1,6 @@
 // The hall: rooms, the chosen room's tables (seated players with ranks, a game's watchers), live games
-// with watcher counts, players online (with a challenge button and who is playing), the automatch panel,
+// with watcher counts, players online (with a challenge button and who is playing; every name in the
+// lists links to the player's profile; a table's card is one link, to the table), the automatch panel,
 // the room chat, and the competitions (views/events.js). On a phone the live games and the players come
 // first and the tables start folded (style.css orders the panels; the tables are a <details> opened here
 // on wider screens).
@@ -10,6 +11,7 @@ import { channelKey, myLiveGame } from '../state.js';
 import { createChat } from './chat.js';
 import { createAutomatchPanel } from './automatch.js';
 import { createEventsPanel, EVENTS_SHOWN_MAX } from './events.js';
+import { profileLink } from './player-link.js';
 
 /** A phone-sized screen, where the tables start folded (the same width as style.css's phone layout). */
 const PHONE_QUERY = '(max-width: 600px)';
@@ -72,18 +74,22 @@ export function mountHall(root, ctx, params) {
       fill(rooms, state.hall.rooms.map((r) => h('li', {},
         h('a', { href: `#/room/${r.room}`, class: r.room === roomId ? 'active' : '', 'data-testid': `room-${r.room}` },
           h('b', {}, roomName(r.name)), h('span', { class: 'muted small' }, ` ${t('hall.users', { count: r.users_count })} · ${t('hall.tables', { count: r.tables_count })}`)))));
-      fill(games, state.hall.games.length === 0 ? h('li', { class: 'muted' }, t('hall.noGames')) : state.hall.games.map((g) => h('li', {},
-        h('a', { href: `#/game/${g.game}`, 'data-testid': `game-link-${g.game}` },
-          h('span', { class: 'stone-icon black' }), userName(g.black.username), ` (${formatRank(t, g.black.rank)}) `,
-          h('span', { class: 'stone-icon white' }), userName(g.white.username), ` (${formatRank(t, g.white.rank)})`,
-          h('span', { class: 'muted small' }, ` ${g.size}×${g.size} · ${t('hall.moves', { count: g.moves_count })} · ${t('hall.watchers', { count: g.watchers_count })}`)))));
+      // The names open the players' profiles; the line about the game opens the game.
+      fill(games, state.hall.games.length === 0 ? h('li', { class: 'muted' }, t('hall.noGames')) : state.hall.games.map((g) => {
+        const about = `${g.size}×${g.size} · ${t('hall.moves', { count: g.moves_count })} · ${t('hall.watchers', { count: g.watchers_count })}`;
+        const side = (color) => h('span', { class: 'nowrap' }, h('span', { class: `stone-icon ${color}` }), ' ', profileLink(t, g[color], { rank: 'paren' }));
+        return h('li', { class: 'live-game' },
+          h('span', {}, side('black'), ' ', side('white')),
+          h('a', { class: 'small game-about', href: `#/game/${g.game}`, 'data-testid': `game-link-${g.game}`,
+            'aria-label': `${t('hall.watchGame', { black: g.black.username, white: g.white.username })}: ${about}` }, about));
+      }));
       // Computer players (engines connected with `tengen bot`) come first, offered as "play the computer".
       const listed = [...state.hall.players].sort((a, b) => Number(Boolean(b.computer)) - Number(Boolean(a.computer)));
       // Who is playing, from the live games: a link to their game beside the name.
       const playingIn = new Map();
       for (const g of state.hall.games) for (const p of [g.black, g.white]) if (!playingIn.has(p.user)) playingIn.set(p.user, g.game);
       fill(players, listed.map((p) => h('li', {},
-        h('span', {}, userName(p.username), ' ', h('span', { class: 'rank' }, formatRank(t, p.rank)),
+        h('span', {}, profileLink(t, p, { rank: 'chip' }),
           p.computer ? h('span', { class: 'badge muted small' }, ` ${t('hall.computer')}`) : null,
           playingIn.has(p.user) ? h('a', { class: 'badge playing', href: `#/game/${playingIn.get(p.user)}`, 'data-testid': `playing-${p.username}` }, t('hall.playing')) : null),
         state.me && p.user !== state.me.user

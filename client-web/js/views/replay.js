@@ -12,6 +12,7 @@ import { pointName } from '../geometry.js';
 import { createNumbersSwitch, createMoveList } from './review.js';
 import { resultBanner } from './result.js';
 import { outcomeFromSgf } from '../result.js';
+import { profileLink } from './player-link.js';
 
 export function mountReplay(root, { t, actions, lang }, { game: gameId }) {
   const boardBox = h('div', { class: 'board-box' });
@@ -76,8 +77,10 @@ export function mountReplay(root, { t, actions, lang }, { game: gameId }) {
     // The result at a glance, as on the game screen (a finished game's page comes here after a reload).
     const outcome = outcomeFromSgf(info.RE);
     if (outcome) fill(bannerBox, resultBanner({ outcome, settings: { size: record.size, komi_half_points: 0, handicap: 0 } }, { t, lang, reasonKey: `game.reason.${outcome.reason}` }));
-    fill(heading, h('p', {}, h('span', { class: 'stone-icon black' }), ` ${info.PB ?? '?'} (${info.BR ?? '?'}) `,
-      h('span', { class: 'stone-icon white' }), ` ${info.PW ?? '?'} (${info.WR ?? '?'})`),
+    // A record of this server names its players by their usernames: each links to the profile.
+    const player = (name) => (name ? profileLink(t, name) : '?');
+    fill(heading, h('p', {}, h('span', { class: 'stone-icon black' }), ' ', player(info.PB), ` (${info.BR ?? '?'}) `,
+      h('span', { class: 'stone-icon white' }), ' ', player(info.PW), ` (${info.WR ?? '?'})`),
     h('p', { class: 'muted small' }, `${record.size}×${record.size} · ${t('settings.komi')} ${info.KM ?? '—'} · ${t('games.result')} ${info.RE ?? t('games.inProgress')}${info.DT ? ` · ${info.DT}` : ''}`));
     go(positions.length - 1);
   }).catch((err) => fill(heading, h('p', { class: 'game-message shown' }, err.code ? actions.errorText(err) : t('replay.unreadable', { message: err.message }))));

@@ -1,12 +1,12 @@
 // A table: both seats with sit and stand, the settings White proposes and Black confirms, and the players'
 // table chat. When a game starts here, the app moves to the game view.
 
-import { formatRank } from '../rank.js';
-import { h, fill, userName } from '../dom.js';
+import { h, fill } from '../dom.js';
 import { channelKey } from '../state.js';
 import { createChat } from './chat.js';
 import { createSettingsForm, settingsSummary, rememberSettings, rememberedSettings } from './settings.js';
 import { createStakePanel } from './stake.js';
+import { profileLink } from './player-link.js';
 
 export function mountTable(root, ctx, params) {
   const { t, actions, state } = ctx;
@@ -44,7 +44,7 @@ export function mountTable(root, ctx, params) {
         return h('div', { class: `seat-card seat-${side}`, 'data-testid': `seat-${side}` },
           h('span', { class: `stone-icon big ${side === 'left' ? 'black' : 'white'}` }),
           h('div', {}, h('div', { class: 'muted small' }, t(side === 'left' ? 'table.left' : 'table.right')),
-            p ? h('b', {}, userName(p.username), ` (${formatRank(t, p.rank)})`) : h('span', { class: 'muted' }, t('room.empty'))),
+            p ? h('b', {}, profileLink(t, p, { rank: 'paren' })) : h('span', { class: 'muted' }, t('room.empty'))),
           !p && !mySeat && me ? h('button', { class: 'primary', onclick: () => actions.sit(tableId, side), 'data-testid': `sit-${side}` }, t('table.sit')) : null,
           mySeat === side && !table.game ? h('button', { onclick: () => actions.stand(tableId) }, t('table.stand')) : null);
       };

@@ -3,8 +3,8 @@
 // the keyboard or a tap), and the guests, who are counted but have no name. Props in, no events; the
 // server pushes the list when it changes, so `update` just redraws.
 
-import { formatRank } from '../rank.js';
-import { h, fill, userName } from '../dom.js';
+import { h, fill } from '../dom.js';
+import { profileLink } from './player-link.js';
 
 /** Names shown before the rest fold away: one or two lines of the side panel, even on a phone. */
 export const WATCHERS_SHOWN_MAX = 12;
@@ -26,7 +26,7 @@ export function createWatchersPanel({ t }) {
     h('span', { class: 'watchers-label muted small', 'aria-hidden': 'true' }, t('game.watchersList')), list);
 
   const chip = (p) => h('li', { class: 'watcher', 'data-testid': `watcher-${p.username}` },
-    userName(p.username), ' ', h('span', { class: 'rank' }, formatRank(t, p.rank)),
+    profileLink(t, p, { rank: 'chip' }),
     p.computer ? h('span', { class: 'badge computer', title: t('hall.computer') }, t('hall.computer')) : null);
 
   return {
