@@ -87,14 +87,14 @@ export function createTeamEntry({ t, actions, event }) {
 }
 
 /** The teams: name, captain, players in board order (a free line-up's next order when the captain set one). */
-export function teamsPanel(view, { t, actions, me, name, kept }) {
+export function teamsPanel(view, { t, actions, me, name, link = name, kept }) {
   const rules = view.teams.rules;
   const open = view.summary.status === 'open';
   const joinable = (team) => open && me != null && !myTeam(view, me) && team.players.length < rules.players;
   const line = (team) => h('li', { 'data-testid': `team-${team.team}`, class: team.players.includes(me) ? 'me' : '' },
     h('b', {}, team.name), ' ', h('span', { class: 'muted small' }, t('teams.count', { count: team.players.length, max: rules.players })),
     joinable(team) ? h('button', { class: 'small', 'data-testid': `join-team-${team.team}`, onclick: () => actions.joinTeam(view.summary.event, team.team) }, t('teams.join')) : null,
-    h('ol', { class: 'team-players' }, team.players.map((user) => h('li', {}, name(user), user === team.captain ? h('span', { class: 'muted small' }, ` · ${t('teams.captain')}`) : null))),
+    h('ol', { class: 'team-players' }, team.players.map((user) => h('li', {}, link(user), user === team.captain ? h('span', { class: 'muted small' }, ` · ${t('teams.captain')}`) : null))),
     team.next_line_up ? h('p', { class: 'muted small' }, t('teams.nextLineUp', { names: team.next_line_up.map(name).join(', ') })) : null,
     lineUpEditor(view, team, { t, actions, me, name, kept }));
   return h('section', { class: 'panel', 'data-testid': 'teams' },

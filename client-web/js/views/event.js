@@ -76,7 +76,7 @@ export function mountEvent(root, ctx, params) {
     // The same name as a link to the player's profile, where the name stands alone (not inside a sentence).
     const link = (user) => (players.has(user) ? profileLink(t, players.get(user)) : name(user));
     // A team event ranks teams (its individual standings name teams by id) and its byes are teams.
-    const teams = view.teams ? { standings: teamStandingsPanel(view, { t }), matches: matchesPanel(view, { t, name }), list: teamsPanel(view, { t, actions, me, name, kept: teamEntry.lineUps }) } : null;
+    const teams = view.teams ? { standings: teamStandingsPanel(view, { t }), matches: matchesPanel(view, { t, name }), list: teamsPanel(view, { t, actions, me, name, link, kept: teamEntry.lineUps }) } : null;
     const byeName = view.teams ? (team) => teamName(view, team) : name;
     fill(body,
       header(view, { t, actions, me, name, teamEntry }),
