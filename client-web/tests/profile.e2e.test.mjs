@@ -128,6 +128,13 @@ test('profiles open from every name: rank, record, games, graph, events, in Engl
   assert.match(await carol.textContent(`[data-testid=profile-place-${event}]`), /^(1st|2nd) of 2$/);
   assert.match(await carol.textContent('[data-testid=profile-playing]'), new RegExp(`Playing game ${eventGame} — Watch`));
   await shot(carol, 'profile-en.png');
+  // After a lost connection the profile is asked for again (it is a snapshot, not a subscription).
+  await carol.evaluate(() => {
+    window.profileBefore = window.tengen.state.profiles.get('alice');
+    window.tengen.net.socket.close();
+  });
+  await carol.waitForFunction(() => window.tengen.state.profiles.get('alice') !== window.profileBefore);
+  await carol.waitForSelector('[data-testid=profile-name]:has-text("alice")');
 
   // The opponent's name in the games opens Bob's profile; the game's link opens its record.
   await carol.click(`[data-testid=profile-game-${gameId}] a.player-link`);
