@@ -2,8 +2,8 @@
 // paired in an event's first round; a third user opens their profiles from the hall's players list, the
 // game page, a game's record and the event page (rank, what "provisional" means, the rated record, the
 // game's link to its record, the rating graph, the event's place, the game they play now), pages through
-// a long list of games with "More", and in Chinese on a phone opens profiles from the hall and the room
-// chat, and the address of a name in Chinese script. Screenshots go to client-web/test-output/.
+// a long list of games with "More", and in Chinese on a phone opens profiles from the hall, and from the
+// room chat the profile of 棋圣, a name in Chinese script. Screenshots go to client-web/test-output/.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -85,6 +85,7 @@ test('profiles open from every name: rank, record, games, graph, events, in Engl
   const alice = await newUser('alice');
   const bob = await newUser('bob');
   const carol = await newUser('carol');
+  const sage = await newUser('棋圣');
   const dora = await newUser('dora', { lang: 'zh-CN' });
   await dora.setViewportSize({ width: 390, height: 844 });
   // The pages that open profiles say nothing wrong on the console (page errors are printed by browser.mjs).
@@ -187,26 +188,25 @@ test('profiles open from every name: rank, record, games, graph, events, in Engl
   assert.equal(await overflow(dora), 0, 'nothing scrolls sideways at 390 px');
   await dora.screenshot({ path: join(OUT, 'profile-zh-phone.png'), fullPage: true });
 
-  // Carol speaks in the room; her name in the chat opens her profile: no rated game, no rank, no graph yet.
+  // 棋圣 speaks in the room; the name in the chat opens the profile, its address encoded: no rated game,
+  // no rank, no graph yet.
   await dora.goto(`${suite.server.url}/#/room/1`);
-  await carol.goto(`${suite.server.url}/#/room/1`);
-  await carol.fill('[data-testid=room-chat] input', '大家好');
-  await carol.press('[data-testid=room-chat] input', 'Enter');
+  await sage.fill('[data-testid=room-chat] input', '大家好');
+  await sage.press('[data-testid=room-chat] input', 'Enter');
   await dora.click('[data-testid=room-chat] li:has-text("大家好") a.player-link');
-  await waitForAddress(dora, /#\/user\/carol$/);
-  await dora.waitForSelector('[data-testid=profile-name]:has-text("carol")');
+  await waitForAddress(dora, /#\/user\/%E6%A3%8B%E5%9C%A3$/);
+  await dora.waitForSelector('[data-testid=profile-name]:has-text("棋圣")');
   assert.match(await dora.textContent('[data-testid=profile-rank-note]'), /尚无段位/);
   await dora.waitForSelector('[data-testid=graph-empty]');
   assert.equal(await overflow(dora), 0);
   await shot(dora, 'profile-zh-phone-new-player.png');
 
-  // A name in Chinese script, as its link writes it (the server's names are ASCII for now, so nobody
-  // has it): the address is decoded and the name shown whole, in the reader's language.
-  await dora.goto(`${suite.server.url}/#/user/%E6%A3%8B%E5%9C%A3`);
-  await dora.waitForSelector('[data-testid=profile-error] bdi:has-text("棋圣")');
+  // A name nobody has, in Chinese script: said so in the reader's language, the name shown whole.
+  await dora.goto(`${suite.server.url}/#/user/${encodeURIComponent('无名氏')}`);
+  await dora.waitForSelector('[data-testid=profile-error] bdi:has-text("无名氏")');
   assert.match(await dora.textContent('[data-testid=profile-error]'), /没有叫这个名字的棋手/);
-  // A name in another case is the same player, shown as they write it.
-  await dora.goto(`${suite.server.url}/#/user/ALICE`);
+  // A name in another case and width is the same player, shown as they write it.
+  await dora.goto(`${suite.server.url}/#/user/${encodeURIComponent('ＡＬＩＣＥ')}`);
   await dora.waitForSelector('[data-testid=profile-name]:has-text("alice")');
   assert.deepEqual(consoleErrors, []);
 });

@@ -1,9 +1,9 @@
-// A player's name as every screen shows it: a link to their profile (`#/user/<name>`), the name inside
-// <bdi> so that a right-to-left name does not reorder the line around it, and the rank beside it in the
-// form the place uses. The name goes in as text, never as markup.
+// A player's name as every screen shows it: a link to their profile (`#/user/<name>`), the name isolated
+// as dom.js's `userName` writes it (<bdi>, so a right-to-left name does not reorder the line around it),
+// and the rank beside it in the form the place uses. The name goes in as text, never as markup.
 
 import { formatRank } from '../rank.js';
-import { h } from '../dom.js';
+import { h, userName } from '../dom.js';
 
 /** A profile's address. Names may be in any script and hold '/', '#' or '%': encoded, app.js decodes. */
 export function profileHref(username) {
@@ -17,7 +17,7 @@ export function profileHref(username) {
  */
 export function profileLink(t, who, { rank, testId } = {}) {
   const username = typeof who === 'string' ? who : who.username;
-  const link = h('a', { class: 'player-link', href: profileHref(username), 'data-testid': testId }, h('bdi', {}, username));
+  const link = h('a', { class: 'player-link', href: profileHref(username), 'data-testid': testId }, userName(username));
   if (!rank || typeof who === 'string') return link;
   if (rank === 'paren') return h('span', { class: 'player' }, link, ` (${formatRank(t, who.rank)})`);
   return h('span', { class: 'player' }, link, ' ', h('span', { class: 'rank' }, formatRank(t, who.rank)));

@@ -7,7 +7,7 @@
 // answer lands in `state.profiles`. The pieces are built by the functions below from props alone.
 
 import { formatRank } from '../rank.js';
-import { h, fill } from '../dom.js';
+import { h, fill, userName } from '../dom.js';
 import { graphGeometry, recordTable, placeText, agoParts, gameFor, joinGames } from '../profile.js';
 import { profileLink } from './player-link.js';
 
@@ -16,6 +16,11 @@ const SVG = 'http://www.w3.org/2000/svg';
 /** The pages of `list_games`: the profile's first page has 20 games, each further one up to 100. */
 export const FIRST_PAGE_GAMES = 20;
 export const PAGE_GAMES = 100;
+/**
+ * The server keeps when a player was last seen beside the hall's work, not before it says they left: a
+ * profile asked the moment they go may not have the time yet, and is asked once more after this long.
+ */
+export const LAST_SEEN_RETRY_MS = 1500;
 
 export function mountProfile(root, ctx, params) {
   const { t, actions, state, lang } = ctx;
@@ -32,6 +37,7 @@ export function mountProfile(root, ctx, params) {
   let drawn = null;
   // What the hall shows of the player (online, listed, in a live game): when it changes, ask again.
   let hallSeen = null;
+  let lastSeenRetry = null;
 
   function askMore(profile, games) {
     moreAsking = true;
@@ -60,7 +66,7 @@ export function mountProfile(root, ctx, params) {
     if (!known.profile) {
       fill(body, h('section', { class: 'panel', 'data-testid': 'profile-error' },
         known.error?.code === 'no_such_user'
-          ? h('p', {}, t('profile.notFound'), ' ', h('bdi', { class: 'strong' }, name))
+          ? h('p', {}, t('profile.notFound'), ' ', h('strong', {}, userName(name)))
           : h('p', {}, actions.errorText(known.error)),
         h('a', { href: '#/' }, `← ${t('game.back')}`)));
       return;
@@ -91,10 +97,14 @@ export function mountProfile(root, ctx, params) {
         const seen = JSON.stringify([listed, playing]);
         if (hallSeen !== null && seen !== hallSeen) actions.openProfile(name);
         hallSeen = seen;
+        if (known.online) lastSeenRetry = null;
+        else if (known.last_seen_ms == null && lastSeenRetry === null) lastSeenRetry = setTimeout(() => actions.openProfile(name), LAST_SEEN_RETRY_MS);
       }
       draw();
     },
-    unmount() {},
+    unmount() {
+      clearTimeout(lastSeenRetry);
+    },
   };
 }
 
@@ -115,7 +125,7 @@ function summaryPanel(p, { t, lang, now }) {
   const rankNote = rank === '?' ? t('profile.unranked') : rank.endsWith('?') ? t('profile.provisional') : null;
   return h('section', { class: 'panel profile-head' },
     h('div', { class: 'row spread' },
-      h('h2', { 'data-testid': 'profile-name' }, h('bdi', {}, p.player.username),
+      h('h2', { 'data-testid': 'profile-name' }, userName(p.player.username),
         p.player.computer ? h('span', { class: 'badge computer' }, t('hall.computer')) : null),
       h('a', { href: '#/', class: 'small' }, `← ${t('game.back')}`)),
     h('dl', { class: 'profile-facts' },
