@@ -1,4 +1,4 @@
-// The rules' details inside an event's game (issue 17 item 3) as the game model keeps them: who is not
+// The rules' details inside an event's game as the game model keeps them: who is not
 // arrived yet and when they forfeit, how late each arrived and what it cost them, the director's warnings
 // per colour, a pause or an adjournment (with who seals and whether it is sealed), and a pass the clock
 // forced (byo-yomi timeout with `timeout_is_pass`). Times the server gives as "in N ms" become local

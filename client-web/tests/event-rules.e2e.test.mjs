@@ -1,4 +1,4 @@
-// The rules inside an event's game on the board page (issue 17 items 3 and 5, issue 15's forced pass), in
+// The rules inside an event's game on the board page (and the forced pass of a byo-yomi timeout), in
 // real Chromium against the real `tengen`: a player who is not there when the round starts is awaited
 // with the countdown to their forfeit, then arrives late and is told what it cost; the game links back
 // to its event (also for a guest who opened the game alone); the director's warning shows per colour;

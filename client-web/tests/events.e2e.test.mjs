@@ -1,4 +1,4 @@
-// Competitions in the browser (issue 17 item 5), in real Chromium against the real `tengen` binary:
+// Competitions in the browser, in real Chromium against the real `tengen` binary:
 // a player creates a Swiss event from the hall, three players join it from the hall's events panel (one
 // of them in Chinese), the director starts round 1 (the "Start round 2" button then waits, saying why),
 // the round-1 call takes both paired players to their game, the event page shows "Your game: board 1",

@@ -1,4 +1,4 @@
-// Bugs of the game screen found by playing it (issue 15), each in real Chromium against the real `tengen`
+// Bugs of the game screen found by playing it, each in real Chromium against the real `tengen`
 // binary: two players start a game by a challenge from the players list, and the screen must agree with
 // the server after an undo, a reload and a watcher's late arrival. Screenshots go to client-web/test-output/.
 

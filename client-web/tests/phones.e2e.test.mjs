@@ -1,4 +1,4 @@
-// Phones and small laptops (issue 15), in real Chromium against the real `tengen`: on a 390x844 phone a
+// Phones and small laptops, in real Chromium against the real `tengen`: on a 390x844 phone a
 // move is a tap that shows a ghost stone and a second tap (or the Play button) that plays it, and the hall
 // shows the live games and the players before the folded tables; on a 1366x768 laptop the whole board
 // stays in view while the side column scrolls to the chat.

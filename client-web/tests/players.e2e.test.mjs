@@ -1,4 +1,4 @@
-// What players expect of the game screen (issue 15), in real Chromium against the real `tengen`: a sound
+// What players expect of the game screen, in real Chromium against the real `tengen`: a sound
 // for every move (players and watchers) and for a capture, a mute switch the browser remembers, the tab's
 // title on your move, a desktop notification when asked for, a question before leaving your game, and the
 // result at a glance. The sounds are observed where WebAudio starts them (an init script wraps `start`).

@@ -1,4 +1,4 @@
-// Review (issue 15), in real Chromium against the real `tengen`: the ko point marked on the live board,
+// Review, in real Chromium against the real `tengen`: the ko point marked on the live board,
 // in the replay and on the study board; a finished game's page showing its record with the result; the
 // replay's slider, move list and move numbers; the study board's arrow keys, a loaded record's game info
 // and its run to the end and back.

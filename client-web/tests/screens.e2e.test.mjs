@@ -1,4 +1,4 @@
-// Whole screens (issue 15), in real Chromium against the real `tengen` binary: what survives a language
+// Whole screens, in real Chromium against the real `tengen` binary: what survives a language
 // switch, no sideways scrolling, and the screenshots people look at: the hall, a game, its result and its
 // review, in English and Chinese, at 1366x768 and 390x844. Screenshots go to client-web/test-output/.
 

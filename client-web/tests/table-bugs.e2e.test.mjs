@@ -1,4 +1,4 @@
-// Bugs of games played at a table (issue 15), in real Chromium against the real `tengen` binary: the
+// Bugs of games played at a table, in real Chromium against the real `tengen` binary: the
 // stake panel during a game (raising only agreed stakes, and showing the raise) and the hall's table card
 // counting the game's watchers as the game does. Screenshots go to client-web/test-output/.
 

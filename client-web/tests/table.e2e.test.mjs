@@ -1,4 +1,4 @@
-// Table games as players expect them (issue 15), in real Chromium against the real `tengen`: the stake
+// Table games as players expect them, in real Chromium against the real `tengen`: the stake
 // dialog says whose turn it is and what its marks mean, the settings form offers "timeout is a pass" and
 // remembers what this browser proposed last, the players list shows who is playing, and a finished table
 // game is played again with the same settings from the result.

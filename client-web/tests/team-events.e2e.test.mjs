@@ -1,4 +1,4 @@
-// Team events in the browser (issue 17 items 4 and 5), in real Chromium against the real `tengen`: a
+// Team events in the browser, in real Chromium against the real `tengen`: a
 // relay (擂台赛) of two teams of two is created from the hall's form, teams are founded and joined from
 // the event page, the relay is played to its end (whoever is White resigns each game: the loser is out,
 // the winner meets the next opponent), and the page shows the teams with captains, the relay's order and

@@ -172,6 +172,12 @@ pub const HALL_RELAY_BATCH_MAX: usize = 256;
 /// with fresh `hall`/`room` snapshots.
 pub const HALL_EVENT_QUEUE_LEN: usize = 1024;
 
+/// Users whose last connection ended, with when, kept by the hall until the store has the time (a
+/// profile asked at once must not show "offline" without it). Past this many the hall forgets them
+/// all and the store answers alone: the store's write takes milliseconds, so only a burst of this
+/// many departures within them could leave a profile without its time for that moment.
+pub const RECENTLY_GONE_MAX: usize = 10_000;
+
 /// Pushes addressed to one user alone (challenges, games started, balances) waiting for their
 /// sessions; a session that falls this far behind resyncs, as on the hall's broadcasts. Such pushes
 /// are rare, and the channel's slots are allocated up front for every logged-in user (at 256, a

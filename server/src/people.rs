@@ -50,7 +50,9 @@ pub async fn profile(
         player: crate::auth::player_info(&user),
         member_since_ms: user.created_at_ms,
         online: presence.online,
-        last_seen_ms: last_seen_ms.filter(|_| !presence.online),
+        last_seen_ms: last_seen_ms
+            .max(presence.left_at_ms)
+            .filter(|_| !presence.online),
         playing: presence.playing,
         rating_history,
         record,

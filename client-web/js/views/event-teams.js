@@ -1,4 +1,4 @@
-// A team event (团体赛) on the event page and in the create form (issue 17 item 4 in the client): the
+// A team event (团体赛) on the event page and in the create form: the
 // form's "teams of N players" and line-up (分台定人制 fixed boards, 临场出人制 free line-up, 全队循环制
 // all-play-all, 擂台赛 relay); founding, joining and leaving a team while the event is open; every team
 // with its captain and players in board order; the team standings (match points 场分, board points 局分,

@@ -41,7 +41,7 @@ export function mountEvent(root, ctx, params) {
   };
   ask();
 
-  // Each live board's spectator pool, asked once per game (issue 17 item 5); the answers land in state.pools.
+  // Each live board's spectator pool, asked once per game; the answers land in state.pools.
   const poolsAsked = new Set();
   function poolsOf(view) {
     for (const round of view.rounds) {

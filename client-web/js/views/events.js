@@ -33,7 +33,7 @@ export function eventActions({ send, untilReady, following, toast, go }) {
     warnEntrant: (event, user) => send({ type: 'event_warn', event, user }).catch(toast),
     withdrawEntrant: (event, user) => send({ type: 'event_withdraw', event, user }).catch(toast),
     adjudicateGame: (event, game, outcome, reason) => send({ type: 'event_adjudicate', event, game, outcome, reason }),
-    // A game's director stops and restarts it (issue 17 item 3): acknowledged, the game's events follow.
+    // A game's director stops and restarts it: acknowledged, the game's events follow.
     pauseGame: (event, game, resumeAtMs) => send({ type: 'event_pause', event, game, resume_at_ms: resumeAtMs }),
     resumeGame: (event, game) => send({ type: 'event_resume', event, game }),
     adjournGame: (event, game, resumeAtMs) => send({ type: 'event_adjourn', event, game, resume_at_ms: resumeAtMs }),

@@ -16,11 +16,6 @@ const SVG = 'http://www.w3.org/2000/svg';
 /** The pages of `list_games`: the profile's first page has 20 games, each further one up to 100. */
 export const FIRST_PAGE_GAMES = 20;
 export const PAGE_GAMES = 100;
-/**
- * The server keeps when a player was last seen beside the hall's work, not before it says they left: a
- * profile asked the moment they go may not have the time yet, and is asked once more after this long.
- */
-export const LAST_SEEN_RETRY_MS = 1500;
 
 export function mountProfile(root, ctx, params) {
   const { t, actions, state, lang } = ctx;
@@ -37,7 +32,6 @@ export function mountProfile(root, ctx, params) {
   let drawn = null;
   // What the hall shows of the player (online, listed, in a live game): when it changes, ask again.
   let hallSeen = null;
-  let lastSeenRetry = null;
 
   function askMore(profile, games) {
     moreAsking = true;
@@ -97,14 +91,10 @@ export function mountProfile(root, ctx, params) {
         const seen = JSON.stringify([listed, playing]);
         if (hallSeen !== null && seen !== hallSeen) actions.openProfile(name);
         hallSeen = seen;
-        if (known.online) lastSeenRetry = null;
-        else if (known.last_seen_ms == null && lastSeenRetry === null) lastSeenRetry = setTimeout(() => actions.openProfile(name), LAST_SEEN_RETRY_MS);
       }
       draw();
     },
-    unmount() {
-      clearTimeout(lastSeenRetry);
-    },
+    unmount() {},
   };
 }
 

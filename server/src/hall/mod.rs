@@ -320,6 +320,9 @@ struct Hall {
     recount: BTreeSet<TableId>,
     /// Rooms whose user count changed since the last push; at most one entry per room.
     room_recount: BTreeSet<RoomId>,
+    /// When users whose last connection ended left, until they come back; at most
+    /// [`crate::config::RECENTLY_GONE_MAX`] (see there).
+    recently_gone: HashMap<UserId, u64>,
     /// Competitions, and which of their boards each of their live games is.
     events: events::Events,
     games: Games,
@@ -407,6 +410,7 @@ pub fn spawn_actor(
         relisted_last: GameId(0),
         recount: BTreeSet::new(),
         room_recount: BTreeSet::new(),
+        recently_gone: HashMap::new(),
         events: events::Events::default(),
         games,
         ctx: GameContext {

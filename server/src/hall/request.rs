@@ -279,6 +279,10 @@ pub enum HallReply {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Presence {
     pub online: bool,
+    /// When their last connection ended, when the hall still knows it (the store has it too, a
+    /// moment later).
+    #[serde(default)]
+    pub left_at_ms: Option<u64>,
     /// The live games they play.
     pub playing: Vec<GameId>,
     /// The events they entered, newest first, with their placing.

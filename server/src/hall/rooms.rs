@@ -11,7 +11,7 @@ use tengen_protocol::{
 
 use super::request::Presence;
 use super::{automatch, chat, hall_audience, refuse, users_audience, Audience, Hall, Relisting};
-use crate::config::ROOM_CHAT_KEPT;
+use crate::config::{RECENTLY_GONE_MAX, ROOM_CHAT_KEPT};
 use crate::{Frame, Refusal};
 
 /// A room's name and who is in it.
@@ -34,6 +34,7 @@ impl Hall {
             .or_insert_with(|| (player.clone(), 0));
         entry.1 += 1;
         if entry.1 == 1 {
+            self.recently_gone.remove(&player.user);
             self.publish(hall_audience(), &ServerMsg::PlayerOnline { player });
         }
     }
@@ -85,11 +86,16 @@ impl Hall {
         self.publish_text(users_audience([Some(user), None]), text, None);
     }
 
-    /// Keep when `user`'s last connection ended, for their profile. Written beside the hall's work
-    /// (it never waits on the store); a failed write only leaves an older time.
-    fn remember_last_seen(&self, user: UserId) {
+    /// Keep when `user`'s last connection ended, for their profile: at once in the hall, and in the
+    /// store beside the hall's work (it never waits on the store); a failed write only leaves an
+    /// older time there.
+    fn remember_last_seen(&mut self, user: UserId) {
         let store = self.ctx.store.clone();
         let now_ms = crate::unix_now_ms();
+        if self.recently_gone.len() >= RECENTLY_GONE_MAX {
+            self.recently_gone.clear();
+        }
+        self.recently_gone.insert(user, now_ms);
         tokio::spawn(async move {
             let written = store.call(move |store| store.set_last_seen(user, now_ms));
             if let Err(err) = written.await {
@@ -108,6 +114,7 @@ impl Hall {
             .collect();
         Presence {
             online: self.online.contains_key(&user),
+            left_at_ms: self.recently_gone.get(&user).copied(),
             playing,
             events: self.placings(user),
         }
