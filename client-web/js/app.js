@@ -231,6 +231,8 @@ const actions = {
   // These views ask on mount, which may come before the connection is up; they wait for it.
   // `before`: the next page, the games before that game id.
   listGames: (username, before) => untilReady().then(() => send({ type: 'list_games', username, ...(before != null ? { before } : {}) })).then((reply) => reply.games),
+  // Players by the start of their name (the hall's search box).
+  findPlayers: (prefix) => untilReady().then(() => send({ type: 'find_players', prefix })).then((reply) => reply.players),
   // Followed while on screen, so a reconnect asks again; before the first connection is ready, that is
   // what asks it.
   openProfile(username) {

@@ -1,7 +1,7 @@
 // Ranks that change live, in real Chromium against the real `tengen`: two players finish a rated game
 // and a third user's hall (in Chinese, on a phone too) shows both new ranks without reloading, written
 // as Chinese players write them (5级?: provisional after one game); the players' own game page shows
-// them too.
+// them too. And a player found from the hall's search by the start of their name, in any case or width.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -40,4 +40,20 @@ test('a finished rated game moves both ranks in a watching hall, in Chinese, on 
   await alice.waitForSelector(`.player-name:has-text("alice"):has-text("5k?")`);
   await alice.waitForSelector(`.player-name:has-text("bob"):has-text("8k?")`);
   await shot(alice, `ranks-game-${gameId}.png`);
+});
+
+test('a player is found by the start of their name from the hall, in any case, and opens their profile', { timeout: 60000 }, async () => {
+  const erin = await newUser('erin');
+  const frank = await newUser('frank', { lang: 'zh-CN' });
+  await frank.fill('[data-testid=player-search]', 'ER');
+  const found = frank.locator('[data-testid=player-search-results] a:has-text("erin")');
+  await found.waitFor();
+  await frank.fill('[data-testid=player-search]', 'zzz');
+  await frank.waitForSelector('[data-testid=player-search-results] li:has-text("没有这个名字的棋手")');
+  await frank.fill('[data-testid=player-search]', 'Ｅｒ');
+  await found.waitFor();
+  await shot(frank, 'player-search-zh.png');
+  await found.click();
+  await frank.waitForFunction(() => decodeURIComponent(location.hash) === '#/user/erin');
+  await erin.close();
 });

@@ -10,6 +10,7 @@ import { h, fill, userName } from '../dom.js';
 import { channelKey, myLiveGame } from '../state.js';
 import { createChat } from './chat.js';
 import { createAutomatchPanel } from './automatch.js';
+import { createPlayerSearch } from './player-search.js';
 import { createEventsPanel, EVENTS_SHOWN_MAX } from './events.js';
 import { profileLink } from './player-link.js';
 
@@ -28,6 +29,7 @@ export function mountHall(root, ctx, params) {
   const returnBox = h('p', { class: 'return-game panel', 'data-testid': 'return-to-game', hidden: true });
   const automatch = state.me ? createAutomatchPanel({ t, actions }) : null;
   const events = createEventsPanel({ t, state, actions, shownMax: EVENTS_SHOWN_MAX });
+  const search = createPlayerSearch({ t, onSearch: actions.findPlayers });
   const chat = roomId ? createChat({ t, title: t('room.chat'), testId: 'room-chat', onSend: (text) => actions.chat({ kind: 'room', room: roomId }, text) }) : null;
 
   const phone = !!globalThis.matchMedia?.(PHONE_QUERY).matches;
@@ -39,7 +41,7 @@ export function mountHall(root, ctx, params) {
     h('main', { class: 'hall-main' }, returnBox, events.element,
       h('details', { class: 'panel hall-tables', open: !phone, 'data-testid': 'tables-panel' }, h('summary', {}, roomTitle), tables)),
     h('aside', { class: 'hall-side' },
-      h('section', { class: 'panel hall-players' }, h('h3', {}, t('hall.players')), players),
+      h('section', { class: 'panel hall-players' }, h('h3', {}, t('hall.players')), players, search.element),
       chat?.element)));
 
   if (roomId) actions.joinRoom(roomId);
@@ -107,6 +109,8 @@ export function mountHall(root, ctx, params) {
       events.update();
       chat?.update(state.chats.get(channelKey({ kind: 'room', room: roomId })));
     },
-    unmount() {},
+    unmount() {
+      search.unmount();
+    },
   };
 }
