@@ -163,10 +163,44 @@ pub struct RatedGameRow {
     pub rating: Option<f64>,
 }
 
-/// Wins, losses and draws by board size, from a player's rated games.
-pub fn record_by_size(games: impl IntoIterator<Item = (u8, RatedOutcome)>) -> Vec<SizeRecord> {
+impl RatedGameRow {
+    /// Both players' (Black, White) entries of rated game `game`, from its stored record: its
+    /// settings (for the board), its SGF result and when it ended. None for a game without a
+    /// decisive or drawn result (none is rated); a board the settings do not give counts as 0.
+    pub fn of_game(
+        game: GameId,
+        players: [UserId; 2],
+        ratings: [Option<f64>; 2],
+        (settings_json, result, at_ms): (Option<&str>, Option<&str>, u64),
+    ) -> Vec<(UserId, RatedGameRow)> {
+        let Some(outcomes) = result.and_then(RatedOutcome::of_result) else {
+            return Vec::new();
+        };
+        let size = settings_json
+            .and_then(|json| serde_json::from_str::<tengen_protocol::GameSettings>(json).ok())
+            .map_or(0, |settings| settings.size);
+        let entry = |outcome, rating| RatedGameRow {
+            game,
+            at_ms,
+            size,
+            outcome,
+            rating,
+        };
+        let [black, white] = players;
+        vec![
+            (black, entry(outcomes[0], ratings[0])),
+            (white, entry(outcomes[1], ratings[1])),
+        ]
+    }
+}
+
+/// Wins, losses and draws by board size, from how many of a player's rated games went each way on
+/// each board (`(size, outcome, count)`, a size and outcome in as many entries as a backend gives).
+pub fn record_by_size(
+    counts: impl IntoIterator<Item = (u8, RatedOutcome, u64)>,
+) -> Vec<SizeRecord> {
     let mut by_size: std::collections::BTreeMap<u8, SizeRecord> = Default::default();
-    for (size, outcome) in games {
+    for (size, outcome, games) in counts {
         let record = by_size.entry(size).or_insert(SizeRecord {
             size,
             wins: 0,
@@ -178,7 +212,7 @@ pub fn record_by_size(games: impl IntoIterator<Item = (u8, RatedOutcome)>) -> Ve
             RatedOutcome::Loss => &mut record.losses,
             RatedOutcome::Draw => &mut record.draws,
         };
-        *count = count.saturating_add(1);
+        *count = count.saturating_add(u32::try_from(games).unwrap_or(u32::MAX));
     }
     by_size.into_values().collect()
 }

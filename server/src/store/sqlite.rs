@@ -29,8 +29,8 @@ use tengen_protocol::{EventId, GameId, RatingPoint, SizeRecord, TableId, UserId}
 use tokio::sync::oneshot;
 
 use super::{
-    record_by_size, Backoff, GameListRow, Glicko, LiveGameRow, NewGame, QueuedAnswer, RatedOutcome,
-    RatingUpdate, Store, StoreError, UserRow,
+    record_by_size, Backoff, GameListRow, Glicko, LiveGameRow, NewGame, QueuedAnswer, RatedGameRow,
+    RatedOutcome, RatingUpdate, Store, StoreError, UserRow,
 };
 use crate::config::{
     STORE_CHECKPOINT_INTERVAL_MS, STORE_GROUP_COMMIT_WRITES_MAX, STORE_READERS,
@@ -755,8 +755,8 @@ fn rate_in(
     Ok(Some(after))
 }
 
-/// Both players' history entries of a rated game, from its stored record: when it ended, its board
-/// and how it went for each. A game without a decisive or drawn result (none is rated) adds none.
+/// Both players' history entries of a rated game, from its stored record (see
+/// `RatedGameRow::of_game`).
 fn remember_rated_game(
     conn: &Connection,
     game: GameId,
@@ -768,23 +768,22 @@ fn remember_rated_game(
         params![game.0 as i64],
         |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)),
     )?;
-    let size = serde_json::from_str::<tengen_protocol::GameSettings>(&settings)
-        .map(|settings| settings.size)
-        .unwrap_or(0);
-    let Some(outcomes) = result.as_deref().and_then(RatedOutcome::of_result) else {
-        return Ok(());
-    };
-    for ((user, outcome), rating) in players.iter().zip(outcomes).zip(ratings) {
+    let record = (
+        Some(settings.as_str()),
+        result.as_deref(),
+        at_ms.max(0) as u64,
+    );
+    for (user, entry) in RatedGameRow::of_game(game, players, ratings, record) {
         conn.execute(
             "INSERT OR IGNORE INTO rating_history (user_id, game_id, at_ms, size, outcome, rating)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
             params![
                 user.0 as i64,
                 game.0 as i64,
-                at_ms,
-                size,
-                outcome.as_str(),
-                rating
+                entry.at_ms as i64,
+                entry.size,
+                entry.outcome.as_str(),
+                entry.rating
             ],
         )?;
     }
@@ -1477,7 +1476,7 @@ impl Store for SqliteStore {
             let outcome = RatedOutcome::parse(&outcome).ok_or_else(|| {
                 StoreError::Backend(format!("a rated game's outcome {outcome:?}"))
             })?;
-            games.extend(std::iter::repeat_n((size, outcome), count.max(0) as usize));
+            games.push((size, outcome, count.max(0) as u64));
         }
         Ok(record_by_size(games))
     }

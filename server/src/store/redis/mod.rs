@@ -300,8 +300,8 @@ fn try_rate_game(
     })
 }
 
-/// Both players' history entries of a rated game, from its stored record (see `RatedGameRow`): none
-/// for a game without a decisive or drawn result.
+/// Both players' history entries of a rated game, from its stored record (see
+/// `RatedGameRow::of_game`).
 fn rated_game_entries(
     conn: &mut Connection,
     game: GameId,
@@ -315,34 +315,14 @@ fn rated_game_entries(
     let [settings, result, ended, started] = &fields[..] else {
         return Err(StoreError::Backend("redis: HMGET answered the wrong count".into()).into());
     };
-    let Some(outcomes) = result.as_deref().and_then(RatedOutcome::of_result) else {
-        return Ok(Vec::new());
-    };
-    let size = settings
-        .as_deref()
-        .and_then(|json| serde_json::from_str::<tengen_protocol::GameSettings>(json).ok())
-        .map_or(0, |settings| settings.size);
     let at_ms = ended
         .as_deref()
         .or(started.as_deref())
         .map(|text| parse_number("ended_at_ms", text))
         .transpose()?
         .unwrap_or(0);
-    Ok(players
-        .into_iter()
-        .zip(outcomes)
-        .zip(ratings)
-        .map(|((user, outcome), rating)| {
-            let entry = RatedGameRow {
-                game,
-                at_ms,
-                size,
-                outcome,
-                rating,
-            };
-            (user, entry)
-        })
-        .collect())
+    let record = (settings.as_deref(), result.as_deref(), at_ms);
+    Ok(RatedGameRow::of_game(game, players, ratings, record))
 }
 
 /// Adds one history entry to `pipe`: the point on the player's rating list (when the rating is
@@ -930,12 +910,16 @@ impl Store for RedisStore {
             let mut games = Vec::new();
             for (field, count) in counts {
                 let parsed = field.split_once(' ').and_then(|(size, outcome)| {
-                    Some((size.parse::<u8>().ok()?, RatedOutcome::parse(outcome)?))
+                    Some((
+                        size.parse::<u8>().ok()?,
+                        RatedOutcome::parse(outcome)?,
+                        count,
+                    ))
                 });
-                let Some(game) = parsed else {
+                let Some(counted) = parsed else {
                     return Err(corrupt("rated record", &field).into());
                 };
-                games.extend(std::iter::repeat_n(game, count as usize));
+                games.push(counted);
             }
             Ok(record_by_size(games))
         })
