@@ -733,8 +733,8 @@ impl Hall {
                 let place = match (&record.teams, summary.status) {
                     (Some(_), _) | (None, EventStatus::Open) => None,
                     (None, _) => record
-                        .view(id)
-                        .standings
+                        .event
+                        .standings()
                         .rows
                         .iter()
                         .find(|row| row.player.0 == user.0)
