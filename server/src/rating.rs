@@ -5,7 +5,7 @@
 
 use skillratings::glicko2::{glicko2, Glicko2Config, Glicko2Rating};
 use skillratings::Outcomes;
-use tengen_protocol::{GameId, UserId};
+use tengen_protocol::{GameId, PlayerInfo, UserId};
 use tengen_rules::{Color, GameResult};
 
 use crate::store::{Glicko, StoreHandle, UserRow};
@@ -144,15 +144,17 @@ pub fn after_game(before: [Glicko; 2], result: GameResult) -> Option<[Glicko; 2]
     Some([from_skill(b, black.games), from_skill(w, white.games)])
 }
 
-/// Rate a finished game, once (a game finished again after a restart is not rated twice).
+/// Rate a finished game, once (a game finished again after a restart is not rated twice): both
+/// players' (Black, White) ratings after it, or `None` when it was not rated now (a void game, or
+/// one rated before).
 pub async fn rate_game(
     store: &StoreHandle,
     game: GameId,
     players: [UserId; 2],
     result: GameResult,
-) -> Result<(), crate::store::StoreError> {
+) -> Result<Option<[Glicko; 2]>, crate::store::StoreError> {
     if after_game([Glicko::default(); 2], result).is_none() {
-        return Ok(());
+        return Ok(None);
     }
     store
         .call(move |store| {
@@ -160,7 +162,17 @@ pub async fn rate_game(
             store.rate_game(game, players, std::sync::Arc::new(update))
         })
         .await
-        .map(|_| ())
+}
+
+/// A player's listing once a rated game moved their rating to `after`: as [`rank_of`] shows the
+/// account the store now holds (the rating rounded as it is stored).
+pub fn relisted(player: &PlayerInfo, after: &Glicko) -> PlayerInfo {
+    let rating = after.rating.round() as i32;
+    PlayerInfo {
+        rank: shown_rank(f64::from(rating), after.deviation),
+        rating,
+        ..player.clone()
+    }
 }
 
 #[cfg(test)]

@@ -82,6 +82,11 @@ async fn new_ranks_reach_a_third_users_hall(players_node: &TestServer, hall_node
         let rank = player["rank"].as_str().unwrap();
         assert!(rank.len() > 1 && rank.ends_with('?'), "one game: {player}");
     }
+    // The pushed listings are the ones the store now holds (a profile reads them from there).
+    for (name, pushed) in [("alice", &alice_now), ("bob", &bob_now)] {
+        let profile = carol.ok(json!({"type": "profile", "username": name})).await;
+        assert_eq!(&profile["profile"]["player"], pushed, "{name}");
+    }
     // A hall entered afresh agrees with the pushes.
     let hall = enter_hall(&mut carol).await;
     assert_eq!(listed(&hall, "alice"), alice_now);

@@ -15,6 +15,7 @@ use crate::clock::ClockError;
 use crate::game::wire;
 use crate::hall::HallRequest;
 use crate::ledger;
+use crate::store::Glicko;
 use crate::{unix_now_ms, Refusal};
 
 impl GameActor {
@@ -132,7 +133,9 @@ impl GameActor {
         if let Some(result) = self.game.result().filter(|_| rated) {
             let players = self.players();
             match crate::rating::rate_game(&self.ctx.store, game, players, result).await {
-                Ok(()) => self.announce_ratings(players).await,
+                Ok(Some(after)) => self.announce_ratings(after).await,
+                // Void, or rated before a restart: nothing moved.
+                Ok(None) => {}
                 Err(err) => {
                     tracing::error!(game = %self.id, %err, "could not rate a finished game")
                 }
@@ -140,28 +143,14 @@ impl GameActor {
         }
     }
 
-    /// After rating: both players' new listings (rank and rating) go to everyone following this
-    /// game, and through the hall to every list that shows them and to their own connections.
-    async fn announce_ratings(&mut self, players: [UserId; 2]) {
-        let read = self.ctx.store.call(move |store| {
-            players
-                .iter()
-                .map(|&user| store.user_by_id(user))
-                .collect::<Result<Vec<_>, _>>()
-        });
-        let rows = match read.await {
-            Ok(rows) => rows,
-            // They show their new rank from their next login.
-            Err(err) => {
-                tracing::warn!(game = %self.id, %err, "could not read the new ratings");
-                return;
-            }
-        };
-        let listings: Vec<PlayerInfo> = rows
-            .iter()
-            .flatten()
-            .map(crate::auth::player_info)
-            .collect();
+    /// After rating: both players' new listings (rank and rating, from the ratings the store just
+    /// wrote) go to everyone following this game, and through the hall to every list that shows
+    /// them and to their own connections.
+    async fn announce_ratings(&mut self, [black, white]: [Glicko; 2]) {
+        let listings = vec![
+            crate::rating::relisted(&self.black, &black),
+            crate::rating::relisted(&self.white, &white),
+        ];
         for player in &listings {
             let frame = ServerMsg::PlayerOnline {
                 player: player.clone(),
