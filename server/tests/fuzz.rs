@@ -10,7 +10,6 @@
 
 mod common;
 
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use common::raw::RawConn;
@@ -37,9 +36,6 @@ fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
         .and_then(|value| value.parse().ok())
         .unwrap_or(default)
 }
-
-/// Panics anywhere in this test's process, the server's tasks included.
-static PANICS: AtomicUsize = AtomicUsize::new(0);
 
 /// The protocol's own examples, the seeds of most frames.
 const README: &str = include_str!("../../protocol/README.md");
@@ -402,11 +398,7 @@ enum Wants {
 
 #[tokio::test]
 async fn the_server_answers_every_fuzzed_frame_and_never_panics() {
-    let default_hook = std::panic::take_hook();
-    std::panic::set_hook(Box::new(move |info| {
-        PANICS.fetch_add(1, Ordering::SeqCst);
-        default_hook(info);
-    }));
+    common::raw::count_panics();
     let dir = tempfile::tempdir().unwrap();
     let mut config = common::test_config(dir.path());
     // The fuzz is about what frames say, not how fast they come: no frame is rate limited.
@@ -494,7 +486,7 @@ async fn the_server_answers_every_fuzzed_frame_and_never_panics() {
         }
         fuzzer.focus = None;
     }
-    assert_eq!(PANICS.load(Ordering::SeqCst), 0, "the server panicked");
+    assert_eq!(common::raw::panics(), 0, "the server panicked");
 
     // Still serving: health, and two fresh players start a game and play.
     let health = http_get(server.addr, "/api/health", None).await;
@@ -510,5 +502,5 @@ async fn the_server_answers_every_fuzzed_frame_and_never_panics() {
     tokio::time::timeout(Duration::from_secs(10), server.stop())
         .await
         .unwrap();
-    assert_eq!(PANICS.load(Ordering::SeqCst), 0, "the server panicked");
+    assert_eq!(common::raw::panics(), 0, "the server panicked");
 }

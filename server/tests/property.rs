@@ -14,7 +14,6 @@
 
 mod common;
 
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use common::raw::RawConn;
@@ -33,9 +32,6 @@ const SEED: u64 = 0x05EE_D0FD;
 
 /// Cases per message type in CI: every type several times, a few seconds in all.
 const CASES_PER_TYPE: usize = 16;
-
-/// Panics anywhere in this test's process, the server's tasks included.
-static PANICS: AtomicUsize = AtomicUsize::new(0);
 
 const README: &str = include_str!("../../protocol/README.md");
 
@@ -236,11 +232,7 @@ fn assert_clear_error(frame: &Value, context: &str) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_field_of_every_message_takes_arbitrary_values() {
-    let default_hook = std::panic::take_hook();
-    std::panic::set_hook(Box::new(move |info| {
-        PANICS.fetch_add(1, Ordering::SeqCst);
-        default_hook(info);
-    }));
+    common::raw::count_panics();
     let dir = tempfile::tempdir().unwrap();
     let mut config = common::test_config(dir.path());
     // The test is about what frames say, not how fast they come, nor how many logins fail (the
@@ -350,7 +342,7 @@ async fn every_field_of_every_message_takes_arbitrary_values() {
                 }
             }
         }
-        assert_eq!(PANICS.load(Ordering::SeqCst), 0, "{context}: a panic");
+        assert_eq!(common::raw::panics(), 0, "{context}: a panic");
     }
     println!(
         "{total} cases over {} message types in {:.1} s: {answered} answered, {} refused with a code, {unreadable} unreadable frames refused; codes: {refused:?}",
@@ -374,5 +366,5 @@ async fn every_field_of_every_message_takes_arbitrary_values() {
     tokio::time::timeout(Duration::from_secs(10), server.stop())
         .await
         .unwrap();
-    assert_eq!(PANICS.load(Ordering::SeqCst), 0, "the server panicked");
+    assert_eq!(common::raw::panics(), 0, "the server panicked");
 }

@@ -1,5 +1,8 @@
 //! A connection spoken to at the frame level, for the tests that send frames a client library would
-//! not (fuzzed and arbitrary ones) and read every answer by its request id.
+//! not (fuzzed and arbitrary ones) and read every answer by its request id; and the count of panics
+//! those tests assert is zero.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{json, Value};
@@ -70,4 +73,22 @@ impl RawConn {
         let (_, reply) = self.exchange(text.clone(), *ids, &text).await;
         assert_ne!(reply["type"], "error", "{}: {text}: {reply}", self.name);
     }
+}
+
+/// Panics anywhere in the test's process, the server's tasks included, once [`count_panics`] ran.
+static PANICS: AtomicUsize = AtomicUsize::new(0);
+
+/// Count every panic from now on (still printed as usual), for a test that sends what no client
+/// would and must see the server never panic; [`panics`] reads the count.
+pub fn count_panics() {
+    let default_hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        PANICS.fetch_add(1, Ordering::SeqCst);
+        default_hook(info);
+    }));
+}
+
+/// Panics counted since [`count_panics`].
+pub fn panics() -> usize {
+    PANICS.load(Ordering::SeqCst)
 }
