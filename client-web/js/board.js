@@ -1,4 +1,4 @@
-// The Go board as an SVG component: props in, events out (DESIGN style rule 9). It draws a position
+// The Go board as an SVG component: props in, events out. It draws a position
 // (stones, last-move mark, dead marks, shaded territory, move numbers, the ko point, a preview stone
 // under the pointer or keyboard cursor, a ghost stone waiting to be confirmed) and reports which
 // intersection was chosen; it holds no rules and no socket.

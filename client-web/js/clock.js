@@ -1,5 +1,5 @@
 // The clocks as the client shows them, between the server's word on them. The server alone decides time
-// (SPEC §1); this module only counts a side's display down between updates. A side's clock has the shape
+// (docs/rules.md); this module only counts a side's display down between updates. A side's clock has the shape
 // the server's `ClockView` uses for each side (main_left_ms, periods_left, period_left_ms,
 // moves_left_in_block, block_left_ms, running), so clock updates from the wire drop straight in.
 // Pure functions: the caller passes elapsed milliseconds.

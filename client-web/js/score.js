@@ -1,7 +1,7 @@
 // Area counting for display: which empty points each side surrounds once the marked dead stones are taken
 // off, and both counts, so the scoring phase can shade territory and show live counts while players mark.
 // The server's count is the one that decides (it arrives in the game's outcome); this is only a view of the
-// marking on screen. Pure functions; flood fills use an explicit stack (DESIGN style rule 7).
+// marking on screen. Pure functions; flood fills use an explicit stack (no recursion as deep as the board).
 
 import { pointKey } from './geometry.js';
 import { EMPTY, OWNER, STONE } from './stones.js';
@@ -55,7 +55,7 @@ export function areaCount(board, dead) {
         if (who === OWNER.black) blackHalf += 2 * region.length;
         else if (who === OWNER.white) whiteHalf += 2 * region.length;
         else if (touchesBlack && touchesWhite) {
-          // Dame (单官) count half to each side, as the SPEC's seki rule says.
+          // Dame (单官) count half to each side, as the Chinese rules count seki.
           blackHalf += region.length;
           whiteHalf += region.length;
         }

@@ -1,4 +1,4 @@
-// The pool panel's payout estimate must agree with the server's settlement formula (SPEC §3) to the point.
+// The pool panel's payout estimate must agree with the server's settlement formula (docs/wagering.md) to the point.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { wouldReturn } from '../js/views/pool.js';

@@ -1,5 +1,5 @@
 // Unit tests for the result in the form of the rules (js/result.js): quarter stones written both ways,
-// komi and handicap compensation, the break-even count and the margin, as SPEC §1's examples read.
+// komi and handicap compensation, the break-even count and the margin, as docs/rules.md's examples read.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { quarterStones, pointsText, countedResult, outcomeFromSgf } from '../js/result.js';

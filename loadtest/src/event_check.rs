@@ -284,7 +284,7 @@ fn show(value: Option<&Value>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tengen_pairing::{Event, FinalTie, Format, Outcome, PlayerId, Settings, SwissRanking};
+    use tengen_pairing::{Event, EventOutcome, FinalTie, Format, PlayerId, Settings, SwissRanking};
     use tengen_protocol::GameId;
 
     /// A 6-player Swiss of 3 rounds played out by `tengen-pairing` (the lower seed wins, except
@@ -308,9 +308,9 @@ mod tests {
             for game in &round.games {
                 n += 1;
                 let outcome = if n % 3 == 0 || game.white < game.black {
-                    Outcome::WhiteWins
+                    EventOutcome::WhiteWins
                 } else {
-                    Outcome::BlackWins
+                    EventOutcome::BlackWins
                 };
                 event.record(round.number, game.table, outcome).unwrap();
             }
@@ -400,8 +400,8 @@ mod tests {
             } = item
             {
                 *outcome = match outcome {
-                    Some(Outcome::BlackWins) => Some(Outcome::WhiteWins),
-                    _ => Some(Outcome::BlackWins),
+                    Some(EventOutcome::BlackWins) => Some(EventOutcome::WhiteWins),
+                    _ => Some(EventOutcome::BlackWins),
                 };
             }
         }

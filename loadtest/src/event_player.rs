@@ -14,11 +14,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use tengen_protocol::{
-    Color as WireColor, EndReason, EventBoard, EventOutcome, EventView, GameEvent, GameId,
-    GameOutcome, GamesMsg, Point as WirePoint, ServerMsg, UserId,
+    Color, EndReason, EventBoard, EventOutcome, EventView, GameEvent, GameId, GameOutcome,
+    GamesMsg, Point, ServerMsg, UserId,
 };
 use tengen_rules::random::{random_move, SeededRng};
-use tengen_rules::{Color, Game, Move, Phase, Point, Rules};
+use tengen_rules::{Game, Move, Phase, Rules};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
@@ -337,7 +337,7 @@ impl Board {
         let msg = match mv {
             Move::Play(point) => GamesMsg::Play {
                 game,
-                point: WirePoint {
+                point: Point {
                     col: point.col,
                     row: point.row,
                 },
@@ -468,8 +468,8 @@ impl Board {
 /// The event's result for a game's outcome: no winner is a draw, unless the game was void.
 pub fn event_outcome(outcome: &GameOutcome) -> EventOutcome {
     match (outcome.winner, outcome.reason) {
-        (Some(WireColor::Black), _) => EventOutcome::BlackWins,
-        (Some(WireColor::White), _) => EventOutcome::WhiteWins,
+        (Some(Color::Black), _) => EventOutcome::BlackWins,
+        (Some(Color::White), _) => EventOutcome::WhiteWins,
         (None, EndReason::Void) => EventOutcome::BothLose,
         (None, _) => EventOutcome::Draw,
     }
@@ -478,15 +478,11 @@ pub fn event_outcome(outcome: &GameOutcome) -> EventOutcome {
 /// A move heard from the game, kept when the opponent made it (this player's own are applied at
 /// their ack).
 trait FromOpponent {
-    fn into_opponent(self, mover: WireColor, me: Color) -> Option<Move>;
+    fn into_opponent(self, mover: Color, me: Color) -> Option<Move>;
 }
 
 impl FromOpponent for Move {
-    fn into_opponent(self, mover: WireColor, me: Color) -> Option<Move> {
-        let mover = match mover {
-            WireColor::Black => Color::Black,
-            WireColor::White => Color::White,
-        };
+    fn into_opponent(self, mover: Color, me: Color) -> Option<Move> {
         (mover != me).then_some(self)
     }
 }

@@ -12,8 +12,8 @@ use std::time::Duration;
 use futures_util::StreamExt;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use tengen_protocol::{
-    AccountsMsg, ClockSettings, Color as WireColor, GameId, GameSettings, GamesMsg, HallMsg,
-    KoRule, Point as WirePoint, ServerMsg, UserId,
+    AccountsMsg, ClockSettings, Color, GameId, GameSettings, GamesMsg, HallMsg, KoRule, ServerMsg,
+    UserId,
 };
 use tengen_rules::random::{random_move, SeededRng};
 use tengen_rules::{Game, Move, Rules};
@@ -314,7 +314,7 @@ async fn set_up_slot(shared: Arc<Shared>, index: usize) -> Result<SlotSetup, Str
         .client(
             server_of(nodes::BLACK_CLIENT),
             first,
-            Role::Player(WireColor::Black),
+            Role::Player(Color::Black),
             &slot,
             Some(events_tx.clone()),
         )
@@ -324,7 +324,7 @@ async fn set_up_slot(shared: Arc<Shared>, index: usize) -> Result<SlotSetup, Str
         .client(
             server_of(nodes::WHITE_CLIENT),
             first + 1,
-            Role::Player(WireColor::White),
+            Role::Player(Color::White),
             &slot,
             Some(events_tx),
         )
@@ -407,13 +407,6 @@ async fn set_up_account(
     Ok(watchers)
 }
 
-fn wire_point(point: tengen_rules::Point) -> WirePoint {
-    WirePoint {
-        col: point.col,
-        row: point.row,
-    }
-}
-
 /// When a slot's moves are due.
 struct Plan {
     /// Moves after which a game resigns and its players start another.
@@ -485,20 +478,20 @@ async fn send_move(
     setup: &SlotSetup,
     metrics: &Metrics,
     mv: Move,
-    color: tengen_rules::Color,
+    color: Color,
     seq: u64,
     due: Instant,
 ) -> Result<bool, String> {
     let mover = match color {
-        tengen_rules::Color::Black => &setup.black,
-        tengen_rules::Color::White => &setup.white,
+        Color::Black => &setup.black,
+        Color::White => &setup.white,
     };
     let game = setup.slot.game();
     let (msg, resigning) = match mv {
         Move::Play(point) => (
             GamesMsg::Play {
                 game,
-                point: wire_point(point),
+                point,
                 key: None,
             },
             false,
@@ -685,9 +678,9 @@ async fn start_timers(
         let every = Duration::from_secs_f64(1.0 / options.bet_rate_per_s);
         // A slot's watchers share one account (see `setup`), and one bettor keeps to one side.
         let side = if n % 2 == 0 {
-            WireColor::Black
+            Color::Black
         } else {
-            WireColor::White
+            Color::White
         };
         for (w, watcher) in setup.watchers.iter().enumerate() {
             // Staggered across every slot's watchers, as chat is: bettors in different games are

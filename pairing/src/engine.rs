@@ -14,7 +14,8 @@
 //! neighbours in bracket order.
 
 use crate::matching::{complete, is_perfect, NONE};
-use crate::tally::{Colour, Tally};
+use crate::tally::Tally;
+use tengen_rules::Color;
 
 /// What a pair of players must satisfy under one layer of constraints.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -269,10 +270,10 @@ pub(crate) fn colours(tallies: &[Tally], higher: usize, lower: usize, lot: bool)
         std::cmp::Ordering::Less => true,
         std::cmp::Ordering::Greater => false,
         std::cmp::Ordering::Equal => match (h.last_colour, l.last_colour) {
-            (Some(Colour::White), Some(Colour::Black)) => true,
-            (Some(Colour::Black), Some(Colour::White)) => false,
-            (Some(last), _) => last == Colour::White,
-            (None, Some(last)) => last == Colour::Black,
+            (Some(Color::White), Some(Color::Black)) => true,
+            (Some(Color::Black), Some(Color::White)) => false,
+            (Some(last), _) => last == Color::White,
+            (None, Some(last)) => last == Color::Black,
             (None, None) => lot,
         },
     };

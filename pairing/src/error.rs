@@ -1,7 +1,7 @@
 //! Why an event refused a request. A refused request changes nothing; each variant says what a
 //! director or player sees, and the server maps each to an error code.
 
-use crate::event::{Outcome, PlayerId};
+use crate::event::{EventOutcome, PlayerId};
 use thiserror::Error;
 
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
@@ -32,7 +32,7 @@ pub enum EventError {
     AlreadyRecorded {
         round: u32,
         table: u32,
-        existing: Outcome,
+        existing: EventOutcome,
     },
     #[error("the event has already played {played} rounds")]
     RoundsAlreadyPlayed { played: u32 },

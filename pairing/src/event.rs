@@ -37,7 +37,7 @@ impl fmt::Display for PlayerId {
 /// warning) is an ordinary win or loss here; both players forfeiting is `BothLose`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Outcome {
+pub enum EventOutcome {
     BlackWins,
     WhiteWins,
     Draw,
@@ -50,7 +50,7 @@ pub struct Game {
     pub table: u32,
     pub black: PlayerId,
     pub white: PlayerId,
-    pub outcome: Option<Outcome>,
+    pub outcome: Option<EventOutcome>,
 }
 
 /// One round: its number (from 1), its games, the players given a bye (scored as a win), and the
@@ -71,7 +71,7 @@ impl Round {
 }
 
 /// A player who left the event: after which round, and whether their results were voided (a round
-/// robin left before playing half of one's games, SPEC §4).
+/// robin left before playing half of one's games, docs/competitions.md).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Withdrawal {
     pub after_round: u32,
@@ -87,7 +87,7 @@ pub struct Entrant {
     pub withdrawn: Option<Withdrawal>,
 }
 
-/// What decides a tie that every figure leaves standing (SPEC §4: "a tie stands or is broken by a
+/// What decides a tie that every figure leaves standing (docs/competitions.md: "a tie stands or is broken by a
 /// play-off or a draw of lots, as the event says").
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -240,7 +240,12 @@ impl Event {
 
     /// Records the result of the game at `table` in round `round`. The same result twice is accepted
     /// (a retry after a restart); a different one is refused, the first stands.
-    pub fn record(&mut self, round: u32, table: u32, outcome: Outcome) -> Result<(), EventError> {
+    pub fn record(
+        &mut self,
+        round: u32,
+        table: u32,
+        outcome: EventOutcome,
+    ) -> Result<(), EventError> {
         let game = self
             .rounds
             .iter_mut()
@@ -272,7 +277,7 @@ impl Event {
 
     /// `player` leaves the event after the rounds paired so far: they are paired no more, and in a
     /// round robin their results are void if they played fewer than half of their games, otherwise
-    /// their remaining games are forfeits (SPEC §4). Before round 1 this is [`Event::leave`].
+    /// their remaining games are forfeits (docs/competitions.md). Before round 1 this is [`Event::leave`].
     pub fn withdraw(&mut self, player: PlayerId) -> Result<(), EventError> {
         if self.rounds.is_empty() {
             return self.leave(player);
@@ -294,7 +299,7 @@ impl Event {
         Ok(())
     }
 
-    /// Changes a Swiss event's number of rounds between rounds (SPEC §4: the director may).
+    /// Changes a Swiss event's number of rounds between rounds (docs/competitions.md: the director may).
     pub fn set_swiss_rounds(&mut self, rounds: u32) -> Result<(), EventError> {
         let played = self.rounds.len() as u32;
         let Format::Swiss {

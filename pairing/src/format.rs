@@ -1,4 +1,4 @@
-//! The formats of SPEC §4 and what each needs checked, paired and decided. Each format's pairing lives
+//! The formats of docs/competitions.md and what each needs checked, paired and decided. Each format's pairing lives
 //! in its own module; this one holds their settings and sends each request to the right one.
 
 use crate::error::EventError;
@@ -6,7 +6,7 @@ use crate::event::{Event, PlayerId, Round, MAX_ENTRANTS, MAX_ROUNDS};
 use crate::{best_of, knockout, round_robin, swiss};
 use serde::{Deserialize, Serialize};
 
-/// How Swiss standings rank (SPEC §4 offers two, the event chooses).
+/// How Swiss standings rank (docs/competitions.md offers two, the event chooses).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum SwissRanking {
@@ -27,7 +27,7 @@ pub enum Format {
     /// each repeat.
     RoundRobin { cycles: u32 },
     /// 积分编排制 for `rounds` rounds; with `out_after_losses`, 积分编排加淘汰: a player who has lost
-    /// that many games leaves (SPEC's "more than n losses" is `out_after_losses = n + 1`).
+    /// that many games leaves (the rules' "more than n losses" is `out_after_losses = n + 1`).
     Swiss {
         rounds: u32,
         out_after_losses: Option<u32>,
@@ -115,7 +115,7 @@ pub(crate) fn finished(event: &Event) -> bool {
 }
 
 /// Whether `player` withdrawing now voids their results: only in a round robin, before half their
-/// games are played (SPEC §4).
+/// games are played (docs/competitions.md).
 pub(crate) fn withdrawal_voids_results(event: &Event, player: PlayerId) -> bool {
     match event.settings().format {
         Format::RoundRobin { cycles } => {

@@ -1,7 +1,7 @@
 //! `tengen-pairing`: the competition core of Tengen. Knockout (single, double, n-loss, with a bracket
 //! and byes), round robin (single, double, multiple, on Berger tables), Swiss with or without
 //! elimination, best-of-n matches, team scoring and the relay, and standings with every tie-break of
-//! the competition rules (SPEC §4).
+//! the competition rules (docs/competitions.md).
 //!
 //! The crate is pure, like `tengen-rules`: no I/O, no clock, no global randomness. An [`Event`] is
 //! plain data the server stores as it is; results are fed in one at a time, the next round is asked
@@ -9,13 +9,13 @@
 //! from a seed in the event's settings, so a stored event pairs and ranks the same anywhere.
 //!
 //! ```
-//! use tengen_pairing::{Event, FinalTie, Format, Outcome, PlayerId, Settings};
+//! use tengen_pairing::{Event, FinalTie, Format, EventOutcome, PlayerId, Settings};
 //! let settings = Settings { format: Format::RoundRobin { cycles: 1 }, final_tie: FinalTie::Stands, seed: 7 };
 //! let mut event = Event::new(settings, &[PlayerId(1), PlayerId(2), PlayerId(3), PlayerId(4)]).unwrap();
 //! while !event.is_over() {
 //!     let round = event.pair_next_round().unwrap().clone();
 //!     for game in &round.games {
-//!         event.record(round.number, game.table, Outcome::BlackWins).unwrap();
+//!         event.record(round.number, game.table, EventOutcome::BlackWins).unwrap();
 //!     }
 //! }
 //! assert_eq!(event.rounds().len(), 3);
@@ -39,8 +39,8 @@ pub mod team;
 
 pub use error::EventError;
 pub use event::{
-    Entrant, Event, FinalTie, Game, Outcome, PlayerId, Round, Settings, Withdrawal, MAX_ENTRANTS,
-    MAX_ROUNDS,
+    Entrant, Event, EventOutcome, FinalTie, Game, PlayerId, Round, Settings, Withdrawal,
+    MAX_ENTRANTS, MAX_ROUNDS,
 };
 pub use format::{Format, SwissRanking};
 pub use fraction::Fraction;

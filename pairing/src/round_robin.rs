@@ -14,7 +14,7 @@
 //! A withdrawn player's later games are forfeits won by the opponent, or, if their results were voided
 //! (fewer than half their games played), not played at all: the opponent rests.
 
-use crate::event::{Event, Game, Outcome, PlayerId, Round};
+use crate::event::{Event, EventOutcome, Game, PlayerId, Round};
 use crate::tally::tally;
 
 /// Rounds in one cycle for `players`.
@@ -102,9 +102,9 @@ fn add_game(event: &Event, round: &mut Round, black: (usize, PlayerId), white: (
     }
     let outcome = match (wb.is_some(), ww.is_some()) {
         (false, false) => None,
-        (true, false) => Some(Outcome::WhiteWins),
-        (false, true) => Some(Outcome::BlackWins),
-        (true, true) => Some(Outcome::BothLose),
+        (true, false) => Some(EventOutcome::WhiteWins),
+        (false, true) => Some(EventOutcome::BlackWins),
+        (true, true) => Some(EventOutcome::BothLose),
     };
     round.games.push(Game {
         table: round.games.len() as u32 + 1,
@@ -115,7 +115,7 @@ fn add_game(event: &Event, round: &mut Round, black: (usize, PlayerId), white: (
 }
 
 /// Whether `player` withdrawing now voids their results: fewer than half their scheduled games have
-/// a result (SPEC §4).
+/// a result (docs/competitions.md).
 pub(crate) fn withdrawal_voids_results(event: &Event, cycles: u32, player: PlayerId) -> bool {
     let Some(seed) = event.seed_of(player) else {
         return false;

@@ -1,4 +1,4 @@
-//! Standings with the scores and tie-breaks of SPEC §4 (成绩的计算). Every figure is computed for every
+//! Standings with the scores and tie-breaks of docs/competitions.md (成绩的计算). Every figure is computed for every
 //! player, whatever the format, so a client can show each column; `criteria` says which of them rank
 //! this event, in order.
 //!

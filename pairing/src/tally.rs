@@ -2,19 +2,13 @@
 //! Pairers and standings both start from it. It is a function of the recorded results only, walked in
 //! round order, so the order in which results arrived cannot change it.
 
-use crate::event::{Event, Outcome, PlayerId};
+use crate::event::{Event, EventOutcome, PlayerId};
 use std::collections::BTreeMap;
+use tengen_rules::Color;
 
-/// Points for a win (and a bye or a forfeit win), a draw and a loss (SPEC §4).
+/// Points for a win (and a bye or a forfeit win), a draw and a loss (docs/competitions.md).
 pub const WIN_POINTS: u32 = 2;
 pub const DRAW_POINTS: u32 = 1;
-
-/// A colour in one game.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Colour {
-    Black,
-    White,
-}
 
 /// How one game went for one player.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -34,7 +28,7 @@ pub(crate) struct Tally {
     pub byes: u32,
     pub blacks: u32,
     pub whites: u32,
-    pub last_colour: Option<Colour>,
+    pub last_colour: Option<Color>,
     pub opponents: Vec<(usize, PlayerResult)>,
     /// Everyone this entrant has been paired with, finished or not.
     pub met: Vec<usize>,
@@ -72,12 +66,12 @@ fn points(result: PlayerResult) -> u32 {
 }
 
 /// Each side's result under `outcome`: (Black's, White's).
-fn results(outcome: Outcome) -> (PlayerResult, PlayerResult) {
+fn results(outcome: EventOutcome) -> (PlayerResult, PlayerResult) {
     match outcome {
-        Outcome::BlackWins => (PlayerResult::Won, PlayerResult::Lost),
-        Outcome::WhiteWins => (PlayerResult::Lost, PlayerResult::Won),
-        Outcome::Draw => (PlayerResult::Drew, PlayerResult::Drew),
-        Outcome::BothLose => (PlayerResult::Lost, PlayerResult::Lost),
+        EventOutcome::BlackWins => (PlayerResult::Won, PlayerResult::Lost),
+        EventOutcome::WhiteWins => (PlayerResult::Lost, PlayerResult::Won),
+        EventOutcome::Draw => (PlayerResult::Drew, PlayerResult::Drew),
+        EventOutcome::BothLose => (PlayerResult::Lost, PlayerResult::Lost),
     }
 }
 
@@ -102,8 +96,8 @@ pub(crate) fn tally(event: &Event, skip_void: bool, out_after_losses: Option<u32
                 Some((rb, rw)) => (Some(rb), Some(rw)),
                 None => (None, None),
             };
-            add_game(&mut tallies, b, w, Colour::Black, rb);
-            add_game(&mut tallies, w, b, Colour::White, rw);
+            add_game(&mut tallies, b, w, Color::Black, rb);
+            add_game(&mut tallies, w, b, Color::White, rw);
         }
         for bye in &round.byes {
             if let Some(t) = seeds.get(bye).and_then(|&s| tallies.get_mut(s)) {
@@ -121,15 +115,15 @@ fn add_game(
     tallies: &mut [Tally],
     me: usize,
     other: usize,
-    colour: Colour,
+    colour: Color,
     result: Option<PlayerResult>,
 ) {
     let Some(t) = tallies.get_mut(me) else {
         return;
     };
     match colour {
-        Colour::Black => t.blacks += 1,
-        Colour::White => t.whites += 1,
+        Color::Black => t.blacks += 1,
+        Color::White => t.whites += 1,
     }
     t.last_colour = Some(colour);
     t.met.push(other);

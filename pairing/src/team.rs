@@ -3,12 +3,12 @@
 //!
 //! Each board of a team match scores as an individual game: 2 for a win, 1 each for a draw, 0 for a
 //! loss (both players forfeiting scores 0 each). The team with more board points wins the match: 2
-//! match points, a drawn match 1 each, a lost one 0 (SPEC §4). Teams rank by match points, then board
+//! match points, a drawn match 1 each, a lost one 0 (docs/competitions.md). Teams rank by match points, then board
 //! points, then board 1's points, board 2's, and so on; a tie on all of them stands (shared rank).
 //!
 //! In a relay each side sets its order; one game at a time; the loser is out and the winner stays to
 //! meet the other side's next player; the side whose last player loses has lost. A drawn game (only
-//! possible with integral komi) puts both players out, a choice the SPEC leaves open: it keeps the
+//! possible with integral komi) puts both players out, a choice the rules leave open: it keeps the
 //! relay finite and treats both sides alike; if that empties both sides at once, the relay is drawn.
 
 use crate::event::PlayerId;

@@ -2,7 +2,7 @@
 //! standings and every tie-break figure checked against values worked out by hand.
 
 use tengen_pairing::{
-    berger_round, bracket, Criterion, Event, EventError, FinalTie, Format, Fraction, Outcome,
+    berger_round, bracket, Criterion, Event, EventError, EventOutcome, FinalTie, Format, Fraction,
     PlayerId, Settings, Standings, SwissRanking,
 };
 
@@ -26,9 +26,9 @@ fn play_round(event: &mut Event, winner: impl Fn(u64, u64) -> Option<u64>) {
     for game in &round.games {
         let (b, w) = (game.black.0, game.white.0);
         let outcome = match winner(b.min(w), b.max(w)) {
-            None => Outcome::Draw,
-            Some(x) if x == b => Outcome::BlackWins,
-            Some(_) => Outcome::WhiteWins,
+            None => EventOutcome::Draw,
+            Some(x) if x == b => EventOutcome::BlackWins,
+            Some(_) => EventOutcome::WhiteWins,
         };
         event.record(round.number, game.table, outcome).unwrap();
     }
@@ -426,11 +426,11 @@ fn invalid_requests_during_a_round_are_refused_and_change_nothing() {
     let before = event.clone();
     assert_eq!(event.enter(PlayerId(9)).unwrap_err(), EventError::Started);
     assert_eq!(
-        event.record(1, 9, Outcome::Draw).unwrap_err(),
+        event.record(1, 9, EventOutcome::Draw).unwrap_err(),
         EventError::NoSuchGame { round: 1, table: 9 }
     );
     assert_eq!(
-        event.record(2, 1, Outcome::Draw).unwrap_err(),
+        event.record(2, 1, EventOutcome::Draw).unwrap_err(),
         EventError::NoSuchGame { round: 2, table: 1 }
     );
     assert_eq!(
@@ -445,14 +445,14 @@ fn invalid_requests_during_a_round_are_refused_and_change_nothing() {
         EventError::NotEntered(PlayerId(9))
     );
     assert_eq!(event, before);
-    event.record(1, 1, Outcome::Draw).unwrap();
-    event.record(1, 1, Outcome::Draw).unwrap();
+    event.record(1, 1, EventOutcome::Draw).unwrap();
+    event.record(1, 1, EventOutcome::Draw).unwrap();
     assert_eq!(
-        event.record(1, 1, Outcome::BlackWins).unwrap_err(),
+        event.record(1, 1, EventOutcome::BlackWins).unwrap_err(),
         EventError::AlreadyRecorded {
             round: 1,
             table: 1,
-            existing: Outcome::Draw
+            existing: EventOutcome::Draw
         }
     );
     assert_eq!(

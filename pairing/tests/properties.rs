@@ -6,7 +6,9 @@
 
 use proptest::prelude::*;
 use std::collections::{BTreeMap, BTreeSet};
-use tengen_pairing::{Event, FinalTie, Format, Outcome, PlayerId, Round, Settings, SwissRanking};
+use tengen_pairing::{
+    Event, EventOutcome, FinalTie, Format, PlayerId, Round, Settings, SwissRanking,
+};
 
 fn new_event(format: Format, players: usize, seed: u64) -> Event {
     let ids: Vec<PlayerId> = (1..=players as u64).map(PlayerId).collect();
@@ -22,15 +24,15 @@ fn new_event(format: Format, players: usize, seed: u64) -> Event {
 }
 
 /// The outcome the random `choices` give the game at `index` of the whole event.
-fn outcome(choices: &[u8], index: usize, decisive: bool) -> Outcome {
+fn outcome(choices: &[u8], index: usize, decisive: bool) -> EventOutcome {
     let c = choices
         .get(index % choices.len().max(1))
         .copied()
         .unwrap_or(0);
     match (c % 8, decisive) {
-        (0..=3, _) => Outcome::BlackWins,
-        (4..=6, _) | (_, true) => Outcome::WhiteWins,
-        _ => Outcome::Draw,
+        (0..=3, _) => EventOutcome::BlackWins,
+        (4..=6, _) | (_, true) => EventOutcome::WhiteWins,
+        _ => EventOutcome::Draw,
     }
 }
 

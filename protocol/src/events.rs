@@ -7,8 +7,8 @@ use serde::{Deserialize, Serialize};
 use crate::{EventId, GameId, GameSettings, PlayerInfo, Point, UserId};
 pub use tengen_pairing::team::{RelayState, Side as TeamSide, TeamId, TeamStanding};
 pub use tengen_pairing::{
-    Criterion, FinalTie, Format as EventFormat, Fraction, Outcome as EventOutcome, Standing,
-    Standings, SwissRanking,
+    Criterion, EventOutcome, FinalTie, Format as EventFormat, Fraction, Standing, Standings,
+    SwissRanking,
 };
 
 /// What a player asks for when creating an event (they direct it).
@@ -55,7 +55,7 @@ fn is_rated(rated: &bool) -> bool {
     *rated
 }
 
-/// How a team event is played (SPEC §4, 团体赛).
+/// How a team event is played (docs/competitions.md, 团体赛).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TeamRules {
     /// Players per team, 1 to 8; every team must have exactly this many when round 1 starts.
@@ -201,7 +201,7 @@ pub struct TeamsView {
     pub rules: TeamRules,
     pub teams: Vec<EventTeam>,
     pub matches: Vec<EventMatch>,
-    /// SPEC §4's team ranking: match points (场分), board points (局分), board 1's, board 2's, ...
+    /// The competition rules' team ranking (docs/competitions.md): match points (场分), board points (局分), board 1's, board 2's, ...
     pub standings: Vec<TeamStanding>,
     /// A relay's orders and where it stands (players by account id).
     #[serde(default, skip_serializing_if = "Option::is_none")]

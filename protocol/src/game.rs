@@ -6,33 +6,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::{is_false, is_zero_u32, EventId, GameId, PlayerInfo, RequestKey, TableId};
 
-/// A stone colour.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Color {
-    Black,
-    White,
-}
-
-/// An intersection; `row` 0 is the top row and `col` 0 the left column, as in SGF.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-pub struct Point {
-    pub col: u8,
-    pub row: u8,
-}
-
-/// Which repetitions of the whole board are forbidden.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum KoRule {
-    /// Only the immediate recapture of a single stone is forbidden.
-    Simple,
-    /// No earlier whole-board position may recur (the Chinese rules' default).
-    #[default]
-    Positional,
-    /// No earlier position with the same player to move may recur.
-    Situational,
-}
+/// The board's colour, intersection and ko rule are the engine's own types: one type for each thing
+/// from the rules to the wire. Their JSON (`"black"`, `{"col":3,"row":15}`, `"positional"`) is pinned by
+/// this crate's tests, so a change inside `tengen-rules` cannot silently change what browsers receive.
+pub use tengen_rules::{Color, KoRule, Point};
 
 /// The time system of a game, as plain data. The server enforces it: it alone decides a timeout, and
 /// every move event and game state carries both players' [`Clocks`].

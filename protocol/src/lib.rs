@@ -9,8 +9,8 @@
 //! - Game events carry `game` and `seq`; `seq` counts up by one per accepted event of that game, so a
 //!   client detects a gap and asks for a resync by sending `watch` again.
 //! - Times are integer milliseconds with the unit in the name (`main_time_ms`, `at_ms`).
-//! - The wire has its own `Color`, `Point` and `KoRule` types rather than the engine's, so that a change
-//!   inside `tengen-rules` can never silently change what browsers receive.
+//! - `Color`, `Point` and `KoRule` are the engine's own types (`tengen-rules`); a test here pins their
+//!   JSON, so a change inside the engine can never silently change what browsers receive.
 //!
 //! # Layout
 //!
@@ -231,7 +231,6 @@ impl Request {
 }
 
 #[cfg(test)]
-#[cfg(test)]
 mod tests {
     use super::*;
 
@@ -247,6 +246,27 @@ mod tests {
         assert_eq!(err.code, ErrorCode::BadJson);
         let err = Request::parse("[1,2]").unwrap_err();
         assert_eq!(err.code, ErrorCode::BadMessage);
+    }
+
+    /// The engine's board types travel as they are; these are their wire shapes, which browsers
+    /// and stored games rely on.
+    #[test]
+    fn the_board_types_keep_their_wire_shapes() {
+        let json = |value: serde_json::Value| value.to_string();
+        assert_eq!(json(serde_json::json!(Color::Black)), r#""black""#);
+        assert_eq!(json(serde_json::json!(Color::White)), r#""white""#);
+        let point = Point { col: 3, row: 15 };
+        assert_eq!(json(serde_json::json!(point)), r#"{"col":3,"row":15}"#);
+        let rules = [KoRule::Simple, KoRule::Positional, KoRule::Situational];
+        let names: Vec<String> = rules
+            .iter()
+            .map(|rule| json(serde_json::json!(rule)))
+            .collect();
+        assert_eq!(
+            names,
+            [r#""simple""#, r#""positional""#, r#""situational""#]
+        );
+        assert_eq!(KoRule::default(), KoRule::Positional);
     }
 
     #[test]

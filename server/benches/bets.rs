@@ -17,7 +17,7 @@ use tengen_protocol::{GameId, Points, UserId};
 use tengen_rules::Color;
 use tengen_server::ledger::book::{Account, Batch, Transfer, TransferKind};
 use tengen_server::ledger::pool::Tally;
-use tengen_server::ledger::settle::Outcome;
+use tengen_server::ledger::settle::MoneyOutcome;
 use tengen_server::ledger::{audit, Ledger};
 use tengen_server::store::sqlite::SqliteStore;
 use tengen_server::store::{Store, StoreHandle};
@@ -161,7 +161,7 @@ fn main() {
         for game in 1..=GAMES + CONCURRENT_GAMES {
             let players = [UserId(USERS + 1), UserId(USERS + 2)];
             ledger
-                .settle_game(GameId(game), players, Outcome::Win(Color::Black))
+                .settle_game(GameId(game), players, MoneyOutcome::Win(Color::Black))
                 .await
                 .unwrap();
         }

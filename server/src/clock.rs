@@ -17,7 +17,7 @@
 //!   the player gets that last period back (one full period, `periods_left == 1`) and the turn goes
 //!   to the opponent, whose clock starts at the `now_ms` of the call that noticed the expiry, so a
 //!   late timer never charges the opponent.
-//! - Moves-in-time (定时限步制, Canadian): after main time, `moves_per_block` moves must be made within
+//! - Moves-in-time (定时限步制, Canadian): after main time, `moves` moves must be made within
 //!   `block_ms`. The first move made once main time is used up (including at that very instant) is
 //!   the first of the first block. When a block's last move is made, the time left in the block
 //!   carries over: the next block has `block_ms + leftover`. Running out of a block loses.
@@ -50,39 +50,16 @@ pub const PERIODS_MAX: u32 = 100;
 /// per player.
 pub const MOVES_PER_BLOCK_MAX: u32 = 1000;
 
-/// The time system a table agreed on, as White proposed and Black confirmed. Durations are integer
-/// milliseconds. Validate with [`ClockSettings::validate`] (which [`Clock::new`] does).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "system", rename_all = "snake_case")]
-pub enum ClockSettings {
-    /// 包干: main time only.
-    Absolute { main_time_ms: u64 },
-    /// 读秒: main time, then `periods` periods of `period_ms` each.
-    ByoYomi {
-        main_time_ms: u64,
-        periods: u32,
-        period_ms: u64,
-        /// When the last period runs out, force a pass instead of losing on time.
-        timeout_is_pass: bool,
-    },
-    /// 定时限步制: main time, then `moves_per_block` moves within each block of `block_ms`, leftover
-    /// carried.
-    Canadian {
-        main_time_ms: u64,
-        moves_per_block: u32,
-        block_ms: u64,
-    },
-    /// Fischer: main time, plus `increment_ms` after every move, capped at `max_time_ms`.
-    Fischer {
-        main_time_ms: u64,
-        increment_ms: u64,
-        max_time_ms: u64,
-    },
-}
+/// The time system a table agreed on, as White proposed and Black confirmed: the protocol's own type,
+/// so settings mean one thing from the table to the clock. Durations are integer milliseconds.
+/// [`Clock::new`] runs every system but `None` (an untimed game has no clock), after [`validate`].
+pub use tengen_protocol::ClockSettings;
 
 /// Why a [`ClockSettings`] was refused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SettingsError {
+    /// An untimed game (`ClockSettings::None`) has no clock to run.
+    Untimed,
     /// A system without overtime needs some main time, or the first player would lose at once.
     NoMainTime,
     /// Byo-yomi needs at least one period.
@@ -104,6 +81,7 @@ pub enum SettingsError {
 impl fmt::Display for SettingsError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            SettingsError::Untimed => f.write_str("an untimed game has no clock"),
             SettingsError::NoMainTime => f.write_str("this time system needs some main time"),
             SettingsError::ZeroPeriods => f.write_str("byo-yomi needs at least one period"),
             SettingsError::ZeroOvertime => {
@@ -145,80 +123,80 @@ fn check_duration(field: &'static str, value_ms: u64) -> Result<(), SettingsErro
     Ok(())
 }
 
-impl ClockSettings {
-    /// Refuses settings that cannot make a playable game or that exceed the bounds above.
-    pub fn validate(&self) -> Result<(), SettingsError> {
-        match *self {
-            ClockSettings::Absolute { main_time_ms } => {
-                check_duration("main_time_ms", main_time_ms)?;
-                if main_time_ms == 0 {
-                    return Err(SettingsError::NoMainTime);
-                }
-            }
-            ClockSettings::ByoYomi {
-                main_time_ms,
-                periods,
-                period_ms,
-                ..
-            } => {
-                check_duration("main_time_ms", main_time_ms)?;
-                check_duration("period_ms", period_ms)?;
-                if periods == 0 {
-                    return Err(SettingsError::ZeroPeriods);
-                }
-                if periods > PERIODS_MAX {
-                    return Err(SettingsError::TooManyPeriods { periods });
-                }
-                if period_ms == 0 {
-                    return Err(SettingsError::ZeroOvertime);
-                }
-            }
-            ClockSettings::Canadian {
-                main_time_ms,
-                moves_per_block,
-                block_ms,
-            } => {
-                check_duration("main_time_ms", main_time_ms)?;
-                check_duration("block_ms", block_ms)?;
-                if moves_per_block == 0 {
-                    return Err(SettingsError::ZeroMovesPerBlock);
-                }
-                if moves_per_block > MOVES_PER_BLOCK_MAX {
-                    return Err(SettingsError::TooManyMovesPerBlock { moves_per_block });
-                }
-                if block_ms == 0 {
-                    return Err(SettingsError::ZeroOvertime);
-                }
-            }
-            ClockSettings::Fischer {
-                main_time_ms,
-                increment_ms,
-                max_time_ms,
-            } => {
-                check_duration("main_time_ms", main_time_ms)?;
-                check_duration("increment_ms", increment_ms)?;
-                check_duration("max_time_ms", max_time_ms)?;
-                if main_time_ms == 0 {
-                    return Err(SettingsError::NoMainTime);
-                }
-                if main_time_ms > max_time_ms {
-                    return Err(SettingsError::MainAboveMax {
-                        main_time_ms,
-                        max_time_ms,
-                    });
-                }
+/// Refuses settings that cannot make a playable game or that exceed the bounds above.
+pub fn validate(settings: &ClockSettings) -> Result<(), SettingsError> {
+    match *settings {
+        ClockSettings::None => return Err(SettingsError::Untimed),
+        ClockSettings::Absolute { main_time_ms } => {
+            check_duration("main_time_ms", main_time_ms)?;
+            if main_time_ms == 0 {
+                return Err(SettingsError::NoMainTime);
             }
         }
-        Ok(())
+        ClockSettings::ByoYomi {
+            main_time_ms,
+            periods,
+            period_ms,
+            ..
+        } => {
+            check_duration("main_time_ms", main_time_ms)?;
+            check_duration("period_ms", period_ms)?;
+            if periods == 0 {
+                return Err(SettingsError::ZeroPeriods);
+            }
+            if periods > PERIODS_MAX {
+                return Err(SettingsError::TooManyPeriods { periods });
+            }
+            if period_ms == 0 {
+                return Err(SettingsError::ZeroOvertime);
+            }
+        }
+        ClockSettings::Canadian {
+            main_time_ms,
+            moves: moves_per_block,
+            block_ms,
+        } => {
+            check_duration("main_time_ms", main_time_ms)?;
+            check_duration("block_ms", block_ms)?;
+            if moves_per_block == 0 {
+                return Err(SettingsError::ZeroMovesPerBlock);
+            }
+            if moves_per_block > MOVES_PER_BLOCK_MAX {
+                return Err(SettingsError::TooManyMovesPerBlock { moves_per_block });
+            }
+            if block_ms == 0 {
+                return Err(SettingsError::ZeroOvertime);
+            }
+        }
+        ClockSettings::Fischer {
+            main_time_ms,
+            increment_ms,
+            max_time_ms,
+        } => {
+            check_duration("main_time_ms", main_time_ms)?;
+            check_duration("increment_ms", increment_ms)?;
+            check_duration("max_time_ms", max_time_ms)?;
+            if main_time_ms == 0 {
+                return Err(SettingsError::NoMainTime);
+            }
+            if main_time_ms > max_time_ms {
+                return Err(SettingsError::MainAboveMax {
+                    main_time_ms,
+                    max_time_ms,
+                });
+            }
+        }
     }
+    Ok(())
+}
 
-    fn main_time_ms(&self) -> u64 {
-        match *self {
-            ClockSettings::Absolute { main_time_ms }
-            | ClockSettings::ByoYomi { main_time_ms, .. }
-            | ClockSettings::Canadian { main_time_ms, .. }
-            | ClockSettings::Fischer { main_time_ms, .. } => main_time_ms,
-        }
+fn main_time_ms(settings: &ClockSettings) -> u64 {
+    match *settings {
+        ClockSettings::None => 0,
+        ClockSettings::Absolute { main_time_ms }
+        | ClockSettings::ByoYomi { main_time_ms, .. }
+        | ClockSettings::Canadian { main_time_ms, .. }
+        | ClockSettings::Fischer { main_time_ms, .. } => main_time_ms,
     }
 }
 
@@ -240,7 +218,7 @@ struct Budget {
 impl Budget {
     fn fresh(settings: &ClockSettings) -> Budget {
         let mut budget = Budget {
-            main_left_ms: settings.main_time_ms(),
+            main_left_ms: main_time_ms(settings),
             periods_left: 0,
             period_used_ms: 0,
             moves_left_in_block: 0,
@@ -249,14 +227,16 @@ impl Budget {
         match *settings {
             ClockSettings::ByoYomi { periods, .. } => budget.periods_left = periods,
             ClockSettings::Canadian {
-                moves_per_block,
+                moves: moves_per_block,
                 block_ms,
                 ..
             } => {
                 budget.moves_left_in_block = moves_per_block;
                 budget.block_left_ms = block_ms;
             }
-            ClockSettings::Absolute { .. } | ClockSettings::Fischer { .. } => {}
+            ClockSettings::None
+            | ClockSettings::Absolute { .. }
+            | ClockSettings::Fischer { .. } => {}
         }
         budget
     }
@@ -264,7 +244,9 @@ impl Budget {
     /// How long this player can think before flagging: the turn's deadline is `since + this`.
     fn time_to_flag_ms(&self, settings: &ClockSettings) -> u64 {
         let overtime_ms = match *settings {
-            ClockSettings::Absolute { .. } | ClockSettings::Fischer { .. } => 0,
+            ClockSettings::None
+            | ClockSettings::Absolute { .. }
+            | ClockSettings::Fischer { .. } => 0,
             ClockSettings::ByoYomi { period_ms, .. } => u64::from(self.periods_left)
                 .saturating_mul(period_ms)
                 .saturating_sub(self.period_used_ms),
@@ -284,7 +266,9 @@ impl Budget {
         let overtime_ms = elapsed_ms - from_main_ms;
         match *settings {
             // Both flag when main time is gone, which the guard above already ruled out.
-            ClockSettings::Absolute { .. } | ClockSettings::Fischer { .. } => {}
+            ClockSettings::None
+            | ClockSettings::Absolute { .. }
+            | ClockSettings::Fischer { .. } => {}
             ClockSettings::ByoYomi { period_ms, .. } => {
                 let used_ms = self.period_used_ms.saturating_add(overtime_ms);
                 let full_periods = used_ms / period_ms.max(1);
@@ -306,10 +290,10 @@ impl Budget {
     fn complete_move(&mut self, settings: &ClockSettings) -> MoveCredit {
         let mut credit = MoveCredit::default();
         match *settings {
-            ClockSettings::Absolute { .. } => {}
+            ClockSettings::None | ClockSettings::Absolute { .. } => {}
             ClockSettings::ByoYomi { .. } => self.period_used_ms = 0,
             ClockSettings::Canadian {
-                moves_per_block,
+                moves: moves_per_block,
                 block_ms,
                 ..
             } => {
@@ -484,7 +468,7 @@ impl TryFrom<ClockRecord> for Clock {
     type Error = SettingsError;
 
     fn try_from(record: ClockRecord) -> Result<Self, Self::Error> {
-        record.settings.validate()?;
+        validate(&record.settings)?;
         Ok(Clock {
             settings: record.settings,
             budgets: record.budgets,
@@ -497,7 +481,7 @@ impl TryFrom<ClockRecord> for Clock {
 impl Clock {
     /// A clock with full time for both sides, not yet running.
     pub fn new(settings: ClockSettings) -> Result<Clock, SettingsError> {
-        settings.validate()?;
+        validate(&settings)?;
         let budget = Budget::fresh(&settings);
         Ok(Clock {
             settings,
@@ -699,7 +683,9 @@ impl Clock {
                 view.period_left_ms + u64::from(view.periods_left.saturating_sub(1)) * period_ms
             }
             ClockSettings::Canadian { .. } => view.block_left_ms,
-            ClockSettings::Absolute { .. } | ClockSettings::Fischer { .. } => 0,
+            ClockSettings::None
+            | ClockSettings::Absolute { .. }
+            | ClockSettings::Fischer { .. } => 0,
         };
         view.main_left_ms + overtime_ms
     }
@@ -781,7 +767,7 @@ mod tests {
     fn canadian(main_time_ms: u64, moves_per_block: u32, block_ms: u64) -> ClockSettings {
         ClockSettings::Canadian {
             main_time_ms,
-            moves_per_block,
+            moves: moves_per_block,
             block_ms,
         }
     }
@@ -873,13 +859,14 @@ mod tests {
             ),
         ];
         for (settings, error) in cases {
-            assert_eq!(settings.validate(), Err(error), "{settings:?}");
+            assert_eq!(validate(&settings), Err(error), "{settings:?}");
             assert_eq!(Clock::new(settings).unwrap_err(), error);
             assert!(!error.to_string().is_empty());
         }
-        assert_eq!(byo_yomi(0, 1, 1, true).validate(), Ok(()));
-        assert_eq!(canadian(0, 1, 1).validate(), Ok(()));
-        assert_eq!(fischer(TIME_MS_MAX, 0, TIME_MS_MAX).validate(), Ok(()));
+        assert_eq!(validate(&ClockSettings::None), Err(SettingsError::Untimed));
+        assert_eq!(validate(&byo_yomi(0, 1, 1, true)), Ok(()));
+        assert_eq!(validate(&canadian(0, 1, 1)), Ok(()));
+        assert_eq!(validate(&fischer(TIME_MS_MAX, 0, TIME_MS_MAX)), Ok(()));
     }
 
     #[test]
@@ -1154,7 +1141,7 @@ mod tests {
         let settings = serde_json::to_value(absolute(5)).unwrap();
         assert_eq!(
             settings,
-            serde_json::json!({"system": "absolute", "main_time_ms": 5})
+            serde_json::json!({"kind": "absolute", "main_time_ms": 5})
         );
     }
 
@@ -1208,7 +1195,7 @@ mod tests {
     /// The most time an operation may give back: an increment, a fresh period, or a new block.
     fn allowance_ms(settings: &ClockSettings) -> u64 {
         match *settings {
-            ClockSettings::Absolute { .. } => 0,
+            ClockSettings::None | ClockSettings::Absolute { .. } => 0,
             ClockSettings::ByoYomi { period_ms, .. } => period_ms,
             ClockSettings::Canadian { block_ms, .. } => block_ms,
             ClockSettings::Fischer { increment_ms, .. } => increment_ms,

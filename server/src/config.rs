@@ -491,7 +491,7 @@ pub const WRITE_TIMEOUT_MS: u64 = 10_000;
 /// How long shutdown waits for sessions to say goodbye before the process exits anyway.
 pub const SHUTDOWN_GRACE_MS: u64 = 5_000;
 
-/// Fortune points every new account receives (SPEC §3): enough for a few dozen modest bets.
+/// Fortune points every new account receives (docs/wagering.md): enough for a few dozen modest bets.
 pub const GRANT_POINTS_DEFAULT: u64 = 1_000;
 
 /// The house's tax on winnings, in basis points: 500 is the spec's default 5%.

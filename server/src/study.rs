@@ -18,7 +18,7 @@ use tengen_rules::sgf::{self, CharsetSource, GameRecord, ReplayError};
 use tengen_rules::{estimate_dead, Color, Game, IllegalMove, KoRule, Move, Phase, Point, Rules};
 
 use crate::config::STUDY_SGF_BYTES_MAX;
-use crate::game::wire::{self, color_to_wire, point_from_wire, point_to_wire, points_to_wire};
+use crate::game::wire;
 use crate::{refuse, Refusal};
 
 /// Moves a study may hold across all its variations. A long game with many variations is a few
@@ -53,7 +53,7 @@ pub struct Study {
 /// The area count of a study position.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StudyCount {
-    pub dead: Vec<tengen_protocol::Point>,
+    pub dead: Vec<Point>,
     pub black_count_half_points: u32,
     pub white_count_half_points: u32,
     pub result: String,
@@ -231,7 +231,7 @@ impl Study {
         let dead: Vec<Point> = estimate_dead(self.game.board());
         let score = self.game.score(&dead);
         StudyCount {
-            dead: points_to_wire(dead.iter().copied()),
+            dead: dead.to_vec(),
             black_count_half_points: score.count.half_points(Color::Black),
             white_count_half_points: score.count.half_points(Color::White),
             result: score.result.to_sgf(),
@@ -242,26 +242,26 @@ impl Study {
         let node = &self.nodes[self.cursor];
         let last_move = match (self.cursor, node.mv) {
             (0, _) | (_, Move::Pass | Move::Resign) => None,
-            (_, Move::Play(point)) => Some(point_to_wire(point)),
+            (_, Move::Play(point)) => Some(point),
         };
         let next_moves = node
             .children
             .iter()
             .map(|&child| match self.nodes[child].mv {
-                Move::Play(point) => Some(point_to_wire(point)),
+                Move::Play(point) => Some(point),
                 Move::Pass | Move::Resign => None,
             })
             .collect();
         StudyView {
             size: self.game.rules().size,
             board: wire::board_rows(self.game.board()),
-            to_move: color_to_wire(self.game.to_move()),
+            to_move: (self.game.to_move()),
             move_number: self.game.moves().len() as u32,
             last_move,
             captures_black: self.game.prisoners(Color::Black),
             captures_white: self.game.prisoners(Color::White),
             next_moves,
-            ko_rule: ko_rule_to_wire(self.game.rules().ko_rule),
+            ko_rule: self.game.rules().ko_rule,
             comment: node.comment.clone(),
             record: self.record.clone(),
         }
@@ -291,14 +291,6 @@ fn ko_rule_name(rule: KoRule) -> &'static str {
         KoRule::Simple => "the basic ko rule",
         KoRule::Positional => "positional superko",
         KoRule::Situational => "situational superko",
-    }
-}
-
-fn ko_rule_to_wire(rule: KoRule) -> tengen_protocol::KoRule {
-    match rule {
-        KoRule::Simple => tengen_protocol::KoRule::Simple,
-        KoRule::Positional => tengen_protocol::KoRule::Positional,
-        KoRule::Situational => tengen_protocol::KoRule::Situational,
     }
 }
 
@@ -353,11 +345,6 @@ pub fn decode_base64(encoded: &str) -> Result<Vec<u8>, Refusal> {
         })
 }
 
-/// A wire point as an engine move.
-pub fn play_at(point: tengen_protocol::Point) -> Move {
-    Move::Play(point_from_wire(point))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -372,15 +359,12 @@ mod tests {
         study.play(at(2, 2)).unwrap();
         study.play(at(6, 6)).unwrap();
         assert_eq!(study.view().board[2], "..X......");
-        assert_eq!(study.view().to_move, tengen_protocol::Color::Black);
+        assert_eq!(study.view().to_move, Color::Black);
         // The engine checks every move.
         assert_eq!(study.play(at(2, 2)).unwrap_err().code, ErrorCode::Occupied);
         study.back().unwrap();
         assert_eq!(study.view().board[6], ".........");
-        assert_eq!(
-            study.view().next_moves,
-            vec![Some(point_to_wire(Point::new(6, 6)))]
-        );
+        assert_eq!(study.view().next_moves, vec![Some(Point::new(6, 6))]);
         // A different reply branches a second variation; the first is kept.
         study.play(at(6, 2)).unwrap();
         study.back().unwrap();
@@ -421,7 +405,7 @@ mod tests {
         let start = study.view();
         assert_eq!(start.move_number, 0);
         assert_eq!(start.board[0], "X........");
-        assert_eq!(start.to_move, tengen_protocol::Color::White);
+        assert_eq!(start.to_move, Color::White);
         study.forward(0).unwrap();
         study.forward(0).unwrap();
         assert_eq!(study.view().board[2], "..X......");
@@ -450,7 +434,7 @@ mod tests {
         // Back over the fourth pass: the third (which resumed play after two) replays.
         study.back().unwrap();
         assert_eq!(study.view().move_number, 3);
-        assert_eq!(study.view().to_move, tengen_protocol::Color::White);
+        assert_eq!(study.view().to_move, Color::White);
         study.play(at(4, 4)).unwrap();
         assert_eq!(study.view().board[4], "....O....");
         for _ in 0..4 {

@@ -1,5 +1,5 @@
 //! Fortune points over real WebSockets: watchers bet, games end, and every balance is exactly what the
-//! SPEC §3 formula gives; each refund path; bad bets refused without moving a point; a flood of bets
+//! docs/wagering.md formula gives; each refund path; bad bets refused without moving a point; a flood of bets
 //! at the moment play ends; and a crash between a game's end and its payout settled once on restart.
 //! Every test ends with the audit (over HTTP or the `tengen audit` binary) finding the book balanced.
 

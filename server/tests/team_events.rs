@@ -1,4 +1,4 @@
-//! Team events over real sockets (SPEC §4, 团体赛): a relay between two teams of three played to its
+//! Team events over real sockets (docs/competitions.md, 团体赛): a relay between two teams of three played to its
 //! end; a round robin of four teams on fixed boards ranked by match and board points as worked by
 //! hand, with a drawn match; a free line-up set by a captain; an all-play-all in which everyone meets
 //! everyone; withdrawals; a relay through a restart; and every bad team request refused with nothing

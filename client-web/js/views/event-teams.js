@@ -11,7 +11,7 @@ import { boardWinner } from '../events.js';
 
 /** The line-ups the form offers, in the order players meet them. */
 const LINE_UPS = ['fixed_boards', 'free_line_up', 'all_play_all', 'relay'];
-/** Players per team the server takes (SPEC §4's teams are small: the core bounds them at 8). */
+/** Players per team the server takes (teams in the competition rules are small: the core bounds them at 8). */
 export const TEAM_PLAYERS_MAX = 8;
 /** Team-name characters the form lets through (the server has the last word). */
 const TEAM_NAME_CHARS_MAX = 40;

@@ -166,7 +166,7 @@ export function mountGame(root, ctx, params) {
     const now = Date.now();
     awayBox.textContent = g.phase === 'over' ? '' : Object.entries(g.away ?? {})
       .map(([color, atMs]) => t('game.away', { color: t(`color.${color}`), time: formatClock(atMs - now) })).join(' · ');
-    // Nobody has moved yet: the game is void unless the first move comes in time (SPEC: 2 minutes).
+    // Nobody has moved yet: the game is void unless the first move comes in time (2 minutes: docs/rules.md).
     firstMoveBox.textContent = g.phase === 'playing' && g.firstMoveBy != null
       ? t('game.firstMove', { color: t(`color.${g.toMove}`), time: formatClock(Math.max(0, g.firstMoveBy - now)) }) : '';
     notices.tick(g, now);
@@ -199,7 +199,7 @@ export function mountGame(root, ctx, params) {
   function syncChat(g) {
     const mine = myColor();
     // Players talk at their table, or in their game's own channel when it has no table (a challenge,
-    // automatch or the computer); watchers kibitz (SPEC §2: players never see kibitz during play).
+    // automatch or the computer); watchers kibitz (players never see kibitz during play).
     const channel = mine ? (g.table != null ? { kind: 'table', table: g.table } : { kind: 'game', game: gameId }) : { kind: 'kibitz', game: gameId };
     const key = channel ? channelKey(channel) : null;
     const guest = !state.me;
@@ -212,7 +212,7 @@ export function mountGame(root, ctx, params) {
     chat?.update(state.chats.get(chatKey));
   }
 
-  /** My bets and stakes on this game once it is settled: staked, returned, net, tax rate (SPEC §3). */
+  /** My bets and stakes on this game once it is settled: staked, returned, net, tax rate (docs/wagering.md). */
   async function showSettlement() {
     // Settlement follows the end of the game closely but not in the same instant: look a few times.
     for (let attempt = 0; attempt < 6; attempt++) {

@@ -12,7 +12,7 @@ import { h, fill } from '../dom.js';
 export const taxPercent = (bp) => String(bp / 100);
 
 /**
- * What a bet of `stake` on `side` returns if that side wins, at the pool as it stands (SPEC §3):
+ * What a bet of `stake` on `side` returns if that side wins, at the pool as it stands (docs/wagering.md):
  * `((T / W) · s − s) · (1 − tax) + s`, rounded down, with T the whole pool and W the total on `side`
  * (the bet included). Integer arithmetic (BigInt) so it agrees with the server to the point. Only an
  * estimate while betting is open: later bets change T and W, and a pool with one bettor is refunded.

@@ -55,7 +55,7 @@ export function createSettingsForm({ t, initial = DEFAULT_SETTINGS, testId = 'se
   const block = number('block', (c.block_ms ?? 300000) / MIN, { min: 1 });
   const increment = number('increment', (c.increment_ms ?? 10000) / SEC, { min: 0 });
   const nigiri = h('input', { type: 'checkbox', name: 'nigiri', checked: s.nigiri });
-  // SPEC §1: on request, running out of the last byo-yomi period is a forced pass instead of a loss.
+  // docs/rules.md: on request, running out of the last byo-yomi period is a forced pass instead of a loss.
   const timeoutIsPass = h('input', { type: 'checkbox', name: 'timeout_is_pass', checked: !!c.timeout_is_pass });
   const field = (label, input, cls = '') => h('label', { class: `field ${cls}` }, h('span', {}, label), input);
   const clockFields = {

@@ -1,4 +1,4 @@
-// Who watches a game (SPEC §2: the watcher list and count are visible): the named watchers with their
+// Who watches a game (the watcher list and count are visible): the named watchers with their
 // ranks and a mark for computer players, the rest folded into "and N more" (a disclosure that opens with
 // the keyboard or a tap), and the guests, who are counted but have no name. Props in, no events; the
 // server pushes the list when it changes, so `update` just redraws.

@@ -3,7 +3,6 @@
 //! it returns the messages to send as `EngineStep`s.
 
 use super::engine::{Engine, EngineError};
-use crate::game::wire::color_from_wire;
 use std::collections::BTreeSet;
 use std::time::Duration;
 use tengen_protocol::{
@@ -213,7 +212,7 @@ impl Match {
         self.note_clocks(clocks);
         match event {
             GameEvent::Played { color, point, .. } => {
-                self.on_move(*color, Move::Play(from_wire(*point))).await
+                self.on_move(*color, Move::Play(*point)).await
             }
             GameEvent::Passed { color, .. } => self.on_move(*color, Move::Pass).await,
             GameEvent::ScoringStarted { dead } => {
@@ -223,11 +222,11 @@ impl Match {
             }
             GameEvent::DeadMarked { dead, .. } => self.on_marking(dead).await,
             GameEvent::PlayResumed { to_move, .. } => {
-                self.mirror.resume(color_from_wire(*to_move));
+                self.mirror.resume(*to_move);
                 self.maybe_think()
             }
             // The bot takes nothing back, as most computer players on Go servers.
-            GameEvent::UndoRequested { color } if color_from_wire(*color) != self.color => {
+            GameEvent::UndoRequested { color } if *color != self.color => {
                 vec![EngineStep::Send(
                     GamesMsg::DeclineUndo { game: self.game }.into(),
                 )]
@@ -272,7 +271,6 @@ impl Match {
     }
 
     async fn on_move(&mut self, color: tengen_protocol::Color, mv: Move) -> Vec<EngineStep> {
-        let color = color_from_wire(color);
         if color == self.color {
             self.awaiting = None;
         }
@@ -367,7 +365,7 @@ impl Match {
         let msg = match mv {
             Move::Play(point) => GamesMsg::Play {
                 game: self.game,
-                point: to_wire(point),
+                point,
                 key: fresh_key(),
             },
             _ => GamesMsg::Pass {
@@ -381,7 +379,7 @@ impl Match {
     /// In the scoring phase: accept a marking the engine agrees with, otherwise toggle one chain
     /// towards the engine's view, and when the marking still differs after many toggles, play on (or,
     /// for an engine without `final_status_list`, accept only the server's own proposal).
-    async fn on_marking(&mut self, dead: &[wire::Point]) -> Vec<EngineStep> {
+    async fn on_marking(&mut self, dead: &[Point]) -> Vec<EngineStep> {
         if self.mirror.phase() == Phase::Play {
             // The mirror passed twice as well; keep it in step with the server.
             return Vec::new();
@@ -418,7 +416,7 @@ impl Match {
         vec![EngineStep::Send(
             GamesMsg::ToggleDead {
                 game: self.game,
-                point: to_wire(point),
+                point,
             }
             .into(),
         )]
@@ -439,8 +437,8 @@ impl Match {
         Some(self.expand_points(&points?))
     }
 
-    fn expand(&self, dead: &[wire::Point]) -> BTreeSet<Point> {
-        let points: Vec<Point> = dead.iter().map(|p| from_wire(*p)).collect();
+    fn expand(&self, dead: &[Point]) -> BTreeSet<Point> {
+        let points: Vec<Point> = dead.to_vec();
         self.expand_points(&points)
     }
 
@@ -490,8 +488,7 @@ fn mirror_of(state: &GameState) -> Option<Game> {
     } else {
         game.add_setup_stones(Color::Black, &black).ok()?;
         game.add_setup_stones(Color::White, &white).ok()?;
-        game.set_first_to_move(color_from_wire(state.to_move))
-            .ok()?;
+        game.set_first_to_move(state.to_move).ok()?;
     }
     if state.phase == GamePhase::Scoring {
         // Reach the scoring phase in the mirror too, so markings are judged on the same board.
@@ -567,17 +564,6 @@ fn gtp_move(mv: Move, size: u8) -> String {
     }
 }
 
-fn from_wire(point: wire::Point) -> Point {
-    Point::new(point.col, point.row)
-}
-
-fn to_wire(point: Point) -> wire::Point {
-    wire::Point {
-        col: point.col,
-        row: point.row,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -594,7 +580,7 @@ mod tests {
         let mut game = Match::new("unused", "gnugo", COMMAND_TIMEOUT, &fresh_state());
         let first = ClientMsg::from(GamesMsg::Play {
             game: GameId(19),
-            point: wire::Point { col: 2, row: 2 },
+            point: Point { col: 2, row: 2 },
             key: fresh_key(),
         });
         game.note_move(&first);

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 use tengen_protocol::{
-    ClockSettings, GameId, GameSettings, KoRule, PlayerInfo, Point as WirePoint, Points, UserId,
+    ClockSettings, GameId, GameSettings, KoRule, PlayerInfo, Point, Points, UserId,
 };
 use tokio::sync::{broadcast, mpsc};
 use tokio::time::Instant;
@@ -187,7 +187,7 @@ impl Harness {
     }
 
     async fn play(&self, user: UserId, col: u8, row: u8) {
-        self.send(user, PlayerMove::Play(WirePoint { col, row }))
+        self.send(user, PlayerMove::Play(Point { col, row }))
             .await
             .unwrap();
     }
@@ -675,7 +675,7 @@ async fn a_game_actor_that_panics_is_restarted_from_its_log_and_the_game_goes_on
 
     actor::panic_next_command();
     let lost = h
-        .send(black, PlayerMove::Play(WirePoint { col: 6, row: 6 }))
+        .send(black, PlayerMove::Play(Point { col: 6, row: 6 }))
         .await;
     assert!(lost.is_err(), "{lost:?}");
     // The same handle reaches the restarted actor: the position is as logged, Black to move.

@@ -11,11 +11,11 @@ use std::sync::Arc;
 use proptest::prelude::*;
 use proptest::test_runner::{Config as ProptestConfig, RngAlgorithm, TestRng, TestRunner};
 use serde_json::Value;
-use tengen_protocol::{ClockSettings, GameSettings, KoRule, Point as WirePoint, Points};
-use tengen_rules::{Color, Game, Move, Phase, Point};
+use tengen_protocol::{ClockSettings, GameSettings, KoRule, Point, Points};
+use tengen_rules::{Color, Game, Move, Phase};
 
 use super::actor_tests::context;
-use super::wire::{self, color_to_wire};
+use super::wire;
 use super::*;
 use crate::config::GameTiming;
 use crate::store::sqlite::SqliteStore;
@@ -308,7 +308,7 @@ impl World {
 
     /// Send `action` as `user`; whether it was accepted.
     async fn send(&self, handle: &GameHandle, action: &Action, user: UserId) -> bool {
-        let at = |col, row| WirePoint { col, row };
+        let at = |col, row| Point { col, row };
         let result = match *action {
             Action::Play(_, col, row) => {
                 let mv = PlayerMove::Play(at(col, row));
@@ -442,7 +442,7 @@ async fn check_state(
         .into_iter()
         .map(Value::from)
         .collect();
-    let to_move = serde_json::to_value(color_to_wire(game.to_move())).unwrap();
+    let to_move = serde_json::to_value(game.to_move()).unwrap();
     let context = format!("step {step}: {action:?}: {state}");
     prop_assert_eq!(&state["phase"], phase, "{}", context);
     prop_assert_eq!(&state["board"], &Value::from(board), "{}", context);

@@ -6,8 +6,8 @@
 use std::sync::{Arc, Mutex};
 
 use tengen_protocol::{
-    ClockSettings, ErrorCode, GameId, GameSettings, KoRule, PlayerInfo, Point as WirePoint, Points,
-    RequestKey, UserId,
+    ClockSettings, ErrorCode, GameId, GameSettings, KoRule, PlayerInfo, Point, Points, RequestKey,
+    UserId,
 };
 use tokio::sync::{broadcast, mpsc};
 
@@ -148,7 +148,7 @@ impl Harness {
         key: Option<RequestKey>,
     ) -> Result<(), Refusal> {
         let handle = self.games.get(self.game).await?;
-        let mv = PlayerMove::Play(WirePoint { col, row });
+        let mv = PlayerMove::Play(Point { col, row });
         handle
             .ask(GameRequest::Move { user, mv, key })
             .await
@@ -307,7 +307,7 @@ async fn a_sealed_move_whose_resumption_was_cut_short_is_played_next() {
     };
     let resume_at_ms = crate::unix_now_ms() + LONG_MS;
     ask(GameRequest::Adjourn { resume_at_ms }).await.unwrap();
-    let point = Some(WirePoint { col: 6, row: 6 });
+    let point = Some(Point { col: 6, row: 6 });
     ask(GameRequest::Seal {
         user: h.white,
         point,

@@ -9,10 +9,9 @@
 
 use serde::{Deserialize, Serialize};
 use tengen_protocol::{
-    Color as WireColor, ErrorCode, EventOutcome, GameSummary, PlayerInfo, Point, Points, PoolInfo,
-    RequestKey, TableId, UserId,
+    Color, ErrorCode, EventOutcome, GameSummary, PlayerInfo, Point, Points, PoolInfo, RequestKey,
+    TableId, UserId,
 };
-use tengen_rules::Color;
 use tokio::sync::oneshot;
 
 use super::{Mirror, PlayerMove, Subscription};
@@ -107,7 +106,7 @@ pub enum GameRequest {
     },
     /// An event's director warns a player of the game (a point off their count for each).
     Warn {
-        color: WireColor,
+        color: Color,
     },
     /// An event's director pauses the game until `resume_at_ms` (Unix ms).
     Pause {

@@ -1,70 +1,27 @@
-//! The edge between the wire and the engine: protocol colours, points and settings to `tengen-rules`
-//! types and back, engine failures to error codes, results to `GameOutcome`, and the board as rows of
-//! text. Kept apart so the wire format never follows an engine change by accident.
+//! The edge between the wire and the engine: agreed settings to the engine's `Rules`, engine failures
+//! to error codes, results to `GameOutcome`, a result's SGF time properties, and the board as rows of
+//! text. (Colours, points and ko rules are the engine's own types on the wire too.)
 
-use tengen_protocol::{
-    ClockSettings, Color as WireColor, EndReason, ErrorCode, GameOutcome, GameSettings,
-    KoRule as WireKoRule, LastMove, Point as WirePoint,
-};
+use tengen_protocol::{ClockSettings, EndReason, ErrorCode, GameOutcome, GameSettings, LastMove};
 use tengen_rules::{
-    Board, Color, Game, GameResult, HandicapPlacement, IllegalMove, KoRule, Komi, Move, Point,
-    Rules, Score, WinBy,
+    Board, Color, Game, GameResult, HandicapPlacement, IllegalMove, Komi, Move, Point, Rules,
+    Score, WinBy,
 };
 
 use crate::clock;
 use crate::Refusal;
-
-pub fn color_to_wire(color: Color) -> WireColor {
-    match color {
-        Color::Black => WireColor::Black,
-        Color::White => WireColor::White,
-    }
-}
-
-pub fn color_from_wire(color: WireColor) -> Color {
-    match color {
-        WireColor::Black => Color::Black,
-        WireColor::White => Color::White,
-    }
-}
-
-pub fn point_to_wire(point: Point) -> WirePoint {
-    WirePoint {
-        col: point.col,
-        row: point.row,
-    }
-}
-
-pub fn point_from_wire(point: WirePoint) -> Point {
-    Point::new(point.col, point.row)
-}
 
 /// The last stone or pass on the board (a resignation is not a move on it), so a client that joins
 /// mid-game, reloads or sees an undo can mark it as one that followed every move does.
 pub fn last_move(game: &Game) -> Option<LastMove> {
     game.moves().iter().rev().find_map(|&(color, mv)| {
         let point = match mv {
-            Move::Play(point) => Some(point_to_wire(point)),
+            Move::Play(point) => Some(point),
             Move::Pass => None,
             Move::Resign => return None,
         };
-        Some(LastMove {
-            color: color_to_wire(color),
-            point,
-        })
+        Some(LastMove { color, point })
     })
-}
-
-pub fn points_to_wire(points: impl IntoIterator<Item = Point>) -> Vec<WirePoint> {
-    points.into_iter().map(point_to_wire).collect()
-}
-
-fn ko_rule(rule: WireKoRule) -> KoRule {
-    match rule {
-        WireKoRule::Simple => KoRule::Simple,
-        WireKoRule::Positional => KoRule::Positional,
-        WireKoRule::Situational => KoRule::Situational,
-    }
 }
 
 pub fn rules_of(settings: &GameSettings) -> Rules {
@@ -73,7 +30,7 @@ pub fn rules_of(settings: &GameSettings) -> Rules {
         komi: Komi::from_half_points(settings.komi_half_points),
         handicap: settings.handicap,
         handicap_placement: HandicapPlacement::Fixed,
-        ko_rule: ko_rule(settings.ko_rule),
+        ko_rule: settings.ko_rule,
     }
 }
 
@@ -125,7 +82,7 @@ pub fn outcome(result: GameResult, score: Option<&Score>) -> GameOutcome {
         GameResult::Void => EndReason::Void,
     };
     GameOutcome {
-        winner: result.winner().map(color_to_wire),
+        winner: result.winner(),
         reason,
         sgf: result.to_sgf(),
         chinese: result.to_chinese(),
@@ -168,44 +125,13 @@ pub fn sgf_time(clock: &ClockSettings) -> (Option<String>, Option<String>) {
     }
 }
 
-/// The server clock's settings for a table's agreed clock; `None` for an untimed game. Refuses
-/// settings the clock cannot run (the clock module has the last word, as the engine does for rules).
-pub fn clock_settings(clock: &ClockSettings) -> Result<Option<clock::ClockSettings>, Refusal> {
-    let settings = match *clock {
-        ClockSettings::None => return Ok(None),
-        ClockSettings::Absolute { main_time_ms } => clock::ClockSettings::Absolute { main_time_ms },
-        ClockSettings::ByoYomi {
-            main_time_ms,
-            periods,
-            period_ms,
-            timeout_is_pass,
-        } => clock::ClockSettings::ByoYomi {
-            main_time_ms,
-            periods,
-            period_ms,
-            timeout_is_pass,
-        },
-        ClockSettings::Canadian {
-            main_time_ms,
-            moves,
-            block_ms,
-        } => clock::ClockSettings::Canadian {
-            main_time_ms,
-            moves_per_block: moves,
-            block_ms,
-        },
-        ClockSettings::Fischer {
-            main_time_ms,
-            increment_ms,
-            max_time_ms,
-        } => clock::ClockSettings::Fischer {
-            main_time_ms,
-            increment_ms,
-            max_time_ms,
-        },
-    };
-    settings
-        .validate()
+/// A table's agreed clock checked for the game: `None` for an untimed game. Refuses settings the
+/// clock cannot run (the clock module has the last word, as the engine does for rules).
+pub fn clock_settings(clock: &ClockSettings) -> Result<Option<ClockSettings>, Refusal> {
+    if *clock == ClockSettings::None {
+        return Ok(None);
+    }
+    clock::validate(clock)
         .map_err(|err| Refusal::new(ErrorCode::InvalidSettings, err.to_string()))?;
-    Ok(Some(settings))
+    Ok(Some(*clock))
 }

@@ -5,7 +5,7 @@
 //! hall of its changes through the hall's own inbox, which must never wait on a game that waits on
 //! it, so what the hall sends a game goes from a task of its own.
 
-use tengen_pairing::Outcome;
+use tengen_pairing::EventOutcome;
 use tengen_protocol::{Color, ErrorCode, EventId, GameId, UserId};
 
 use super::{loss_of, EventRecord, LogAbout};
@@ -114,7 +114,7 @@ pub(super) async fn decide(
     handle: &crate::game::GameHandle,
     id: EventId,
     game: GameId,
-    outcome: Outcome,
+    outcome: EventOutcome,
 ) {
     let ended = handle
         .ask(GameRequest::Adjudicate { outcome })

@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use rand::Rng;
 use serde::{Deserialize, Serialize};
-use tengen_pairing::{Event, EventError, Outcome, PlayerId, Settings};
+use tengen_pairing::{Event, EventError, EventOutcome, PlayerId, Settings};
 use tengen_protocol::{
     Color, EndReason, ErrorCode, EventBoard, EventEntrant, EventId, EventLogEntry, EventPlacing,
     EventRound, EventSpec, EventStatus, EventSummary, EventView, GameId, GameOutcome, GameSettings,
@@ -87,7 +87,7 @@ struct BoardLine {
     board: u32,
     black: UserId,
     white: UserId,
-    outcome: Option<Outcome>,
+    outcome: Option<EventOutcome>,
 }
 
 /// Where a live game of an event sits in it.
@@ -517,7 +517,7 @@ impl Hall {
         id: EventId,
         director: UserId,
         game: GameId,
-        (outcome, reason): (Outcome, String),
+        (outcome, reason): (EventOutcome, String),
     ) -> Result<EventView, Refusal> {
         let reason = reason.trim().to_string();
         if reason.is_empty() || reason.chars().count() > EVENT_NAME_CHARS_MAX * 4 {
@@ -548,7 +548,7 @@ impl Hall {
         &self,
         id: EventId,
         game: GameId,
-        outcome: Outcome,
+        outcome: EventOutcome,
     ) -> Result<(), Refusal> {
         let handle = self.games.get(game).await?;
         tokio::spawn(async move {
@@ -814,12 +814,12 @@ fn board_index(records: &BTreeMap<EventId, EventRecord>) -> HashMap<GameId, Boar
 
 /// A game's outcome as the event scores it: a void game (nobody played, or both absent) is lost by
 /// both players, as the rules score a game both players missed.
-fn event_outcome(outcome: &GameOutcome) -> Outcome {
+fn event_outcome(outcome: &GameOutcome) -> EventOutcome {
     match (outcome.winner, outcome.reason) {
-        (Some(Color::Black), _) => Outcome::BlackWins,
-        (Some(Color::White), _) => Outcome::WhiteWins,
-        (None, EndReason::Void) => Outcome::BothLose,
-        (None, _) => Outcome::Draw,
+        (Some(Color::Black), _) => EventOutcome::BlackWins,
+        (Some(Color::White), _) => EventOutcome::WhiteWins,
+        (None, EndReason::Void) => EventOutcome::BothLose,
+        (None, _) => EventOutcome::Draw,
     }
 }
 
@@ -875,10 +875,10 @@ fn round_times(times: Vec<u64>) -> Result<Vec<u64>, Refusal> {
 }
 
 /// The outcome in which `colour` loses.
-fn loss_of(colour: Color) -> Outcome {
+fn loss_of(colour: Color) -> EventOutcome {
     match colour {
-        Color::Black => Outcome::WhiteWins,
-        Color::White => Outcome::BlackWins,
+        Color::Black => EventOutcome::WhiteWins,
+        Color::White => EventOutcome::BlackWins,
     }
 }
 
@@ -1043,12 +1043,17 @@ impl EventRecord {
             .find(|line| line.board == board)
     }
 
-    fn outcome(&self, round: u32, board: u32) -> Option<Outcome> {
+    fn outcome(&self, round: u32, board: u32) -> Option<EventOutcome> {
         self.line(round, board)?.outcome
     }
 
     /// A board's result; in a team event the match's too, once it is decided.
-    fn record_board(&mut self, round: u32, board: u32, outcome: Outcome) -> Result<(), EventError> {
+    fn record_board(
+        &mut self,
+        round: u32,
+        board: u32,
+        outcome: EventOutcome,
+    ) -> Result<(), EventError> {
         let Some(teams) = &mut self.teams else {
             return self.event.record(round, board, outcome);
         };

@@ -1,4 +1,4 @@
-//! Team events (团体赛, SPEC §4) in the hall. The pairing core pairs the *teams* (its entrants are
+//! Team events (团体赛, docs/competitions.md) in the hall. The pairing core pairs the *teams* (its entrants are
 //! [`TeamId`]s): each paired couple of teams is a match, and each match is `players` boards, one
 //! game each, between the two line-ups. This module keeps what the core does not: who is in which
 //! team, each round's boards (who plays whom, with which colour, and the result), and the relay.
@@ -22,7 +22,7 @@ use serde::{Deserialize, Serialize};
 use tengen_pairing::team::{
     board_points, match_points, team_standings, BoardOutcome, Relay, RelayState, TeamMatch,
 };
-use tengen_pairing::{Event, Outcome, PlayerId, Round};
+use tengen_pairing::{Event, EventOutcome, PlayerId, Round};
 use tengen_protocol::{
     ErrorCode, EventId, EventMatch, EventTeam, EventView, LineUp, PlayerInfo, RelayView, TeamId,
     TeamRules, TeamsView, UserId,
@@ -44,7 +44,7 @@ pub(super) struct TeamPlay {
     #[serde(default)]
     relay: Option<Relay>,
     /// Players the director withdrew: their results stand, and their games from then on are lost
-    /// by forfeit without being played (SPEC §4).
+    /// by forfeit without being played (docs/competitions.md).
     #[serde(default)]
     withdrawn: Vec<UserId>,
 }
@@ -73,7 +73,7 @@ pub(super) struct TeamBoard {
     pub(super) white: UserId,
     /// Whether Black plays for the match's home team.
     home_black: bool,
-    pub(super) outcome: Option<Outcome>,
+    pub(super) outcome: Option<EventOutcome>,
 }
 
 impl TeamPlay {
@@ -212,12 +212,12 @@ impl TeamPlay {
 
     /// A board's result decided before play: a withdrawn player's game is lost by forfeit (both
     /// lose when both are withdrawn).
-    fn forfeit(&self, black: UserId, white: UserId) -> Option<Outcome> {
+    fn forfeit(&self, black: UserId, white: UserId) -> Option<EventOutcome> {
         let out = |user| self.withdrawn.contains(&user);
         match (out(black), out(white)) {
-            (true, true) => Some(Outcome::BothLose),
-            (true, false) => Some(Outcome::WhiteWins),
-            (false, true) => Some(Outcome::BlackWins),
+            (true, true) => Some(EventOutcome::BothLose),
+            (true, false) => Some(EventOutcome::WhiteWins),
+            (false, true) => Some(EventOutcome::BlackWins),
             (false, false) => None,
         }
     }
@@ -228,7 +228,7 @@ impl TeamPlay {
         &mut self,
         round: &Round,
         first_seed: Option<TeamId>,
-    ) -> Vec<(u32, Outcome)> {
+    ) -> Vec<(u32, EventOutcome)> {
         if self.rules.line_up == LineUp::Relay {
             return self.start_relay(round).into_iter().collect();
         }
@@ -269,7 +269,7 @@ impl TeamPlay {
     }
 
     /// A match's result once every board of it has one.
-    fn match_decided(&self, round: u32, table: u32) -> Option<Outcome> {
+    fn match_decided(&self, round: u32, table: u32) -> Option<EventOutcome> {
         let boards: Vec<&TeamBoard> = self.match_boards(round, table).collect();
         if boards.is_empty() || boards.iter().any(|b| b.outcome.is_none()) {
             return None;
@@ -289,7 +289,7 @@ impl TeamPlay {
         }
     }
 
-    fn start_relay(&mut self, round: &Round) -> Option<(u32, Outcome)> {
+    fn start_relay(&mut self, round: &Round) -> Option<(u32, EventOutcome)> {
         let game = round.games.first()?;
         let order = |id: u64| {
             self.teams
@@ -307,7 +307,7 @@ impl TeamPlay {
 
     /// Lays out the relay's next game as a new board, if the relay goes on; a withdrawn player's
     /// game is forfeited at once and the relay moves on. Returns the relay's result once decided.
-    fn next_relay_game(&mut self, round: u32, table: u32) -> Option<(u32, Outcome)> {
+    fn next_relay_game(&mut self, round: u32, table: u32) -> Option<(u32, EventOutcome)> {
         let relay = self.relay.as_mut()?;
         let stayer = relay.games.last().and_then(|g| match g.outcome {
             Some(BoardOutcome::HomeWins) => Some(true),
@@ -344,8 +344,8 @@ impl TeamPlay {
         &mut self,
         round: u32,
         board: u32,
-        outcome: Outcome,
-    ) -> Option<(u32, Outcome)> {
+        outcome: EventOutcome,
+    ) -> Option<(u32, EventOutcome)> {
         let entry = self
             .boards
             .iter_mut()
@@ -363,17 +363,17 @@ impl TeamPlay {
         round: u32,
         table: u32,
         outcome: BoardOutcome,
-    ) -> Option<(u32, Outcome)> {
+    ) -> Option<(u32, EventOutcome)> {
         let state = self.relay.as_mut()?.record(outcome).ok()?;
         match state {
             RelayState::Won { side } => Some((
                 table,
                 match side {
-                    tengen_pairing::team::Side::Home => Outcome::BlackWins,
-                    tengen_pairing::team::Side::Away => Outcome::WhiteWins,
+                    tengen_pairing::team::Side::Home => EventOutcome::BlackWins,
+                    tengen_pairing::team::Side::Away => EventOutcome::WhiteWins,
                 },
             )),
-            RelayState::Drawn => Some((table, Outcome::Draw)),
+            RelayState::Drawn => Some((table, EventOutcome::Draw)),
             RelayState::Next { .. } | RelayState::Playing { .. } => {
                 self.next_relay_game(round, table)
             }
@@ -456,7 +456,7 @@ impl TeamPlay {
         matches
     }
 
-    /// SPEC §4's team ranking over the decided matches; a bye counts as a match won on every
+    /// The competition rules' team ranking (docs/competitions.md) over the decided matches; a bye counts as a match won on every
     /// board. A relay is its one match, each of its games a board, so its board points are the
     /// games each side won (as its match line shows them) and the side that won the relay, having
     /// put out every opponent, has more of them.
@@ -497,24 +497,24 @@ impl TeamPlay {
 /// A board's result from the home team's side.
 fn home_outcome(board: &TeamBoard) -> BoardOutcome {
     match (board.outcome, board.home_black) {
-        (Some(Outcome::BlackWins), true) | (Some(Outcome::WhiteWins), false) => {
+        (Some(EventOutcome::BlackWins), true) | (Some(EventOutcome::WhiteWins), false) => {
             BoardOutcome::HomeWins
         }
-        (Some(Outcome::BlackWins), false) | (Some(Outcome::WhiteWins), true) => {
+        (Some(EventOutcome::BlackWins), false) | (Some(EventOutcome::WhiteWins), true) => {
             BoardOutcome::AwayWins
         }
-        (Some(Outcome::Draw), _) => BoardOutcome::Draw,
-        (Some(Outcome::BothLose), _) | (None, _) => BoardOutcome::BothLose,
+        (Some(EventOutcome::Draw), _) => BoardOutcome::Draw,
+        (Some(EventOutcome::BothLose), _) | (None, _) => BoardOutcome::BothLose,
     }
 }
 
 /// A match's result for the core (home as Black): the side with more board points wins it.
-fn match_outcome(boards: &[BoardOutcome]) -> Outcome {
+fn match_outcome(boards: &[BoardOutcome]) -> EventOutcome {
     let (h, a) = board_points(boards);
     match h.cmp(&a) {
-        std::cmp::Ordering::Greater => Outcome::BlackWins,
-        std::cmp::Ordering::Less => Outcome::WhiteWins,
-        std::cmp::Ordering::Equal => Outcome::Draw,
+        std::cmp::Ordering::Greater => EventOutcome::BlackWins,
+        std::cmp::Ordering::Less => EventOutcome::WhiteWins,
+        std::cmp::Ordering::Equal => EventOutcome::Draw,
     }
 }
 

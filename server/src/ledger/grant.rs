@@ -1,4 +1,4 @@
-//! The starting grant (SPEC §3), deferred so that farming it does not pay: a new account's grant lands
+//! The starting grant (docs/wagering.md), deferred so that farming it does not pay: a new account's grant lands
 //! with its first finished game, or at its first login or resume a day (`Config::grant_delay_ms`)
 //! after it was made, whichever comes first. Until then it is pending: shown to the user, and not in
 //! the book, so the audit's "everything held = everything granted" needs no exception. The grant is

@@ -1,6 +1,6 @@
 //! Fortune points (财富点): accounts, bets, settlement and the audit.
 //!
-//! The ledger follows the TigerBeetle shape in DESIGN.md: accounts (one per user, one escrow per
+//! The ledger has TigerBeetle's shape (docs/wagering.md, "The ledger"): accounts (one per user, one escrow per
 //! game, the house, and the mint that grants start from) and whole-point transfers applied in
 //! all-or-nothing batches by the store. `settle` is the pure math (who gets what); `book` is the
 //! vocabulary the store speaks; `pool` is a game's tally of bets; this module is the service on
@@ -23,12 +23,11 @@ use tengen_protocol::{
 };
 use tokio::sync::{mpsc, oneshot};
 
-use crate::game::wire::color_from_wire;
 use crate::store::{store_refusal, LiveGameRow, Store, StoreError, StoreHandle};
 use crate::{unix_now_ms, Refusal};
 use book::{Account, Applied, Batch, SettlementPart, SettlementRecord, Transfer, TransferKind};
 use pool::Tally;
-use settle::{Beneficiary, Outcome, Settlement, POINTS_MAX};
+use settle::{Beneficiary, MoneyOutcome, Settlement, POINTS_MAX};
 use tengen_rules::Color;
 
 /// Why a bet was refused; nothing moved.
@@ -95,12 +94,12 @@ impl From<BetRejected> for Refusal {
 
 /// What a finished game means for money: a forfeit is an escape by the loser, a game without a
 /// winner is void when it says so and a draw otherwise.
-pub fn outcome_of(result: &GameOutcome) -> Outcome {
+pub fn outcome_of(result: &GameOutcome) -> MoneyOutcome {
     match (result.winner, result.reason) {
-        (Some(winner), EndReason::Forfeit) => Outcome::Escape(color_from_wire(winner).opponent()),
-        (Some(winner), _) => Outcome::Win(color_from_wire(winner)),
-        (None, EndReason::Void) => Outcome::Void,
-        (None, _) => Outcome::Draw,
+        (Some(winner), EndReason::Forfeit) => MoneyOutcome::Escape(winner.opponent()),
+        (Some(winner), _) => MoneyOutcome::Win(winner),
+        (None, EndReason::Void) => MoneyOutcome::Void,
+        (None, _) => MoneyOutcome::Draw,
     }
 }
 
@@ -704,7 +703,7 @@ impl Ledger {
         &self,
         game: GameId,
         players: [UserId; 2],
-        outcome: Outcome,
+        outcome: MoneyOutcome,
     ) -> Result<Applied, SettleFailure> {
         let tax_bp = self.tax_bp;
         self.store
@@ -807,7 +806,7 @@ fn user_balance(store: &dyn Store, user: UserId) -> Result<u64, StoreError> {
 }
 
 /// The money outcome recorded at the end of a game's event log.
-pub fn final_outcome(row: &LiveGameRow) -> Option<Outcome> {
+pub fn final_outcome(row: &LiveGameRow) -> Option<MoneyOutcome> {
     crate::game::logged_outcome(&row.events).map(|outcome| outcome_of(&outcome))
 }
 
@@ -815,7 +814,7 @@ fn settle_in(
     store: &dyn Store,
     game: GameId,
     players: [UserId; 2],
-    outcome: Outcome,
+    outcome: MoneyOutcome,
     tax_bp: u32,
 ) -> Result<Applied, SettleFailure> {
     if !store.settlements(game)?.is_empty() {
@@ -959,11 +958,11 @@ mod tests {
     use crate::store::sqlite::SqliteStore;
     use crate::store::NewGame;
     use std::sync::Arc;
-    use tengen_protocol::Color as WireColor;
+    use tengen_protocol::Color;
 
     const GRANT: u64 = 1_000;
 
-    fn outcome(winner: Option<WireColor>, reason: EndReason) -> GameOutcome {
+    fn outcome(winner: Option<Color>, reason: EndReason) -> GameOutcome {
         GameOutcome {
             winner,
             reason,
@@ -998,22 +997,28 @@ mod tests {
 
     #[test]
     fn results_map_to_money_outcomes() {
-        let black = Some(WireColor::Black);
+        let black = Some(Color::Black);
         assert_eq!(
             outcome_of(&outcome(black, EndReason::Resignation)),
-            Outcome::Win(Color::Black)
+            MoneyOutcome::Win(Color::Black)
         );
         assert_eq!(
             outcome_of(&outcome(black, EndReason::Time)),
-            Outcome::Win(Color::Black)
+            MoneyOutcome::Win(Color::Black)
         );
         // A forfeit won by Black is White's escape.
         assert_eq!(
             outcome_of(&outcome(black, EndReason::Forfeit)),
-            Outcome::Escape(Color::White)
+            MoneyOutcome::Escape(Color::White)
         );
-        assert_eq!(outcome_of(&outcome(None, EndReason::Score)), Outcome::Draw);
-        assert_eq!(outcome_of(&outcome(None, EndReason::Void)), Outcome::Void);
+        assert_eq!(
+            outcome_of(&outcome(None, EndReason::Score)),
+            MoneyOutcome::Draw
+        );
+        assert_eq!(
+            outcome_of(&outcome(None, EndReason::Void)),
+            MoneyOutcome::Void
+        );
     }
 
     /// A store with a finished game between users 1 and 2 and two watchers 3 and 4 who bet.
@@ -1061,7 +1066,7 @@ mod tests {
     async fn a_game_is_settled_once_however_often_it_is_asked() {
         let (_dir, store, ledger, game) = fixture().await;
         let players = [UserId(1), UserId(2)];
-        let win = Outcome::Win(Color::Black);
+        let win = MoneyOutcome::Win(Color::Black);
         assert_eq!(
             ledger.settle_game(game, players, win).await,
             Ok(Applied::Applied)
@@ -1119,7 +1124,7 @@ mod tests {
         let (_dir, store, ledger, game) = fixture().await;
         // Settled but the escrow is not empty: a forged extra bet after settlement.
         ledger
-            .settle_game(game, [UserId(1), UserId(2)], Outcome::Draw)
+            .settle_game(game, [UserId(1), UserId(2)], MoneyOutcome::Draw)
             .await
             .unwrap();
         assert!(audit(store.as_ref()).unwrap().ok);
@@ -1183,7 +1188,7 @@ mod tests {
             .unwrap();
         assert_eq!(
             ledger
-                .settle_game(game, [UserId(1), UserId(2)], Outcome::Draw)
+                .settle_game(game, [UserId(1), UserId(2)], MoneyOutcome::Draw)
                 .await,
             Err(SettleFailure::EscrowMismatch {
                 expected: 400,

@@ -9,7 +9,6 @@ use tengen_protocol::{GameId, TableId, UserId, WagerKind, WagerRecord};
 
 use super::book::{Account, SettlementPart, Transfer, TransferKind};
 use super::settle::{Beneficiary, Settlement};
-use crate::game::wire::color_to_wire;
 use crate::store::{Store, StoreError};
 use tengen_rules::Color;
 
@@ -185,7 +184,7 @@ fn coach_record(
         game: Some(game),
         table: None,
         kind: WagerKind::Coaching,
-        side: Some(color_to_wire(student_side.opponent())),
+        side: Some(student_side.opponent()),
         staked: 0,
         returned: Some(returned),
         net: i64::try_from(returned).ok(),
@@ -210,7 +209,7 @@ fn game_record(
         game: Some(game),
         table: None,
         kind,
-        side: wager.side.map(color_to_wire),
+        side: wager.side,
         staked: wager.amount,
         returned: None,
         net: None,

@@ -3,7 +3,7 @@
 //! applies the resulting [`Settlement`] as one all-or-nothing batch of transfers out of the game's
 //! escrow.
 //!
-//! # Rules (SPEC §3) and the choices made where it is silent
+//! # Rules (docs/wagering.md) and the choices made where it is silent
 //! - Spectator pool (parimutuel), with T the whole pool, W the total on the winner and s one
 //!   winning bettor's total: the bettor receives
 //!   `s + floor((T − W) · s · (10000 − tax_bp) / (W · 10000))`,
@@ -62,7 +62,7 @@ pub struct Payout {
 /// How the game ended, as far as money is concerned.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", content = "side", rename_all = "snake_case")]
-pub enum Outcome {
+pub enum MoneyOutcome {
     /// The side won (by count, resignation or time).
     Win(Color),
     /// The side escaped (逃跑) and so lost.
@@ -75,23 +75,26 @@ pub enum Outcome {
     NeverPlayed,
 }
 
-impl Outcome {
+impl MoneyOutcome {
     /// The refund reason when the outcome has no winner at all.
     fn no_result(self) -> Option<RefundReason> {
         match self {
-            Outcome::Win(_) | Outcome::Escape(_) => None,
-            Outcome::Draw => Some(RefundReason::Draw),
-            Outcome::Void => Some(RefundReason::Void),
-            Outcome::Cancelled => Some(RefundReason::Cancelled),
-            Outcome::NeverPlayed => Some(RefundReason::NeverPlayed),
+            MoneyOutcome::Win(_) | MoneyOutcome::Escape(_) => None,
+            MoneyOutcome::Draw => Some(RefundReason::Draw),
+            MoneyOutcome::Void => Some(RefundReason::Void),
+            MoneyOutcome::Cancelled => Some(RefundReason::Cancelled),
+            MoneyOutcome::NeverPlayed => Some(RefundReason::NeverPlayed),
         }
     }
 
     fn winner(self) -> Option<Color> {
         match self {
-            Outcome::Win(side) => Some(side),
-            Outcome::Escape(escaper) => Some(escaper.opponent()),
-            Outcome::Draw | Outcome::Void | Outcome::Cancelled | Outcome::NeverPlayed => None,
+            MoneyOutcome::Win(side) => Some(side),
+            MoneyOutcome::Escape(escaper) => Some(escaper.opponent()),
+            MoneyOutcome::Draw
+            | MoneyOutcome::Void
+            | MoneyOutcome::Cancelled
+            | MoneyOutcome::NeverPlayed => None,
         }
     }
 }
@@ -341,7 +344,11 @@ fn aggregate_bets(bets: &[Bet]) -> Result<BTreeMap<u64, (Color, u64)>, SettleErr
 
 /// Settles a game's spectator pool. `bets` may hold several additions per bettor; see the module
 /// doc.
-pub fn settle_pool(bets: &[Bet], outcome: Outcome, tax_bp: u32) -> Result<Settlement, SettleError> {
+pub fn settle_pool(
+    bets: &[Bet],
+    outcome: MoneyOutcome,
+    tax_bp: u32,
+) -> Result<Settlement, SettleError> {
     check_tax(tax_bp)?;
     let totals = aggregate_bets(bets)?;
     let stakes: BTreeMap<u64, u64> = totals
@@ -391,7 +398,7 @@ pub fn settle_pool(bets: &[Bet], outcome: Outcome, tax_bp: u32) -> Result<Settle
 pub fn settle_stakes(
     stakes: &Stakes,
     mode: StakeMode,
-    outcome: Outcome,
+    outcome: MoneyOutcome,
     tax_bp: u32,
 ) -> Result<Settlement, SettleError> {
     check_tax(tax_bp)?;
@@ -428,11 +435,13 @@ pub fn settle_stakes(
 
 /// Why a paid-coaching stake goes back to the student, if it does. A draw, a loss or the student's
 /// escape all still pay the coach: the lesson took place.
-fn coaching_refund(outcome: Outcome, coach: Color) -> Option<RefundReason> {
+fn coaching_refund(outcome: MoneyOutcome, coach: Color) -> Option<RefundReason> {
     match outcome {
-        Outcome::Escape(escaper) if escaper == coach => Some(RefundReason::CoachEscaped),
-        Outcome::Void | Outcome::Cancelled | Outcome::NeverPlayed => outcome.no_result(),
-        Outcome::Win(_) | Outcome::Escape(_) | Outcome::Draw => None,
+        MoneyOutcome::Escape(escaper) if escaper == coach => Some(RefundReason::CoachEscaped),
+        MoneyOutcome::Void | MoneyOutcome::Cancelled | MoneyOutcome::NeverPlayed => {
+            outcome.no_result()
+        }
+        MoneyOutcome::Win(_) | MoneyOutcome::Escape(_) | MoneyOutcome::Draw => None,
     }
 }
 
@@ -492,7 +501,8 @@ mod tests {
             bet(3, Color::White, 400),
             bet(1, Color::Black, 100),
         ];
-        let settlement = settle_pool(&bets, Outcome::Win(Color::Black), TAX_BP_DEFAULT).unwrap();
+        let settlement =
+            settle_pool(&bets, MoneyOutcome::Win(Color::Black), TAX_BP_DEFAULT).unwrap();
         assert_eq!(
             settlement.payouts,
             vec![
@@ -521,10 +531,10 @@ mod tests {
     #[test]
     fn escape_settles_the_pool_as_a_loss_for_the_escaper() {
         let bets = [bet(1, Color::Black, 100), bet(2, Color::White, 100)];
-        let escaped = settle_pool(&bets, Outcome::Escape(Color::White), 0).unwrap();
+        let escaped = settle_pool(&bets, MoneyOutcome::Escape(Color::White), 0).unwrap();
         assert_eq!(
             escaped,
-            settle_pool(&bets, Outcome::Win(Color::Black), 0).unwrap()
+            settle_pool(&bets, MoneyOutcome::Win(Color::Black), 0).unwrap()
         );
         assert_eq!(escaped.paid_to(user(1)), 200);
     }
@@ -537,10 +547,10 @@ mod tests {
             bet(3, Color::White, 70),
         ];
         let cases = [
-            (Outcome::Draw, RefundReason::Draw),
-            (Outcome::Void, RefundReason::Void),
-            (Outcome::Cancelled, RefundReason::Cancelled),
-            (Outcome::NeverPlayed, RefundReason::NeverPlayed),
+            (MoneyOutcome::Draw, RefundReason::Draw),
+            (MoneyOutcome::Void, RefundReason::Void),
+            (MoneyOutcome::Cancelled, RefundReason::Cancelled),
+            (MoneyOutcome::NeverPlayed, RefundReason::NeverPlayed),
         ];
         for (outcome, reason) in cases {
             let settlement = settle_pool(&bets, outcome, TAX_BP_DEFAULT).unwrap();
@@ -552,12 +562,12 @@ mod tests {
         }
         // Nobody picked the winner.
         let one_sided = [bet(1, Color::Black, 100), bet(2, Color::Black, 50)];
-        let settlement = settle_pool(&one_sided, Outcome::Win(Color::White), 500).unwrap();
+        let settlement = settle_pool(&one_sided, MoneyOutcome::Win(Color::White), 500).unwrap();
         assert_eq!(settlement.refund, Some(RefundReason::NoWinningBets));
         assert_eq!(settlement.paid_to(user(2)), 50);
         // One watcher, even with several additions and a winning pick.
         let single = [bet(7, Color::White, 10), bet(7, Color::White, 15)];
-        let settlement = settle_pool(&single, Outcome::Win(Color::White), 500).unwrap();
+        let settlement = settle_pool(&single, MoneyOutcome::Win(Color::White), 500).unwrap();
         assert_eq!(settlement.refund, Some(RefundReason::TooFewBettors));
         assert_eq!(
             settlement.payouts,
@@ -567,7 +577,7 @@ mod tests {
             }]
         );
         // Nobody bet: nothing to pay.
-        let empty = settle_pool(&[], Outcome::Win(Color::Black), 500).unwrap();
+        let empty = settle_pool(&[], MoneyOutcome::Win(Color::Black), 500).unwrap();
         assert!(empty.payouts.is_empty());
         assert_eq!(empty.escrow_total, 0);
     }
@@ -575,7 +585,7 @@ mod tests {
     #[test]
     fn everyone_on_the_winner_get_their_stakes_untaxed() {
         let bets = [bet(1, Color::Black, 100), bet(2, Color::Black, 50)];
-        let settlement = settle_pool(&bets, Outcome::Win(Color::Black), 500).unwrap();
+        let settlement = settle_pool(&bets, MoneyOutcome::Win(Color::Black), 500).unwrap();
         assert_eq!(settlement.refund, None);
         assert_eq!(
             (settlement.paid_to(user(1)), settlement.paid_to(user(2))),
@@ -586,7 +596,7 @@ mod tests {
 
     #[test]
     fn bad_pool_input_is_refused() {
-        let win = Outcome::Win(Color::Black);
+        let win = MoneyOutcome::Win(Color::Black);
         assert_eq!(
             settle_pool(&[bet(1, Color::Black, 0)], win, 500),
             Err(SettleError::ZeroBet { bettor: 1 })
@@ -628,7 +638,7 @@ mod tests {
     #[test]
     fn full_tax_and_no_tax_extremes() {
         let bets = [bet(1, Color::Black, 3), bet(2, Color::White, 7)];
-        let all_taxed = settle_pool(&bets, Outcome::Win(Color::Black), 10_000).unwrap();
+        let all_taxed = settle_pool(&bets, MoneyOutcome::Win(Color::Black), 10_000).unwrap();
         assert_eq!(
             (
                 all_taxed.paid_to(user(1)),
@@ -637,7 +647,7 @@ mod tests {
             ),
             (3, 7, 0)
         );
-        let untaxed = settle_pool(&bets, Outcome::Win(Color::White), 0).unwrap();
+        let untaxed = settle_pool(&bets, MoneyOutcome::Win(Color::White), 0).unwrap();
         assert_eq!(
             (untaxed.paid_to(user(2)), untaxed.tax, untaxed.breakage),
             (10, 0, 0)
@@ -652,7 +662,7 @@ mod tests {
             bet(2, Color::Black, 1),
             bet(3, Color::White, half),
         ];
-        let settlement = settle_pool(&bets, Outcome::Win(Color::Black), 1).unwrap();
+        let settlement = settle_pool(&bets, MoneyOutcome::Win(Color::Black), 1).unwrap();
         assert!(settlement.paid_to(user(1)) > half);
         assert_eq!(settlement.escrow_total, 2 * half + 1);
     }
@@ -662,8 +672,13 @@ mod tests {
         // Black (user 10) stakes 201, White (user 20) stakes 300; White wins at 5%:
         // gain 201 · 0.95 = 190.95 → 190; tax floor(10.05) = 10; breakage 1.
         let table = stakes((10, 201), (20, 300));
-        let settlement =
-            settle_stakes(&table, StakeMode::Normal, Outcome::Win(Color::White), 500).unwrap();
+        let settlement = settle_stakes(
+            &table,
+            StakeMode::Normal,
+            MoneyOutcome::Win(Color::White),
+            500,
+        )
+        .unwrap();
         assert_eq!(
             settlement.payouts,
             vec![
@@ -682,14 +697,19 @@ mod tests {
         let escaped = settle_stakes(
             &table,
             StakeMode::Normal,
-            Outcome::Escape(Color::Black),
+            MoneyOutcome::Escape(Color::Black),
             500,
         )
         .unwrap();
         assert_eq!(escaped, settlement);
         // Black wins: 201 + floor(300 · 0.95) = 201 + 285, tax exactly 15.
-        let black_wins =
-            settle_stakes(&table, StakeMode::Normal, Outcome::Win(Color::Black), 500).unwrap();
+        let black_wins = settle_stakes(
+            &table,
+            StakeMode::Normal,
+            MoneyOutcome::Win(Color::Black),
+            500,
+        )
+        .unwrap();
         assert_eq!(black_wins.paid_to(user(10)), 201 + 285);
         assert_eq!((black_wins.tax, black_wins.breakage), (15, 0));
     }
@@ -698,10 +718,10 @@ mod tests {
     fn normal_stakes_are_refunded_without_a_result() {
         let table = stakes((10, 300), (20, 200));
         for (outcome, reason) in [
-            (Outcome::Draw, RefundReason::Draw),
-            (Outcome::Void, RefundReason::Void),
-            (Outcome::Cancelled, RefundReason::Cancelled),
-            (Outcome::NeverPlayed, RefundReason::NeverPlayed),
+            (MoneyOutcome::Draw, RefundReason::Draw),
+            (MoneyOutcome::Void, RefundReason::Void),
+            (MoneyOutcome::Cancelled, RefundReason::Cancelled),
+            (MoneyOutcome::NeverPlayed, RefundReason::NeverPlayed),
         ] {
             let settlement = settle_stakes(&table, StakeMode::Normal, outcome, 500).unwrap();
             assert_eq!(settlement.refund, Some(reason));
@@ -727,10 +747,10 @@ mod tests {
         let table = stakes((10, 100), (20, 0));
         let mode = StakeMode::Coaching(Color::White);
         for outcome in [
-            Outcome::Win(Color::White),
-            Outcome::Win(Color::Black),
-            Outcome::Draw,
-            Outcome::Escape(Color::Black),
+            MoneyOutcome::Win(Color::White),
+            MoneyOutcome::Win(Color::Black),
+            MoneyOutcome::Draw,
+            MoneyOutcome::Escape(Color::Black),
         ] {
             let settlement = settle_stakes(&table, mode, outcome, 500).unwrap();
             assert_eq!(settlement.refund, None, "{outcome:?}");
@@ -745,10 +765,13 @@ mod tests {
         let table = stakes((10, 100), (20, 0));
         let mode = StakeMode::Coaching(Color::White);
         for (outcome, reason) in [
-            (Outcome::Escape(Color::White), RefundReason::CoachEscaped),
-            (Outcome::Void, RefundReason::Void),
-            (Outcome::Cancelled, RefundReason::Cancelled),
-            (Outcome::NeverPlayed, RefundReason::NeverPlayed),
+            (
+                MoneyOutcome::Escape(Color::White),
+                RefundReason::CoachEscaped,
+            ),
+            (MoneyOutcome::Void, RefundReason::Void),
+            (MoneyOutcome::Cancelled, RefundReason::Cancelled),
+            (MoneyOutcome::NeverPlayed, RefundReason::NeverPlayed),
         ] {
             let settlement = settle_stakes(&table, mode, outcome, 500).unwrap();
             assert_eq!(settlement.refund, Some(reason));
@@ -769,18 +792,18 @@ mod tests {
             settle_stakes(
                 &table,
                 StakeMode::Coaching(Color::White),
-                Outcome::Draw,
+                MoneyOutcome::Draw,
                 500
             ),
             Err(SettleError::CoachStaked { amount: 5 })
         );
         let huge = stakes((10, POINTS_MAX), (20, 1));
         assert_eq!(
-            settle_stakes(&huge, StakeMode::Normal, Outcome::Draw, 500),
+            settle_stakes(&huge, StakeMode::Normal, MoneyOutcome::Draw, 500),
             Err(SettleError::TooManyPoints)
         );
         assert_eq!(
-            settle_stakes(&table, StakeMode::Normal, Outcome::Draw, u32::MAX),
+            settle_stakes(&table, StakeMode::Normal, MoneyOutcome::Draw, u32::MAX),
             Err(SettleError::TaxRateTooHigh { tax_bp: u32::MAX })
         );
     }
@@ -791,7 +814,7 @@ mod tests {
         let settlement = settle_stakes(
             &table,
             StakeMode::Coaching(Color::White),
-            Outcome::Draw,
+            MoneyOutcome::Draw,
             500,
         )
         .unwrap();
@@ -807,15 +830,15 @@ mod tests {
         );
     }
 
-    fn outcome_strategy() -> impl Strategy<Value = Outcome> {
+    fn outcome_strategy() -> impl Strategy<Value = MoneyOutcome> {
         let side = prop_oneof![Just(Color::Black), Just(Color::White)];
         prop_oneof![
-            4 => side.clone().prop_map(Outcome::Win),
-            1 => side.prop_map(Outcome::Escape),
-            1 => Just(Outcome::Draw),
-            1 => Just(Outcome::Void),
-            1 => Just(Outcome::Cancelled),
-            1 => Just(Outcome::NeverPlayed),
+            4 => side.clone().prop_map(MoneyOutcome::Win),
+            1 => side.prop_map(MoneyOutcome::Escape),
+            1 => Just(MoneyOutcome::Draw),
+            1 => Just(MoneyOutcome::Void),
+            1 => Just(MoneyOutcome::Cancelled),
+            1 => Just(MoneyOutcome::NeverPlayed),
         ]
     }
 

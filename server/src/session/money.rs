@@ -9,7 +9,7 @@ use tengen_protocol::{
 
 use super::{internal, Answer, Session};
 use crate::config::WAGER_RECORDS_MAX;
-use crate::game::{self, wire::color_from_wire, GameReply, GameRequest};
+use crate::game::{self, GameReply, GameRequest};
 use crate::hall::HallRequest;
 use crate::ledger;
 use crate::Refusal;
@@ -77,7 +77,7 @@ impl Session {
         let user = self.user()?;
         let bet = GameRequest::Bet {
             user,
-            side: color_from_wire(side),
+            side,
             amount,
             key: key.clone(),
         };
@@ -94,7 +94,6 @@ impl Session {
             {
                 let retried = match key {
                     Some(key) => {
-                        let side = color_from_wire(side);
                         let ledger = &self.state.ledger;
                         ledger
                             .retried_bet(game, user, key, side, amount.get())

@@ -67,7 +67,7 @@ impl Session {
         id: Option<RequestId>,
         point: Point,
     ) -> Result<Answer, Refusal> {
-        self.study()?.play(study::play_at(point))?;
+        self.study()?.play(tengen_rules::Move::Play(point))?;
         Ok(self.study_reply(id, None))
     }
 

@@ -30,7 +30,7 @@ pub async fn start_server(dir: &std::path::Path) -> TestServer {
     TestServer::start_with(config).await
 }
 
-/// What a winning bettor receives, SPEC §3, computed here independently of the server's math:
+/// What a winning bettor receives, docs/wagering.md, computed here independently of the server's math:
 /// `((T / W) · s − s) · (1 − tax) + s`, rounded down.
 pub fn winner_receives(pool_total: u64, winners_total: u64, bet: u64) -> u64 {
     let gain_num =

@@ -19,7 +19,7 @@ use crate::config::{
     WATCHERS_PER_GAME_MAX, WATCHER_COUNT_PUSH_MS, WATCHER_LIST_FRAMES_PER_S_MAX,
     WATCHER_NAMES_FANNED_OUT_MAX,
 };
-use crate::game::wire::{self, color_to_wire, points_to_wire};
+use crate::game::wire;
 use crate::game::{Mirror, PresenceGuard, Subscription, ViewerGuard};
 use crate::hall::chat;
 use crate::{unix_now_ms, Frame, Refusal};
@@ -134,7 +134,7 @@ impl GameActor {
             .into_iter()
             .filter(|color| self.away_since_ms[color.index()].is_some())
             .map(|color| Away {
-                color: color_to_wire(color),
+                color,
                 forfeit_in_ms: self.forfeit_in_ms(color, now_ms),
             })
             .collect();
@@ -153,13 +153,13 @@ impl GameActor {
             settings: self.settings,
             nigiri_seed: self.nigiri_seed,
             phase: self.phase(),
-            to_move: color_to_wire(self.game.to_move()),
+            to_move: (self.game.to_move()),
             board: wire::board_rows(self.game.board()),
             captures_black: self.game.prisoners(Color::Black),
             captures_white: self.game.prisoners(Color::White),
             moves_count: self.game.moves().len() as u32,
             dead: if self.game.phase() == Phase::Scoring {
-                points_to_wire(scoring.dead.iter().copied())
+                scoring.dead.iter().copied().collect()
             } else {
                 Vec::new()
             },
@@ -171,7 +171,7 @@ impl GameActor {
             watchers: watching.watchers,
             clocks: self.clock_view(now_ms),
             server_time_ms: Some(unix_now_ms()),
-            undo_requested_by: self.undo_request.map(color_to_wire),
+            undo_requested_by: self.undo_request,
             first_move_in_ms: left(self.first_move_deadline_ms().filter(|_| live)),
             scoring_ends_in_ms: left(self.scoring_deadline_ms.filter(|_| live)),
             away,

@@ -18,7 +18,6 @@ use tengen_rules::{Color, GameResult, Move, Phase, WinBy};
 
 use super::{Fatal, Flow, GameActor};
 use crate::clock::{Clock, Clocks, Expiry};
-use crate::game::wire::color_to_wire;
 
 impl GameActor {
     pub(super) fn clock_view(&self, now_ms: u64) -> Option<Clocks> {
@@ -85,8 +84,7 @@ impl GameActor {
                     })
                     .await;
             }
-            Some(Expiry::ForcedPass(side)) => {
-                let color = side;
+            Some(Expiry::ForcedPass(color)) => {
                 // The clock runs for the side to move, so the engine takes the pass; if the two
                 // ever disagreed, the pass is skipped (the clock has moved on) rather than the
                 // game's actor dying over it.
@@ -96,7 +94,7 @@ impl GameActor {
                 }
                 self.undo_request = None;
                 self.commit(GameEvent::Passed {
-                    color: color_to_wire(color),
+                    color,
                     forced: true,
                 })
                 .await?;
@@ -159,17 +157,14 @@ impl GameActor {
                     self.away_since_ms[index] = Some(now_ms);
                     let forfeit_in_ms = self.forfeit_in_ms(color, now_ms);
                     self.commit(GameEvent::PlayerLeft {
-                        color: color_to_wire(color),
+                        color,
                         forfeit_in_ms,
                     })
                     .await?;
                 }
                 (true, Some(_)) => {
                     self.away_since_ms[index] = None;
-                    self.commit(GameEvent::PlayerReturned {
-                        color: color_to_wire(color),
-                    })
-                    .await?;
+                    self.commit(GameEvent::PlayerReturned { color }).await?;
                 }
                 _ => {}
             }

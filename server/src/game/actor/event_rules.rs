@@ -1,4 +1,4 @@
-//! The competition rules inside an event's game (SPEC §4 "Lateness, warnings, withdrawal"): a late
+//! The competition rules inside an event's game (docs/competitions.md "Lateness, warnings, withdrawal"): a late
 //! player's penalty and forfeit, the director's warnings in the count, and the director's pause and
 //! adjournment with a sealed move. Each is a `GameEvent` in the game's log before anyone hears of
 //! it, replayed after a restart, and shown in the game's state. A game that is not an event's has
@@ -27,15 +27,14 @@
 use std::sync::atomic::Ordering;
 
 use tengen_protocol::{
-    Awaited, ClockSettings, Color as WireColor, ErrorCode, GameEvent, GameOutcome, Halt, HaltKind,
-    Point as WirePoint, UserId,
+    Awaited, ClockSettings, Color, ErrorCode, GameEvent, GameOutcome, Halt, HaltKind, Point, UserId,
 };
-use tengen_rules::{Color, GameResult, Move, Phase, Point, WinBy};
+use tengen_rules::{GameResult, Move, Phase, WinBy};
 
 use super::{Fatal, Flow, GameActor, LoggedEvent, Sealed};
 use crate::clock::side_clock;
 use crate::config::{GAME_HALT_MS_MAX, GAME_WARNINGS_MAX};
-use crate::game::wire::{self, color_from_wire, color_to_wire, point_from_wire, point_to_wire};
+use crate::game::wire;
 use crate::hall::{EventRequest, HallRequest};
 use crate::{unix_now_ms, BoxError, Refusal};
 
@@ -166,7 +165,7 @@ impl GameActor {
         let charged_ms = self.charge_lateness(color, late_ms);
         self.rules.arrived[color.index()] = true;
         let arrived = GameEvent::Arrived {
-            color: color_to_wire(color),
+            color,
             late_ms,
             charged_ms,
         };
@@ -201,14 +200,13 @@ impl GameActor {
     }
 
     /// The director warns `color`: a point off their count, noted in the record.
-    pub(super) async fn warn(&mut self, color: WireColor) -> Result<Result<Flow, Refusal>, Fatal> {
+    pub(super) async fn warn(&mut self, color: Color) -> Result<Result<Flow, Refusal>, Fatal> {
         if self.outcome.is_some() {
             return Ok(Err(Refusal::new(
                 ErrorCode::WrongPhase,
                 "the game has ended",
             )));
         }
-        let color = color_from_wire(color);
         let warnings = self.rules.warnings[color.index()] + 1;
         if warnings > GAME_WARNINGS_MAX {
             return Ok(Err(Refusal::new(
@@ -217,11 +215,7 @@ impl GameActor {
             )));
         }
         self.note_warning(color, warnings);
-        self.commit(GameEvent::Warned {
-            color: color_to_wire(color),
-            warnings,
-        })
-        .await?;
+        self.commit(GameEvent::Warned { color, warnings }).await?;
         Ok(Ok(Flow::Continue))
     }
 
@@ -297,7 +291,7 @@ impl GameActor {
             resume_at_ms,
             due_ms,
         });
-        let to_move = color_to_wire(self.game.to_move());
+        let to_move = self.game.to_move();
         let (event, action) = match kind {
             HaltKind::Pause => {
                 self.stop_clocks(now_ms);
@@ -364,7 +358,7 @@ impl GameActor {
     pub(super) async fn seal(
         &mut self,
         user: UserId,
-        point: Option<WirePoint>,
+        point: Option<Point>,
     ) -> Result<Result<Flow, Refusal>, Fatal> {
         let color = match self.color_of(user) {
             Ok(color) => color,
@@ -386,7 +380,6 @@ impl GameActor {
                 "the player to move seals the move",
             )));
         }
-        let point = point.map(point_from_wire);
         if let Some(point) = point {
             if let Err(reason) = self.game.check_play(color, point) {
                 return Ok(Err(wire::illegal(reason)));
@@ -396,12 +389,8 @@ impl GameActor {
         let now_ms = self.now_ms();
         self.stop_clocks(now_ms);
         self.rules.sealed = Some((color, point));
-        let sealed = Sealed {
-            point: point.map(point_to_wire),
-        };
-        let event = GameEvent::Sealed {
-            color: color_to_wire(color),
-        };
+        let sealed = Sealed { point };
+        let event = GameEvent::Sealed { color };
         let logged = self
             .append_logged(event, None, Some(sealed), now_ms)
             .await?;
@@ -456,12 +445,12 @@ impl GameActor {
         self.undo_request = None;
         let event = match mv {
             Move::Play(point) => GameEvent::Played {
-                color: color_to_wire(color),
-                point: point_to_wire(point),
-                captured: wire::points_to_wire(self.game.last_captured().iter().copied()),
+                color,
+                point,
+                captured: self.game.last_captured().to_vec(),
             },
             _ => GameEvent::Passed {
-                color: color_to_wire(color),
+                color,
                 forced: false,
             },
         };
@@ -496,8 +485,7 @@ impl GameActor {
         self.replay(&logged.event, logged.at_ms)?;
         match (&logged.event, &logged.sealed) {
             (GameEvent::Sealed { color }, Some(sealed)) => {
-                self.rules.sealed =
-                    Some((color_from_wire(*color), sealed.point.map(point_from_wire)));
+                self.rules.sealed = Some((*color, sealed.point));
             }
             // The sealed move played at the resumption.
             (GameEvent::Played { .. } | GameEvent::Passed { .. }, _)
@@ -516,14 +504,13 @@ impl GameActor {
             GameEvent::Arrived {
                 color, charged_ms, ..
             } => {
-                let color = color_from_wire(color);
                 self.rules.arrived[color.index()] = true;
                 if let Some(clock) = &mut self.clock {
                     let _ = clock.take_main(color, charged_ms, at_ms);
                 }
             }
             GameEvent::Warned { color, warnings } => {
-                self.note_warning(color_from_wire(color), warnings);
+                self.note_warning(color, warnings);
             }
             GameEvent::Paused {
                 resume_at_ms,
@@ -576,7 +563,7 @@ impl GameActor {
                 let due_ms = self.lateness_deadline_ms(color)?;
                 let forfeit_in_ms = due_ms.saturating_sub(now_ms);
                 Some(Awaited {
-                    color: color_to_wire(color),
+                    color,
                     forfeit_at_ms: wall_ms + forfeit_in_ms,
                     forfeit_in_ms,
                 })
@@ -592,7 +579,7 @@ impl GameActor {
                 kind: halt.kind,
                 resume_at_ms: halt.resume_at_ms,
                 resume_in_ms: halt.due_ms.saturating_sub(now_ms),
-                sealer: sealer.map(color_to_wire),
+                sealer,
                 sealed: self.rules.sealed.is_some(),
             }
         });

@@ -69,7 +69,7 @@ use tengen_rules::{Color, Game, GameResult, Move, Phase, WinBy};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
-use super::wire::{self, color_to_wire, point_from_wire, points_to_wire};
+use super::wire;
 use super::{
     FanOut, GameCmd, GameContext, GameReply, GameRequest, PlayerMove, Presence, StartGame, Viewers,
     WatcherList,
@@ -551,11 +551,11 @@ impl GameActor {
                 return self.answer(reply, result);
             }
             R::ToggleDead { user, point } => {
-                let result = self.toggle_dead(user, point_from_wire(point)).await;
+                let result = self.toggle_dead(user, point).await;
                 return self.answer(reply, result);
             }
             R::AcceptScore { user, dead } => {
-                let seen = dead.map(|points| points.into_iter().map(point_from_wire).collect());
+                let seen = dead.map(|points| points.into_iter().collect());
                 let result = self.accept_score(user, seen).await;
                 return self.answer(reply, result);
             }
@@ -706,7 +706,7 @@ impl GameActor {
         }
         let record = key.map(|key| KeyRecord { user, key });
         let engine_move = match mv {
-            PlayerMove::Play(point) => Move::Play(point_from_wire(point)),
+            PlayerMove::Play(point) => Move::Play(point),
             PlayerMove::Pass => Move::Pass,
             PlayerMove::Resign => Move::Resign,
         };
@@ -717,12 +717,12 @@ impl GameActor {
         self.undo_request = None;
         let event = match engine_move {
             Move::Play(point) => GameEvent::Played {
-                color: color_to_wire(color),
-                point: wire::point_to_wire(point),
-                captured: points_to_wire(self.game.last_captured().iter().copied()),
+                color,
+                point,
+                captured: self.game.last_captured().to_vec(),
             },
             Move::Pass => GameEvent::Passed {
-                color: color_to_wire(color),
+                color,
                 forced: false,
             },
             Move::Resign => {

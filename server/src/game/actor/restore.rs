@@ -11,7 +11,7 @@ use tokio::time::Instant;
 
 use super::scoring::Scoring;
 use super::{Fatal, GameActor, LoggedEvent};
-use crate::game::wire::{self, color_from_wire, point_from_wire};
+use crate::game::wire;
 use crate::game::{GameContext, StartGame};
 use crate::store::{LiveGameRow, UserRow};
 use crate::BoxError;
@@ -84,8 +84,7 @@ impl GameActor {
     pub(super) fn replay(&mut self, event: &GameEvent, at_ms: u64) -> Result<(), BoxError> {
         match event {
             GameEvent::Played { color, point, .. } => {
-                self.game
-                    .play(color_from_wire(*color), Move::Play(point_from_wire(*point)))?;
+                self.game.play(*color, Move::Play(*point))?;
                 self.clock_moved(at_ms);
             }
             GameEvent::Passed { color, forced } => {
@@ -96,25 +95,25 @@ impl GameActor {
                 } else {
                     self.clock_moved(at_ms);
                 }
-                self.game.play(color_from_wire(*color), Move::Pass)?;
+                self.game.play(*color, Move::Pass)?;
                 self.undo_request = None;
             }
             GameEvent::ScoringStarted { dead } => {
                 self.scoring = Some(Scoring {
-                    dead: dead.iter().map(|p| point_from_wire(*p)).collect(),
+                    dead: dead.iter().copied().collect(),
                     accepted: [false, false],
                 });
                 self.enter_scoring(at_ms);
             }
             GameEvent::DeadMarked { dead, .. } => {
                 self.scoring = Some(Scoring {
-                    dead: dead.iter().map(|p| point_from_wire(*p)).collect(),
+                    dead: dead.iter().copied().collect(),
                     accepted: [false, false],
                 });
             }
             GameEvent::ScoreAccepted { color } => {
                 if let Some(scoring) = &mut self.scoring {
-                    scoring.accepted[color_from_wire(*color).index()] = true;
+                    scoring.accepted[color.index()] = true;
                 }
             }
             GameEvent::Ended { outcome } => {
@@ -122,28 +121,27 @@ impl GameActor {
                 self.game.end(result);
                 self.outcome = Some(outcome.clone());
             }
-            GameEvent::UndoRequested { color } => self.undo_request = Some(color_from_wire(*color)),
+            GameEvent::UndoRequested { color } => self.undo_request = Some(*color),
             GameEvent::UndoDeclined { .. } => self.undo_request = None,
             // A log written before undos were checked at the answer may accept one with nothing
             // to take back: it changed nothing then, and nothing now.
-            GameEvent::UndoAccepted { color, .. } => match self.undo_plies(color_from_wire(*color))
-            {
+            GameEvent::UndoAccepted { color, .. } => match self.undo_plies(*color) {
                 Some(_) => self
-                    .take_back(color_from_wire(*color), at_ms)
+                    .take_back(*color, at_ms)
                     .map_err(|refusal| refusal.message)?,
                 None => self.undo_request = None,
             },
             GameEvent::PlayResumed { to_move, .. } => {
-                if !self.restart_play(color_from_wire(*to_move), at_ms) {
+                if !self.restart_play(*to_move, at_ms) {
                     return Err("the log resumes play outside the scoring phase".into());
                 }
             }
             // Who was announced away; after a restart their grace starts again from the restart.
             GameEvent::PlayerLeft { color, .. } => {
-                self.away_since_ms[color_from_wire(*color).index()] = Some(at_ms);
+                self.away_since_ms[color.index()] = Some(at_ms);
             }
             GameEvent::PlayerReturned { color } => {
-                self.away_since_ms[color_from_wire(*color).index()] = None;
+                self.away_since_ms[color.index()] = None;
             }
             GameEvent::Arrived { .. }
             | GameEvent::Warned { .. }
@@ -159,10 +157,7 @@ impl GameActor {
     /// marking, which gives the same margin).
     fn result_of(&self, outcome: &GameOutcome) -> GameResult {
         let win = |win_by| match outcome.winner {
-            Some(winner) => GameResult::Win {
-                winner: color_from_wire(winner),
-                win_by,
-            },
+            Some(winner) => GameResult::Win { winner, win_by },
             None => GameResult::Void,
         };
         match outcome.reason {

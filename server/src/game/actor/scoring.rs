@@ -16,7 +16,7 @@ use tengen_protocol::{ErrorCode, GameEvent, UserId};
 use tengen_rules::{estimate_dead, Color, Phase, Point};
 
 use super::{Fatal, Flow, GameActor};
-use crate::game::wire::{color_to_wire, points_to_wire};
+
 use crate::Refusal;
 
 /// The dead-stone marking and acceptances of the scoring phase.
@@ -41,7 +41,7 @@ impl GameActor {
     pub(super) async fn open_scoring(&mut self) -> Result<(), Fatal> {
         let dead: BTreeSet<Point> = estimate_dead(self.game.board()).into_iter().collect();
         let event = GameEvent::ScoringStarted {
-            dead: points_to_wire(dead.iter().copied()),
+            dead: dead.iter().copied().collect(),
         };
         self.scoring = Some(Scoring {
             dead,
@@ -97,8 +97,8 @@ impl GameActor {
             dead.extend(chain);
         }
         let event = GameEvent::DeadMarked {
-            by: color_to_wire(color),
-            dead: points_to_wire(dead.iter().copied()),
+            by: color,
+            dead: dead.iter().copied().collect(),
         };
         self.scoring = Some(Scoring {
             dead,
@@ -132,10 +132,7 @@ impl GameActor {
         if let Some(scoring) = &mut self.scoring {
             scoring.accepted = accepted;
         }
-        self.commit(GameEvent::ScoreAccepted {
-            color: color_to_wire(color),
-        })
-        .await?;
+        self.commit(GameEvent::ScoreAccepted { color }).await?;
         if accepted != [true, true] {
             return Ok(Ok(Flow::Continue));
         }
@@ -182,11 +179,8 @@ impl GameActor {
                 "the game is not in the scoring phase",
             )));
         }
-        self.commit(GameEvent::PlayResumed {
-            by: color_to_wire(color),
-            to_move: color_to_wire(to_move),
-        })
-        .await?;
+        self.commit(GameEvent::PlayResumed { by: color, to_move })
+            .await?;
         Ok(Ok(Flow::Continue))
     }
 }

@@ -12,7 +12,7 @@ use tengen_protocol::{ErrorCode, GameEvent, UserId};
 use tengen_rules::{Color, Phase};
 
 use super::{Fatal, Flow, GameActor};
-use crate::game::wire::{self, color_to_wire};
+use crate::game::wire;
 use crate::Refusal;
 
 /// Accepted undos the record's comment lists. A real game has a handful; a pair taking moves back
@@ -56,10 +56,7 @@ impl GameActor {
             )));
         }
         self.undo_request = Some(color);
-        self.commit(GameEvent::UndoRequested {
-            color: color_to_wire(color),
-        })
-        .await?;
+        self.commit(GameEvent::UndoRequested { color }).await?;
         Ok(Ok(Flow::Continue))
     }
 
@@ -86,10 +83,8 @@ impl GameActor {
         };
         if !accept {
             self.undo_request = None;
-            self.commit(GameEvent::UndoDeclined {
-                color: color_to_wire(asker),
-            })
-            .await?;
+            self.commit(GameEvent::UndoDeclined { color: asker })
+                .await?;
             return Ok(Ok(Flow::Continue));
         }
         let now_ms = self.now_ms();
@@ -97,10 +92,10 @@ impl GameActor {
             return Ok(Err(refusal));
         }
         self.commit(GameEvent::UndoAccepted {
-            color: color_to_wire(asker),
-            by: color_to_wire(color),
+            color: asker,
+            by: color,
             moves_count: self.game.moves().len() as u32,
-            to_move: color_to_wire(self.game.to_move()),
+            to_move: (self.game.to_move()),
             board: wire::board_rows(self.game.board()),
             captures_black: Some(self.game.prisoners(Color::Black)),
             captures_white: Some(self.game.prisoners(Color::White)),
