@@ -5,8 +5,6 @@
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
-use crate::store::Backoff;
-
 /// Where `tengen serve` listens unless told otherwise: loopback, so a fresh install is not exposed.
 pub const DEFAULT_LISTEN: &str = "127.0.0.1:8080";
 
@@ -22,10 +20,14 @@ pub const MAX_FRAME_BYTES: usize = 64 * 1024;
 /// review with its variations is tens of KiB (an OGS review of 76 KB was the first that did not fit
 /// in a frame), a lecture or a problem collection a few hundred. 1 MiB opens all of them with room
 /// to spare, while what one study costs stays small: parsing and replaying a file this size takes
-/// milliseconds, and the study holds at most [`crate::study::STUDY_NODES_MAX`] moves whatever the
+/// milliseconds, and the study holds at most [`STUDY_NODES_MAX`] moves whatever the
 /// file says. (The SGF reader's own bound, `tengen_rules::sgf::MAX_SGF_BYTES`, is larger: it reads
 /// files from disk too.) Larger files are refused `bad_sgf` with their size.
 pub const STUDY_SGF_BYTES_MAX: usize = 1024 * 1024;
+
+/// Moves a study may hold across all its variations. A long game with many variations is a few
+/// thousand; the bound keeps one connection's memory small. Beyond it new moves are refused.
+pub const STUDY_NODES_MAX: usize = 10_000;
 
 /// Largest `study_load_sgf` frame, the one message allowed past [`MAX_FRAME_BYTES`]: a file of
 /// [`STUDY_SGF_BYTES_MAX`] in base64 (4 bytes for every 3) and 1 KiB for the JSON around it. Such a
@@ -390,6 +392,41 @@ pub const GRANT_DELAY_MS: u64 = 24 * 60 * 60 * 1000;
 /// games; the bound keeps one login's lookup small whatever a user's history.
 pub const FINISHED_GAME_LOOKBACK: usize = 100;
 
+/// How one throttle counter slows repeated attempts (failed logins, registrations): the first `free`
+/// counted attempts pass at once, then each further one must come `base_ms`, 2×, 4×, ... (at most
+/// `max_ms`) after the last counted one. A counter left alone for `forget_ms` is forgotten.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Backoff {
+    pub free: u32,
+    pub base_ms: u64,
+    pub max_ms: u64,
+    pub forget_ms: u64,
+}
+
+impl Backoff {
+    /// How long after the last counted attempt the next may come, with `count` attempts counted.
+    pub fn delay_ms(&self, count: u32) -> u64 {
+        if count < self.free {
+            return 0;
+        }
+        // 2^40 times any base is past every cap; the bound only keeps the shift defined.
+        let doublings = (count - self.free).min(40);
+        self.base_ms
+            .saturating_mul(1u64 << doublings)
+            .min(self.max_ms)
+    }
+
+    /// How long an attempt at `now_ms` must still wait, given a counter's `count` and `last_ms`. A
+    /// free attempt never waits, even when another node's or task's clock put `last_ms` a little
+    /// after this `now_ms` (concurrent attempts take their times before they reach the store).
+    pub fn wait_ms(&self, count: u32, last_ms: u64, now_ms: u64) -> u64 {
+        match self.delay_ms(count) {
+            0 => 0,
+            delay => last_ms.saturating_add(delay).saturating_sub(now_ms),
+        }
+    }
+}
+
 /// The login and registration throttles (see the constants above); tests change them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Throttles {
@@ -494,8 +531,9 @@ pub const SHUTDOWN_GRACE_MS: u64 = 5_000;
 /// Fortune points every new account receives (docs/wagering.md): enough for a few dozen modest bets.
 pub const GRANT_POINTS_DEFAULT: u64 = 1_000;
 
-/// The house's tax on winnings, in basis points: 500 is the spec's default 5%.
-pub const TAX_BP_DEFAULT: u32 = crate::ledger::settle::TAX_BP_DEFAULT;
+/// The house's tax on winnings, in basis points: 500 is the default 5% of the wagering rules
+/// (docs/wagering.md).
+pub const TAX_BP_DEFAULT: u32 = 500;
 
 /// Bets and stakes one `my_bets` reply lists at most (the newest): a screenful of history that
 /// bounds the query; older records stay in the book and the audit.

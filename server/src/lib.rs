@@ -2,47 +2,56 @@
 //! WebSocket protocol of `tengen-protocol` and a small HTTP API until a [`Shutdown`] is signalled.
 //!
 //! # Layout
+//! Modules are listed lowest first; each imports only modules above it in this list (the order is
+//! checked by `tests/layering.rs` and drawn in `docs/architecture.md`).
+//! - `ground`: what every module stands on: [`Refusal`], [`Reply`], the serialized [`Frame`], the
+//!   wall clock, [`Shutdown`] and [`TaskGuard`]; the crate's root re-exports it.
 //! - `config`: every limit, default and timeout, each with the reason for its value.
-//! - `serve`: the accept loop: connection caps (in all and per address) counted at `accept`, and
-//!   hyper's HTTP/1 with a header-read deadline under the routes.
-//! - `http`: routes (static client, `/ws` upgrade with the Origin check, `/api/...`), the Host
-//!   allow-list and security headers on every response, and the admin token's throttle.
-//! - `session`: one task per socket: read frames, rate-limit, parse `ClientMsg`, authorize, route each
-//!   to its area's handler (`session/hall.rs`, `games.rs`, `money.rs`, `study.rs`, `events.rs`,
-//!   `accounts.rs`, `people.rs`), write `ServerMsg`s.
-//! - `auth`: accounts, argon2id hashing, session tokens, login throttling.
+//! - `clock`: the pure game clock state machine for every time system; `now` is passed in.
+//! - `frame`: a text frame's request id and type, read without parsing it.
 //! - `username`: usernames in any script: the rules, the NFKC form kept, the caseless key that finds
 //!   an account and the confusable skeleton that keeps lookalike names apart.
+//! - `chat`: a chat line's rule and its frame, shared by every channel.
+//! - `book`: the ledger's vocabulary (accounts, transfers, batches) shared by the ledger and stores.
+//! - `store`: the durable `Store` trait (games, accounts and the ledger's batch-shaped API) and its
+//!   two backends: SQLite (embedded, the default) and Redis (`Config::redis_url`).
+//! - `rating`: Glicko-2 updates after rated games, kyu/dan ranks (provisional or settled), the
+//!   suggested handicap.
+//! - `throttle`, `auth`: login and registration throttles; accounts, argon2id hashing, tokens.
+//! - `ledger`: fortune points: accounts and batches of transfers in the store (with a group-commit
+//!   writer), watchers' bets and players' stakes, idempotent settlement of each finished game
+//!   (`ledger::settle` is the pure math), records and the audit.
+//! - `game`: one actor per live game over `tengen-rules`: moves, scoring phase, event log, watchers,
+//!   bets. What it needs from the hall and the other nodes it names as traits (`game/links.rs`).
+//! - `study`: study boards and local play: one connection's private board with variations, SGF
+//!   loading and the area count, checked by the same engine.
 //! - `hall`: the hall actor: rooms, tables, seats, settings agreement, nigiri, challenges, chat,
 //!   competitions (`hall/events.rs`), and the live lists pushed to subscribers. What it may be asked is
 //!   `HallRequest` (`hall/request.rs`); a game's, `GameRequest` (`game/request.rs`).
-//! - `game`: one actor per live game over `tengen-rules`: moves, scoring phase, event log, watchers.
+//! - `people`: profiles, from the store's record of a player and the hall's view of them now.
 //! - `cluster`: several nodes on one Redis (`--redis`): the bus between them (per-node request
 //!   channels, per-game and hall pub/sub channels), fenced leases on each live game and the hall,
 //!   stand-ins that forward to a game's owner, and takeover of a dead node's games and hall.
-//! - `rating`: Glicko-2 updates after rated games, kyu/dan ranks (provisional or settled), the
-//!   suggested handicap.
-//! - `people`: profiles, from the store's record of a player and the hall's view of them now.
-//! - `store`: the durable `Store` trait (games, accounts and the ledger's batch-shaped API) and its
-//!   two backends: SQLite (embedded, the default) and Redis (`Config::redis_url`).
-//! - `study`: study boards and local play: one connection's private board with variations, SGF
-//!   loading and the area count, checked by the same engine.
+//! - `session`: one task per socket: read frames, rate-limit, parse `ClientMsg`, authorize, route each
+//!   to its area's handler (`session/hall.rs`, `games.rs`, `money.rs`, `study.rs`, `events.rs`,
+//!   `accounts.rs`, `people.rs`), write `ServerMsg`s.
+//! - `http`: routes (static client, `/ws` upgrade with the Origin check, `/api/...`), the Host
+//!   allow-list and security headers on every response, and the admin token's throttle.
+//! - `serve`: the accept loop: connection caps (in all and per address) counted at `accept`, and
+//!   hyper's HTTP/1 with a header-read deadline under the routes.
 //! - `gtp`: a GTP version 2 referee over `tengen-rules`, for driving the engine from any Go tool.
 //! - `bot`: `tengen bot`, a bridge that plays a GTP engine (GNU Go) as an ordinary account.
-//! - `side`: the two seats at a table (Black, White), as the pure server modules name them.
-//! - `clock`: the pure game clock state machine for every time system; `now` is passed in.
-//! - `ledger`: fortune points: accounts and batches of transfers in the store (with a group-commit
-//!   writer), watchers' bets and players' stakes, idempotent settlement of each finished game
-//!   (`ledger::settle` is the pure math), records and the audit. Bets and in-game stakes go through
-//!   the game actor's inbox; the stake dialog lives with the table in `hall::table`.
 
 pub mod auth;
+pub mod book;
 pub mod bot;
+pub mod chat;
 pub mod clock;
 pub mod cluster;
 pub mod config;
 mod frame;
 pub mod game;
+mod ground;
 pub mod gtp;
 pub mod hall;
 pub mod http;
@@ -59,9 +68,13 @@ pub mod username;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use tengen_protocol::ErrorCode;
 use tokio::net::TcpListener;
-use tokio::sync::{mpsc, watch};
+use tokio::sync::mpsc;
+
+pub use ground::{
+    frame_text, lock, refuse, unix_now_ms, BoxError, Frame, Refusal, Reply, Shutdown,
+    ShutdownTrigger, TaskGuard,
+};
 
 use crate::auth::Auth;
 use crate::config::{Config, SESSION_PURGE_INTERVAL_MS, SHUTDOWN_GRACE_MS};
@@ -71,143 +84,6 @@ use crate::ledger::Ledger;
 use crate::store::redis::RedisStore;
 use crate::store::sqlite::SqliteStore;
 use crate::store::{Fences, Store, StoreHandle};
-
-/// One serialized text frame. It is reference-counted bytes, so a game event or hall push is
-/// serialized once and the same buffer goes to every socket that receives it.
-pub type Frame = axum::extract::ws::Utf8Bytes;
-
-/// A [`Frame`] as a JSON string, for the requests and replies nodes send each other
-/// (`#[serde(with = "crate::frame_text")]`).
-pub mod frame_text {
-    use serde::{Deserialize, Deserializer, Serializer};
-
-    use super::Frame;
-
-    pub fn serialize<S: Serializer>(frame: &Frame, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(frame.as_str())
-    }
-
-    pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Frame, D::Error> {
-        String::deserialize(deserializer).map(Frame::from)
-    }
-}
-
-/// Errors that stop the server from starting or running; reported by `main` and tests.
-pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
-
-/// Where an actor (a game, the hall) answers a command: the result, or why it was refused.
-pub type Reply<T> = tokio::sync::oneshot::Sender<Result<T, Refusal>>;
-
-/// A request refused for an expected reason: a stable [`ErrorCode`] (itself the enum of expected
-/// failures every client switches on) and a sentence for people.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct Refusal {
-    pub code: ErrorCode,
-    pub message: String,
-}
-
-impl Refusal {
-    pub fn new(code: ErrorCode, message: impl Into<String>) -> Refusal {
-        Refusal {
-            code,
-            message: message.into(),
-        }
-    }
-
-    /// The actor or hall did not answer: it is shutting down or its inbox is full.
-    pub fn busy() -> Refusal {
-        Refusal::new(ErrorCode::Busy, "the server is busy; try again")
-    }
-}
-
-impl std::fmt::Display for Refusal {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}: {}", self.code, self.message)
-    }
-}
-
-impl std::error::Error for Refusal {}
-
-/// Refuse a request: the one shorthand for `Err(Refusal::new(..))` that every handler returns early with.
-pub fn refuse<T>(code: ErrorCode, message: impl Into<String>) -> Result<T, Refusal> {
-    Err(Refusal::new(code, message))
-}
-
-/// Milliseconds since the Unix epoch, the one wall-clock reading the server takes (for expiry and
-/// timestamps); game logic receives it as an argument.
-pub fn unix_now_ms() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis() as u64)
-}
-
-/// Lock a mutex that holds plain bookkeeping (counts, lists, senders): a panic while it was held
-/// leaves nothing half-written that a later holder could misread, so a poisoned lock is used as is.
-pub(crate) fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
-}
-
-/// The one stop signal every task selects on. Cloning is cheap; `wait` returns once the trigger fires
-/// (or is dropped, which also means "stop").
-#[derive(Debug, Clone)]
-pub struct Shutdown {
-    rx: watch::Receiver<bool>,
-}
-
-/// Fires the [`Shutdown`] it was made with.
-#[derive(Debug)]
-pub struct ShutdownTrigger {
-    tx: watch::Sender<bool>,
-}
-
-impl Shutdown {
-    pub fn new() -> (ShutdownTrigger, Shutdown) {
-        let (tx, rx) = watch::channel(false);
-        (ShutdownTrigger { tx }, Shutdown { rx })
-    }
-
-    pub async fn wait(&self) {
-        let mut rx = self.rx.clone();
-        // An error means the trigger was dropped: nobody can ask us to keep running, so stop too.
-        let _ = rx.wait_for(|stop| *stop).await;
-    }
-
-    pub fn is_triggered(&self) -> bool {
-        *self.rx.borrow()
-    }
-
-    /// A signal that fires with this one or on its own trigger: one part of the server (a game whose
-    /// lease moved to another node) can be stopped while the rest runs on.
-    pub fn child(&self) -> (ShutdownTrigger, Shutdown) {
-        let (trigger, child) = Shutdown::new();
-        let parent = self.clone();
-        let watcher = child.clone();
-        let link = ShutdownTrigger {
-            tx: trigger.tx.clone(),
-        };
-        tokio::spawn(async move {
-            tokio::select! {
-                _ = parent.wait() => link.trigger(),
-                _ = watcher.wait() => {}
-            }
-        });
-        (trigger, child)
-    }
-}
-
-impl ShutdownTrigger {
-    pub fn trigger(&self) {
-        let _ = self.tx.send(true);
-    }
-}
-
-/// Counts live tasks: each holds a clone of the sender, and shutdown waits until all are dropped.
-#[derive(Debug, Clone)]
-pub struct TaskGuard {
-    _alive: mpsc::Sender<()>,
-}
 
 /// Everything a request handler or session needs, shared.
 #[derive(Debug)]
@@ -267,7 +143,7 @@ pub async fn run(
     shutdown: Shutdown,
 ) -> Result<(), BoxError> {
     let (alive_tx, mut alive_rx) = mpsc::channel::<()>(1);
-    let tasks = TaskGuard { _alive: alive_tx };
+    let tasks = TaskGuard::new(alive_tx);
     let state = start(config, shutdown.clone(), tasks).await?;
     let app = http::router(Arc::clone(&state));
     tracing::info!(addr = %listener.local_addr()?, "tengen listening");
@@ -364,7 +240,7 @@ impl Services<'_> {
             store: self.store.clone(),
             ledger: self.ledger.clone(),
             fault_stop_before_settlement: self.config.fault_stop_before_settlement,
-            hall: hall.clone(),
+            hall: Arc::new(hall.clone()),
             shutdown: self.shutdown.clone(),
             tasks: self.tasks.clone(),
             timing: self.config.game_timing,

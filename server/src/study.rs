@@ -17,13 +17,9 @@ use tengen_protocol::{CharsetFrom, ErrorCode, KoRuleFrom, StudyRecord, StudyView
 use tengen_rules::sgf::{self, CharsetSource, GameRecord, ReplayError};
 use tengen_rules::{estimate_dead, Color, Game, IllegalMove, KoRule, Move, Phase, Point, Rules};
 
-use crate::config::STUDY_SGF_BYTES_MAX;
+use crate::config::{STUDY_NODES_MAX, STUDY_SGF_BYTES_MAX};
 use crate::game::wire;
 use crate::{refuse, Refusal};
-
-/// Moves a study may hold across all its variations. A long game with many variations is a few
-/// thousand; the bound keeps one connection's memory small. Beyond it new moves are refused.
-pub const STUDY_NODES_MAX: usize = 10_000;
 
 /// Komi a study accepts, either way, in half points: the 1,000 points an SGF record may say. More is
 /// a typing error (and would overflow a count).

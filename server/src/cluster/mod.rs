@@ -21,6 +21,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use futures_util::future::BoxFuture;
 use futures_util::StreamExt;
 use redis::aio::{ConnectionManager, PubSubSink};
 use redis::AsyncCommands;
@@ -33,7 +34,8 @@ use crate::config::{
     PRESENCE_HOLD_MS,
 };
 use crate::game::{
-    self, game_over, GameCmd, GameContext, GameHandle, Games, PresenceGuard, StartGame, ViewerGuard,
+    self, game_over, GameCmd, GameContext, GameHandle, Games, OtherNodes, PresenceGuard, StartGame,
+    ViewerGuard, WeakNodes,
 };
 use crate::hall::{HallCmd, HallEvent, HallHandle};
 use crate::store::Fences;
@@ -79,6 +81,58 @@ impl std::fmt::Debug for WeakCluster {
 impl WeakCluster {
     pub fn upgrade(&self) -> Option<Cluster> {
         self.0.upgrade().map(|inner| Cluster { inner })
+    }
+}
+
+impl WeakNodes for WeakCluster {
+    fn upgrade(&self) -> Option<Arc<dyn OtherNodes>> {
+        WeakCluster::upgrade(self).map(|cluster| Arc::new(cluster) as Arc<dyn OtherNodes>)
+    }
+}
+
+/// The game registry reaches games on other nodes through the cluster.
+impl OtherNodes for Cluster {
+    fn remote_game(&self, game: GameId) -> BoxFuture<'_, Result<GameHandle, Refusal>> {
+        Box::pin(Cluster::remote_game(self, game))
+    }
+
+    fn games_of_player(&self, user: UserId) -> BoxFuture<'_, Vec<GameId>> {
+        Box::pin(Cluster::games_of_player(self, user))
+    }
+
+    fn start_elsewhere(
+        &self,
+        start: &StartGame,
+    ) -> Option<BoxFuture<'_, Result<GameSummary, Refusal>>> {
+        let node = self.node_of(start.black.user)?;
+        Some(Box::pin(self.start_game_on(node, start.clone())))
+    }
+
+    fn claim_new_game<'a>(
+        &'a self,
+        game: GameId,
+        players: [UserId; 2],
+        ctx: &'a GameContext,
+    ) -> BoxFuture<'a, Result<GameContext, Refusal>> {
+        Box::pin(Cluster::claim_new_game(self, game, players, ctx))
+    }
+
+    fn relay_game(
+        &self,
+        game: GameId,
+        mirror: tokio::sync::oneshot::Receiver<Result<game::Mirror, Refusal>>,
+    ) -> JoinHandle<()> {
+        Cluster::relay_game(self, game, mirror)
+    }
+
+    fn game_stopped(
+        &self,
+        game: GameId,
+        players: [UserId; 2],
+        relay: Option<JoinHandle<()>>,
+        ended: bool,
+    ) -> BoxFuture<'_, ()> {
+        Box::pin(Cluster::game_stopped(self, game, players, relay, ended))
     }
 }
 
@@ -209,7 +263,7 @@ impl Cluster {
                 relisted: Mutex::new(HashMap::new()),
             }),
         };
-        joining.games.join(&cluster);
+        joining.games.join(Arc::new(cluster.downgrade()));
         cluster.inner.leases.beat(LEASE_TTL_MS).await?;
         let (connected_tx, connected_rx) = tokio::sync::oneshot::channel();
         tokio::spawn(cluster.clone().listen(connected_tx));

@@ -71,7 +71,7 @@ pub(super) fn context(
 ) -> (GameContext, ShutdownTrigger, mpsc::Receiver<()>) {
     let (trigger, shutdown) = Shutdown::new();
     let (alive, alive_rx) = mpsc::channel(1);
-    let tasks = TaskGuard { _alive: alive };
+    let tasks = TaskGuard::new(alive);
     let config = Config::new(std::path::PathBuf::from("unused"));
     let ledger = crate::ledger::Ledger::new(store.clone(), config.grant_points, config.tax_bp);
     let hall = crate::hall::spawn(
@@ -86,7 +86,7 @@ pub(super) fn context(
         store: store.clone(),
         ledger,
         fault_stop_before_settlement: false,
-        hall,
+        hall: std::sync::Arc::new(hall),
         shutdown,
         tasks,
         timing,

@@ -313,7 +313,7 @@ impl Source {
         if let Some(found) = self.follow_restarted(viewer.clone(), seq).await {
             return Some(found);
         }
-        self.games.cluster()?;
+        self.games.other_nodes()?;
         let deadline = tokio::time::Instant::now() + Duration::from_millis(FOLLOW_ELSEWHERE_MS);
         while tokio::time::Instant::now() < deadline {
             match self.games.get(self.game).await {

@@ -9,6 +9,7 @@ mod actor;
 mod actor_tests;
 mod fan_out;
 mod follow;
+pub mod links;
 #[cfg(test)]
 mod model_tests;
 #[cfg(test)]
@@ -19,6 +20,7 @@ pub mod wire;
 
 pub use fan_out::{FanOut, SliceProgress};
 pub use follow::{Arrival, Following, Source};
+pub use links::{GameNotice, Hall, HallLink, OtherNodes, WeakNodes};
 pub use request::{BetReceipt, GameCmd, GameReply, GameRequest};
 pub use viewers::{ViewerGuard, Viewers, WatcherList};
 
@@ -30,13 +32,11 @@ use std::time::Duration;
 
 use futures_util::FutureExt;
 use tengen_protocol::{
-    GameEvent, GameId, GameSettings, GameSummary, PlayerInfo, Point, RequestKey, TableId, UserId,
+    GameId, GameSettings, GameSummary, PlayerInfo, Point, RequestKey, TableId, UserId,
 };
 use tokio::sync::{broadcast, mpsc, oneshot, Notify};
 
-use crate::cluster::{Cluster, WeakCluster};
 use crate::config::{GameTiming, GAME_INBOX_LEN, LIVE_GAMES_MAX, SUBSCRIBE_WAIT_MS};
-use crate::hall::{HallHandle, HallRequest};
 use crate::ledger::Ledger;
 use crate::store::{store_refusal, LiveGameRow, NewGame, StoreHandle};
 use crate::{unix_now_ms, BoxError, Frame, Refusal, Reply, Shutdown, TaskGuard};
@@ -50,7 +50,8 @@ pub struct GameContext {
     pub ledger: Ledger,
     /// Test fault injection (see `Config::fault_stop_before_settlement`).
     pub fault_stop_before_settlement: bool,
-    pub hall: HallHandle,
+    /// Where the game's notices go (its end, new balances and ratings, restoration).
+    pub hall: Hall,
     pub shutdown: Shutdown,
     pub tasks: TaskGuard,
     pub timing: GameTiming,
@@ -213,10 +214,8 @@ type LiveEntry = (GameHandle, [UserId; 2]);
 pub struct Games {
     /// Bounded by [`LIVE_GAMES_MAX`]: `start` refuses beyond it. Each entry keeps its two players.
     live: Arc<Mutex<HashMap<GameId, LiveEntry>>>,
-    /// Set once at start when the server runs as one of several nodes.
-    /// Weak: the cluster holds this registry, and a cycle would keep both (and the shutdown's task
-    /// guard inside) alive after the server stopped.
-    cluster: Arc<OnceLock<WeakCluster>>,
+    /// Set once at start when the server runs as one of several nodes (weak: see [`WeakNodes`]).
+    other_nodes: Arc<OnceLock<Arc<dyn WeakNodes>>>,
 }
 
 /// Everything needed to start a game.
@@ -242,14 +241,14 @@ impl Games {
         self.live.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Join a cluster of nodes: games this node does not run are reached through `cluster`.
-    pub fn join(&self, cluster: &Cluster) {
-        let _ = self.cluster.set(cluster.downgrade());
+    /// Join a cluster of nodes: games this node does not run are reached through `nodes`.
+    pub fn join(&self, nodes: Arc<dyn WeakNodes>) {
+        let _ = self.other_nodes.set(nodes);
     }
 
-    /// The cluster this node belongs to, if it runs as one of several (and has not stopped).
-    pub fn cluster(&self) -> Option<Cluster> {
-        self.cluster.get().and_then(WeakCluster::upgrade)
+    /// The other nodes, if this one runs as one of several (and the cluster has not stopped).
+    pub fn other_nodes(&self) -> Option<Arc<dyn OtherNodes>> {
+        self.other_nodes.get().and_then(|nodes| nodes.upgrade())
     }
 
     /// A game's handle: its actor's on this node, else (scaled out) a stand-in that forwards to the
@@ -258,8 +257,8 @@ impl Games {
         if let Some(handle) = self.get_local(game) {
             return Ok(handle);
         }
-        match self.cluster() {
-            Some(cluster) => cluster.remote_game(game).await,
+        match self.other_nodes() {
+            Some(nodes) => nodes.remote_game(game).await,
             None => Err(Refusal::new(
                 ErrorCode::NoSuchGame,
                 format!("no live game {game}"),
@@ -302,8 +301,8 @@ impl Games {
             .filter(|(_, (_, players))| players.contains(&user))
             .map(|(id, _)| *id)
             .collect();
-        if let Some(cluster) = self.cluster() {
-            for game in cluster.games_of_player(user).await {
+        if let Some(nodes) = self.other_nodes() {
+            for game in nodes.games_of_player(user).await {
                 if !games.contains(&game) {
                     games.push(game);
                 }
@@ -320,9 +319,9 @@ impl Games {
     /// is connected to (so games spread over the nodes as their players do, and Black's moves need
     /// no hop), falling back to this node if that one cannot.
     pub async fn start(&self, start: StartGame, ctx: &GameContext) -> Result<GameSummary, Refusal> {
-        if let Some(cluster) = self.cluster() {
-            if let Some(node) = cluster.node_of(start.black.user) {
-                match cluster.start_game_on(node, start.clone()).await {
+        if let Some(nodes) = self.other_nodes() {
+            if let Some(started) = nodes.start_elsewhere(&start) {
+                match started.await {
                     Ok(summary) => return Ok(summary),
                     Err(err) => {
                         tracing::warn!(%err, "could not start a game on its player's node; starting it here");
@@ -362,8 +361,8 @@ impl Games {
             .await
             .map_err(|err| store_refusal(&err))?;
         let players = [start.black.user, start.white.user];
-        let ctx = match self.cluster() {
-            Some(cluster) => cluster.claim_new_game(id, players, ctx).await?,
+        let ctx = match self.other_nodes() {
+            Some(nodes) => nodes.claim_new_game(id, players, ctx).await?,
             None => ctx.clone(),
         };
         let actor = actor::GameActor::new(id, start, engine, ctx, new_game_started_at_ms)?;
@@ -383,29 +382,29 @@ impl Games {
         };
         self.lock().insert(actor.id(), (handle.clone(), players));
         let games = self.clone();
-        let cluster = self.cluster();
+        let nodes = self.other_nodes();
         // Scaled out, the relay to other nodes asks first, so it misses none of the game's frames.
-        let relay = cluster.as_ref().map(|cluster| {
+        let relay = nodes.as_ref().map(|nodes| {
             let (reply, mirror) = oneshot::channel();
             let _ = handle.try_send(GameCmd::Mirror { reply });
-            cluster.relay_game(actor.id(), mirror)
+            nodes.relay_game(actor.id(), mirror)
         });
         tokio::spawn(async move {
             let (id, mut rx, mut relay) = (actor.id(), rx, relay);
             // An actor restarted after a panic relays the game again from its fresh state.
             let relay_again = || {
-                if let Some(cluster) = &cluster {
+                if let Some(nodes) = &nodes {
                     let (reply, mirror) = oneshot::channel();
                     let _ = handle.try_send(GameCmd::Mirror { reply });
-                    relay = Some(cluster.relay_game(id, mirror));
+                    relay = Some(nodes.relay_game(id, mirror));
                 }
             };
             let ended = actor.supervise(&mut rx, relay_again).await;
             // Closed before the registry forgets the game, so no subscriber waits on it.
             drop(rx);
             games.remove(id);
-            if let Some(cluster) = cluster {
-                cluster.game_stopped(id, players, relay, ended).await;
+            if let Some(nodes) = nodes {
+                nodes.game_stopped(id, players, relay, ended).await;
             }
         });
     }
@@ -423,7 +422,7 @@ impl Games {
             Some(actor) => {
                 let summary = actor.summary();
                 self.spawn(actor);
-                ctx.hall.send(HallRequest::GameRestored { summary }).await;
+                ctx.hall.tell(GameNotice::Restored { summary }).await;
                 tracing::info!(game = %id, "restored a live game");
                 Ok(true)
             }
@@ -484,15 +483,6 @@ pub async fn retry_after_end(
         .await
         .map_err(|err| store_refusal(&err))?;
     actor::answer_from_log(&events, user, &key, mv).transpose()
-}
-
-/// A finished game's outcome, from the last event of its log (`None` while it is not over).
-pub fn logged_outcome(events: &[(u64, String)]) -> Option<tengen_protocol::GameOutcome> {
-    let (_, last) = events.last()?;
-    match serde_json::from_str::<GameEvent>(last).ok()? {
-        GameEvent::Ended { outcome } => Some(outcome),
-        _ => None,
-    }
 }
 
 /// The games a user played, newest first, at most [`GAME_LIST_LEN_MAX`] (those before `before`

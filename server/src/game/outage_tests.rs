@@ -68,7 +68,7 @@ async fn harness_with(first_move_within_ms: u64) -> Harness {
     let games = Games::new();
     let (trigger, shutdown) = Shutdown::new();
     let (alive, alive_rx) = mpsc::channel(1);
-    let tasks = TaskGuard { _alive: alive };
+    let tasks = TaskGuard::new(alive);
     let config = Config::new(std::path::PathBuf::from("unused"));
     let ledger = crate::ledger::Ledger::new(store.clone(), config.grant_points, config.tax_bp);
     // No grant delay: the grant lands at once.
@@ -85,7 +85,7 @@ async fn harness_with(first_move_within_ms: u64) -> Harness {
         store: store.clone(),
         ledger: ledger.clone(),
         fault_stop_before_settlement: false,
-        hall,
+        hall: std::sync::Arc::new(hall),
         shutdown,
         tasks,
         timing: GameTiming {

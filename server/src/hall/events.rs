@@ -212,7 +212,7 @@ impl Hall {
         };
         let round = next as u32 + 1;
         let delay = Duration::from_millis(at_ms.saturating_sub(unix_now_ms()));
-        let (hall, shutdown) = (self.ctx.hall.clone(), self.ctx.shutdown.clone());
+        let (hall, shutdown) = (self.handle.clone(), self.ctx.shutdown.clone());
         tokio::spawn(async move {
             tokio::select! {
                 () = tokio::time::sleep(delay) => {
@@ -278,7 +278,7 @@ impl Hall {
             .call(move |s| s.game_events(game))
             .await
             .ok()?;
-        crate::game::logged_outcome(&events)
+        crate::store::logged_outcome(&events)
     }
 
     pub(super) async fn create_event(

@@ -15,7 +15,6 @@
 
 pub mod automatch;
 mod challenges;
-pub mod chat;
 mod events;
 mod live;
 mod request;
@@ -41,11 +40,12 @@ use crate::config::{
     Config, HALL_EVENT_QUEUE_LEN, HALL_INBOX_LEN, HALL_WAIT_MS, TABLES_PER_ROOM,
     USER_EVENT_QUEUE_LEN, WATCHER_COUNT_PUSH_MS,
 };
-use crate::game::{GameContext, Games};
+use crate::game::{GameContext, GameNotice, Games, HallLink};
 use crate::ledger::Ledger;
 use crate::store::StoreHandle;
 use crate::{refuse, Frame, Refusal, Shutdown, TaskGuard};
 use challenges::Challenge;
+use futures_util::future::BoxFuture;
 use rooms::Room;
 use table::Table;
 use tables::table_frame;
@@ -295,6 +295,14 @@ impl HallHandle {
     }
 }
 
+/// A game's notices reach the hall as the requests they stand for, waiting for room like every
+/// message that must not be lost.
+impl HallLink for HallHandle {
+    fn tell(&self, notice: GameNotice) -> BoxFuture<'_, ()> {
+        Box::pin(self.send(HallRequest::from(notice)))
+    }
+}
+
 /// The actor's state.
 #[derive(Debug)]
 struct Hall {
@@ -417,7 +425,7 @@ pub fn spawn_actor(
             store,
             ledger,
             fault_stop_before_settlement: config.fault_stop_before_settlement,
-            hall: handle.clone(),
+            hall: Arc::new(handle.clone()),
             shutdown: shutdown.clone(),
             tasks: tasks.clone(),
             timing: config.game_timing,

@@ -13,6 +13,7 @@ use tengen_protocol::{
 use tokio::sync::oneshot;
 
 use super::automatch::Seeker;
+use crate::game::GameNotice;
 use crate::{Frame, Refusal, Reply};
 
 /// A request to the hall. The first group comes from sessions and is answered; the second are
@@ -374,6 +375,36 @@ impl HallCmd {
         HallCmd {
             request,
             reply: None,
+        }
+    }
+}
+
+impl From<GameNotice> for HallRequest {
+    fn from(notice: GameNotice) -> HallRequest {
+        match notice {
+            GameNotice::Ended {
+                game,
+                table,
+                outcome,
+            } => HallRequest::GameEnded {
+                game,
+                table,
+                outcome,
+            },
+            GameNotice::Restored { summary } => HallRequest::GameRestored { summary },
+            GameNotice::Balances { balances } => HallRequest::Balances { balances },
+            GameNotice::Rerated { players } => HallRequest::Rerated { players },
+            GameNotice::EventLogged {
+                game,
+                action,
+                user,
+                until_ms,
+            } => HallRequest::Event(EventRequest::GameLogged {
+                game,
+                action,
+                user,
+                until_ms,
+            }),
         }
     }
 }

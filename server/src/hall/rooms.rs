@@ -10,7 +10,8 @@ use tengen_protocol::{
 };
 
 use super::request::Presence;
-use super::{automatch, chat, hall_audience, refuse, users_audience, Audience, Hall, Relisting};
+use super::{automatch, hall_audience, refuse, users_audience, Audience, Hall, Relisting};
+use crate::chat;
 use crate::config::{RECENTLY_GONE_MAX, ROOM_CHAT_KEPT};
 use crate::{Frame, Refusal};
 

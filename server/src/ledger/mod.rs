@@ -8,7 +8,8 @@
 //! audit. Ordering bets against the end of play is the game actor's job: every bet goes through
 //! its inbox, so a bet is either in before play ended or refused after.
 
-pub mod book;
+/// The ledger's vocabulary lives below the store, which keeps it (`crate::book`).
+pub use crate::book;
 mod grant;
 pub use grant::Opened;
 pub mod pool;
@@ -807,7 +808,7 @@ fn user_balance(store: &dyn Store, user: UserId) -> Result<u64, StoreError> {
 
 /// The money outcome recorded at the end of a game's event log.
 pub fn final_outcome(row: &LiveGameRow) -> Option<MoneyOutcome> {
-    crate::game::logged_outcome(&row.events).map(|outcome| outcome_of(&outcome))
+    crate::store::logged_outcome(&row.events).map(|outcome| outcome_of(&outcome))
 }
 
 fn settle_in(

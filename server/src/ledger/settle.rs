@@ -34,9 +34,6 @@ use tengen_rules::Color;
 /// Basis points in 100%: tax rates are integers out of this.
 pub const BASIS_POINTS_FULL: u32 = 10_000;
 
-/// The default house tax rate, 5%.
-pub const TAX_BP_DEFAULT: u32 = 500;
-
 /// The largest escrow (and so bet or stake) the math accepts: 2^53 − 1, the largest integer a
 /// JavaScript client represents exactly. It also keeps `(T − W) · s · 10000` below 2^120, inside
 /// `u128`. The wire's bound on any amount a client sends, so both say the same.
@@ -460,6 +457,7 @@ fn pay_gain(receiver: Stake, payer: Stake, tax_bp: u32) -> Settlement {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::TAX_BP_DEFAULT;
     use proptest::prelude::*;
 
     fn bet(bettor: u64, side: Color, amount: u64) -> Bet {

@@ -18,7 +18,9 @@ use std::sync::{Arc, Mutex};
 
 use tengen_protocol::{ErrorCode, EventId, GameId, RatingPoint, SizeRecord, TableId, UserId};
 
-use crate::ledger::book::{Account, AccountBalance, Applied, Batch, SettlementRecord, Transfer};
+use crate::book::{Account, AccountBalance, Applied, Batch, SettlementRecord, Transfer};
+/// The throttles' policy is configuration; the store counts the attempts it governs.
+pub use crate::config::Backoff;
 use crate::username::Username;
 use crate::Refusal;
 
@@ -39,41 +41,6 @@ pub struct UserRow {
     pub computer: bool,
     /// When the account was made: its starting grant waits for a day or its first finished game.
     pub created_at_ms: u64,
-}
-
-/// How one throttle counter slows repeated attempts (failed logins, registrations): the first `free`
-/// counted attempts pass at once, then each further one must come `base_ms`, 2×, 4×, ... (at most
-/// `max_ms`) after the last counted one. A counter left alone for `forget_ms` is forgotten.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Backoff {
-    pub free: u32,
-    pub base_ms: u64,
-    pub max_ms: u64,
-    pub forget_ms: u64,
-}
-
-impl Backoff {
-    /// How long after the last counted attempt the next may come, with `count` attempts counted.
-    pub fn delay_ms(&self, count: u32) -> u64 {
-        if count < self.free {
-            return 0;
-        }
-        // 2^40 times any base is past every cap; the bound only keeps the shift defined.
-        let doublings = (count - self.free).min(40);
-        self.base_ms
-            .saturating_mul(1u64 << doublings)
-            .min(self.max_ms)
-    }
-
-    /// How long an attempt at `now_ms` must still wait, given a counter's `count` and `last_ms`. A
-    /// free attempt never waits, even when another node's or task's clock put `last_ms` a little
-    /// after this `now_ms` (concurrent attempts take their times before they reach the store).
-    pub fn wait_ms(&self, count: u32, last_ms: u64, now_ms: u64) -> u64 {
-        match self.delay_ms(count) {
-            0 => 0,
-            delay => last_ms.saturating_add(delay).saturating_sub(now_ms),
-        }
-    }
 }
 
 /// A player's Glicko-2 state, as stored. New players start at the Glicko-2 defaults.
@@ -240,6 +207,15 @@ pub struct LiveGameRow {
     pub game: NewGame,
     /// `(seq, event JSON)` in `seq` order.
     pub events: Vec<(u64, String)>,
+}
+
+/// A finished game's outcome, from the last event of its stored log (`None` while it is not over).
+pub fn logged_outcome(events: &[(u64, String)]) -> Option<tengen_protocol::GameOutcome> {
+    let (_, last) = events.last()?;
+    match serde_json::from_str::<tengen_protocol::GameEvent>(last).ok()? {
+        tengen_protocol::GameEvent::Ended { outcome } => Some(outcome),
+        _ => None,
+    }
 }
 
 /// A store failure as a client hears it: `unavailable` when nothing changed because the store is out
@@ -849,7 +825,7 @@ fn throttle_conformance(store: &dyn Store) {
 /// balance below 0 but the mint's, settlement records, history and the unsettled-games query.
 #[cfg(test)]
 fn ledger_conformance(store: &dyn Store, alice: UserId, bob: UserId, finished: GameId) {
-    use crate::ledger::book::{SettlementPart, TransferKind};
+    use crate::book::{SettlementPart, TransferKind};
     use tengen_rules::Color;
 
     let transfer =

@@ -32,13 +32,13 @@ use super::{
     record_by_size, Backoff, GameListRow, Glicko, LiveGameRow, NewGame, QueuedAnswer, RatedGameRow,
     RatedOutcome, RatingUpdate, Store, StoreError, UserRow,
 };
+use crate::book::{
+    Account, AccountBalance, Applied, Batch, SettlementPart, SettlementRecord, Transfer,
+    TransferKind, BATCH_TRANSFERS_MAX,
+};
 use crate::config::{
     STORE_CHECKPOINT_INTERVAL_MS, STORE_GROUP_COMMIT_WRITES_MAX, STORE_READERS,
     STORE_WRITE_QUEUE_LEN,
-};
-use crate::ledger::book::{
-    Account, AccountBalance, Applied, Batch, SettlementPart, SettlementRecord, Transfer,
-    TransferKind, BATCH_TRANSFERS_MAX,
 };
 use crate::username::{self, Username};
 use tengen_rules::Color;

@@ -14,6 +14,7 @@ use tengen_rules::{Color, Phase};
 use tokio::time::Instant;
 
 use super::{Flow, GameActor};
+use crate::chat;
 use crate::config::{
     POOL_FRAMES_PER_S_MAX, POOL_PUSH_MS, WATCHERS_LISTED_MAX, WATCHERS_LISTED_MIN,
     WATCHERS_PER_GAME_MAX, WATCHER_COUNT_PUSH_MS, WATCHER_LIST_FRAMES_PER_S_MAX,
@@ -21,7 +22,6 @@ use crate::config::{
 };
 use crate::game::wire;
 use crate::game::{Mirror, PresenceGuard, Subscription, ViewerGuard};
-use crate::hall::chat;
 use crate::{unix_now_ms, Frame, Refusal};
 
 impl GameActor {

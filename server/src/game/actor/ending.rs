@@ -13,7 +13,7 @@ use tengen_rules::{Color, GameResult, WinBy};
 use super::{Fatal, Flow, GameActor};
 use crate::clock::ClockError;
 use crate::game::wire;
-use crate::hall::HallRequest;
+use crate::game::GameNotice;
 use crate::ledger;
 use crate::store::Glicko;
 use crate::{unix_now_ms, Refusal};
@@ -76,7 +76,7 @@ impl GameActor {
         // a player who sees the end and proposes the next game at once finds the table free.
         self.ctx
             .hall
-            .send(HallRequest::GameEnded {
+            .tell(GameNotice::Ended {
                 game: self.id,
                 table: self.table,
                 outcome: Some(outcome),
@@ -158,8 +158,8 @@ impl GameActor {
             self.fan_out
                 .send(None, frame.to_json().into(), [None, None]);
         }
-        let rerated = HallRequest::Rerated { players: listings };
-        self.ctx.hall.send(rerated).await;
+        let rerated = GameNotice::Rerated { players: listings };
+        self.ctx.hall.tell(rerated).await;
     }
 
     /// A new account's pending grant lands with its first finished game (see `ledger::grant`), and
@@ -167,7 +167,7 @@ impl GameActor {
     async fn grant_pending(&self, players: [UserId; 2]) {
         match self.ctx.ledger.grant_after_game(players).await {
             Ok(granted) if !granted.is_empty() => match self.ctx.ledger.balances(granted).await {
-                Ok(balances) => self.ctx.hall.send(HallRequest::Balances { balances }).await,
+                Ok(balances) => self.ctx.hall.tell(GameNotice::Balances { balances }).await,
                 Err(err) => {
                     tracing::warn!(game = %self.id, %err, "could not read granted balances")
                 }
@@ -186,7 +186,7 @@ impl GameActor {
             return;
         }
         match self.ctx.ledger.balances(accounts).await {
-            Ok(balances) => self.ctx.hall.send(HallRequest::Balances { balances }).await,
+            Ok(balances) => self.ctx.hall.tell(GameNotice::Balances { balances }).await,
             // They still see it when they next ask (`balance`, or their bets).
             Err(err) => tracing::warn!(game = %self.id, %err, "could not read balances to push"),
         }

@@ -35,7 +35,7 @@ use super::{Fatal, Flow, GameActor, LoggedEvent, Sealed};
 use crate::clock::side_clock;
 use crate::config::{GAME_HALT_MS_MAX, GAME_WARNINGS_MAX};
 use crate::game::wire;
-use crate::hall::{EventRequest, HallRequest};
+use crate::game::GameNotice;
 use crate::{unix_now_ms, BoxError, Refusal};
 
 /// The event rules' state of one game (all of it, so a failed write puts it back whole).
@@ -464,13 +464,13 @@ impl GameActor {
 
     /// Tell the hall, for the event's log (a game that is no event's is not in it: nothing happens).
     async fn tell_event(&self, action: &str, user: Option<UserId>, until_ms: Option<u64>) {
-        let logged = EventRequest::GameLogged {
+        let logged = GameNotice::EventLogged {
             game: self.id,
             action: action.to_string(),
             user,
             until_ms,
         };
-        self.ctx.hall.send(HallRequest::Event(logged)).await;
+        self.ctx.hall.tell(logged).await;
     }
 
     fn user_of(&self, color: Color) -> UserId {

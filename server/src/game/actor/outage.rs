@@ -20,7 +20,7 @@ use super::scoring::Scoring;
 use super::{Fatal, Flow, GameActor, LoggedEvent};
 use crate::clock::Clock;
 use crate::config::STORE_RETRY_MS;
-use crate::hall::HallRequest;
+use crate::game::GameNotice;
 use crate::store::{outcome_unknown, store_refusal, StoreError};
 use crate::Refusal;
 
@@ -158,12 +158,12 @@ impl GameActor {
         if seq > self.announced_seq {
             if let GameEvent::Ended { outcome } = &logged.event {
                 // As `end` does: the hall hears of the end before the players.
-                let ended = HallRequest::GameEnded {
+                let ended = GameNotice::Ended {
                     game: self.id,
                     table: self.table,
                     outcome: Some(outcome.clone()),
                 };
-                self.ctx.hall.send(ended).await;
+                self.ctx.hall.tell(ended).await;
             }
             self.announce(logged);
         }

@@ -9,7 +9,7 @@
 
 use tengen_protocol::{EventId, GameId, UserId};
 
-use crate::ledger::book::Account;
+use crate::book::Account;
 
 /// The counter that assigns user ids (INCR).
 pub const USER_IDS: &str = "{users}:next_id";

@@ -8,7 +8,7 @@ use tengen_protocol::GameId;
 
 use super::keys;
 use super::records::{corrupt, parse_number};
-use crate::ledger::book::{
+use crate::book::{
     Account, Applied, Batch, SettlementPart, SettlementRecord, Transfer, TransferKind,
     BATCH_TRANSFERS_MAX,
 };

@@ -39,7 +39,7 @@ use super::{
     record_by_size, Backoff, Fences, GameListRow, Glicko, LiveGameRow, NewGame, RatedGameRow,
     RatedOutcome, RatingUpdate, Store, StoreError, UserRow,
 };
-use crate::ledger::book::{Account, AccountBalance, Applied, Batch, SettlementRecord, Transfer};
+use crate::book::{Account, AccountBalance, Applied, Batch, SettlementRecord, Transfer};
 use crate::username::{self, Username};
 use crate::BoxError;
 
