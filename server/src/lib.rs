@@ -23,6 +23,8 @@
 //! - `rating`: Glicko-2 updates after rated games, kyu/dan ranks (provisional or settled), the
 //!   suggested handicap.
 //! - `people`: profiles, from the store's record of a player and the hall's view of them now.
+//! - `moderation`: reports, moderators' acts (mute, ban, removing a chat line, voiding a game) and
+//!   the moderation log; every chat line is kept (bounded) here before it is shown, for reports.
 //! - `store`: the durable `Store` trait (games, accounts and the ledger's batch-shaped API) and its
 //!   two backends: SQLite (embedded, the default) and Redis (`Config::redis_url`).
 //! - `study`: study boards and local play: one connection's private board with variations, SGF
@@ -47,6 +49,7 @@ pub mod gtp;
 pub mod hall;
 pub mod http;
 pub mod ledger;
+pub mod moderation;
 pub mod people;
 pub mod rating;
 mod serve;
@@ -221,6 +224,8 @@ pub(crate) struct AppState {
     pub conns: Arc<serve::ConnCounter>,
     /// Failed admin-token tries, per address and in all.
     pub admin_throttle: Mutex<http::AdminThrottle>,
+    /// What moderation has done since start (kept lines, refused lines, reports, acts).
+    pub moderation: moderation::Counters,
     pub shutdown: Shutdown,
     pub tasks: TaskGuard,
 }
@@ -343,6 +348,7 @@ async fn start(
         ledger,
         conns: Arc::new(serve::ConnCounter::default()),
         admin_throttle: Mutex::new(http::AdminThrottle::default()),
+        moderation: moderation::Counters::default(),
         shutdown,
         tasks,
     }))

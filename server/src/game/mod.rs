@@ -17,6 +17,7 @@ mod request;
 pub mod viewers;
 pub mod wire;
 
+pub(crate) use actor::sgf_date;
 pub use fan_out::{FanOut, SliceProgress};
 pub use follow::{Arrival, Following, Source};
 pub use request::{BetReceipt, GameCmd, GameReply, GameRequest};

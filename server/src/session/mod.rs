@@ -10,6 +10,7 @@ mod accounts;
 mod events;
 mod games;
 mod hall;
+mod moderation;
 mod money;
 mod people;
 mod rate_limit;
@@ -416,6 +417,7 @@ impl Session {
             M::Money(msg) => self.money_message(id, msg).await,
             M::Events(msg) => self.event_message(id, msg).await,
             M::People(msg) => self.people_message(id, msg).await,
+            M::Moderation(msg) => self.moderation_message(id, msg).await,
         }
     }
 }

@@ -214,7 +214,7 @@ impl GameActor {
 }
 
 /// SGF `DT` (YYYY-MM-DD, UTC) of a Unix time in ms, by the days-to-civil algorithm (H. Hinnant).
-fn sgf_date(unix_ms: u64) -> String {
+pub(crate) fn sgf_date(unix_ms: u64) -> String {
     let days = (unix_ms / 86_400_000) as i64 + 719_468;
     let era = days.div_euclid(146_097);
     let day_of_era = days.rem_euclid(146_097);
