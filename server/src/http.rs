@@ -15,7 +15,7 @@ use axum::extract::{ConnectInfo, Path, Request, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
+use axum::routing::{get, put};
 use axum::Router;
 use rust_embed::RustEmbed;
 use tengen_protocol::GameId;
@@ -45,6 +45,8 @@ pub(crate) fn router(state: Arc<AppState>) -> Router {
         .route("/api/users/{name}", get(user_profile))
         .route("/api/users/{name}/games", get(user_games))
         .route("/api/admin/audit", get(admin_audit))
+        .route("/api/admin/moderation", get(admin_moderation))
+        .route("/api/admin/users/{name}/role", put(admin_set_role))
         .route("/", get(index))
         .route("/{*path}", get(static_file))
         .layer(middleware::from_fn_with_state(Arc::clone(&state), edge))
@@ -390,6 +392,87 @@ async fn admin_audit(
         }
         Err(err) => {
             tracing::error!(%err, "the audit could not read the store");
+            (StatusCode::INTERNAL_SERVER_ERROR, "store failure").into_response()
+        }
+    }
+}
+
+/// The admin token's check for any admin route: `None` when the request may go on, else the
+/// response (404 without a configured token, as if the route did not exist).
+fn admin_gate(state: &AppState, peer: SocketAddr, headers: &HeaderMap) -> Option<Response> {
+    let Some(token) = &state.config.admin_token else {
+        return Some((StatusCode::NOT_FOUND, "not found").into_response());
+    };
+    let client = crate::throttle::client_address(
+        peer.ip(),
+        headers.get("x-forwarded-for"),
+        &state.config.trusted_proxies,
+    );
+    admin_check(state, client, headers, token)
+        .err()
+        .map(IntoResponse::into_response)
+}
+
+fn json_response(status: StatusCode, body: &serde_json::Value) -> Response {
+    let body = body.to_string();
+    (status, [(header::CONTENT_TYPE, "application/json")], body).into_response()
+}
+
+/// Grant a role: `PUT /api/admin/users/{name}/role` with the body `user`, `moderator` or `admin`.
+/// Answers the account and its new role; 404 for an unknown user, 400 for an unknown role.
+async fn admin_set_role(
+    State(state): State<Arc<AppState>>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    Path(name): Path<String>,
+    headers: HeaderMap,
+    body: String,
+) -> Response {
+    if let Some(refused) = admin_gate(&state, peer, &headers) {
+        return refused;
+    }
+    let Some(role) = tengen_protocol::Role::parse(body.trim()) else {
+        return (StatusCode::BAD_REQUEST, "the body is user, moderator or admin").into_response();
+    };
+    let lookup = name.clone();
+    let granted = state
+        .store
+        .call(move |store| crate::moderation::grant(store, &lookup, role))
+        .await;
+    match granted {
+        Ok(Some(user)) => json_response(
+            StatusCode::OK,
+            &serde_json::json!({"user": user.id, "username": user.username, "role": role}),
+        ),
+        Ok(None) => (StatusCode::NOT_FOUND, format!("no user {name}")).into_response(),
+        Err(err) => {
+            tracing::error!(%err, "a role could not be stored");
+            (StatusCode::INTERNAL_SERVER_ERROR, "store failure").into_response()
+        }
+    }
+}
+
+/// Moderation at a glance, for operators: this node's counters since it started and the open
+/// reports waiting in the queue.
+async fn admin_moderation(
+    State(state): State<Arc<AppState>>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    headers: HeaderMap,
+) -> Response {
+    if let Some(refused) = admin_gate(&state, peer, &headers) {
+        return refused;
+    }
+    let open = state
+        .store
+        .call(|store| store.open_reports(tengen_protocol::REPORTS_LISTED_MAX))
+        .await;
+    match open {
+        Ok(open) => {
+            let mut body = state.moderation.snapshot();
+            body["open_reports_count"] = serde_json::json!(open.len());
+            json_response(StatusCode::OK, &body)
+        }
+        Err(err) => {
+            tracing::error!(%err, "the moderation counters could not read the store");
             (StatusCode::INTERNAL_SERVER_ERROR, "store failure").into_response()
         }
     }

@@ -288,8 +288,9 @@ async fn void_finished(state: &AppState, game: GameId) -> Result<(), Refusal> {
             if !store.settlements(game)?.is_empty() {
                 return Ok(Finished::Settled);
             }
-            let unsettled = store.unsettled_finished_games()?;
-            Ok(match unsettled.iter().any(|row| row.id == game) {
+            // Ended is what its log says, whether or not the game's record was finished after.
+            let ended = crate::game::logged_outcome(&store.game_events(game)?).is_some();
+            Ok(match ended {
                 true => Finished::Unsettled(players),
                 false => Finished::NotEnded,
             })
