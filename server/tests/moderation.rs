@@ -31,6 +31,20 @@ async fn http_put(server: &TestServer, path: &str, body: &str) -> (u16, String) 
     (status, body.to_string())
 }
 
+/// `tengen admin <args>` on the SQLite store in `dir`: its exit status and what it printed.
+fn tengen_admin(dir: &std::path::Path, args: &[&str]) -> (bool, String) {
+    let run = std::process::Command::new(env!("CARGO_BIN_EXE_tengen"))
+        .arg("admin")
+        .args(args)
+        .arg("--data")
+        .arg(dir)
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&run.stdout).to_string()
+        + &String::from_utf8_lossy(&run.stderr);
+    (run.status.success(), said)
+}
+
 /// Give `name` a role through the admin API.
 async fn grant(server: &TestServer, name: &str, role: &str) {
     let (status, body) = http_put(server, &format!("/api/admin/users/{name}/role"), role).await;
@@ -345,7 +359,12 @@ async fn a_finished_unsettled_game_is_voided_through_settlement_once() {
     let mut bob = server.player("bob").await;
     let mut dave = server.player("dave").await;
     let mut carol = server.player("carol").await;
-    grant(&server, "carol", "moderator").await;
+    // The operator's command line, on the store the running server uses.
+    let (granted, said) = tengen_admin(dir.path(), &["grant-moderator", "carol"]);
+    assert!(granted, "{said}");
+    assert!(said.contains("carol") && said.contains("moderator"), "{said}");
+    let (granted, said) = tengen_admin(dir.path(), &["grant-moderator", "nobody"]);
+    assert!(!granted && said.contains("no user nobody"), "{said}");
     let game = start_table_game(&mut alice, &mut bob, 1).await;
     dave.ok(json!({"type": "watch", "game": game})).await;
     bet_placed(&mut dave, game, "white", 200).await;
@@ -365,6 +384,22 @@ async fn a_finished_unsettled_game_is_voided_through_settlement_once() {
     let again = moderate(&mut carol, act).await;
     assert_eq!(again["code"], "already_settled", "{again}");
     assert_eq!(log(&mut carol).await.len(), 1);
+    let token = dave.token.clone().unwrap();
+    server.stop().await;
+
+    // A restart finds the game settled (void) and settles nothing again.
+    let server = start_server(dir.path()).await;
+    let mut dave = server.client().await;
+    dave.hello().await;
+    dave.ok(json!({"type": "resume", "token": token})).await;
+    assert_eq!(balance(&mut dave).await, GRANT);
+    let report = assert_audit_clean(&server).await;
+    assert_eq!(report["settled_games_count"], 1, "{report}");
+    // Taken back by the command line, the role is gone at once.
+    let (revoked, said) = tengen_admin(dir.path(), &["revoke-moderator", "carol"]);
+    assert!(revoked, "{said}");
+    let mut carol = server.player_login("carol").await;
+    carol.err(json!({"type": "moderation_log"}), "not_moderator").await;
     server.stop().await;
 }
 
