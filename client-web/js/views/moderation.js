@@ -34,7 +34,8 @@ function personOf(reported) {
 }
 
 export function mountModeration(root, ctx) {
-  const { t, actions } = ctx;
+  const { t, actions, lang } = ctx;
+  const when = (ms) => new Date(ms).toLocaleString(lang === 'zh' ? 'zh-CN' : 'en-GB');
   const queue = h('section', { class: 'panel', 'data-testid': 'mod-queue' });
   const logBox = h('section', { class: 'panel', 'data-testid': 'mod-log' });
   root.appendChild(h('main', { class: 'narrow-page moderation' }, h('h2', {}, t('moderation.title')), queue, logBox));
@@ -77,10 +78,10 @@ export function mountModeration(root, ctx) {
     fill(queue, h('h3', {}, t('moderation.queue')), problem,
       reports === null ? h('p', { class: 'muted' }, t('profile.loading'))
         : reports.length === 0 ? h('p', { class: 'muted', 'data-testid': 'mod-empty' }, t('moderation.empty'))
-          : h('ol', { class: 'mod-reports' }, reports.map((report) => reportCard(report, { t, act }))));
+          : h('ol', { class: 'mod-reports' }, reports.map((report) => reportCard(report, { t, act, when }))));
     fill(logBox, h('h3', {}, t('moderation.log')),
       entries.length === 0 ? h('p', { class: 'muted' }, t('moderation.logEmpty'))
-        : h('ol', { class: 'mod-log' }, entries.map((entry) => logLine(entry, { t }))),
+        : h('ol', { class: 'mod-log' }, entries.map((entry) => logLine(entry, { t, when }))),
       logMore ? h('button', { class: 'small', 'data-testid': 'mod-log-more', onclick: older }, t('profile.more')) : null);
   }
 
@@ -89,7 +90,7 @@ export function mountModeration(root, ctx) {
 }
 
 /** One report: who filed it and why, what it is about, and the acts that fit it. */
-function reportCard(report, { t, act }) {
+function reportCard(report, { t, act, when }) {
   const reason = h('input', { type: 'text', maxlength: 500, value: report.reason, 'aria-label': t('moderation.reason'), 'data-testid': 'mod-reason' });
   const doing = (action) => () => act(report, action, reason.value.trim());
   const person = personOf(report.reported);
@@ -99,12 +100,12 @@ function reportCard(report, { t, act }) {
   const banFor = choose(BAN_CHOICES, (days) => lengthText(t, { days }), 'mod-ban-length');
   const buttons = [
     person ? h('span', { class: 'mod-act' }, muteFor, h('button', { 'data-testid': 'mod-mute',
-      onclick: () => doing({ action: 'mute', username: person, minutes: MUTE_CHOICES[Number(muteFor.value)] })() }, t('moderation.mute'))) : null,
+      onclick: () => doing({ action: 'mute', username: person, minutes: MUTE_CHOICES[Number(muteFor.value)] })() }, t('moderation.mute', { name: person }))) : null,
     person ? h('span', { class: 'mod-act' }, banFor, h('button', { class: 'danger', 'data-testid': 'mod-ban',
       onclick: () => {
         const days = BAN_CHOICES[Number(banFor.value)];
         doing(days === null ? { action: 'ban', username: person } : { action: 'ban', username: person, days })();
-      } }, t('moderation.ban'))) : null,
+      } }, t('moderation.ban', { name: person }))) : null,
     report.reported.kind === 'chat_line' ? h('button', { 'data-testid': 'mod-remove',
       onclick: doing({ action: 'remove_chat', line: report.reported.line.line }) }, t('moderation.remove')) : null,
     report.reported.kind === 'game' ? h('button', { class: 'danger', 'data-testid': 'mod-void',
@@ -112,7 +113,7 @@ function reportCard(report, { t, act }) {
     h('button', { 'data-testid': 'mod-dismiss', onclick: doing({ action: 'dismiss' }) }, t('moderation.dismiss')),
   ];
   return h('li', { class: 'mod-report', 'data-testid': 'mod-report', 'data-report': report.report },
-    h('p', { class: 'small muted' }, t('moderation.reportedBy', { name: report.reporter, when: new Date(report.at_ms).toLocaleString() })),
+    h('p', { class: 'small muted' }, t('moderation.reportedBy', { name: report.reporter, when: when(report.at_ms) })),
     h('p', { class: 'mod-why' }, `“${report.reason}”`),
     subject(report.reported, { t }),
     h('label', { class: 'field' }, t('moderation.reason'), reason),
@@ -135,13 +136,13 @@ function subject(reported, { t }) {
 }
 
 /** One act of the log: when, who, what to whom, why, and until when. */
-function logLine(entry, { t }) {
+function logLine(entry, { t, when }) {
   const what = entry.action === 'mute' ? t('moderation.did.mute', { name: entry.username, length: lengthText(t, { minutes: entry.minutes }) })
     : entry.action === 'ban' ? t('moderation.did.ban', { name: entry.username, length: lengthText(t, { days: entry.days ?? null }) })
       : entry.action === 'remove_chat' ? t('moderation.did.remove_chat', { line: entry.line })
         : entry.action === 'void_game' ? t('moderation.did.void_game', { game: entry.game })
           : t('moderation.did.dismiss', { report: entry.report });
   return h('li', { 'data-testid': 'mod-log-entry' },
-    h('span', { class: 'small muted' }, `#${entry.entry} ${new Date(entry.at_ms).toLocaleString()} `),
+    h('span', { class: 'small muted' }, `#${entry.entry} ${when(entry.at_ms)} `),
     h('b', {}, userName(entry.moderator)), ' ', what, ' — ', h('i', {}, entry.reason));
 }
