@@ -10,7 +10,9 @@ use crate::{ChatChannel, ChatLineId, GameId, ReportId, UserId};
 /// What an account may do beyond playing: a moderator handles reports and acts on users; an admin is
 /// a moderator who may also act on moderators. Granted by the operator (`tengen admin`, the admin
 /// API), never over this protocol.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Role {
     #[default]
@@ -49,10 +51,16 @@ impl Role {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum ReportTarget {
-    User { username: String },
+    User {
+        username: String,
+    },
     /// A chat line, by the `line` id its `chat` frame carried.
-    ChatLine { line: ChatLineId },
-    Game { game: GameId },
+    ChatLine {
+        line: ChatLineId,
+    },
+    Game {
+        game: GameId,
+    },
 }
 
 /// A chat line as the server keeps it for moderation.
@@ -143,7 +151,10 @@ pub struct ModLogEntry {
 pub enum ModerationMsg {
     /// Report a user, a chat line or a game to the moderators (answered by `report_filed`). Any
     /// logged-in user; a few a minute at most.
-    Report { target: ReportTarget, reason: String },
+    Report {
+        target: ReportTarget,
+        reason: String,
+    },
     /// Moderators: the open reports, oldest first (answered by `reports`).
     ListReports,
     /// Moderators: act, giving a reason, in answer to `report` when there is one (which closes it).

@@ -3,10 +3,11 @@
 use serde::{Deserialize, Serialize};
 
 use crate::{
-    is_zero, ChallengeId, ChatChannel, ChatLine, ChatLineId, ModLogEntry, ReportId, ReportView, Role, Clocks, Color, ErrorCode, EventSummary, EventView,
-    GameEvent, GameId, GameListing, GameSettings, GameState, GameSummary, HistoryEntry,
-    LogoutReason, PlayerInfo, Point, PoolInfo, ProfileView, RequestId, RoomId, RoomInfo, StakeInfo,
-    StudyView, TableId, TableInfo, UserId, WagerRecord,
+    is_zero, ChallengeId, ChatChannel, ChatLine, ChatLineId, Clocks, Color, ErrorCode,
+    EventSummary, EventView, GameEvent, GameId, GameListing, GameSettings, GameState, GameSummary,
+    HistoryEntry, LogoutReason, ModLogEntry, PlayerInfo, Point, PoolInfo, ProfileView, ReportId,
+    ReportView, RequestId, Role, RoomId, RoomInfo, StakeInfo, StudyView, TableId, TableInfo,
+    UserId, WagerRecord,
 };
 
 /// A message from the server.

@@ -691,26 +691,6 @@ pub const GAME_HALT_MS_MAX: u64 = 3 * 24 * 60 * 60_000;
 /// few more only cover warnings that race that end. Bounds the record's notes.
 pub const GAME_WARNINGS_MAX: u32 = 4;
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn production_defaults_are_owasps_argon2id_parameters() {
-        let config = Config::new(PathBuf::from("data"));
-        assert_eq!(
-            config.argon2,
-            Argon2Params {
-                memory_kib: 19_456,
-                passes: 2,
-                lanes: 1
-            }
-        );
-        assert_eq!(parse_listen(DEFAULT_LISTEN).unwrap().port(), 8080);
-        assert!(parse_listen("localhost").is_err());
-    }
-}
-
 /// How long chat lines are kept in the store for moderation: a report of a line shows the lines
 /// around it, and moderators (volunteers on OGS and KGS) get to a report within days. Past it a
 /// line is forgotten; a report already filed keeps the lines it showed.
@@ -746,3 +726,23 @@ pub const REPORTS_FREE: u32 = 5;
 pub const REPORT_DELAY_BASE_MS: u64 = 60_000;
 pub const REPORT_DELAY_MAX_MS: u64 = 60 * 60 * 1000;
 pub const REPORT_FORGET_MS: u64 = 24 * 60 * 60 * 1000;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn production_defaults_are_owasps_argon2id_parameters() {
+        let config = Config::new(PathBuf::from("data"));
+        assert_eq!(
+            config.argon2,
+            Argon2Params {
+                memory_kib: 19_456,
+                passes: 2,
+                lanes: 1
+            }
+        );
+        assert_eq!(parse_listen(DEFAULT_LISTEN).unwrap().port(), 8080);
+        assert!(parse_listen("localhost").is_err());
+    }
+}

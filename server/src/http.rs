@@ -431,7 +431,11 @@ async fn admin_set_role(
         return refused;
     }
     let Some(role) = tengen_protocol::Role::parse(body.trim()) else {
-        return (StatusCode::BAD_REQUEST, "the body is user, moderator or admin").into_response();
+        return (
+            StatusCode::BAD_REQUEST,
+            "the body is user, moderator or admin",
+        )
+            .into_response();
     };
     let lookup = name.clone();
     let granted = state

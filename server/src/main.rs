@@ -120,7 +120,7 @@ enum Command {
     /// server runs or not: every node reads a role from the store on each moderation request).
     Admin {
         #[command(subcommand)]
-        grant: Grant,
+        change: RoleChange,
         /// Data directory (the SQLite database lives here).
         #[arg(long, env = "TENGEN_DATA", default_value = config::DEFAULT_DATA_DIR, global = true)]
         data: PathBuf,
@@ -131,7 +131,7 @@ enum Command {
 
 /// A role given to (or taken from) the account named `name`.
 #[derive(Debug, Subcommand)]
-enum Grant {
+enum RoleChange {
     /// Make the account a moderator: it handles reports, mutes, bans, removes chat, voids games.
     GrantModerator { name: String },
     /// Make the account an admin: a moderator who may also act on moderators.
@@ -140,12 +140,12 @@ enum Grant {
     RevokeModerator { name: String },
 }
 
-impl Grant {
+impl RoleChange {
     fn role(&self) -> (&str, Role) {
         match self {
-            Grant::GrantModerator { name } => (name, Role::Moderator),
-            Grant::GrantAdmin { name } => (name, Role::Admin),
-            Grant::RevokeModerator { name } => (name, Role::User),
+            RoleChange::GrantModerator { name } => (name, Role::Moderator),
+            RoleChange::GrantAdmin { name } => (name, Role::Admin),
+            RoleChange::RevokeModerator { name } => (name, Role::User),
         }
     }
 }
@@ -203,7 +203,11 @@ fn main() -> std::process::ExitCode {
                 std::process::ExitCode::from(2)
             }
         },
-        Command::Admin { grant, data, redis } => admin(&grant, data, &redis),
+        Command::Admin {
+            change,
+            data,
+            redis,
+        } => admin(&change, data, &redis),
         Command::Gtp { seed } => {
             let stdin = std::io::stdin().lock();
             let stdout = std::io::stdout().lock();
@@ -267,12 +271,17 @@ fn audit(
 }
 
 /// `tengen admin`: set a role in the store the flags name; exits 1 for an unknown user.
-fn admin(grant: &Grant, data: PathBuf, redis: &RedisArgs) -> std::process::ExitCode {
+fn admin(change: &RoleChange, data: PathBuf, redis: &RedisArgs) -> std::process::ExitCode {
     let mut config = Config::new(data);
     redis.apply(&mut config);
-    let (name, role) = grant.role();
-    let granted = tengen_server::open_store(&config)
-        .and_then(|store| Ok(tengen_server::moderation::grant(store.as_ref(), name, role)?));
+    let (name, role) = change.role();
+    let granted = tengen_server::open_store(&config).and_then(|store| {
+        Ok(tengen_server::moderation::grant(
+            store.as_ref(),
+            name,
+            role,
+        )?)
+    });
     match granted {
         Ok(Some(user)) => {
             println!("{} ({}) is now {}", user.username, user.id, role.as_str());

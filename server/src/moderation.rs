@@ -16,9 +16,8 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use tengen_protocol::{
-    ChatChannel, ChatLineId, ErrorCode, GameId, KeptChatLine, ModLogEntry, PlayerInfo,
-    ReportId, ReportTarget, ReportView, Reported, Role, UserId, MOD_LOG_PAGE_MAX,
-    REPORTS_LISTED_MAX,
+    ChatChannel, ChatLineId, ErrorCode, GameId, KeptChatLine, ModLogEntry, PlayerInfo, ReportId,
+    ReportTarget, ReportView, Reported, Role, UserId, MOD_LOG_PAGE_MAX, REPORTS_LISTED_MAX,
 };
 
 use crate::config::{
@@ -32,8 +31,8 @@ use crate::{refuse, unix_now_ms, Refusal};
 
 mod acts;
 
-pub use acts::{Act, BanNotice};
 pub(crate) use acts::{moderate, role_of};
+pub use acts::{Act, BanNotice};
 
 /// What moderation has done since this node started, for operators (`/api/admin/moderation`).
 #[derive(Debug, Default)]
@@ -147,7 +146,10 @@ pub async fn forget_chat_line(store: &StoreHandle, line: ChatLineId) {
 }
 
 /// A user's role and the mute holding on them now, for their session.
-pub async fn standing(store: &StoreHandle, user: UserId) -> Result<(Role, Option<Sanction>), Refusal> {
+pub async fn standing(
+    store: &StoreHandle,
+    user: UserId,
+) -> Result<(Role, Option<Sanction>), Refusal> {
     let now_ms = unix_now_ms();
     store
         .call(move |store| {
@@ -160,7 +162,11 @@ pub async fn standing(store: &StoreHandle, user: UserId) -> Result<(Role, Option
 }
 
 /// The ban holding on `user` at `now_ms`, if any (login and resume are refused while it does).
-pub fn ban_of(store: &dyn Store, user: UserId, now_ms: u64) -> Result<Option<Sanction>, StoreError> {
+pub fn ban_of(
+    store: &dyn Store,
+    user: UserId,
+    now_ms: u64,
+) -> Result<Option<Sanction>, StoreError> {
     Ok(store
         .sanction(user, SanctionKind::Ban)?
         .filter(|ban| ban.holds_at(now_ms)))
@@ -169,7 +175,11 @@ pub fn ban_of(store: &dyn Store, user: UserId, now_ms: u64) -> Result<Option<San
 /// The sentence a banned user reads when logging in.
 pub fn banned_message(ban: &Sanction) -> String {
     match ban.until_ms {
-        Some(until) => format!("this account is banned until {}: {}", utc_minute(until), ban.reason),
+        Some(until) => format!(
+            "this account is banned until {}: {}",
+            utc_minute(until),
+            ban.reason
+        ),
         None => format!("this account is banned for good: {}", ban.reason),
     }
 }
@@ -252,7 +262,10 @@ fn no_such_user(username: &str) -> Refusal {
 }
 
 /// What `target` names, as a report keeps it; a refusal when it names nothing known.
-fn resolve(store: &dyn Store, target: &ReportTarget) -> Result<Result<Reported, Refusal>, StoreError> {
+fn resolve(
+    store: &dyn Store,
+    target: &ReportTarget,
+) -> Result<Result<Reported, Refusal>, StoreError> {
     Ok(match target {
         ReportTarget::User { username } => match store.user_by_name(username)? {
             Some(user) => Ok(Reported::User {
@@ -340,7 +353,10 @@ pub async fn open_reports(store: &StoreHandle) -> Result<Vec<ReportView>, Refusa
 }
 
 /// A page of the moderation log, newest first: the entries numbered below `before`.
-pub async fn log_page(store: &StoreHandle, before: Option<u64>) -> Result<Vec<ModLogEntry>, Refusal> {
+pub async fn log_page(
+    store: &StoreHandle,
+    before: Option<u64>,
+) -> Result<Vec<ModLogEntry>, Refusal> {
     let rows = store
         .call(move |store| store.mod_log(before, MOD_LOG_PAGE_MAX))
         .await

@@ -146,9 +146,17 @@ async fn an_old_sqlite_store_is_migrated_and_its_accounts_found() {
     assert_eq!(version(&db), 3);
     let conn = rusqlite::Connection::open(&db).unwrap();
     // Version 3's moderation tables start empty: every old account is a user, free to talk.
-    for table in ["roles", "sanctions", "chat_lines", "reports", "moderation_log"] {
+    for table in [
+        "roles",
+        "sanctions",
+        "chat_lines",
+        "reports",
+        "moderation_log",
+    ] {
         let rows: i64 = conn
-            .query_row(&format!("SELECT COUNT(*) FROM {table}"), [], |row| row.get(0))
+            .query_row(&format!("SELECT COUNT(*) FROM {table}"), [], |row| {
+                row.get(0)
+            })
             .unwrap();
         assert_eq!(rows, 0, "{table}");
     }

@@ -40,8 +40,8 @@ fn tengen_admin(dir: &std::path::Path, args: &[&str]) -> (bool, String) {
         .arg(dir)
         .output()
         .unwrap();
-    let said = String::from_utf8_lossy(&run.stdout).to_string()
-        + &String::from_utf8_lossy(&run.stderr);
+    let said =
+        String::from_utf8_lossy(&run.stdout).to_string() + &String::from_utf8_lossy(&run.stderr);
     (run.status.success(), said)
 }
 
@@ -60,9 +60,7 @@ async fn moderate(moderator: &mut Client, mut act: Value) -> Value {
 }
 
 async fn log(moderator: &mut Client) -> Vec<Value> {
-    let page = moderator
-        .ok(json!({"type": "moderation_log"}))
-        .await;
+    let page = moderator.ok(json!({"type": "moderation_log"})).await;
     page["entries"].as_array().unwrap().clone()
 }
 
@@ -120,8 +118,10 @@ async fn removes_a_reported_line(c: &mut Cast) -> u64 {
     say_in_room(&mut c.bob, &mut c.dave, "that was rude").await;
     let filed = c
         .bob
-        .ok(json!({"type": "report", "target": {"kind": "chat_line", "line": line},
-                   "reason": "insults in the room"}))
+        .ok(
+            json!({"type": "report", "target": {"kind": "chat_line", "line": line},
+                   "reason": "insults in the room"}),
+        )
         .await;
     let report = filed["report"].as_u64().unwrap();
     let queue = reports(&mut c.carol).await;
@@ -139,7 +139,11 @@ async fn removes_a_reported_line(c: &mut Cast) -> u64 {
         .collect();
     assert_eq!(
         context,
-        ["hello all", "you play like a beginner, idiot", "that was rude"]
+        [
+            "hello all",
+            "you play like a beginner, idiot",
+            "that was rude"
+        ]
     );
     let removed = moderate(
         &mut c.carol,
@@ -147,10 +151,7 @@ async fn removes_a_reported_line(c: &mut Cast) -> u64 {
     )
     .await;
     assert_eq!(removed["type"], "ack", "{removed}");
-    let dropped = c
-        .dave
-        .wait_for(|f| f["type"] == "chat_removed")
-        .await;
+    let dropped = c.dave.wait_for(|f| f["type"] == "chat_removed").await;
     assert_eq!(dropped["line"], line);
     assert_eq!(dropped["channel"], json!({"kind": "room", "room": 1}));
     c.dave.backlog.retain(|f| f["type"] != "room");
@@ -167,8 +168,10 @@ async fn removes_a_reported_line(c: &mut Cast) -> u64 {
 async fn mutes_a_reported_user(c: &mut Cast) {
     let filed = c
         .bob
-        .ok(json!({"type": "report", "target": {"kind": "user", "username": "ALICE"},
-                   "reason": "keeps insulting"}))
+        .ok(
+            json!({"type": "report", "target": {"kind": "user", "username": "ALICE"},
+                   "reason": "keeps insulting"}),
+        )
         .await;
     let report = filed["report"].as_u64().unwrap();
     let queue = reports(&mut c.carol).await;
@@ -191,7 +194,10 @@ async fn mutes_a_reported_user(c: &mut Cast) {
             )
             .await;
         let message = refused["message"].as_str().unwrap();
-        assert!(message.contains("until 20") && message.contains("UTC"), "{message}");
+        assert!(
+            message.contains("until 20") && message.contains("UTC"),
+            "{message}"
+        );
         assert!(message.contains("insults in the room"), "{message}");
     }
 }
@@ -221,8 +227,10 @@ async fn voids_a_reported_game(a: &TestServer, c: &mut Cast) -> u64 {
     assert_eq!(dropped["line"], line);
     let filed = c
         .dave
-        .ok(json!({"type": "report", "target": {"kind": "game", "game": game},
-                   "reason": "sandbagging"}))
+        .ok(
+            json!({"type": "report", "target": {"kind": "game", "game": game},
+                   "reason": "sandbagging"}),
+        )
         .await;
     let report = filed["report"].as_u64().unwrap();
     let queue = reports(&mut c.carol).await;
@@ -285,7 +293,10 @@ async fn bans_a_user(a: &TestServer, b: &TestServer, c: Cast) -> Client {
             )
             .await;
         let message = refused["message"].as_str().unwrap();
-        assert!(message.contains("insults after a mute") && message.contains("UTC"), "{message}");
+        assert!(
+            message.contains("insults after a mute") && message.contains("UTC"),
+            "{message}"
+        );
     }
     carol
 }
@@ -302,7 +313,10 @@ async fn reports_handled_by_a_moderator(a: &TestServer, b: &TestServer) {
         .iter()
         .map(|e| e["action"].as_str().unwrap())
         .collect();
-    assert_eq!(acts, ["ban", "void_game", "remove_chat", "mute", "remove_chat"]);
+    assert_eq!(
+        acts,
+        ["ban", "void_game", "remove_chat", "mute", "remove_chat"]
+    );
     assert!(entries.iter().all(|e| e["moderator"] == "carol"));
     assert_eq!(entries[1]["game"], game);
     assert_eq!(entries[4]["line"], line);
@@ -362,7 +376,10 @@ async fn a_finished_unsettled_game_is_voided_through_settlement_once() {
     // The operator's command line, on the store the running server uses.
     let (granted, said) = tengen_admin(dir.path(), &["grant-moderator", "carol"]);
     assert!(granted, "{said}");
-    assert!(said.contains("carol") && said.contains("moderator"), "{said}");
+    assert!(
+        said.contains("carol") && said.contains("moderator"),
+        "{said}"
+    );
     let (granted, said) = tengen_admin(dir.path(), &["grant-moderator", "nobody"]);
     assert!(!granted && said.contains("no user nobody"), "{said}");
     let game = start_table_game(&mut alice, &mut bob, 1).await;
@@ -399,7 +416,9 @@ async fn a_finished_unsettled_game_is_voided_through_settlement_once() {
     let (revoked, said) = tengen_admin(dir.path(), &["revoke-moderator", "carol"]);
     assert!(revoked, "{said}");
     let mut carol = server.player_login("carol").await;
-    carol.err(json!({"type": "moderation_log"}), "not_moderator").await;
+    carol
+        .err(json!({"type": "moderation_log"}), "not_moderator")
+        .await;
     server.stop().await;
 }
 
@@ -423,31 +442,73 @@ async fn bad_reports_and_acts_are_refused_and_change_nothing() {
     let (status, _) = http_put(&server, "/api/admin/users/bob/role", "king").await;
     assert_eq!(status, 400);
 
-    let report = |target: Value, reason: &str| {
-        json!({"type": "report", "target": target, "reason": reason})
-    };
-    bob.err(report(json!({"kind": "user", "username": "nobody"}), "spam"), "no_such_user")
+    let report =
+        |target: Value, reason: &str| json!({"type": "report", "target": target, "reason": reason});
+    bob.err(
+        report(json!({"kind": "user", "username": "nobody"}), "spam"),
+        "no_such_user",
+    )
+    .await;
+    bob.err(
+        report(json!({"kind": "chat_line", "line": 999_999}), "spam"),
+        "no_such_chat_line",
+    )
+    .await;
+    bob.err(
+        report(json!({"kind": "game", "game": 999_999}), "spam"),
+        "no_such_game",
+    )
+    .await;
+    bob.err(
+        report(json!({"kind": "user", "username": "alice"}), "   "),
+        "bad_reason",
+    )
+    .await;
+    bob.err(report(json!({"kind": "user"}), "spam"), "bad_message")
         .await;
-    bob.err(report(json!({"kind": "chat_line", "line": 999_999}), "spam"), "no_such_chat_line")
-        .await;
-    bob.err(report(json!({"kind": "game", "game": 999_999}), "spam"), "no_such_game")
-        .await;
-    bob.err(report(json!({"kind": "user", "username": "alice"}), "   "), "bad_reason")
-        .await;
-    bob.err(report(json!({"kind": "user"}), "spam"), "bad_message").await;
     assert_eq!(reports(&mut carol).await, Vec::<Value>::new());
 
     let refused = [
-        (json!({"action": "mute", "username": "nobody", "minutes": 5}), "no_such_user"),
-        (json!({"action": "remove_chat", "line": 999_999}), "no_such_chat_line"),
-        (json!({"action": "void_game", "game": 999_999}), "no_such_game"),
-        (json!({"action": "mute", "username": "erin", "minutes": 5}), "not_moderator"),
-        (json!({"action": "ban", "username": "erin"}), "not_moderator"),
-        (json!({"action": "ban", "username": "carol", "days": 1}), "not_allowed"),
-        (json!({"action": "mute", "username": "alice", "minutes": 0}), "bad_duration"),
-        (json!({"action": "mute", "username": "alice", "minutes": 5_256_000}), "bad_duration"),
-        (json!({"action": "ban", "username": "alice", "days": 3650}), "bad_duration"),
-        (json!({"action": "dismiss", "report": 999_999}), "no_such_report"),
+        (
+            json!({"action": "mute", "username": "nobody", "minutes": 5}),
+            "no_such_user",
+        ),
+        (
+            json!({"action": "remove_chat", "line": 999_999}),
+            "no_such_chat_line",
+        ),
+        (
+            json!({"action": "void_game", "game": 999_999}),
+            "no_such_game",
+        ),
+        (
+            json!({"action": "mute", "username": "erin", "minutes": 5}),
+            "not_moderator",
+        ),
+        (
+            json!({"action": "ban", "username": "erin"}),
+            "not_moderator",
+        ),
+        (
+            json!({"action": "ban", "username": "carol", "days": 1}),
+            "not_allowed",
+        ),
+        (
+            json!({"action": "mute", "username": "alice", "minutes": 0}),
+            "bad_duration",
+        ),
+        (
+            json!({"action": "mute", "username": "alice", "minutes": 5_256_000}),
+            "bad_duration",
+        ),
+        (
+            json!({"action": "ban", "username": "alice", "days": 3650}),
+            "bad_duration",
+        ),
+        (
+            json!({"action": "dismiss", "report": 999_999}),
+            "no_such_report",
+        ),
         (json!({"action": "dismiss"}), "bad_message"),
     ];
     for (mut act, code) in refused {
@@ -461,8 +522,10 @@ async fn bad_reports_and_acts_are_refused_and_change_nothing() {
     // A user may do none of it.
     let act = json!({"action": "mute", "username": "alice", "minutes": 5, "reason": "x"});
     assert_eq!(moderate(&mut bob, act).await["code"], "not_moderator");
-    bob.err(json!({"type": "list_reports"}), "not_moderator").await;
-    bob.err(json!({"type": "moderation_log"}), "not_moderator").await;
+    bob.err(json!({"type": "list_reports"}), "not_moderator")
+        .await;
+    bob.err(json!({"type": "moderation_log"}), "not_moderator")
+        .await;
     // Nothing changed: no entry, alice still talks and logs in.
     assert_eq!(log(&mut carol).await, Vec::<Value>::new());
     alice.ok(json!({"type": "join_room", "room": 1})).await;

@@ -6,9 +6,9 @@
 
 use serde::{Deserialize, Serialize};
 use tengen_protocol::{
-    ChallengeId, ChatChannel, ChatLineId, ErrorCode, EventId, EventOutcome, EventPlacing, EventSpec,
-    EventSummary, EventView, GameId, GameOutcome, GameSettings, GameSummary, PlayerInfo, Points,
-    RoomId, Seat, StakeTerms, TableId, TeamId, UserId,
+    ChallengeId, ChatChannel, ChatLineId, ErrorCode, EventId, EventOutcome, EventPlacing,
+    EventSpec, EventSummary, EventView, GameId, GameOutcome, GameSettings, GameSummary, PlayerInfo,
+    Points, RoomId, Seat, StakeTerms, TableId, TeamId, UserId,
 };
 use tokio::sync::oneshot;
 

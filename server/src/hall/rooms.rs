@@ -6,7 +6,8 @@
 use std::collections::{BTreeMap, VecDeque};
 
 use tengen_protocol::{
-    ChatChannel, ChatLine, ChatLineId, ErrorCode, PlayerInfo, RoomId, RoomInfo, ServerMsg, TableId, UserId,
+    ChatChannel, ChatLine, ChatLineId, ErrorCode, PlayerInfo, RoomId, RoomInfo, ServerMsg, TableId,
+    UserId,
 };
 
 use super::request::Presence;

@@ -13,8 +13,8 @@ use super::{
 };
 use crate::game::GameRequest;
 use crate::hall::HallRequest;
-use crate::ledger::settle::Outcome;
 use crate::ledger::book::{Account, Applied};
+use crate::ledger::settle::Outcome;
 use crate::store::moderation::{Sanction, SanctionKind};
 use crate::store::{store_refusal, StoreError, UserRow};
 use crate::{refuse, unix_now_ms, AppState, Refusal};
@@ -35,7 +35,11 @@ fn internal(err: StoreError) -> Refusal {
 }
 
 /// Do `act` as `moderator`, close the report it answers, and log it.
-pub(crate) async fn moderate(state: &AppState, moderator: &PlayerInfo, act: Act) -> Result<(), Refusal> {
+pub(crate) async fn moderate(
+    state: &AppState,
+    moderator: &PlayerInfo,
+    act: Act,
+) -> Result<(), Refusal> {
     let role = role_of(state, moderator).await?;
     let act = Act {
         reason: validate_reason(&act.reason)?,
@@ -122,10 +126,7 @@ async fn open_report(state: &AppState, report: ReportId) -> Result<(), Refusal> 
         .map_err(internal)?;
     match row {
         Some(row) if row.open => Ok(()),
-        _ => refuse(
-            ErrorCode::NoSuchReport,
-            format!("no open report {report}"),
-        ),
+        _ => refuse(ErrorCode::NoSuchReport, format!("no open report {report}")),
     }
 }
 
@@ -150,7 +151,10 @@ async fn subject(
         .map_err(internal)?;
     let (user, their_role) = found.ok_or_else(|| no_such_user(username))?;
     if user.id == moderator.user {
-        return refuse(ErrorCode::NotAllowed, "moderators do not mute or ban themselves");
+        return refuse(
+            ErrorCode::NotAllowed,
+            "moderators do not mute or ban themselves",
+        );
     }
     if their_role.moderates() && role != Role::Admin {
         return refuse(
@@ -162,7 +166,12 @@ async fn subject(
 }
 
 /// Store the mute (it holds at every node's next line) and tell the user's connections.
-async fn mute(state: &AppState, user: &UserRow, until_ms: u64, reason: &str) -> Result<(), Refusal> {
+async fn mute(
+    state: &AppState,
+    user: &UserRow,
+    until_ms: u64,
+    reason: &str,
+) -> Result<(), Refusal> {
     let sanction = Sanction {
         until_ms: Some(until_ms),
         reason: reason.to_string(),
@@ -314,7 +323,10 @@ async fn void_finished(state: &AppState, game: GameId) -> Result<(), Refusal> {
         Ok(Applied::AlreadyApplied) => settled(game),
         Err(err) => {
             tracing::error!(%game, %err, "a void settlement failed");
-            refuse(ErrorCode::Internal, "the game could not be settled void; nothing moved")
+            refuse(
+                ErrorCode::Internal,
+                "the game could not be settled void; nothing moved",
+            )
         }
     }
 }

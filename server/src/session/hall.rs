@@ -3,8 +3,8 @@
 //! resync after missing some). Each request becomes one [`HallRequest`] for the hall actor.
 
 use tengen_protocol::{
-    ChallengeId, ChatChannel, ChatLineId, ErrorCode, GameSettings, HallMsg, PlayerInfo, RequestId, RoomId,
-    Seat, ServerMsg, TableId, TimeClass, UserId,
+    ChallengeId, ChatChannel, ChatLineId, ErrorCode, GameSettings, HallMsg, PlayerInfo, RequestId,
+    RoomId, Seat, ServerMsg, TableId, TimeClass, UserId,
 };
 use tokio::sync::broadcast;
 

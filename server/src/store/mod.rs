@@ -791,7 +791,10 @@ fn moderation_conformance(store: &dyn Store, alice: UserId, bob: UserId) {
         reason: "lifted".into(),
     };
     store.set_sanction(bob, SanctionKind::Ban, &lifted).unwrap();
-    assert_eq!(store.sanction(bob, SanctionKind::Ban).unwrap(), Some(lifted));
+    assert_eq!(
+        store.sanction(bob, SanctionKind::Ban).unwrap(),
+        Some(lifted)
+    );
     assert_eq!(store.sanction(alice, SanctionKind::Ban).unwrap(), None);
 
     // Three lines kept per channel: the first of four is forgotten; another channel is apart.
@@ -832,7 +835,10 @@ fn moderation_conformance(store: &dyn Store, alice: UserId, bob: UserId) {
     let second = store.file_report("{\"r\":2}").unwrap();
     assert!(second > report);
     let open = store.open_reports(10).unwrap();
-    assert_eq!(open.iter().map(|r| r.id).collect::<Vec<_>>(), [report, second]);
+    assert_eq!(
+        open.iter().map(|r| r.id).collect::<Vec<_>>(),
+        [report, second]
+    );
     assert_eq!(open[0].record_json, "{\"r\":1}");
     assert_eq!(store.open_reports(1).unwrap().len(), 1);
     assert!(store.close_report(report).unwrap());

@@ -30,9 +30,7 @@ use tengen_protocol::{
 };
 use tokio::sync::oneshot;
 
-use super::moderation::{
-    ChatKeeping, Moderation, NewChatLine, ReportRow, Sanction, SanctionKind,
-};
+use super::moderation::{ChatKeeping, Moderation, NewChatLine, ReportRow, Sanction, SanctionKind};
 use super::{
     record_by_size, Backoff, GameListRow, Glicko, LiveGameRow, NewGame, QueuedAnswer, RatedGameRow,
     RatedOutcome, RatingUpdate, Store, StoreError, UserRow,

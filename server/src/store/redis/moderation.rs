@@ -70,7 +70,10 @@ impl Moderation for RedisStore {
             match sanction.until_ms {
                 Some(until) => pipe.hset_multiple(
                     &key,
-                    &[("until_ms", until.to_string()), ("reason", sanction.reason.clone())],
+                    &[
+                        ("until_ms", until.to_string()),
+                        ("reason", sanction.reason.clone()),
+                    ],
                 ),
                 None => pipe.hset(&key, "reason", &sanction.reason),
             };
