@@ -14,7 +14,7 @@ use super::{
 use crate::game::GameRequest;
 use crate::hall::HallRequest;
 use crate::ledger::book::{Account, Applied};
-use crate::ledger::settle::Outcome;
+use crate::ledger::settle::MoneyOutcome;
 use crate::store::moderation::{Sanction, SanctionKind};
 use crate::store::{store_refusal, StoreError, UserRow};
 use crate::{refuse, unix_now_ms, AppState, Refusal};
@@ -317,7 +317,7 @@ async fn void_finished(state: &AppState, game: GameId) -> Result<(), Refusal> {
         }
         Finished::Unsettled(players) => players,
     };
-    match state.ledger.settle_game(game, players, Outcome::Void).await {
+    match state.ledger.settle_game(game, players, MoneyOutcome::Void).await {
         Ok(Applied::Applied) => push_balances(state, game).await,
         // Settled by a restart's sweep meanwhile, with its own result.
         Ok(Applied::AlreadyApplied) => settled(game),
