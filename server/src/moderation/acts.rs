@@ -317,7 +317,11 @@ async fn void_finished(state: &AppState, game: GameId) -> Result<(), Refusal> {
         }
         Finished::Unsettled(players) => players,
     };
-    match state.ledger.settle_game(game, players, MoneyOutcome::Void).await {
+    match state
+        .ledger
+        .settle_game(game, players, MoneyOutcome::Void)
+        .await
+    {
         Ok(Applied::Applied) => push_balances(state, game).await,
         // Settled by a restart's sweep meanwhile, with its own result.
         Ok(Applied::AlreadyApplied) => settled(game),
