@@ -1,5 +1,5 @@
 // The application shell: routes (#/, #/room/1, #/table/3, #/game/12, #/bets, #/games, #/replay/12,
-// #/study, #/events, #/event/4, #/user/<name>) to views, turns view actions into requests through `net`, feeds every server message into
+// #/study, #/events, #/event/4, #/user/<name>, #/moderation) to views, turns view actions into requests through `net`, feeds every server message into
 // `state`, re-renders the current view, and re-subscribes after a reconnect. The only module that knows all the others.
 
 import { Connection, RequestError } from './net.js';
@@ -15,7 +15,8 @@ import { mountMyBets } from './views/mybets.js';
 import { mountGames } from './views/games.js';
 import { mountReplay } from './views/replay.js';
 import { mountStudy } from './views/study.js';
-import { openChallengeDialog, openChallengedDialog } from './views/dialogs.js';
+import { openChallengeDialog, openChallengedDialog, openReportDialog } from './views/dialogs.js';
+import { mountModeration } from './views/moderation.js';
 import { mountEvent } from './views/event.js';
 import { mountProfile } from './views/profile.js';
 import { eventActions, mountEvents } from './views/events.js';
@@ -250,13 +251,29 @@ const actions = {
   }).finally(() => { automatchSearching = false; }),
   chat: (channel, text) => send({ type: 'chat', channel, text }).catch(toast),
   ...eventActions({ send, untilReady, following, toast, go: (hash) => { location.hash = hash; } }),
+  // Reports: a dialog asks the reason, then the server keeps the report for the moderators.
+  reportLine(line) {
+    report({ kind: 'chat_line', line: line.line }, t('report.whatLine', { name: line.from.username, text: line.text }));
+  },
+  reportUser: (username) => report({ kind: 'user', username }, t('report.whatUser', { name: username })),
+  reportGame: (game) => report({ kind: 'game', game }, t('report.whatGame', { game })),
+  // The moderators' queue and log (views/moderation.js); the server refuses anyone else.
+  listReports: () => untilReady().then(() => send({ type: 'list_reports' })).then((reply) => reply.reports),
+  moderationLog: (before) => untilReady().then(() => send({ type: 'moderation_log', ...(before != null ? { before } : {}) })).then((reply) => reply.entries),
+  moderate: (act) => send({ type: 'moderate', ...act }),
   openChallenge(player) {
     openChallengeDialog({ t, player, onSend: (settings) => send({ type: 'challenge', user: player.user, settings })
       .then(() => toast({ text: t('challenge.sent', { name: player.username }) })).catch(toast) });
   },
 };
 
+function report(target, what) {
+  openReportDialog({ t, what, onSend: (reason) => send({ type: 'report', target, reason })
+    .then(() => toast({ text: t('report.sent') })).catch(toast) });
+}
+
 function afterLogin() {
+  state.banned = null;
   // A player back after closing the tab mid-game goes straight to the game, before its forfeit countdown
   // runs out (watching it again is what tells the server the player is back).
   const live = myLiveGame(state);
@@ -325,6 +342,7 @@ function renderHeader() {
     state.me && state.balance != null ? h('a', { class: 'balance', href: '#/bets', 'data-testid': 'balance' }, t('balance.short', { balance: state.balance })) : null,
     state.me ? h('a', { class: 'me', href: '#/bets', 'data-testid': 'me' }, userName(state.me.username)) : null,
     state.me ? h('a', { class: 'small', href: '#/games', 'data-testid': 'nav-games' }, t('nav.games')) : null,
+    state.me && state.me.role !== 'user' ? h('a', { class: 'small', href: '#/moderation', 'data-testid': 'nav-moderation' }, t('nav.moderation')) : null,
     h('a', { class: 'small', href: '#/study', 'data-testid': 'nav-study' }, t('nav.study')),
     h('button', { class: 'small', 'data-testid': 'sound-switch', 'aria-pressed': String(!sounds.muted()), title: t(sounds.muted() ? 'sound.unmute' : 'sound.mute'),
       onclick: () => { sounds.setMuted(!sounds.muted()); renderHeader(); } }, t(sounds.muted() ? 'sound.off' : 'sound.on')),
@@ -354,6 +372,7 @@ function parseHash() {
   if (parts[0] === 'replay' && id) return { name: 'replay', params: { game: id } };
   if (parts[0] === 'event' && id) return { name: 'event', params: { event: id } };
   if (parts[0] === 'events') return { name: 'events', params: {} };
+  if (parts[0] === 'moderation') return { name: 'moderation', params: {} };
   if (parts[0] === 'user' && parts[1]) {
     // A name in any script comes encoded (player-link.js); a mangled one is a name nobody has.
     try {
@@ -378,7 +397,7 @@ function route(force = false) {
   if (name !== 'profile') following.profile = null;
   main.replaceChildren();
   const ctx = { state, t, actions, lang, sounds };
-  const mount = { login: mountLogin, hall: mountHall, table: mountTable, game: mountGame, bets: mountMyBets, games: mountGames, replay: mountReplay, study: mountStudy, event: mountEvent, events: mountEvents, profile: mountProfile }[name];
+  const mount = { login: mountLogin, hall: mountHall, table: mountTable, game: mountGame, bets: mountMyBets, games: mountGames, replay: mountReplay, study: mountStudy, event: mountEvent, events: mountEvents, profile: mountProfile, moderation: mountModeration }[name];
   view = mount(main, ctx, params);
   render();
 }
@@ -397,7 +416,19 @@ function scheduleRender() {
 function render() {
   renderHeader();
   view?.update();
-  while (state.notices.length) toast({ text: t(state.notices.shift().key) });
+  while (state.notices.length) {
+    const notice = state.notices.shift();
+    toast({ text: t(notice.key, noticeVars()) });
+  }
+}
+
+/** What a notice may say of my mute or ban: why and until when. */
+function noticeVars() {
+  const until = (ms) => (ms ? new Date(ms).toLocaleString(lang === 'zh' ? 'zh-CN' : 'en-GB') : t('moderation.forever'));
+  return {
+    reason: state.muted?.reason ?? state.banned?.reason ?? '',
+    until: until(state.muted?.until_ms ?? state.banned?.until_ms),
+  };
 }
 
 document.documentElement.lang = lang === 'zh' ? 'zh-CN' : 'en';

@@ -15,13 +15,15 @@ export const CHAT_LINES_MAX = 200;
 
 export function createState() {
   return {
-    me: null, // {user, username}
+    me: null, // {user, username, role: 'user' | 'moderator' | 'admin'}
+    muted: null, // {until_ms, reason}: a moderator's mute on me, while it holds
+    banned: null, // {reason, until_ms}: the ban that logged me out (shown on the login screen)
     connection: 'connecting',
     hall: { rooms: [], players: [], games: [] },
     room: null, // {room, name, tables: Map(table id → TableInfo), users: []}
     tables: new Map(), // tables I look at (and my room's)
     games: new Map(), // game id → game model
-    chats: new Map(), // channel key → [{from, text, at_ms}]
+    chats: new Map(), // channel key → [{from, text, at_ms, line}] (`line`: the id a report or removal names)
     challenges: [], // incoming: {challenge, from, settings}
     balance: null, // fortune points, when the server keeps them
     pendingGrant: 0, // starting points not granted yet (a new account's, until its first finished game or a day)
@@ -268,6 +270,12 @@ function addChat(state, key, line) {
   state.chats.set(key, lines);
 }
 
+/** A moderator removed a line: it goes from the screen (a new array, so the chat panel redraws). */
+function removeChat(state, key, line) {
+  const lines = state.chats.get(key);
+  if (lines) state.chats.set(key, lines.filter((kept) => kept.line !== line));
+}
+
 /** Whether the logged-in user sits at `table`, as the state last heard. */
 function seatedAt(state, table) {
   const me = state.me?.user;
@@ -341,13 +349,24 @@ export function myLiveGame(state) {
 export function applyMessage(state, msg) {
   switch (msg.type) {
     case 'session':
-      state.me = { user: msg.user, username: msg.username };
+      state.me = { user: msg.user, username: msg.username, role: msg.role ?? 'user' };
       state.pendingGrant = msg.pending_grant ?? 0;
+      state.muted = msg.muted_until_ms ? { until_ms: msg.muted_until_ms, reason: msg.muted_reason ?? '' } : null;
       break;
     case 'logged_out':
       state.me = null;
       state.pendingGrant = 0;
+      state.muted = null;
+      // A ban says why and until when; the notice stays on the login screen (`state.banned`).
+      if (msg.reason === 'banned') state.banned = { reason: msg.ban_reason ?? '', until_ms: msg.banned_until_ms ?? null };
       state.notices.push({ key: `auth.logged_out.${msg.reason}` });
+      break;
+    case 'muted':
+      state.muted = { until_ms: msg.until_ms, reason: msg.reason };
+      state.notices.push({ key: 'moderation.youAreMuted' });
+      break;
+    case 'chat_removed':
+      removeChat(state, channelKey(msg.channel), msg.line);
       break;
     case 'hall':
       state.hall = { rooms: msg.rooms, players: msg.players, games: msg.games };
@@ -374,7 +393,7 @@ export function applyMessage(state, msg) {
       state.room.tableIds = msg.tables.map((t) => t.table);
       // Entering a room shows what was being said there (the room's recent lines, oldest first).
       if (!state.chats.get(`room:${msg.room}`)?.length && msg.recent_chat?.length) {
-        state.chats.set(`room:${msg.room}`, msg.recent_chat.map(({ from, text, at_ms }) => ({ from, text, at_ms })));
+        state.chats.set(`room:${msg.room}`, msg.recent_chat.map(({ from, text, at_ms, line }) => ({ from, text, at_ms, line })));
       }
       break;
     case 'room_joined':
@@ -437,7 +456,7 @@ export function applyMessage(state, msg) {
       applyEventMessage(state, msg);
       break;
     case 'chat':
-      addChat(state, channelKey(msg.channel), { from: msg.from, text: msg.text, at_ms: msg.at_ms });
+      addChat(state, channelKey(msg.channel), { from: msg.from, text: msg.text, at_ms: msg.at_ms, line: msg.line });
       break;
     default:
       break;

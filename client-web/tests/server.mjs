@@ -18,11 +18,12 @@ export function tengenBinary() {
   return bin;
 }
 
-/** Start a server; resolves with {url, stop()}. */
-export async function startTengen() {
+/** Start a server (with `adminToken`, its admin API on); resolves with {url, stop()}. */
+export async function startTengen({ adminToken = null } = {}) {
   const data = mkdtempSync(join(tmpdir(), 'tengen-web-'));
   // The tests register many players from one address and bet at once: grants at once, no registration limit.
   const args = ['serve', '--listen', '127.0.0.1:0', '--data', data, '--grant-at-once', '--registrations-per-ip', '100000'];
+  if (adminToken) args.push('--admin-token', adminToken);
   const child = spawn(tengenBinary(), args, {
     env: { ...process.env, RUST_LOG: 'info', NO_COLOR: '1' },
     stdio: ['ignore', 'pipe', 'pipe'],

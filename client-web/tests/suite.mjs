@@ -12,7 +12,7 @@ import { launchChromium, registerInNewContext } from './browser.mjs';
 export const OUT = join(dirname(fileURLToPath(import.meta.url)), '..', 'test-output');
 export const PASSWORD = 'correct horse battery';
 
-export function browserSuite() {
+export function browserSuite(serverOptions = {}) {
   const suite = {
     server: null,
     browser: null,
@@ -21,7 +21,7 @@ export function browserSuite() {
   };
   before(async () => {
     mkdirSync(OUT, { recursive: true });
-    suite.server = await startTengen();
+    suite.server = await startTengen(serverOptions);
     suite.browser = await launchChromium();
   });
   after(async () => {

@@ -353,6 +353,7 @@ impl Conn {
                         from,
                         text,
                         at_ms: 0,
+                        line: None,
                     };
                     let _ = room.frames.send((frame.to_json().into(), true));
                 }
@@ -389,6 +390,9 @@ impl Conn {
             expires_at_ms: u64::MAX,
             pending_grant: 0,
             grant_due_at_ms: None,
+            role: Default::default(),
+            muted_until_ms: None,
+            muted_reason: None,
         }
         .to_json()
         .into()]

@@ -12,6 +12,9 @@ pub enum LogoutReason {
     Logout,
     /// The account logged out everywhere.
     LogoutAll,
+    /// A moderator banned the account: every session ended, and logging in is refused until the
+    /// ban ends.
+    Banned,
 }
 
 /// The first message of every connection.

@@ -148,6 +148,22 @@ error_codes! {
     TeamSize,
     /// Only the team's captain may do that.
     NotCaptain,
+    /// Only a moderator may do that (and only an admin may act on a moderator).
+    NotModerator,
+    /// A moderator muted you: your chat is refused until the time the message says.
+    Muted,
+    /// The account is banned: the message says why and until when.
+    Banned,
+    /// No report with that id (or it was handled already).
+    NoSuchReport,
+    /// No chat line with that id is kept (unknown, removed, or older than the server keeps).
+    NoSuchChatLine,
+    /// The game's points were settled already: it can no longer be voided.
+    AlreadySettled,
+    /// A mute or ban of a length outside the allowed range.
+    BadDuration,
+    /// A report's or a moderator's reason is empty or too long.
+    BadReason,
 }
 
 impl std::fmt::Display for ErrorCode {

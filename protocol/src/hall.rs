@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::{ChallengeId, GameId, GameSettings, PlayerInfo, RoomId, TableId, UserId};
+use crate::{ChallengeId, ChatLineId, GameId, GameSettings, PlayerInfo, RoomId, TableId, UserId};
 
 /// A seat at a table. The left seat plays Black and the right seat White, unless the table's settings ask
 /// for nigiri, in which case the server draws the colours when the game starts.
@@ -93,6 +93,9 @@ pub struct ChatLine {
     pub from: PlayerInfo,
     pub text: String,
     pub at_ms: u64,
+    /// The line's id, as its `chat` frame carried it (for reporting it, and for `chat_removed`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line: Option<ChatLineId>,
 }
 
 /// What a client sends in the hall: enter it, move between rooms and tables, sit, agree on a game, challenge, automatch and chat.

@@ -43,6 +43,15 @@ newtype_id!(
     EventId(u64)
 );
 newtype_id!(
+    /// A chat line, kept for a while so it can be reported and removed; assigned by the store, so
+    /// unique across every node, never reused.
+    ChatLineId(u64)
+);
+newtype_id!(
+    /// A report to the moderators; assigned by the store, never reused.
+    ReportId(u64)
+);
+newtype_id!(
     /// The client's own number for a request, echoed by the reply.
     RequestId(u64)
 );

@@ -27,6 +27,7 @@
 //! - `study`: the study board;
 //! - `money`: bets, stakes and balances;
 //! - `events`: competitions;
+//! - `moderation`: reports, the moderators' queue and acts, the moderation log;
 //! - `server_msg`: every reply and push, one enum;
 //! - `error`: the stable error codes.
 
@@ -36,6 +37,7 @@ mod events;
 mod game;
 mod hall;
 mod ids;
+mod moderation;
 mod money;
 mod people;
 mod server_msg;
@@ -56,8 +58,12 @@ pub use game::{
 };
 pub use hall::{ChatChannel, ChatLine, GameSummary, HallMsg, RoomInfo, Seat, TableInfo, TimeClass};
 pub use ids::{
-    ChallengeId, EventId, GameId, RequestId, RequestKey, RoomId, TableId, UserId,
-    REQUEST_KEY_LEN_MAX,
+    ChallengeId, ChatLineId, EventId, GameId, ReportId, RequestId, RequestKey, RoomId, TableId,
+    UserId, REQUEST_KEY_LEN_MAX,
+};
+pub use moderation::{
+    KeptChatLine, ModAction, ModLogEntry, ModerationMsg, ReportTarget, ReportView, Reported, Role,
+    MOD_LOG_PAGE_MAX, REPORTS_LISTED_MAX,
 };
 pub use money::{
     Amount, BadAmount, HistoryEntry, MoneyMsg, Points, PoolInfo, StakeInfo, StakeTerms, WagerKind,
@@ -141,6 +147,8 @@ areas! {
     Events(EventsMsg),
     /// Profiles and finding players.
     People(PeopleMsg),
+    /// Reports and moderation.
+    Moderation(ModerationMsg),
 }
 
 impl ClientMsg {

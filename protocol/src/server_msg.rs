@@ -3,10 +3,11 @@
 use serde::{Deserialize, Serialize};
 
 use crate::{
-    is_zero, ChallengeId, ChatChannel, ChatLine, Clocks, Color, ErrorCode, EventSummary, EventView,
-    GameEvent, GameId, GameListing, GameSettings, GameState, GameSummary, HistoryEntry,
-    LogoutReason, PlayerInfo, Point, PoolInfo, ProfileView, RequestId, RoomId, RoomInfo, StakeInfo,
-    StudyView, TableId, TableInfo, UserId, WagerRecord,
+    is_zero, ChallengeId, ChatChannel, ChatLine, ChatLineId, Clocks, Color, ErrorCode,
+    EventSummary, EventView, GameEvent, GameId, GameListing, GameSettings, GameState, GameSummary,
+    HistoryEntry, LogoutReason, ModLogEntry, PlayerInfo, Point, PoolInfo, ProfileView, ReportId,
+    ReportView, RequestId, Role, RoomId, RoomInfo, StakeInfo, StudyView, TableId, TableInfo,
+    UserId, WagerRecord,
 };
 
 /// A message from the server.
@@ -35,11 +36,25 @@ pub enum ServerMsg {
         /// When the pending grant lands at the latest (at the next login or resume from then on).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         grant_due_at_ms: Option<u64>,
+        /// A moderator or an admin (absent for everyone else).
+        #[serde(default, skip_serializing_if = "Role::is_user")]
+        role: Role,
+        /// While a moderator's mute holds: when it ends (Unix ms), and why.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        muted_until_ms: Option<u64>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        muted_reason: Option<String>,
     },
     /// Pushed when this connection's session ended elsewhere (`logout` on another connection with the
     /// same token, or `logout_all` on any): the connection is not logged in any more.
     LoggedOut {
         reason: LogoutReason,
+        /// For a ban: the moderator's reason.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        ban_reason: Option<String>,
+        /// For a ban that ends: when (Unix ms); absent for a permanent one.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        banned_until_ms: Option<u64>,
     },
     /// A request succeeded.
     Ack {
@@ -192,6 +207,37 @@ pub enum ServerMsg {
         from: PlayerInfo,
         text: String,
         at_ms: u64,
+        /// The line's id, for reporting it and for `chat_removed`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        line: Option<ChatLineId>,
+    },
+    /// A moderator removed a chat line of this channel: clients drop it.
+    ChatRemoved {
+        channel: ChatChannel,
+        line: ChatLineId,
+    },
+    /// Pushed to a user a moderator muted: their chat is refused until `until_ms` (Unix ms).
+    Muted {
+        until_ms: u64,
+        reason: String,
+    },
+    /// Reply to `report`.
+    ReportFiled {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<RequestId>,
+        report: ReportId,
+    },
+    /// Reply to `list_reports`.
+    Reports {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<RequestId>,
+        reports: Vec<ReportView>,
+    },
+    /// Reply to `moderation_log`.
+    ModerationLog {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<RequestId>,
+        entries: Vec<ModLogEntry>,
     },
     /// Reply to `bet`: what you added, your whole bet on that side, and your balance after it.
     BetPlaced {
@@ -306,6 +352,11 @@ impl ServerMsg {
         "study",
         "study_count",
         "chat",
+        "chat_removed",
+        "muted",
+        "report_filed",
+        "reports",
+        "moderation_log",
         "bet_placed",
         "pool",
         "balance",

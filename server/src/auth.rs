@@ -42,6 +42,9 @@ pub enum AuthError {
     RegistrationThrottled { wait_ms: u64 },
     #[error("the session token is unknown or expired")]
     InvalidToken,
+    /// A moderator banned the account: the message says why and until when.
+    #[error("{0}")]
+    Banned(String),
     /// Too many passwords are being checked at once; nothing was done.
     #[error("the server is busy checking passwords; try again in a moment")]
     Busy,
@@ -63,6 +66,7 @@ impl AuthError {
             AuthError::Throttled { .. } => ErrorCode::LoginThrottled,
             AuthError::RegistrationThrottled { .. } => ErrorCode::RegistrationThrottled,
             AuthError::InvalidToken => ErrorCode::InvalidToken,
+            AuthError::Banned(_) => ErrorCode::Banned,
             AuthError::Busy => ErrorCode::Busy,
             AuthError::Store(err) => crate::store::store_refusal(err).code,
             AuthError::Internal(_) => ErrorCode::Internal,
@@ -287,6 +291,7 @@ impl Auth {
             .await?
             .ok_or(AuthError::InvalidToken)?;
         let user = self.user(user_id).await?.ok_or(AuthError::InvalidToken)?;
+        self.not_banned(user.id, now_ms).await?;
         Ok(Authenticated {
             player: player_info(&user),
             token: token.to_string(),
@@ -315,7 +320,21 @@ impl Auth {
         Ok(self.store.call(move |store| store.user_by_id(id)).await?)
     }
 
+    /// Refuse a banned account, saying why and until when (a login made while a ban was being
+    /// stored is ended by the ban's revocation).
+    async fn not_banned(&self, user: UserId, now_ms: u64) -> Result<(), AuthError> {
+        let ban = self
+            .store
+            .call(move |store| crate::moderation::ban_of(store, user, now_ms))
+            .await?;
+        match ban {
+            Some(ban) => Err(AuthError::Banned(crate::moderation::banned_message(&ban))),
+            None => Ok(()),
+        }
+    }
+
     async fn open_session(&self, user: &UserRow, now_ms: u64) -> Result<Authenticated, AuthError> {
+        self.not_banned(user.id, now_ms).await?;
         let token = new_token();
         let digest = token_digest(&token);
         let expires_at_ms = now_ms + self.session_ttl_ms;

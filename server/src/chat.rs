@@ -1,7 +1,7 @@
 //! Chat lines: the length and content rule shared by every channel (room, table, kibitz), and the one
 //! place a line becomes a `chat` frame. Who may say what where is decided by the hall and the games.
 
-use tengen_protocol::{ChatChannel, ErrorCode, PlayerInfo, ServerMsg};
+use tengen_protocol::{ChatChannel, ChatLineId, ErrorCode, PlayerInfo, ServerMsg};
 
 use crate::config::CHAT_CHARS_MAX;
 use crate::Refusal;
@@ -26,13 +26,20 @@ pub fn validate(text: &str) -> Result<String, Refusal> {
     Ok(text.to_string())
 }
 
-/// The frame everyone on the channel receives.
-pub fn frame(channel: ChatChannel, from: PlayerInfo, text: String, at_ms: u64) -> String {
+/// The frame everyone on the channel receives; `line` is the id the store gave the line, by which
+/// it is reported and removed.
+pub fn frame(
+    channel: ChatChannel,
+    from: PlayerInfo,
+    (text, at_ms): (String, u64),
+    line: Option<ChatLineId>,
+) -> String {
     ServerMsg::Chat {
         channel,
         from,
         text,
         at_ms,
+        line,
     }
     .to_json()
 }

@@ -729,6 +729,42 @@ pub const GAME_HALT_MS_MAX: u64 = 3 * 24 * 60 * 60_000;
 /// few more only cover warnings that race that end. Bounds the record's notes.
 pub const GAME_WARNINGS_MAX: u32 = 4;
 
+/// How long chat lines are kept in the store for moderation: a report of a line shows the lines
+/// around it, and moderators (volunteers on OGS and KGS) get to a report within days. Past it a
+/// line is forgotten; a report already filed keeps the lines it showed.
+pub const CHAT_KEPT_MS: u64 = 7 * 24 * 60 * 60 * 1000;
+
+/// The most lines kept per chat channel (a room, a table, a game's two chats): far more than a
+/// report shows, and a busy room's week stays a few hundred KiB. The oldest go first.
+pub const CHAT_KEPT_PER_CHANNEL_MAX: usize = 200;
+
+/// Lines shown on each side of a reported chat line: enough to see the exchange it was part of.
+pub const REPORT_CONTEXT_LINES: usize = 5;
+
+/// Longest reason, in characters, a report or a moderator's act gives: a few sentences, as a chat
+/// line. An empty reason is refused: a moderator reading a report, or a user reading why they were
+/// muted, needs one.
+pub const MODERATION_REASON_CHARS_MAX: usize = 500;
+
+/// The shortest mute: a minute lets a moderator cool a heated exchange down.
+pub const MUTE_MINUTES_MIN: u32 = 1;
+
+/// The longest mute: 30 days. Longer than that, a user who cannot talk should be banned, which says
+/// so at login, rather than left in a silence they may not notice.
+pub const MUTE_MINUTES_MAX: u32 = 30 * 24 * 60;
+
+/// The longest ban that ends: a year. A ban longer than that is a permanent one, which a moderator
+/// says so (no length) rather than hiding behind ten years.
+pub const BAN_DAYS_MAX: u32 = 365;
+
+/// Reports a user may file at once before each further one waits (1 minute, doubling to at most an
+/// hour; forgotten after a quiet day): reporting a whole room's abuse takes a few, and a flood of
+/// reports drowns the moderators' queue.
+pub const REPORTS_FREE: u32 = 5;
+pub const REPORT_DELAY_BASE_MS: u64 = 60_000;
+pub const REPORT_DELAY_MAX_MS: u64 = 60 * 60 * 1000;
+pub const REPORT_FORGET_MS: u64 = 24 * 60 * 60 * 1000;
+
 #[cfg(test)]
 mod tests {
     use super::*;

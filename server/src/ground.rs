@@ -152,3 +152,36 @@ impl TaskGuard {
         TaskGuard { _alive: alive }
     }
 }
+
+/// The UTC day (YYYY-MM-DD, as SGF's `DT` writes it) of a Unix time in ms, by the days-to-civil algorithm (H. Hinnant).
+pub fn utc_date(unix_ms: u64) -> String {
+    let days = (unix_ms / 86_400_000) as i64 + 719_468;
+    let era = days.div_euclid(146_097);
+    let day_of_era = days.rem_euclid(146_097);
+    let year_of_era =
+        (day_of_era - day_of_era / 1_460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
+    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
+    let month_index = (5 * day_of_year + 2) / 153;
+    let day = day_of_year - (153 * month_index + 2) / 5 + 1;
+    let month = if month_index < 10 {
+        month_index + 3
+    } else {
+        month_index - 9
+    };
+    let year = year_of_era + era * 400 + i64::from(month <= 2);
+    format!("{year:04}-{month:02}-{day:02}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn utc_dates_are_civil_days() {
+        assert_eq!(utc_date(0), "1970-01-01");
+        // 2000-02-29 12:00 UTC, a leap day in a century leap year.
+        assert_eq!(utc_date(951_825_600_000), "2000-02-29");
+        // 2026-11-29 00:00 UTC.
+        assert_eq!(utc_date(1_795_910_400_000), "2026-11-29");
+    }
+}

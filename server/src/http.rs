@@ -5,7 +5,6 @@
 //! of the admin token are throttled. What happens on a socket after the upgrade belongs to `session`;
 //! connection caps and timeouts to `serve`.
 
-use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 
@@ -15,17 +14,15 @@ use axum::extract::{ConnectInfo, Path, Request, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
+use axum::routing::{get, put};
 use axum::Router;
 use rust_embed::RustEmbed;
 use tengen_protocol::GameId;
 
+use crate::app::AppState;
 use crate::config::{
-    ADMIN_FAILURES_MAX, ADMIN_FAILURES_PER_IP_MAX, ADMIN_FAILURE_WINDOW_MS,
-    ADMIN_THROTTLE_ENTRIES_MAX, MAX_WS_MESSAGE_BYTES, WS_READ_BUFFER_BYTES, WS_WRITE_BUFFER_BYTES,
-    WS_WRITE_BUFFER_MAX_BYTES,
+    MAX_WS_MESSAGE_BYTES, WS_READ_BUFFER_BYTES, WS_WRITE_BUFFER_BYTES, WS_WRITE_BUFFER_MAX_BYTES,
 };
-use crate::AppState;
 
 /// The browser client, embedded at build time. Test output and installed node modules stay out.
 #[derive(RustEmbed)]
@@ -45,6 +42,8 @@ pub(crate) fn router(state: Arc<AppState>) -> Router {
         .route("/api/users/{name}", get(user_profile))
         .route("/api/users/{name}/games", get(user_games))
         .route("/api/admin/audit", get(admin_audit))
+        .route("/api/admin/moderation", get(admin_moderation))
+        .route("/api/admin/users/{name}/role", put(admin_set_role))
         .route("/", get(index))
         .route("/{*path}", get(static_file))
         .layer(middleware::from_fn_with_state(Arc::clone(&state), edge))
@@ -262,76 +261,6 @@ fn admin_authorized(headers: &HeaderMap, token: &str) -> bool {
     Sha256::digest(offered.as_bytes()) == Sha256::digest(token.as_bytes())
 }
 
-/// Failed admin-token tries in the current window, per address and in all. Pure: time is passed in.
-#[derive(Debug, Default)]
-pub(crate) struct AdminThrottle {
-    /// Bounded by [`ADMIN_THROTTLE_ENTRIES_MAX`]: ended windows, then the oldest, are dropped.
-    per_ip: HashMap<IpAddr, Window>,
-    all: Window,
-}
-
-/// Failures counted since `start_ms`.
-#[derive(Debug, Default, Clone, Copy)]
-struct Window {
-    start_ms: u64,
-    failures: u32,
-}
-
-impl Window {
-    /// The failures of the window running at `now_ms` (zero once it ended).
-    fn failures(&self, now_ms: u64) -> u32 {
-        if now_ms >= self.start_ms.saturating_add(ADMIN_FAILURE_WINDOW_MS) {
-            0
-        } else {
-            self.failures
-        }
-    }
-
-    fn record(&mut self, now_ms: u64) {
-        if self.failures(now_ms) == 0 {
-            *self = Window {
-                start_ms: now_ms,
-                failures: 0,
-            };
-        }
-        self.failures += 1;
-    }
-}
-
-impl AdminThrottle {
-    /// Whether admin requests from `ip` are refused now, before the token is even looked at.
-    pub(crate) fn is_throttled(&self, ip: IpAddr, now_ms: u64) -> bool {
-        self.all.failures(now_ms) >= ADMIN_FAILURES_MAX
-            || self
-                .per_ip
-                .get(&ip)
-                .is_some_and(|window| window.failures(now_ms) >= ADMIN_FAILURES_PER_IP_MAX)
-    }
-
-    pub(crate) fn record_failure(&mut self, ip: IpAddr, now_ms: u64) {
-        if !self.per_ip.contains_key(&ip) && self.per_ip.len() >= ADMIN_THROTTLE_ENTRIES_MAX {
-            self.evict(now_ms);
-        }
-        self.per_ip.entry(ip).or_default().record(now_ms);
-        self.all.record(now_ms);
-    }
-
-    /// Drop ended windows, and if none ended, the oldest one.
-    fn evict(&mut self, now_ms: u64) {
-        self.per_ip.retain(|_, window| window.failures(now_ms) > 0);
-        if self.per_ip.len() >= ADMIN_THROTTLE_ENTRIES_MAX {
-            let oldest = self
-                .per_ip
-                .iter()
-                .min_by_key(|(_, window)| window.start_ms)
-                .map(|(ip, _)| *ip);
-            if let Some(ip) = oldest {
-                self.per_ip.remove(&ip);
-            }
-        }
-    }
-}
-
 /// Whether `peer` may try the admin token now; a wrong token counts against it. Logged, since every
 /// failure is someone holding a wrong token or guessing.
 fn admin_check(
@@ -390,6 +319,91 @@ async fn admin_audit(
         }
         Err(err) => {
             tracing::error!(%err, "the audit could not read the store");
+            (StatusCode::INTERNAL_SERVER_ERROR, "store failure").into_response()
+        }
+    }
+}
+
+/// The admin token's check for any admin route: `None` when the request may go on, else the
+/// response (404 without a configured token, as if the route did not exist).
+fn admin_gate(state: &AppState, peer: SocketAddr, headers: &HeaderMap) -> Option<Response> {
+    let Some(token) = &state.config.admin_token else {
+        return Some((StatusCode::NOT_FOUND, "not found").into_response());
+    };
+    let client = crate::throttle::client_address(
+        peer.ip(),
+        headers.get("x-forwarded-for"),
+        &state.config.trusted_proxies,
+    );
+    admin_check(state, client, headers, token)
+        .err()
+        .map(IntoResponse::into_response)
+}
+
+fn json_response(status: StatusCode, body: &serde_json::Value) -> Response {
+    let body = body.to_string();
+    (status, [(header::CONTENT_TYPE, "application/json")], body).into_response()
+}
+
+/// Grant a role: `PUT /api/admin/users/{name}/role` with the body `user`, `moderator` or `admin`.
+/// Answers the account and its new role; 404 for an unknown user, 400 for an unknown role.
+async fn admin_set_role(
+    State(state): State<Arc<AppState>>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    Path(name): Path<String>,
+    headers: HeaderMap,
+    body: String,
+) -> Response {
+    if let Some(refused) = admin_gate(&state, peer, &headers) {
+        return refused;
+    }
+    let Some(role) = tengen_protocol::Role::parse(body.trim()) else {
+        return (
+            StatusCode::BAD_REQUEST,
+            "the body is user, moderator or admin",
+        )
+            .into_response();
+    };
+    let lookup = name.clone();
+    let granted = state
+        .store
+        .call(move |store| crate::moderation::grant(store, &lookup, role))
+        .await;
+    match granted {
+        Ok(Some(user)) => json_response(
+            StatusCode::OK,
+            &serde_json::json!({"user": user.id, "username": user.username, "role": role}),
+        ),
+        Ok(None) => (StatusCode::NOT_FOUND, format!("no user {name}")).into_response(),
+        Err(err) => {
+            tracing::error!(%err, "a role could not be stored");
+            (StatusCode::INTERNAL_SERVER_ERROR, "store failure").into_response()
+        }
+    }
+}
+
+/// Moderation at a glance, for operators: this node's counters since it started and the open
+/// reports waiting in the queue.
+async fn admin_moderation(
+    State(state): State<Arc<AppState>>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    headers: HeaderMap,
+) -> Response {
+    if let Some(refused) = admin_gate(&state, peer, &headers) {
+        return refused;
+    }
+    let open = state
+        .store
+        .call(|store| store.open_reports(tengen_protocol::REPORTS_LISTED_MAX))
+        .await;
+    match open {
+        Ok(open) => {
+            let mut body = state.moderation.snapshot();
+            body["open_reports_count"] = serde_json::json!(open.len());
+            json_response(StatusCode::OK, &body)
+        }
+        Err(err) => {
+            tracing::error!(%err, "the moderation counters could not read the store");
             (StatusCode::INTERNAL_SERVER_ERROR, "store failure").into_response()
         }
     }

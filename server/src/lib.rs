@@ -17,7 +17,11 @@
 //!   two backends: SQLite (embedded, the default) and Redis (`Config::redis_url`).
 //! - `rating`: Glicko-2 updates after rated games, kyu/dan ranks (provisional or settled), the
 //!   suggested handicap.
-//! - `throttle`, `auth`: login and registration throttles; accounts, argon2id hashing, tokens.
+//! - `throttle`: login and registration throttles, counted in the store.
+//! - `moderation`: reports, mutes and bans as stored, and the moderation log; every chat line is
+//!   kept (bounded) here before it is shown, for reports. The moderators' acts, which reach the hall
+//!   and the games, are the session's (`session/moderation/acts.rs`).
+//! - `auth`: accounts, argon2id hashing, session tokens; a banned account's login is refused.
 //! - `ledger`: fortune points: accounts and batches of transfers in the store (with a group-commit
 //!   writer), watchers' bets and players' stakes, idempotent settlement of each finished game
 //!   (`ledger::settle` is the pure math), records and the audit.
@@ -32,16 +36,18 @@
 //! - `cluster`: several nodes on one Redis (`--redis`): the bus between them (per-node request
 //!   channels, per-game and hall pub/sub channels), fenced leases on each live game and the hall,
 //!   stand-ins that forward to a game's owner, and takeover of a dead node's games and hall.
+//! - `serve`: the accept loop: connection caps (in all and per address) counted at `accept`, and
+//!   hyper's HTTP/1 with a header-read deadline under the routes.
+//! - `app`: what every session and HTTP handler shares: handles to the services, built at start.
 //! - `session`: one task per socket: read frames, rate-limit, parse `ClientMsg`, authorize, route each
 //!   to its area's handler (`session/hall.rs`, `games.rs`, `money.rs`, `study.rs`, `events.rs`,
 //!   `accounts.rs`, `people.rs`), write `ServerMsg`s.
 //! - `http`: routes (static client, `/ws` upgrade with the Origin check, `/api/...`), the Host
 //!   allow-list and security headers on every response, and the admin token's throttle.
-//! - `serve`: the accept loop: connection caps (in all and per address) counted at `accept`, and
-//!   hyper's HTTP/1 with a header-read deadline under the routes.
 //! - `gtp`: a GTP version 2 referee over `tengen-rules`, for driving the engine from any Go tool.
 //! - `bot`: `tengen bot`, a bridge that plays a GTP engine (GNU Go) as an ordinary account.
 
+pub mod app;
 pub mod auth;
 pub mod book;
 pub mod bot;
@@ -56,6 +62,7 @@ pub mod gtp;
 pub mod hall;
 pub mod http;
 pub mod ledger;
+pub mod moderation;
 pub mod people;
 pub mod rating;
 mod serve;
@@ -72,10 +79,11 @@ use tokio::net::TcpListener;
 use tokio::sync::mpsc;
 
 pub use ground::{
-    frame_text, lock, refuse, unix_now_ms, BoxError, Frame, Refusal, Reply, Shutdown,
+    frame_text, lock, refuse, unix_now_ms, utc_date, BoxError, Frame, Refusal, Reply, Shutdown,
     ShutdownTrigger, TaskGuard,
 };
 
+use crate::app::AppState;
 use crate::auth::Auth;
 use crate::config::{Config, SESSION_PURGE_INTERVAL_MS, SHUTDOWN_GRACE_MS};
 use crate::game::Games;
@@ -84,22 +92,6 @@ use crate::ledger::Ledger;
 use crate::store::redis::RedisStore;
 use crate::store::sqlite::SqliteStore;
 use crate::store::{Fences, Store, StoreHandle};
-
-/// Everything a request handler or session needs, shared.
-#[derive(Debug)]
-pub(crate) struct AppState {
-    pub config: Config,
-    pub auth: Auth,
-    pub store: StoreHandle,
-    pub hall: HallHandle,
-    pub games: Games,
-    pub ledger: Ledger,
-    pub conns: Arc<serve::ConnCounter>,
-    /// Failed admin-token tries, per address and in all.
-    pub admin_throttle: Mutex<http::AdminThrottle>,
-    pub shutdown: Shutdown,
-    pub tasks: TaskGuard,
-}
 
 /// Delete expired sessions now and every [`SESSION_PURGE_INTERVAL_MS`] until shutdown.
 async fn purge_sessions(store: StoreHandle, shutdown: Shutdown, _tasks: TaskGuard) {
@@ -218,7 +210,8 @@ async fn start(
         games,
         ledger,
         conns: Arc::new(serve::ConnCounter::default()),
-        admin_throttle: Mutex::new(http::AdminThrottle::default()),
+        admin_throttle: Mutex::new(throttle::AdminThrottle::default()),
+        moderation: moderation::Counters::default(),
         shutdown,
         tasks,
     }))

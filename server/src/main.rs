@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
+use tengen_protocol::Role;
 use tengen_server::config::{self, Config};
 
 #[derive(Debug, Parser)]
@@ -115,6 +116,38 @@ enum Command {
     },
     /// Play a GTP engine (e.g. GNU Go) on a Tengen server as an ordinary account.
     Bot(BotArgs),
+    /// Grant or take back the moderator and admin roles, in the store the flags name (while the
+    /// server runs or not: every node reads a role from the store on each moderation request).
+    Admin {
+        #[command(subcommand)]
+        change: RoleChange,
+        /// Data directory (the SQLite database lives here).
+        #[arg(long, env = "TENGEN_DATA", default_value = config::DEFAULT_DATA_DIR, global = true)]
+        data: PathBuf,
+        #[command(flatten)]
+        redis: RedisArgs,
+    },
+}
+
+/// A role given to (or taken from) the account named `name`.
+#[derive(Debug, Subcommand)]
+enum RoleChange {
+    /// Make the account a moderator: it handles reports, mutes, bans, removes chat, voids games.
+    GrantModerator { name: String },
+    /// Make the account an admin: a moderator who may also act on moderators.
+    GrantAdmin { name: String },
+    /// Make the account an ordinary user again (from moderator or admin).
+    RevokeModerator { name: String },
+}
+
+impl RoleChange {
+    fn role(&self) -> (&str, Role) {
+        match self {
+            RoleChange::GrantModerator { name } => (name, Role::Moderator),
+            RoleChange::GrantAdmin { name } => (name, Role::Admin),
+            RoleChange::RevokeModerator { name } => (name, Role::User),
+        }
+    }
 }
 
 #[derive(Debug, clap::Args)]
@@ -170,6 +203,11 @@ fn main() -> std::process::ExitCode {
                 std::process::ExitCode::from(2)
             }
         },
+        Command::Admin {
+            change,
+            data,
+            redis,
+        } => admin(&change, data, &redis),
         Command::Gtp { seed } => {
             let stdin = std::io::stdin().lock();
             let stdout = std::io::stdout().lock();
@@ -230,6 +268,34 @@ fn audit(
     redis.apply(&mut config);
     let store = tengen_server::open_store(&config)?;
     Ok(tengen_server::ledger::audit(store.as_ref())?)
+}
+
+/// `tengen admin`: set a role in the store the flags name; exits 1 for an unknown user.
+fn admin(change: &RoleChange, data: PathBuf, redis: &RedisArgs) -> std::process::ExitCode {
+    let mut config = Config::new(data);
+    redis.apply(&mut config);
+    let (name, role) = change.role();
+    let granted = tengen_server::open_store(&config).and_then(|store| {
+        Ok(tengen_server::moderation::grant(
+            store.as_ref(),
+            name,
+            role,
+        )?)
+    });
+    match granted {
+        Ok(Some(user)) => {
+            println!("{} ({}) is now {}", user.username, user.id, role.as_str());
+            std::process::ExitCode::SUCCESS
+        }
+        Ok(None) => {
+            eprintln!("tengen admin: no user {name}");
+            std::process::ExitCode::FAILURE
+        }
+        Err(err) => {
+            eprintln!("tengen admin: {err}");
+            std::process::ExitCode::from(2)
+        }
+    }
 }
 
 fn serve(args: ServeArgs) -> std::process::ExitCode {

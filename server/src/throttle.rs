@@ -8,12 +8,19 @@
 //! success takes its own attempt back from the wide counters and clears the pair's. Registrations
 //! are counted per address the same way. Addresses are IPv4 addresses or IPv6 /64 prefixes (one
 //! IPv6 host usually holds a whole /64).
+//!
+//! The admin token's throttle is here too, kept in memory: failed tries per address and in all,
+//! within a window ([`AdminThrottle`]).
 
+use std::collections::HashMap;
 use std::net::IpAddr;
 
 use axum::http::HeaderValue;
 
-use crate::config::Throttles;
+use crate::config::{
+    Throttles, ADMIN_FAILURES_MAX, ADMIN_FAILURES_PER_IP_MAX, ADMIN_FAILURE_WINDOW_MS,
+    ADMIN_THROTTLE_ENTRIES_MAX,
+};
 use crate::store::{StoreError, StoreHandle};
 
 /// The counters one login attempt is counted on.
@@ -147,6 +154,76 @@ pub async fn registration_attempt(
 /// A wait for people: whole seconds, rounded up, at least one.
 pub fn seconds(wait_ms: u64) -> u64 {
     wait_ms.div_ceil(1000).max(1)
+}
+
+/// Failed admin-token tries in the current window, per address and in all. Pure: time is passed in.
+#[derive(Debug, Default)]
+pub(crate) struct AdminThrottle {
+    /// Bounded by [`ADMIN_THROTTLE_ENTRIES_MAX`]: ended windows, then the oldest, are dropped.
+    per_ip: HashMap<IpAddr, Window>,
+    all: Window,
+}
+
+/// Failures counted since `start_ms`.
+#[derive(Debug, Default, Clone, Copy)]
+struct Window {
+    start_ms: u64,
+    failures: u32,
+}
+
+impl Window {
+    /// The failures of the window running at `now_ms` (zero once it ended).
+    fn failures(&self, now_ms: u64) -> u32 {
+        if now_ms >= self.start_ms.saturating_add(ADMIN_FAILURE_WINDOW_MS) {
+            0
+        } else {
+            self.failures
+        }
+    }
+
+    fn record(&mut self, now_ms: u64) {
+        if self.failures(now_ms) == 0 {
+            *self = Window {
+                start_ms: now_ms,
+                failures: 0,
+            };
+        }
+        self.failures += 1;
+    }
+}
+
+impl AdminThrottle {
+    /// Whether admin requests from `ip` are refused now, before the token is even looked at.
+    pub(crate) fn is_throttled(&self, ip: IpAddr, now_ms: u64) -> bool {
+        self.all.failures(now_ms) >= ADMIN_FAILURES_MAX
+            || self
+                .per_ip
+                .get(&ip)
+                .is_some_and(|window| window.failures(now_ms) >= ADMIN_FAILURES_PER_IP_MAX)
+    }
+
+    pub(crate) fn record_failure(&mut self, ip: IpAddr, now_ms: u64) {
+        if !self.per_ip.contains_key(&ip) && self.per_ip.len() >= ADMIN_THROTTLE_ENTRIES_MAX {
+            self.evict(now_ms);
+        }
+        self.per_ip.entry(ip).or_default().record(now_ms);
+        self.all.record(now_ms);
+    }
+
+    /// Drop ended windows, and if none ended, the oldest one.
+    fn evict(&mut self, now_ms: u64) {
+        self.per_ip.retain(|_, window| window.failures(now_ms) > 0);
+        if self.per_ip.len() >= ADMIN_THROTTLE_ENTRIES_MAX {
+            let oldest = self
+                .per_ip
+                .iter()
+                .min_by_key(|(_, window)| window.start_ms)
+                .map(|(ip, _)| *ip);
+            if let Some(ip) = oldest {
+                self.per_ip.remove(&ip);
+            }
+        }
+    }
 }
 
 #[cfg(test)]

@@ -38,6 +38,9 @@ async fn old_accounts_are_found(server: &TestServer) {
         assert_eq!(session["type"], "session", "{name}: {session}");
         assert_eq!(session["user"], id, "{name}");
         assert_eq!(session["username"], name);
+        // Migrated to version 3, an old account is a user (no role) and not muted.
+        assert_eq!(session.get("role"), None, "{session}");
+        assert_eq!(session.get("muted_until_ms"), None, "{session}");
     }
     // Any case or width of an old name finds its account.
     for (variant, id) in [("ALICE", 1), ("ｂｏｂ＿２", 2), ("CoRn", 3), ("COM", 4)] {
@@ -140,8 +143,23 @@ async fn an_old_sqlite_store_is_migrated_and_its_accounts_found() {
     );
     assert_eq!(alice["rating_history"], json!([]));
     server.stop().await;
-    assert_eq!(version(&db), 2);
+    assert_eq!(version(&db), 3);
     let conn = rusqlite::Connection::open(&db).unwrap();
+    // Version 3's moderation tables start empty: every old account is a user, free to talk.
+    for table in [
+        "roles",
+        "sanctions",
+        "chat_lines",
+        "reports",
+        "moderation_log",
+    ] {
+        let rows: i64 = conn
+            .query_row(&format!("SELECT COUNT(*) FROM {table}"), [], |row| {
+                row.get(0)
+            })
+            .unwrap();
+        assert_eq!(rows, 0, "{table}");
+    }
     let lookalikes: Vec<(String, String)> = conn
         .prepare(
             "SELECT u.username, v.username FROM users u JOIN users v
@@ -163,7 +181,7 @@ async fn an_old_sqlite_store_is_migrated_and_its_accounts_found() {
     }
     assert_eq!(login(&server, "棋圣").await["user"], 7);
     server.stop().await;
-    assert_eq!(version(&db), 2);
+    assert_eq!(version(&db), 3);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -198,7 +216,7 @@ async fn an_old_redis_store_is_migrated_and_its_accounts_found() {
         .arg("{users}:schema")
         .query(&mut conn)
         .unwrap();
-    assert_eq!(version, "2");
+    assert_eq!(version, "3");
     // The oldest of each pair of lookalikes holds the skeleton; the other keeps its account.
     let skeletons: std::collections::HashMap<String, String> = redis::cmd("HGETALL")
         .arg("{users}:by_skeleton")

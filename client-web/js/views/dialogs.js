@@ -1,5 +1,6 @@
-// Modal dialogs: sending a challenge (with a settings form) and answering one. A dialog reports its choice
-// through callbacks and removes itself; Escape cancels.
+// Modal dialogs: sending a challenge (with a settings form) and answering one, and reporting a user, a
+// chat line or a game to the moderators (with a reason). A dialog reports its choice through callbacks and
+// removes itself; Escape cancels.
 
 import { nameWithRank } from '../rank.js';
 import { h } from '../dom.js';
@@ -30,4 +31,21 @@ export function openChallengedDialog({ t, challenge, onAnswer }) {
       h('button', { onclick: () => { close(); onAnswer(false); } }, t('challenge.decline')),
       h('button', { class: 'primary', onclick: () => { close(); onAnswer(true); } }, t('challenge.accept')),
     ], () => onAnswer(false));
+}
+
+/** Report `what` (a sentence naming it) to the moderators: `onSend(reason)` with the reason typed. */
+export function openReportDialog({ t, what, onSend }) {
+  const reason = h('textarea', { maxlength: 500, rows: 3, 'data-testid': 'report-reason', 'aria-label': t('report.reason') });
+  const send = () => {
+    const text = reason.value.trim();
+    if (!text) return reason.focus();
+    close();
+    onSend(text);
+  };
+  const body = h('div', { class: 'report-form' }, h('p', {}, what), h('label', { class: 'field' }, t('report.reason'), reason));
+  const close = modal(t('report.title'), body, [
+    h('button', { onclick: () => close() }, t('common.cancel')),
+    h('button', { class: 'primary', 'data-testid': 'report-send', onclick: send }, t('report.send')),
+  ]);
+  reason.focus();
 }

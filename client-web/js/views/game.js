@@ -70,7 +70,8 @@ export function mountGame(root, ctx, params) {
   root.appendChild(h('div', { class: 'game-view' },
     h('div', { class: 'board-column' }, boardBox, twoTaps.buttons),
     h('aside', { class: 'game-side' },
-      h('div', { class: 'row spread' }, h('a', { href: '#/', class: 'small' }, `← ${t('game.back')}`), watchers),
+      h('div', { class: 'row spread' }, h('a', { href: '#/', class: 'small' }, `← ${t('game.back')}`), watchers,
+        state.me ? h('button', { class: 'small', 'data-testid': 'report-game', onclick: () => actions.reportGame(gameId) }, t('report.game')) : null),
       watchersPanel.element,
       result, players.black, players.white, status, notices.element, firstMoveBox, awayBox, message, controls, undoBox, scoring, attention.element, info, stake.element, pool.element, chatBox, announcer)));
 
@@ -206,10 +207,11 @@ export function mountGame(root, ctx, params) {
     if (key !== chatKey || guest !== chatGuest) {
       chatKey = key;
       chatGuest = guest;
-      chat = channel ? createChat({ t, title: t(channel.kind === 'kibitz' ? 'game.kibitz' : 'game.tableChat'), testId: `${channel.kind}-chat`, readOnly: guest, onSend: (text) => run(actions.chat(channel, text)) }) : null;
+      chat = channel ? createChat({ t, title: t(channel.kind === 'kibitz' ? 'game.kibitz' : 'game.tableChat'), testId: `${channel.kind}-chat`, readOnly: guest, onSend: (text) => run(actions.chat(channel, text)),
+        onReport: guest ? null : actions.reportLine, me: state.me }) : null;
       fill(chatBox, chat?.element);
     }
-    chat?.update(state.chats.get(chatKey));
+    chat?.update(state.chats.get(chatKey), state.muted);
   }
 
   /** My bets and stakes on this game once it is settled: staked, returned, net, tax rate (docs/wagering.md). */

@@ -30,7 +30,8 @@ export function mountHall(root, ctx, params) {
   const automatch = state.me ? createAutomatchPanel({ t, actions }) : null;
   const events = createEventsPanel({ t, state, actions, shownMax: EVENTS_SHOWN_MAX });
   const search = createPlayerSearch({ t, onSearch: actions.findPlayers });
-  const chat = roomId ? createChat({ t, title: t('room.chat'), testId: 'room-chat', onSend: (text) => actions.chat({ kind: 'room', room: roomId }, text) }) : null;
+  const chat = roomId ? createChat({ t, title: t('room.chat'), testId: 'room-chat', onSend: (text) => actions.chat({ kind: 'room', room: roomId }, text),
+    onReport: actions.reportLine, me: state.me }) : null;
 
   const phone = !!globalThis.matchMedia?.(PHONE_QUERY).matches;
   root.appendChild(h('div', { class: 'hall' },
@@ -107,7 +108,7 @@ export function mountHall(root, ctx, params) {
       }
       automatch?.update();
       events.update();
-      chat?.update(state.chats.get(channelKey({ kind: 'room', room: roomId })));
+      chat?.update(state.chats.get(channelKey({ kind: 'room', room: roomId })), state.muted);
     },
     unmount() {
       search.unmount();

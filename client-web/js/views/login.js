@@ -1,17 +1,23 @@
 // The login and registration screen. Reports `actions.login/register(username, password)` and shows the
-// server's error; nothing else.
+// server's error, and the ban that logged this browser out (why and until when), if one did.
 
 import { formatRank } from '../rank.js';
 import { h } from '../dom.js';
 import { RANKS_WEAKEST_FIRST } from '../events.js';
 
-export function mountLogin(root, { t, actions }) {
+export function mountLogin(root, { t, actions, state, lang }) {
   const username = h('input', { name: 'username', autocomplete: 'username', required: true, 'aria-label': t('auth.username') });
   const password = h('input', { name: 'password', type: 'password', autocomplete: 'current-password', required: true, 'aria-label': t('auth.password') });
   // A new player may say their rank (OGS and KGS ask): it only matters when registering.
   const rank = h('select', { name: 'rank', 'aria-label': t('auth.rank'), 'data-testid': 'register-rank' },
     h('option', { value: '' }, t('auth.rankUnknown')), RANKS_WEAKEST_FIRST.map((r) => h('option', { value: r }, formatRank(t, r))));
   const error = h('p', { class: 'form-error', role: 'alert' });
+  const ban = state?.banned;
+  if (ban) {
+    const until = ban.until_ms ? new Date(ban.until_ms).toLocaleString(lang === 'zh' ? 'zh-CN' : 'en-GB') : t('moderation.forever');
+    error.setAttribute('data-testid', 'banned');
+    error.textContent = t('auth.banned', { reason: ban.reason, until });
+  }
   const submit = (kind) => async (e) => {
     e?.preventDefault();
     error.textContent = '';

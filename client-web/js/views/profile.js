@@ -68,8 +68,12 @@ export function mountProfile(root, ctx, params) {
     const p = known.profile;
     const games = joinGames(p.recent_games, more);
     const mayHaveMore = more.length === 0 && moreFull === null ? p.recent_games.length >= FIRST_PAGE_GAMES : moreFull;
+    // Anyone logged in may report a player to the moderators (not themselves).
+    const reportable = state.me && state.me.user !== p.player.user;
     fill(body,
       summaryPanel(p, { t, lang, now: Date.now() }),
+      reportable ? h('p', { class: 'row end' }, h('button', { class: 'small', 'data-testid': 'report-user',
+        onclick: () => actions.reportUser(p.player.username) }, t('report.user'))) : null,
       h('div', { class: 'profile-columns' },
         h('div', { class: 'profile-main' },
           h('section', { class: 'panel', 'data-testid': 'profile-graph' }, h('h3', {}, t('profile.graph')), ratingGraph(p.rating_history, { t, lang })),

@@ -15,7 +15,8 @@ export function mountTable(root, ctx, params) {
   const settingsBox = h('div', { class: 'settings-box' });
   const title = h('h2', {}, t('table.title', { n: tableId }));
   const back = h('button', { onclick: () => actions.leaveTable(tableId) }, t('table.leave'));
-  const chat = createChat({ t, title: t('table.chat'), testId: 'table-chat', onSend: (text) => actions.chat({ kind: 'table', table: tableId }, text) });
+  const chat = createChat({ t, title: t('table.chat'), testId: 'table-chat', onSend: (text) => actions.chat({ kind: 'table', table: tableId }, text),
+    onReport: actions.reportLine, me: state.me });
   let form = null;
   const stakeError = h('p', { class: 'form-error', role: 'alert', 'data-testid': 'stake-error' });
   const guard = (promise) => { stakeError.textContent = ''; promise.catch((err) => { stakeError.textContent = actions.errorText(err); }); };
@@ -77,7 +78,7 @@ export function mountTable(root, ctx, params) {
           fill(settingsBox, summary ?? h('p', { class: 'muted' }, t('table.waitProposal')));
         }
       }
-      chat.update(state.chats.get(channelKey({ kind: 'table', table: tableId })));
+      chat.update(state.chats.get(channelKey({ kind: 'table', table: tableId })), state.muted);
       // Stakes exist where the server keeps fortune points (it sends a balance on login).
       const stakeNow = state.stakes.get(tableId);
       stake.update({ stake: stakeNow?.stake ?? null, taxBp: stakeNow?.taxBp ?? state.taxBp, mySeat, game: null, balance: state.balance,

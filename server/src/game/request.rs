@@ -9,8 +9,8 @@
 
 use serde::{Deserialize, Serialize};
 use tengen_protocol::{
-    Color, ErrorCode, EventOutcome, GameSummary, PlayerInfo, Point, Points, PoolInfo, RequestKey,
-    TableId, UserId,
+    ChatLineId, Color, ErrorCode, EventOutcome, GameSummary, PlayerInfo, Point, Points, PoolInfo,
+    RequestKey, TableId, UserId,
 };
 use tokio::sync::oneshot;
 
@@ -59,13 +59,25 @@ pub enum GameRequest {
         from: PlayerInfo,
         text: String,
         at_ms: u64,
+        /// The id the store gave the line.
+        #[serde(default)]
+        line: Option<ChatLineId>,
     },
     /// The players' chat of the game.
     PlayerChat {
         from: PlayerInfo,
         text: String,
         at_ms: u64,
+        #[serde(default)]
+        line: Option<ChatLineId>,
     },
+    /// A moderator removed a line of the game's chat: everyone following the game drops it.
+    RemoveChat {
+        channel: tengen_protocol::ChatChannel,
+        line: ChatLineId,
+    },
+    /// A moderator voids the game: it ends void, and its settlement refunds every stake and bet.
+    Void,
     /// A watcher's bet in the spectator pool: through the inbox, so it is ordered exactly against the
     /// end of play.
     Bet {
@@ -164,6 +176,7 @@ impl GameRequest {
                 | GameRequest::Summary
                 | GameRequest::Kibitz { .. }
                 | GameRequest::PlayerChat { .. }
+                | GameRequest::RemoveChat { .. }
                 | GameRequest::BarBettors { .. }
                 | GameRequest::Pool
         )

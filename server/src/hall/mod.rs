@@ -69,19 +69,29 @@ pub struct Audience {
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Revocation {
     pub token_digest: Option<String>,
+    /// Set when a moderator banned the user: their connections close, saying why and until when.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ban: Option<BanNotice>,
+}
+
+/// A ban as the banned user's connections hear it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct BanNotice {
+    pub reason: String,
+    /// `None`: for good.
+    pub until_ms: Option<u64>,
 }
 
 impl Revocation {
     const TAG: &'static str = "revoked";
 
     fn frame(&self) -> Frame {
-        internal_frame(Self::TAG, &self.token_digest)
+        internal_frame(Self::TAG, self)
     }
 
     /// The revocation a pushed frame carries, if it is one.
     pub fn from_frame(text: &str) -> Option<Revocation> {
-        let token_digest = internal_body(Self::TAG, text)?;
-        Some(Revocation { token_digest })
+        internal_body(Self::TAG, text)
     }
 
     /// Whether a connection holding the token with `digest` is logged out by this.
@@ -527,7 +537,8 @@ impl Hall {
                 from,
                 text,
                 at_ms,
-            } => self.chat(channel, from, text, at_ms).map(|()| Done),
+                line,
+            } => self.chat(channel, from, (text, at_ms), line).map(|()| Done),
             R::StakeOffer {
                 table,
                 user,
@@ -546,6 +557,8 @@ impl Hall {
             | R::SessionGone { .. }
             | R::Balances { .. }
             | R::Revoked { .. }
+            | R::ToUser { .. }
+            | R::RemoveChat { .. }
             | R::Rerated { .. }
             | R::GameRestored { .. }
             | R::Relisted { .. }) => {
@@ -575,10 +588,16 @@ impl Hall {
                     self.relist_player(player);
                 }
             }
-            R::Revoked { user, token_digest } => {
-                let text = Revocation { token_digest }.frame();
+            R::Revoked {
+                user,
+                token_digest,
+                ban,
+            } => {
+                let text = Revocation { token_digest, ban }.frame();
                 self.publish_text(users_audience([Some(user), None]), text, None);
             }
+            R::ToUser { user, msg } => self.publish(users_audience([Some(user), None]), &msg),
+            R::RemoveChat { channel, line } => self.remove_chat(channel, line),
             R::GameRestored { summary } => {
                 self.event_game_restored(summary.game);
                 self.game_restored(summary);

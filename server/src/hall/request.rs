@@ -6,9 +6,9 @@
 
 use serde::{Deserialize, Serialize};
 use tengen_protocol::{
-    ChallengeId, ChatChannel, ErrorCode, EventId, EventOutcome, EventPlacing, EventSpec,
-    EventSummary, EventView, GameId, GameOutcome, GameSettings, GameSummary, PlayerInfo, Points,
-    RoomId, Seat, StakeTerms, TableId, TeamId, UserId,
+    ChallengeId, ChatChannel, ChatLineId, ErrorCode, EventId, EventOutcome, EventPlacing,
+    EventSpec, EventSummary, EventView, GameId, GameOutcome, GameSettings, GameSummary, PlayerInfo,
+    Points, RoomId, Seat, StakeTerms, TableId, TeamId, UserId,
 };
 use tokio::sync::oneshot;
 
@@ -95,12 +95,14 @@ pub enum HallRequest {
     CancelAutomatch {
         user: UserId,
     },
-    /// Room or table chat (kibitz goes to the game).
+    /// Room or table chat (kibitz goes to the game), with the id the store gave the line.
     Chat {
         channel: ChatChannel,
         from: PlayerInfo,
         text: String,
         at_ms: u64,
+        #[serde(default)]
+        line: Option<ChatLineId>,
     },
     /// A competition's request (see [`EventRequest`]).
     Event(EventRequest),
@@ -146,6 +148,20 @@ pub enum HallRequest {
     Revoked {
         user: UserId,
         token_digest: Option<String>,
+        /// A moderator's ban: the connections close, saying why and until when.
+        #[serde(default)]
+        ban: Option<super::BanNotice>,
+    },
+    /// A message for one user's connections, on every node (a moderator's mute notice).
+    ToUser {
+        user: UserId,
+        msg: Box<tengen_protocol::ServerMsg>,
+    },
+    /// A moderator removed a room or table chat line: whoever has it on screen drops it, and a
+    /// room's recent chat forgets it.
+    RemoveChat {
+        channel: ChatChannel,
+        line: ChatLineId,
     },
     /// Sent by a game actor after rating its game: both players' new listings (rank and rating),
     /// for every list that shows them and for their own connections.

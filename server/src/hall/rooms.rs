@@ -6,7 +6,8 @@
 use std::collections::{BTreeMap, VecDeque};
 
 use tengen_protocol::{
-    ChatChannel, ChatLine, ErrorCode, PlayerInfo, RoomId, RoomInfo, ServerMsg, TableId, UserId,
+    ChatChannel, ChatLine, ChatLineId, ErrorCode, PlayerInfo, RoomId, RoomInfo, ServerMsg, TableId,
+    UserId,
 };
 
 use super::request::Presence;
@@ -259,8 +260,8 @@ impl Hall {
         &mut self,
         channel: ChatChannel,
         from: PlayerInfo,
-        text: String,
-        at_ms: u64,
+        (text, at_ms): (String, u64),
+        line: Option<ChatLineId>,
     ) -> Result<(), Refusal> {
         let text = chat::validate(&text)?;
         let audience = match channel {
@@ -294,12 +295,36 @@ impl Hall {
                     from: from.clone(),
                     text: text.clone(),
                     at_ms,
+                    line,
                 },
             );
         }
-        let frame = chat::frame(channel, from, text, at_ms);
+        let frame = chat::frame(channel, from, (text, at_ms), line);
         self.publish_text(audience, frame.into(), None);
         Ok(())
+    }
+
+    /// A moderator removed `line`: a room forgets it from its recent chat; whoever may have it on
+    /// screen (the room, the table's players) is told to drop it.
+    pub(super) fn remove_chat(&mut self, channel: ChatChannel, line: ChatLineId) {
+        let audience = match channel {
+            ChatChannel::Room { room } => {
+                if let Some(room) = self.rooms.get_mut(&room) {
+                    room.recent_chat.retain(|kept| kept.line != Some(line));
+                }
+                Audience {
+                    room: Some(room),
+                    ..Audience::default()
+                }
+            }
+            ChatChannel::Table { table } => match self.table(table) {
+                Ok(table) => users_audience(table.seated_users()),
+                // The table is gone, and its players' chat with it.
+                Err(_) => return,
+            },
+            ChatChannel::Kibitz { .. } | ChatChannel::Game { .. } => return,
+        };
+        self.publish(audience, &ServerMsg::ChatRemoved { channel, line });
     }
 
     fn keep_room_chat(&mut self, room: RoomId, line: ChatLine) {

@@ -8,7 +8,7 @@ use tengen_protocol::{
     AccountsMsg, ErrorCode, LogoutReason, RequestId, ServerMsg, PROTOCOL_VERSION,
 };
 
-use super::{internal, Answer, Session};
+use super::{internal, Answer, Next, Session, CLOSE_POLICY};
 use crate::auth::{token_digest, AuthError, Authenticated};
 use crate::hall::{HallRequest, Revocation};
 use crate::{refuse, unix_now_ms, Refusal};
@@ -129,6 +129,8 @@ impl Session {
         result: Result<Authenticated, AuthError>,
     ) -> Result<Answer, Refusal> {
         let session = result.map_err(auth_refusal)?;
+        let (role, mute) =
+            crate::moderation::standing(&self.state.store, session.player.user).await?;
         // The starting grant when due (once per account), and the balance shown with the session.
         let opened = self
             .state
@@ -165,6 +167,9 @@ impl Session {
             expires_at_ms: session.expires_at_ms,
             pending_grant: opened.pending_grant,
             grant_due_at_ms: opened.grant_due_at_ms,
+            role,
+            muted_until_ms: mute.as_ref().and_then(|mute| mute.until_ms),
+            muted_reason: mute.map(|mute| mute.reason),
         })))
     }
 
@@ -178,6 +183,7 @@ impl Session {
             let revoked = HallRequest::Revoked {
                 user: player.user,
                 token_digest,
+                ban: None,
             };
             self.state.hall.tell(revoked).await?;
         }
@@ -198,6 +204,7 @@ impl Session {
         let revoked = HallRequest::Revoked {
             user,
             token_digest: None,
+            ban: None,
         };
         self.state.hall.tell(revoked).await?;
         self.end_session().await?;
@@ -205,17 +212,19 @@ impl Session {
     }
 
     /// A revocation pushed to this user: when it covers this connection's token, log out here and
-    /// tell the client. (The connection that asked has logged out already and holds no token.)
-    pub(super) async fn on_revoked(&mut self, revocation: Revocation) {
+    /// tell the client. (The connection that asked has logged out already and holds no token.) A
+    /// ban ends every connection of the user, saying why and until when, and closes it.
+    pub(super) async fn on_revoked(&mut self, revocation: Revocation) -> Next {
         let Some(token) = &self.token else {
-            return;
+            return Next::Continue;
         };
         if !revocation.ends(&token_digest(token)) {
-            return;
+            return Next::Continue;
         }
-        let reason = match revocation.token_digest {
-            Some(_) => LogoutReason::Logout,
-            None => LogoutReason::LogoutAll,
+        let reason = match (&revocation.ban, &revocation.token_digest) {
+            (Some(_), _) => LogoutReason::Banned,
+            (None, Some(_)) => LogoutReason::Logout,
+            (None, None) => LogoutReason::LogoutAll,
         };
         // The session ends here whatever the hall says: a busy room keeps listing the user until the
         // connection leaves it, but nothing acts as them any more.
@@ -232,7 +241,16 @@ impl Session {
         };
         self.state.hall.send(gone).await;
         self.forget_session();
-        self.push(&ServerMsg::LoggedOut { reason });
+        let ban = revocation.ban;
+        self.push(&ServerMsg::LoggedOut {
+            reason,
+            ban_reason: ban.as_ref().map(|ban| ban.reason.clone()),
+            banned_until_ms: ban.as_ref().and_then(|ban| ban.until_ms),
+        });
+        match ban {
+            Some(_) => Next::Close(CLOSE_POLICY, "banned"),
+            None => Next::Continue,
+        }
     }
 
     /// Leave the room as this user, go offline, and become an anonymous connection.

@@ -3,15 +3,15 @@
 //! resync after missing some). Each request becomes one [`HallRequest`] for the hall actor.
 
 use tengen_protocol::{
-    ChallengeId, ChatChannel, ErrorCode, GameSettings, HallMsg, PlayerInfo, RequestId, RoomId,
-    Seat, ServerMsg, TableId, TimeClass, UserId,
+    ChallengeId, ChatChannel, ChatLineId, ErrorCode, GameSettings, HallMsg, PlayerInfo, RequestId,
+    RoomId, Seat, ServerMsg, TableId, TimeClass, UserId,
 };
 use tokio::sync::broadcast;
 
 use super::{Answer, Next, Session, CLOSE_GOING_AWAY, TABLES_PER_SESSION_MAX};
 use crate::game::GameRequest;
 use crate::hall::{automatch::Seeker, Audience, HallEvent, HallRequest, Relisting, Revocation};
-use crate::{refuse, unix_now_ms, Refusal};
+use crate::{moderation, refuse, unix_now_ms, Refusal};
 
 impl Session {
     /// The hall's messages (`Session::handle` passes only these here).
@@ -238,7 +238,9 @@ impl Session {
             .await
     }
 
-    /// Room and table chat go to the hall; kibitz to the game.
+    /// Room and table chat go to the hall; kibitz to the game. The line is kept first (refused if a
+    /// moderator muted its sender), which gives it its id; a line its channel then refuses is
+    /// forgotten again.
     pub(super) async fn chat(
         &mut self,
         channel: ChatChannel,
@@ -246,17 +248,49 @@ impl Session {
     ) -> Result<Answer, Refusal> {
         let from = self.player()?;
         let at_ms = unix_now_ms();
+        let text = crate::chat::validate(&text)?;
+        if matches!(channel, ChatChannel::Room { room } if self.room != Some(room)) {
+            return refuse(ErrorCode::NotThere, "you are not in that room");
+        }
+        let state = &self.state;
+        let said = (text.clone(), at_ms);
+        let line =
+            moderation::keep_chat_line(&state.store, &state.moderation, &from, channel, said)
+                .await?;
+        if let Err(refusal) = self.show_chat(channel, from, (text, at_ms), line).await {
+            moderation::forget_chat_line(&self.state.store, line).await;
+            return Err(refusal);
+        }
+        Ok(Answer::Ack)
+    }
+
+    /// Hand a kept line to the hall or its game, which checks who may say it there and shows it.
+    async fn show_chat(
+        &mut self,
+        channel: ChatChannel,
+        from: PlayerInfo,
+        (text, at_ms): (String, u64),
+        line: ChatLineId,
+    ) -> Result<(), Refusal> {
+        let line = Some(line);
         match channel {
             ChatChannel::Kibitz { game } => {
-                let kibitz = GameRequest::Kibitz { from, text, at_ms };
-                self.game(game).await?.ask(kibitz).await?.done()?;
+                let kibitz = GameRequest::Kibitz {
+                    from,
+                    text,
+                    at_ms,
+                    line,
+                };
+                self.game(game).await?.ask(kibitz).await?.done()
             }
             ChatChannel::Game { game } => {
-                let chat = GameRequest::PlayerChat { from, text, at_ms };
-                self.game(game).await?.ask(chat).await?.done()?;
-            }
-            ChatChannel::Room { room } if self.room != Some(room) => {
-                return refuse(ErrorCode::NotThere, "you are not in that room");
+                let chat = GameRequest::PlayerChat {
+                    from,
+                    text,
+                    at_ms,
+                    line,
+                };
+                self.game(game).await?.ask(chat).await?.done()
             }
             ChatChannel::Room { .. } | ChatChannel::Table { .. } => {
                 let chat = HallRequest::Chat {
@@ -264,11 +298,11 @@ impl Session {
                     from,
                     text,
                     at_ms,
+                    line,
                 };
-                self.state.hall.ask(chat).await?.done()?;
+                self.state.hall.ask(chat).await?.done()
             }
         }
-        Ok(Answer::Ack)
     }
 
     /// Whether a hall push is addressed to this connection.
@@ -296,8 +330,7 @@ impl Session {
             Ok(event) => {
                 if self.wants(&event.audience) {
                     if let Some(revocation) = Revocation::from_frame(event.text.as_str()) {
-                        self.on_revoked(revocation).await;
-                        return Next::Continue;
+                        return self.on_revoked(revocation).await;
                     }
                     if let Some(relisting) = Relisting::from_frame(event.text.as_str()) {
                         self.on_relisted(relisting.player);

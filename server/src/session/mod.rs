@@ -10,6 +10,7 @@ mod accounts;
 mod events;
 mod games;
 mod hall;
+mod moderation;
 mod money;
 mod people;
 mod rate_limit;
@@ -30,13 +31,14 @@ use tengen_protocol::{
 use tokio::sync::broadcast;
 use tokio::time::Instant;
 
+use crate::app::AppState;
 use crate::config::{
     IDLE_TIMEOUT_MS, MAX_FRAME_BYTES, PING_INTERVAL_MS, STUDY_SGF_FRAME_BYTES_MAX, WRITE_TIMEOUT_MS,
 };
 use crate::game;
 use crate::hall::{HallEvent, HallRequest, UserEvents};
 use crate::study::Study;
-use crate::{refuse, AppState, Frame, Refusal};
+use crate::{refuse, Frame, Refusal};
 use rate_limit::{RateLimit, Verdict};
 
 /// Tables one connection may watch at once: a person follows a few; the bound caps hall bookkeeping.
@@ -416,6 +418,7 @@ impl Session {
             M::Money(msg) => self.money_message(id, msg).await,
             M::Events(msg) => self.event_message(id, msg).await,
             M::People(msg) => self.people_message(id, msg).await,
+            M::Moderation(msg) => self.moderation_message(id, msg).await,
         }
     }
 }

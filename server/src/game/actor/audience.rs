@@ -9,7 +9,9 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
 
-use tengen_protocol::{Away, ErrorCode, GamePhase, GameState, PlayerInfo, ServerMsg, UserId};
+use tengen_protocol::{
+    Away, ChatLineId, ErrorCode, GamePhase, GameState, PlayerInfo, ServerMsg, UserId,
+};
 use tengen_rules::{Color, Phase};
 use tokio::time::Instant;
 
@@ -187,8 +189,8 @@ impl GameActor {
     pub(super) fn kibitz(
         &mut self,
         from: PlayerInfo,
-        text: String,
-        at_ms: u64,
+        said: (String, u64),
+        line: Option<ChatLineId>,
     ) -> Result<(), Refusal> {
         if self.color_of(from.user).is_ok() {
             return Err(Refusal::new(
@@ -198,15 +200,15 @@ impl GameActor {
         }
         let channel = tengen_protocol::ChatChannel::Kibitz { game: self.id };
         let players = [Some(self.black.user), Some(self.white.user)];
-        self.publish_chat(channel, from, &text, at_ms, players)
+        self.publish_chat(channel, from, said, line, players)
     }
 
     /// The players' chat: from the two players only, read by everyone who follows the game.
     pub(super) fn player_chat(
         &mut self,
         from: PlayerInfo,
-        text: String,
-        at_ms: u64,
+        said: (String, u64),
+        line: Option<ChatLineId>,
     ) -> Result<(), Refusal> {
         if self.color_of(from.user).is_err() {
             return Err(Refusal::new(
@@ -215,7 +217,7 @@ impl GameActor {
             ));
         }
         let channel = tengen_protocol::ChatChannel::Game { game: self.id };
-        self.publish_chat(channel, from, &text, at_ms, [None, None])
+        self.publish_chat(channel, from, said, line, [None, None])
     }
 
     /// A chat line of the game to everyone following it but `hidden_from`: no event, no `seq`.
@@ -223,14 +225,21 @@ impl GameActor {
         &mut self,
         channel: tengen_protocol::ChatChannel,
         from: PlayerInfo,
-        text: &str,
-        at_ms: u64,
+        (text, at_ms): (String, u64),
+        line: Option<ChatLineId>,
         hidden_from: [Option<UserId>; 2],
     ) -> Result<(), Refusal> {
-        let text = chat::validate(text)?;
-        let frame = chat::frame(channel, from, text, at_ms);
+        let text = chat::validate(&text)?;
+        let frame = chat::frame(channel, from, (text, at_ms), line);
         self.fan_out.send(None, frame.into(), hidden_from);
         Ok(())
+    }
+
+    /// A moderator removed `line` from one of the game's chats: everyone following drops it (the
+    /// players never had a kibitz line, and dropping one they lack costs nothing).
+    pub(super) fn remove_chat(&mut self, channel: tengen_protocol::ChatChannel, line: ChatLineId) {
+        let frame = ServerMsg::ChatRemoved { channel, line }.to_json();
+        self.fan_out.send(None, frame.into(), [None, None]);
     }
 }
 

@@ -578,11 +578,31 @@ impl GameActor {
             R::Pool => Ok(GameReply::Pool {
                 pool: self.pool_info(),
             }),
-            R::PlayerChat { from, text, at_ms } => self
-                .player_chat(from, text, at_ms)
+            R::PlayerChat {
+                from,
+                text,
+                at_ms,
+                line,
+            } => self
+                .player_chat(from, (text, at_ms), line)
                 .map(|()| GameReply::Done),
-            R::Kibitz { from, text, at_ms } => {
-                self.kibitz(from, text, at_ms).map(|()| GameReply::Done)
+            R::Kibitz {
+                from,
+                text,
+                at_ms,
+                line,
+            } => self
+                .kibitz(from, (text, at_ms), line)
+                .map(|()| GameReply::Done),
+            R::RemoveChat { channel, line } => {
+                self.remove_chat(channel, line);
+                Ok(GameReply::Done)
+            }
+            R::Void => {
+                let result = self
+                    .adjudicate(tengen_protocol::EventOutcome::BothLose)
+                    .await;
+                return self.answer(reply, result);
             }
             R::Bet { user, .. } if self.bettors_barred.contains(&user) => Err(Refusal::new(
                 ErrorCode::PlayersCannotBet,

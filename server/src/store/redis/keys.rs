@@ -7,7 +7,7 @@
 //!
 //! The ledger's key names are built by the Lua library too (`functions.lua`); the two must agree.
 
-use tengen_protocol::{EventId, GameId, UserId};
+use tengen_protocol::{ChatLineId, EventId, GameId, UserId};
 
 use crate::book::Account;
 
@@ -139,3 +139,38 @@ pub fn ledger_account(account: Account) -> String {
 pub fn ledger_settlements(game: GameId) -> String {
     format!("{LEDGER}:settlements:{game}")
 }
+
+/// An account's role (`moderator`, `admin`; absent for a user), beside its record under its tag.
+pub fn role(user: UserId) -> String {
+    format!("{{u:{user}}}:role")
+}
+
+/// A mute or ban set on an account: a hash of `until_ms` (absent for good) and `reason`.
+pub fn sanction(user: UserId, kind: &str) -> String {
+    format!("{{u:{user}}}:{kind}")
+}
+
+/// The counter that assigns chat line ids (INCR), one for every node.
+pub const CHAT_LINE_IDS: &str = "{chat}:next_id";
+
+/// A kept chat line: `<channel key> <line JSON>`, expiring with the time lines are kept.
+pub fn chat_line(line: ChatLineId) -> String {
+    format!("{{chat}}:line:{line}")
+}
+
+/// A channel's kept line ids, oldest first, trimmed to the count a channel keeps and expiring with
+/// its newest line.
+pub fn chat_channel(channel_key: &str) -> String {
+    format!("{{chat}}:channel:{channel_key}")
+}
+
+/// The counter that assigns report ids (INCR).
+pub const REPORT_IDS: &str = "{mod}:report_ids";
+/// Report id to its record's JSON.
+pub const REPORTS: &str = "{mod}:reports";
+/// The open reports' ids, scored by id: ZREM closes one, exactly once.
+pub const REPORTS_OPEN: &str = "{mod}:reports_open";
+/// The counter that numbers moderation log entries (INCR).
+pub const MOD_LOG_IDS: &str = "{mod}:log_ids";
+/// Log entry number to its JSON; nothing deletes from it.
+pub const MOD_LOG: &str = "{mod}:log";

@@ -20,6 +20,7 @@ mod connections;
 mod durability;
 pub(crate) mod keys;
 mod ledger;
+mod moderation;
 mod records;
 mod schema;
 #[doc(hidden)]

@@ -19,7 +19,7 @@ use crate::username::Username;
 type Migration = fn(&mut Connection) -> Result<(), Failure>;
 
 /// The steps from each version to the next, in order: a store at version `n` has had the first `n`.
-const MIGRATIONS: &[Migration] = &[keyed_usernames, profiles];
+const MIGRATIONS: &[Migration] = &[keyed_usernames, profiles, moderation];
 
 /// Bring the store to the newest version, refusing one written by a newer server.
 pub(super) fn migrate(conn: &mut Connection) -> Result<(), Failure> {
@@ -150,5 +150,12 @@ fn profiles(conn: &mut Connection) -> Result<(), Failure> {
         games = rated.len(),
         "names indexed for search, rated games counted in the players' records"
     );
+    Ok(())
+}
+
+/// Version 3: moderation. Roles, mutes and bans, kept chat lines, reports and the moderation log
+/// are new keys (see `keys`) that start empty: an account without a role is a user, without a
+/// sanction is free. Nothing older changes shape, so the step has nothing to convert.
+fn moderation(_conn: &mut Connection) -> Result<(), Failure> {
     Ok(())
 }
