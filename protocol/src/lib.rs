@@ -66,7 +66,7 @@ pub use money::{
 };
 pub use people::{
     EventPlacing, Friend, PeopleMsg, PlayerInfo, ProfileView, RatingPoint, RelationsView,
-    SizeRecord, PLAYERS_FOUND_MAX, RATING_HISTORY_SHOWN_MAX, RELATIONS_PER_LIST_MAX,
+    SizeRecord, PLAYERS_FOUND_MAX, RATING_HISTORY_SHOWN_MAX,
 };
 pub use server_msg::ServerMsg;
 pub use study::{CharsetFrom, KoRuleFrom, StudyMsg, StudyRecord, StudyView};

@@ -126,11 +126,6 @@ impl PeopleMsg {
 /// The most players one search answers: a screenful; a longer prefix narrows it.
 pub const PLAYERS_FOUND_MAX: usize = 20;
 
-/// The most players one list of relations holds (followed, blocked, muted, each): every list is
-/// loaded at login and kept by each of the user's connections and, for those online, by the hall;
-/// a few hundred friends is more than any player keeps up with.
-pub const RELATIONS_PER_LIST_MAX: usize = 300;
-
 /// A friend (a player you follow) as your list shows them.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Friend {

@@ -9,7 +9,10 @@
 //! 0; what the transfers mean is `ledger`'s business.
 
 pub mod redis;
+pub mod relations;
 pub mod sqlite;
+
+pub use relations::{Added, RelationKind, Relations};
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -324,7 +327,9 @@ impl StoreError {
 }
 
 /// The durable state. Implementations are synchronous and may block; call them through [`StoreHandle`].
-pub trait Store: Send + Sync + 'static {
+/// Some concerns have their small trait of their own ([`Relations`]), required here, so that
+/// `Arc<dyn Store>` still offers everything.
+pub trait Store: Relations + Send + Sync + 'static {
     /// Create an account. A name is refused when an account has its key (`UsernameTaken`: the same
     /// name in any case or width) or its skeleton (`UsernameConfusable`: a lookalike); see
     /// `username`. Accounts made before these rules may share a skeleton; each keeps its name.
@@ -756,6 +761,7 @@ pub(crate) fn conformance(store: &dyn Store) {
     assert_eq!(store.delete_user_sessions(carol), Ok(0));
     throttle_conformance(store);
     event_conformance(store);
+    relations::conformance(store);
 }
 
 /// Competition records: ids assigned in order, saved over, listed oldest first; an unknown event is

@@ -21,6 +21,7 @@ mod durability;
 pub(crate) mod keys;
 mod ledger;
 mod records;
+mod relations;
 mod schema;
 #[doc(hidden)]
 pub mod testing;
