@@ -23,6 +23,9 @@
 //! - `rating`: Glicko-2 updates after rated games, kyu/dan ranks (provisional or settled), the
 //!   suggested handicap.
 //! - `people`: profiles, from the store's record of a player and the hall's view of them now.
+//! - `relations`: friends, blocks and mutes: making and undoing them, the lists a player sees, and
+//!   the screen each connection applies to what it writes (hidden chat, hidden presence); the
+//!   hall keeps those of users online (`hall/relations.rs`) to refuse and to push friends' presence.
 //! - `store`: the durable `Store` trait (games, accounts and the ledger's batch-shaped API) and its
 //!   two backends: SQLite (embedded, the default) and Redis (`Config::redis_url`).
 //! - `study`: study boards and local play: one connection's private board with variations, SGF
@@ -49,6 +52,7 @@ pub mod http;
 pub mod ledger;
 pub mod people;
 pub mod rating;
+pub mod relations;
 mod serve;
 pub mod session;
 pub mod store;
