@@ -89,6 +89,14 @@ async fn old_accounts_are_found(server: &TestServer) {
     }
     // Past the old ids (Redis spends an id on each refused name, SQLite does not).
     assert!(fresh["user"].as_u64() > Some(6), "{fresh}");
+    // Relations (schema version 3) between old accounts and new.
+    let followed = client
+        .request(json!({"type": "follow", "username": "bob_2"}))
+        .await;
+    assert_eq!(
+        followed["relations"]["friends"][0]["player"]["username"], "Bob_2",
+        "{followed}"
+    );
 }
 
 /// A copy of the SQLite fixture in a fresh data directory (the server writes into it).
@@ -140,7 +148,7 @@ async fn an_old_sqlite_store_is_migrated_and_its_accounts_found() {
     );
     assert_eq!(alice["rating_history"], json!([]));
     server.stop().await;
-    assert_eq!(version(&db), 2);
+    assert_eq!(version(&db), 3);
     let conn = rusqlite::Connection::open(&db).unwrap();
     let lookalikes: Vec<(String, String)> = conn
         .prepare(
@@ -163,7 +171,7 @@ async fn an_old_sqlite_store_is_migrated_and_its_accounts_found() {
     }
     assert_eq!(login(&server, "棋圣").await["user"], 7);
     server.stop().await;
-    assert_eq!(version(&db), 2);
+    assert_eq!(version(&db), 3);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -198,7 +206,7 @@ async fn an_old_redis_store_is_migrated_and_its_accounts_found() {
         .arg("{users}:schema")
         .query(&mut conn)
         .unwrap();
-    assert_eq!(version, "2");
+    assert_eq!(version, "3");
     // The oldest of each pair of lookalikes holds the skeleton; the other keeps its account.
     let skeletons: std::collections::HashMap<String, String> = redis::cmd("HGETALL")
         .arg("{users}:by_skeleton")
