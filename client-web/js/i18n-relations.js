@@ -1,0 +1,53 @@
+// The strings of friends, blocks and mutes (the hall's friends panel, the profile's buttons, a chat
+// line's mute, the notice of a friend's new game), in English and Simplified Chinese; `i18n.js` merges
+// them into its two dictionaries, so the same checks (both languages, same keys) cover them.
+
+export const relationsEn = {
+  'friends.title': 'Friends',
+  'friends.empty': 'Follow players from their profile to see here when they are online.',
+  'friends.online': 'online',
+  'friends.offline': 'offline',
+  'friends.inGame': 'in a game:',
+  'friends.watch': 'watch',
+  'friends.started': '{name} started a game against {opponent}.',
+  'relations.follow': 'Follow',
+  'relations.unfollow': 'Unfollow',
+  'relations.block': 'Block',
+  'relations.unblock': 'Unblock',
+  'relations.mute': 'Mute',
+  'relations.unmute': 'Unmute',
+  'relations.following': 'You follow {name}: you see when they are online and hear when they start a game.',
+  'relations.blocking': 'You block {name}: their chat is hidden, their challenges and stakes refused, and they do not see you online.',
+  'relations.muting': 'You mute {name}: their chat is hidden from you.',
+  'relations.muteName': 'Mute {name} (hide their chat)',
+  'relations.muteShort': 'mute',
+  'relations.muted': '{name} is muted: their chat is hidden.',
+  'error.blocked': 'One of you blocks the other.',
+  'error.bad_relation': 'That cannot be done: {message}',
+  'error.relations_full': 'That list is full ({message}).',
+};
+
+export const relationsZh = {
+  'friends.title': '好友',
+  'friends.empty': '在棋手的资料页关注他们，上线时就会显示在这里。',
+  'friends.online': '在线',
+  'friends.offline': '离线',
+  'friends.inGame': '对局中：',
+  'friends.watch': '观战',
+  'friends.started': '{name} 开始了与 {opponent} 的对局。',
+  'relations.follow': '关注',
+  'relations.unfollow': '取消关注',
+  'relations.block': '拉黑',
+  'relations.unblock': '取消拉黑',
+  'relations.mute': '屏蔽发言',
+  'relations.unmute': '取消屏蔽',
+  'relations.following': '你关注了 {name}：可以看到其是否在线，开局时会通知你。',
+  'relations.blocking': '你已拉黑 {name}：其发言对你隐藏，其挑战和赌注被拒绝，对方也看不到你在线。',
+  'relations.muting': '你已屏蔽 {name} 的发言。',
+  'relations.muteName': '屏蔽 {name} 的发言',
+  'relations.muteShort': '屏蔽',
+  'relations.muted': '已屏蔽 {name} 的发言。',
+  'error.blocked': '你们之间有一方拉黑了对方。',
+  'error.bad_relation': '无法这样做：{message}',
+  'error.relations_full': '名单已满：{message}',
+};
