@@ -85,26 +85,42 @@ pub struct EventPlacing {
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum PeopleMsg {
     /// A player's profile (answered by `profile`); no account needed.
-    Profile { username: String },
+    Profile {
+        username: String,
+    },
     /// Players whose name starts with `prefix`, in any script and without regard to case or width,
     /// as logging in compares names (answered by `players_found`, at most [`PLAYERS_FOUND_MAX`], in
     /// the order of their names).
-    FindPlayers { prefix: String },
+    FindPlayers {
+        prefix: String,
+    },
     /// Your friends, blocked and muted players (answered by `relations`).
     Relations,
     /// Follow a player: one-way, as KGS and OGS buddies are; you see when they are online and are
     /// told when they start a game. Answered by `relations`.
-    Follow { username: String },
-    Unfollow { username: String },
+    Follow {
+        username: String,
+    },
+    Unfollow {
+        username: String,
+    },
     /// Block a player: their chat is hidden from you on every channel, their challenges, stake offers
     /// and seat beside you are refused, and they do not see you online. Unfollows them. Answered by
     /// `relations`.
-    Block { username: String },
-    Unblock { username: String },
+    Block {
+        username: String,
+    },
+    Unblock {
+        username: String,
+    },
     /// Mute a player: their chat lines are hidden from you on every channel (room, table, game,
     /// kibitz), and nothing else changes. Answered by `relations`.
-    Mute { username: String },
-    Unmute { username: String },
+    Mute {
+        username: String,
+    },
+    Unmute {
+        username: String,
+    },
 }
 
 impl PeopleMsg {

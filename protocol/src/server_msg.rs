@@ -4,9 +4,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::{
     is_zero, ChallengeId, ChatChannel, ChatLine, Clocks, Color, ErrorCode, EventSummary, EventView,
-    GameEvent, GameId, GameListing, GameSettings, GameState, GameSummary, HistoryEntry,
-    Friend, LogoutReason, PlayerInfo, Point, PoolInfo, ProfileView, RelationsView, RequestId, RoomId, RoomInfo, StakeInfo,
-    StudyView, TableId, TableInfo, UserId, WagerRecord,
+    Friend, GameEvent, GameId, GameListing, GameSettings, GameState, GameSummary, HistoryEntry,
+    LogoutReason, PlayerInfo, Point, PoolInfo, ProfileView, RelationsView, RequestId, RoomId,
+    RoomInfo, StakeInfo, StudyView, TableId, TableInfo, UserId, WagerRecord,
 };
 
 /// A message from the server.

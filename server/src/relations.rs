@@ -9,9 +9,7 @@
 use std::collections::HashSet;
 
 use serde::Deserialize;
-use tengen_protocol::{
-    ErrorCode, Friend, PlayerInfo, RelationsView, ServerMsg, UserId,
-};
+use tengen_protocol::{ErrorCode, Friend, PlayerInfo, RelationsView, ServerMsg, UserId};
 
 use crate::config::RELATIONS_PER_LIST_MAX;
 use crate::hall::{HallHandle, HallRequest, RelationChange};
@@ -42,9 +40,10 @@ impl Refused {
             Refused::NoSuchUser => {
                 Refusal::new(ErrorCode::NoSuchUser, format!("no user {username}"))
             }
-            Refused::Yourself => {
-                Refusal::new(ErrorCode::BadRelation, format!("you cannot {verb} yourself"))
-            }
+            Refused::Yourself => Refusal::new(
+                ErrorCode::BadRelation,
+                format!("you cannot {verb} yourself"),
+            ),
             Refused::Blocking(name) => Refusal::new(
                 ErrorCode::BadRelation,
                 format!("you block {name}: unblock them first"),
@@ -258,7 +257,8 @@ impl Screen {
                 _ => Some(frame),
             };
         }
-        let lists = text.starts_with(r#"{"type":"room","#) || text.starts_with(r#"{"type":"hall","#);
+        let lists =
+            text.starts_with(r#"{"type":"room","#) || text.starts_with(r#"{"type":"hall","#);
         if (chat_hidden || presence_hidden) && lists {
             return Some(self.screen_lists(frame));
         }

@@ -129,10 +129,15 @@ async fn refuses_bad_input(alice: &mut Client) {
         alice.err(relation(kind, "alice"), "bad_relation").await;
     }
     // The same name in full width is still alice.
-    alice.err(relation("block", "ａｌｉｃｅ"), "bad_relation").await;
+    alice
+        .err(relation("block", "ａｌｉｃｅ"), "bad_relation")
+        .await;
     let long = "x".repeat(1000);
     let unknown = ["nobody", "", "\u{202e}bob", "无名氏", long.as_str()];
-    for (name, kind) in unknown.into_iter().zip(["follow", "block", "mute", "follow", "mute"]) {
+    for (name, kind) in unknown
+        .into_iter()
+        .zip(["follow", "block", "mute", "follow", "mute"])
+    {
         alice.err(relation(kind, name), "no_such_user").await;
     }
     alice
@@ -169,18 +174,26 @@ async fn blocked_is_refused(alice: &mut Client, mallory: &mut Client, mallory_id
         .ok(json!({"type": "sit", "table": 7, "seat": "left"}))
         .await;
     alice
-        .err(json!({"type": "sit", "table": 7, "seat": "right"}), "blocked")
+        .err(
+            json!({"type": "sit", "table": 7, "seat": "right"}),
+            "blocked",
+        )
         .await;
     mallory.ok(json!({"type": "stand", "table": 7})).await;
     alice
         .ok(json!({"type": "sit", "table": 7, "seat": "left"}))
         .await;
     mallory
-        .err(json!({"type": "sit", "table": 7, "seat": "right"}), "blocked")
+        .err(
+            json!({"type": "sit", "table": 7, "seat": "right"}),
+            "blocked",
+        )
         .await;
     alice.ok(json!({"type": "stand", "table": 7})).await;
     // Following a player one blocks is refused until unblocked.
-    alice.err(relation("follow", "mallory"), "bad_relation").await;
+    alice
+        .err(relation("follow", "mallory"), "bad_relation")
+        .await;
 }
 
 /// Mallory's lines in the room and the kibitz are hidden from alice, her room's recent chat too.
@@ -285,7 +298,8 @@ async fn relations_survived(server: &TestServer) {
     }
     say_and_hear(&mut alice, json!({"kind": "room", "room": 1}), "back").await;
     assert!(!heard(&alice, "spam") && !heard(&alice, "chatter"));
-    let challenge = json!({"type": "challenge", "user": alice.user.unwrap(), "settings": settings_9x9()});
+    let challenge =
+        json!({"type": "challenge", "user": alice.user.unwrap(), "settings": settings_9x9()});
     mallory.err(challenge, "blocked").await;
 }
 

@@ -543,7 +543,10 @@ impl Hall {
                 Ok(Done)
             }
             R::FriendsNow { users } => Ok(HallReply::FriendsNow {
-                now: users.into_iter().map(|user| self.friend_now(user)).collect(),
+                now: users
+                    .into_iter()
+                    .map(|user| self.friend_now(user))
+                    .collect(),
             }),
             notification @ (R::Online { .. }
             | R::GameEnded { .. }

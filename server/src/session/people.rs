@@ -33,7 +33,10 @@ impl Session {
             crate::relations::change(&state.store, &state.hall, me, &username, (kind, on)).await?;
         }
         let relations = crate::relations::view(&state.store, &state.hall, me, &self.screen).await?;
-        Ok(Answer::Msg(Box::new(ServerMsg::Relations { id, relations })))
+        Ok(Answer::Msg(Box::new(ServerMsg::Relations {
+            id,
+            relations,
+        })))
     }
 
     /// Profiles and finding players.

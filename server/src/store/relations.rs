@@ -20,7 +20,11 @@ pub enum RelationKind {
 }
 
 impl RelationKind {
-    pub const ALL: [RelationKind; 3] = [RelationKind::Follow, RelationKind::Block, RelationKind::Mute];
+    pub const ALL: [RelationKind; 3] = [
+        RelationKind::Follow,
+        RelationKind::Block,
+        RelationKind::Mute,
+    ];
 
     /// As stored.
     pub fn as_str(self) -> &'static str {
@@ -32,7 +36,9 @@ impl RelationKind {
     }
 
     pub fn parse(text: &str) -> Option<RelationKind> {
-        RelationKind::ALL.into_iter().find(|kind| kind.as_str() == text)
+        RelationKind::ALL
+            .into_iter()
+            .find(|kind| kind.as_str() == text)
     }
 }
 
