@@ -78,6 +78,8 @@ test('friends, a block and a mute: in English on a desktop and in Chinese on a p
   await mei.goto(`${suite.server.url}/#/room/1`);
   await mei.waitForSelector('[data-testid=friends]:has-text("好友")');
   await mei.waitForSelector('[data-testid=friend-ann]:has-text("在线")');
+  await mei.hover(chatLine('second spam'));
+  await mei.locator('[data-testid=room-chat]').screenshot({ path: join(OUT, 'relations-zh-phone-chat-mute.png') });
   await mei.click('[data-testid=room-chat] [data-testid=mute-troll]');
   await explain(mei, mei.waitForSelector(chatLine('second spam'), { state: 'detached' }));
   await say(troll, 'third spam');

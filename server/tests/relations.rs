@@ -58,7 +58,7 @@ async fn relations_take_effect(here: &TestServer, there: &TestServer) {
     let mut carol = there.player("carol").await;
     let mut mallory = there.player("mallory").await;
     let mallory_id = mallory.user.unwrap();
-    refuses_bad_input(&mut alice).await;
+    refuses_bad_input(here, &mut alice).await;
 
     // A friend: online, then their new game pushed with a notice.
     let reply = alice.ok(relation("follow", "BOB")).await;
@@ -97,6 +97,7 @@ async fn relations_take_effect(here: &TestServer, there: &TestServer) {
         .wait_for(|f| f["type"] == "player_offline" && f["user"] == alice.user.unwrap())
         .await;
     blocked_is_refused(&mut alice, &mut mallory, mallory_id).await;
+    automatch_keeps_them_apart(&mut alice, &mut mallory).await;
     blocked_chat_is_hidden(&mut alice, &mut mallory, game).await;
     muted_chat_is_hidden(&mut alice, &mut carol, &mut bob, game).await;
     blocker_is_not_seen_online(there, &mut mallory).await;
@@ -122,9 +123,13 @@ fn lists(players: &Value, username: &str) -> bool {
         .any(|p| p["username"] == username)
 }
 
-/// Oneself, unknown names in any script, and a name that is no string: each refused, nothing
-/// changed.
-async fn refuses_bad_input(alice: &mut Client) {
+/// Oneself, unknown names in any script, a name that is no string, and a guest: each refused,
+/// nothing changed.
+async fn refuses_bad_input(server: &TestServer, alice: &mut Client) {
+    let mut guest = server.client().await;
+    guest.hello().await;
+    guest.err(relation("follow", "alice"), "not_logged_in").await;
+    guest.err(json!({"type": "relations"}), "not_logged_in").await;
     for kind in ["follow", "block", "mute"] {
         alice.err(relation(kind, "alice"), "bad_relation").await;
     }
@@ -194,6 +199,17 @@ async fn blocked_is_refused(alice: &mut Client, mallory: &mut Client, mallory_id
     alice
         .err(relation("follow", "mallory"), "bad_relation")
         .await;
+}
+
+/// Both seek the same game: no game between them; each waits until they cancel.
+async fn automatch_keeps_them_apart(alice: &mut Client, mallory: &mut Client) {
+    let seek = json!({"type": "automatch", "size": 9, "time_class": "blitz", "rank_range": 9});
+    mallory.ok(seek.clone()).await;
+    alice.ok(seek).await;
+    for client in [&mut *alice, &mut *mallory] {
+        client.ok(json!({"type": "cancel_automatch"})).await;
+    }
+    assert!(!alice.backlog_has(|f| f["type"] == "game_started"));
 }
 
 /// Mallory's lines in the room and the kibitz are hidden from alice, her room's recent chat too.

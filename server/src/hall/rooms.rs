@@ -84,6 +84,7 @@ impl Hall {
         }
         self.relist_live_games(&player);
         self.relist_entrant(&player);
+        self.friend_changed(&player);
         let text = Relisting { player }.frame();
         self.publish_text(users_audience([Some(user), None]), text, None);
     }
