@@ -128,8 +128,12 @@ fn lists(players: &Value, username: &str) -> bool {
 async fn refuses_bad_input(server: &TestServer, alice: &mut Client) {
     let mut guest = server.client().await;
     guest.hello().await;
-    guest.err(relation("follow", "alice"), "not_logged_in").await;
-    guest.err(json!({"type": "relations"}), "not_logged_in").await;
+    guest
+        .err(relation("follow", "alice"), "not_logged_in")
+        .await;
+    guest
+        .err(json!({"type": "relations"}), "not_logged_in")
+        .await;
     for kind in ["follow", "block", "mute"] {
         alice.err(relation(kind, "alice"), "bad_relation").await;
     }

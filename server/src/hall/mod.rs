@@ -543,10 +543,7 @@ impl Hall {
                 Ok(Done)
             }
             R::FriendsNow { users } => Ok(HallReply::FriendsNow {
-                now: users
-                    .into_iter()
-                    .map(|user| self.friend_now(user))
-                    .collect(),
+                now: self.friends_now(users),
             }),
             notification @ (R::Online { .. }
             | R::GameEnded { .. }

@@ -250,9 +250,8 @@ impl Hall {
 
     /// How a player is now, as their friends see them.
     fn friend(&self, player: PlayerInfo) -> Friend {
-        let FriendNow {
-            online, playing, ..
-        } = self.friend_now(player.user);
+        let now = self.friends_now(vec![player.user]).pop();
+        let (online, playing) = now.map_or((false, Vec::new()), |now| (now.online, now.playing));
         Friend {
             player,
             online,
@@ -260,27 +259,42 @@ impl Hall {
         }
     }
 
-    /// Whether `user` is online and the live games they play.
-    pub(super) fn friend_now(&self, user: UserId) -> FriendNow {
-        let playing = self
-            .live
-            .values()
-            .filter(|game| game.black.user == user || game.white.user == user)
-            .map(|game| game.game)
+    /// Whether each of `users` is online and the live games they play, in their order, with one
+    /// pass over the live games (a list may hold hundreds of friends, the hall thousands of games).
+    pub(super) fn friends_now(&self, users: Vec<UserId>) -> Vec<FriendNow> {
+        let mut now: Vec<FriendNow> = users
+            .into_iter()
+            .map(|user| FriendNow {
+                user,
+                online: self.online.contains_key(&user),
+                playing: Vec::new(),
+            })
             .collect();
-        FriendNow {
-            user,
-            online: self.online.contains_key(&user),
-            playing,
+        let mut at: HashMap<UserId, Vec<usize>> = HashMap::new();
+        for (index, friend) in now.iter().enumerate() {
+            at.entry(friend.user).or_default().push(index);
         }
+        for game in self.live.values() {
+            for user in [game.black.user, game.white.user] {
+                for &index in at.get(&user).into_iter().flatten() {
+                    now[index].playing.push(game.game);
+                }
+            }
+        }
+        now
     }
 
     /// Push `player`'s presence now to their online followers, but to none they block.
     pub(super) fn friend_changed(&self, player: &PlayerInfo) {
+        let followers = self.followers_shown(player.user);
+        // Most players have no follower online: nothing to look up.
+        if followers.is_empty() {
+            return;
+        }
         let friend = self.friend(player.clone());
         let msg = ServerMsg::FriendPresence { friend };
         let text: Frame = msg.to_json().into();
-        for follower in self.followers_shown(player.user) {
+        for follower in followers {
             self.publish_text(users_audience([Some(follower), None]), text.clone(), None);
         }
     }
@@ -293,13 +307,17 @@ impl Hall {
         ];
         for (friend, opponent) in sides {
             self.friend_changed(friend);
+            let followers = self.followers_shown(friend.user);
+            if followers.is_empty() {
+                continue;
+            }
             let msg = ServerMsg::FriendStartedGame {
                 friend: friend.clone(),
                 game: summary.game,
                 opponent: opponent.clone(),
             };
             let text: Frame = msg.to_json().into();
-            for follower in self.followers_shown(friend.user) {
+            for follower in followers {
                 self.publish_text(users_audience([Some(follower), None]), text.clone(), None);
             }
         }
