@@ -235,8 +235,8 @@ impl Screen {
     }
 
     /// `frame` as this user may see it: `None` to drop it (a hidden user's chat line or coming
-    /// online), a list without the hidden (a room's recent chat and members, the hall's players),
-    /// or the frame itself. Only frames that may name a hidden user are read, and only when
+    /// online), a list without the hidden (a room's recent chat and members, the hall's players, a
+    /// game's named watchers), or the frame itself. Only frames that may name a hidden user are read, and only when
     /// someone is hidden: every other frame passes as it is.
     pub fn screen(&self, frame: Frame) -> Option<Frame> {
         let chat_hidden = !self.muted.is_empty() || !self.blocked.is_empty();
@@ -262,10 +262,16 @@ impl Screen {
         if (chat_hidden || presence_hidden) && lists {
             return Some(self.screen_lists(frame));
         }
+        let watchers = text.starts_with(r#"{"type":"watchers","#)
+            || text.starts_with(r#"{"type":"game_state","#);
+        if presence_hidden && watchers {
+            return Some(self.screen_lists(frame));
+        }
         Some(frame)
     }
 
-    /// A `room` or `hall` snapshot without the hidden users' lines and listings.
+    /// A `room`, `hall`, `watchers` or `game_state` frame without the hidden users' lines and
+    /// listings.
     fn screen_lists(&self, frame: Frame) -> Frame {
         let Ok(mut msg) = serde_json::from_str::<ServerMsg>(frame.as_str()) else {
             return frame;
@@ -279,6 +285,12 @@ impl Screen {
                 recent_chat.retain(|line| !self.hides_chat_of(line.from.user));
             }
             ServerMsg::Hall { players, .. } => players.retain(shown),
+            // The names only: the counts still count them, as they count guests.
+            ServerMsg::Watchers {
+                watchers: Some(watchers),
+                ..
+            } => watchers.retain(shown),
+            ServerMsg::GameState { state } => state.watchers.retain(shown),
             _ => return frame,
         }
         msg.to_json().into()
