@@ -60,6 +60,9 @@ test('friends, a block and a mute: in English on a desktop and in Chinese on a p
   // Following waits for an unblock: not offered meanwhile.
   assert.equal(await ann.locator('[data-testid=relation-follow]').count(), 0);
   await ann.goto(`${suite.server.url}/#/room/1`);
+  // The hall keeps whom she blocks under her friends, folded.
+  await ann.click('[data-testid=hidden-players] summary:has-text("Blocked and muted (1)")');
+  await ann.waitForSelector('[data-testid=hidden-players] a[href="#/user/troll"]');
   await say(troll, 'second spam');
   await mei.waitForSelector(chatLine('second spam'));
   await say(bob, 'hello all');

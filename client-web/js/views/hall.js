@@ -26,6 +26,8 @@ export function mountHall(root, ctx, params) {
   const games = h('ul', { class: 'game-list', 'data-testid': 'live-games' });
   const players = h('ul', { class: 'player-list', 'data-testid': 'players' });
   const friends = state.me ? h('ul', { class: 'player-list friend-list' }) : null;
+  // Whom I block or mute, folded under the friends: each name opens the profile, where it is undone.
+  const hidden = h('div', { 'data-testid': 'hidden-players' });
   const roomTitle = h('h2', {});
   // A live game of mine (the tab was closed, or I came to the hall during it): a call to go back to it.
   const returnBox = h('p', { class: 'return-game panel', 'data-testid': 'return-to-game', hidden: true });
@@ -44,7 +46,7 @@ export function mountHall(root, ctx, params) {
     h('main', { class: 'hall-main' }, returnBox, events.element,
       h('details', { class: 'panel hall-tables', open: !phone, 'data-testid': 'tables-panel' }, h('summary', {}, roomTitle), tables)),
     h('aside', { class: 'hall-side' },
-      friends ? h('section', { class: 'panel hall-friends', 'data-testid': 'friends' }, h('h3', {}, t('friends.title')), friends) : null,
+      friends ? h('section', { class: 'panel hall-friends', 'data-testid': 'friends' }, h('h3', {}, t('friends.title')), friends, hidden) : null,
       h('section', { class: 'panel hall-players' }, h('h3', {}, t('hall.players')), players, search.element),
       chat?.element)));
 
@@ -109,7 +111,12 @@ export function mountHall(root, ctx, params) {
         roomTitle.textContent = t('room.tables');
         fill(tables, h('p', { class: 'muted' }, t('hall.pickRoom')));
       }
-      if (friends) fill(friends, friendsPanel(t, friendsInOrder(state)));
+      if (friends) {
+        fill(friends, friendsPanel(t, friendsInOrder(state)));
+        // Redrawn on every update: kept open if it was.
+        const open = Boolean(hidden.querySelector('details')?.open);
+        fill(hidden, hiddenPlayers(t, state.relations, { open }));
+      }
       automatch?.update();
       events.update();
       chat?.update(state.chats.get(channelKey({ kind: 'room', room: roomId })));
@@ -129,4 +136,14 @@ export function friendsPanel(t, friends) {
       ? h('span', { class: 'small nowrap' }, `${t('friends.inGame')} `,
         h('a', { class: 'badge playing', href: `#/game/${f.playing[0]}`, 'data-testid': `friend-watch-${f.player.username}` }, t('friends.watch')))
       : h('span', { class: f.online ? 'online-dot small' : 'muted small' }, t(f.online ? 'friends.online' : 'friends.offline'))));
+}
+
+/** The players I block and those I mute, folded (nothing when there are none). */
+export function hiddenPlayers(t, { blocked, muted }, { open = false } = {}) {
+  if (blocked.length + muted.length === 0) return null;
+  const names = (players) => players.map((p, i) => [i ? ', ' : '', profileLink(t, p)]).flat();
+  return h('details', { class: 'hidden-players small', open },
+    h('summary', { class: 'muted' }, t('friends.hidden', { count: blocked.length + muted.length })),
+    blocked.length ? h('p', {}, `${t('friends.blocked')} `, ...names(blocked)) : null,
+    muted.length ? h('p', {}, `${t('friends.muted')} `, ...names(muted)) : null);
 }
