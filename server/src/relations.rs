@@ -102,7 +102,16 @@ pub async fn change(
         other,
         on,
     };
-    hall.ask(HallRequest::Related { change }).await?.done()
+    let related = HallRequest::Related { change };
+    match hall.ask(related.clone()).await {
+        Ok(reply) => reply.done(),
+        // The store has it: the hall must hear of it too (telling it twice changes nothing), even if
+        // that waits for room in its inbox.
+        Err(_) => {
+            hall.send(related).await;
+            Ok(())
+        }
+    }
 }
 
 /// `me`'s lists as they now stand: friends with whether they are online and what they play (shown
