@@ -1,6 +1,6 @@
 // A chat panel: the lines of one channel and a box to say something (for a guest, `readOnly`: a note instead). It reports what was typed through
 // `onSend(text)`; the lines come in through `update(lines)`. The input survives updates. With `onMute`, each
-// line of someone but `me` has a small "mute" beside the name, reporting `onMute(player)`.
+// line of someone but `me` (the logged-in user) has a small "mute" at its end, reporting `onMute(player)`.
 
 import { h, fill } from '../dom.js';
 import { formatChatTime } from '../timefmt.js';
@@ -20,7 +20,7 @@ export function createChat({ t, title, onSend, testId, readOnly = false, me = nu
   const element = h('section', { class: 'chat panel', 'data-testid': testId }, h('h3', {}, title), list,
     readOnly ? h('p', { class: 'muted small', 'data-testid': 'chat-login' }, t('chat.loginToChat')) : form);
   let shown = -1;
-  const muteButton = (from) => (onMute && from.user !== me
+  const muteButton = (from) => (onMute && from.user !== me?.user
     ? h('button', { type: 'button', class: 'chat-mute', title: t('relations.muteName', { name: from.username }), 'aria-label': t('relations.muteName', { name: from.username }),
       'data-testid': `mute-${from.username}`, onclick: () => onMute(from) }, t('relations.muteShort'))
     : null);

@@ -35,7 +35,7 @@ export function mountHall(root, ctx, params) {
   const events = createEventsPanel({ t, state, actions, shownMax: EVENTS_SHOWN_MAX });
   const search = createPlayerSearch({ t, onSearch: actions.findPlayers });
   const chat = roomId ? createChat({ t, title: t('room.chat'), testId: 'room-chat', onSend: (text) => actions.chat({ kind: 'room', room: roomId }, text),
-    me: state.me?.user, onMute: state.me ? (player) => actions.relation('mute', player.username) : null }) : null;
+    me: state.me, onMute: state.me ? (player) => actions.relation('mute', player.username) : null }) : null;
 
   const phone = !!globalThis.matchMedia?.(PHONE_QUERY).matches;
   root.appendChild(h('div', { class: 'hall' },
