@@ -96,6 +96,8 @@ async function resubscribe() {
   // Competitions: the hall's list, and the event on screen (its pushes were missed while offline).
   await quiet(net.request({ type: 'list_events' }));
   if (following.event) await quiet(net.request({ type: 'get_event', event: following.event }));
+  // My friends (online now?), blocked and muted players: asked afresh, the pushes were missed.
+  if (state.me) await quiet(net.request({ type: 'relations' }));
   // A profile is a snapshot, not a subscription: asked afresh (online, last seen, new games).
   if (following.profile) await askProfile(following.profile);
 }
@@ -250,6 +252,9 @@ const actions = {
     if (err.code !== 'not_there') toast(err);
   }).finally(() => { automatchSearching = false; }),
   chat: (channel, text) => send({ type: 'chat', channel, text }).catch(toast),
+  // Follow, block, mute and their undoing (`kind` is the message's type); the reply, my lists as they
+  // now stand, reaches the state as a data message.
+  relation: (kind, username) => send({ type: kind, username }).catch(toast),
   ...eventActions({ send, untilReady, following, toast, go: (hash) => { location.hash = hash; } }),
   // Reports: a dialog asks the reason, then the server keeps the report for the moderators.
   reportLine(line) {
@@ -274,6 +279,7 @@ function report(target, what) {
 
 function afterLogin() {
   state.banned = null;
+  send({ type: 'relations' }).catch(() => {});
   // A player back after closing the tab mid-game goes straight to the game, before its forfeit countdown
   // runs out (watching it again is what tells the server the player is back).
   const live = myLiveGame(state);
@@ -321,9 +327,11 @@ function answerChallenges() {
 const toasts = h('div', { class: 'toasts', 'aria-live': 'polite' });
 function toast(errOrNotice) {
   const text = errOrNotice?.text ?? (errOrNotice?.code ? errorText(errOrNotice) : String(errOrNotice));
-  const node = h('div', { class: 'toast' }, text);
+  // A notice may offer a link (a friend's new game: watch it).
+  const link = errOrNotice?.href ? h('a', { href: errOrNotice.href, class: 'toast-link' }, errOrNotice.linkText) : null;
+  const node = h('div', { class: 'toast', 'data-testid': errOrNotice?.testId }, text, link ? ' ' : null, link);
   toasts.appendChild(node);
-  setTimeout(() => node.remove(), 5000);
+  setTimeout(() => node.remove(), errOrNotice?.href ? 10000 : 5000);
 }
 
 const header = h('header', { class: 'topbar' });
@@ -418,7 +426,7 @@ function render() {
   view?.update();
   while (state.notices.length) {
     const notice = state.notices.shift();
-    toast({ text: t(notice.key, noticeVars()) });
+    toast({ text: t(notice.key, { ...noticeVars(), ...notice.params }), href: notice.href, linkText: notice.linkKey && t(notice.linkKey), testId: notice.testId });
   }
 }
 

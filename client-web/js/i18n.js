@@ -5,6 +5,7 @@
 // back to English, a missing English one shows the key, so a forgotten string is visible rather than blank.
 
 import { eventsEn, eventsZh } from './i18n-events.js';
+import { relationsEn, relationsZh } from './i18n-relations.js';
 
 export const LANGUAGES = ['en', 'zh'];
 
@@ -992,8 +993,8 @@ const zh = {
 };
 
 // The competition screens keep their strings in their own file.
-Object.assign(en, eventsEn);
-Object.assign(zh, eventsZh);
+Object.assign(en, eventsEn, relationsEn);
+Object.assign(zh, eventsZh, relationsZh);
 
 export const DICTIONARIES = { en, zh };
 

@@ -34,7 +34,30 @@ export function createState() {
     notices: [], // transient messages for the user
     events: createEventsState(), // competitions: the hall's list and the events opened (see events.js)
     profiles: new Map(), // name as asked → {profile} (the `profile` reply's) or {error}: see views/profile.js
+    relations: noRelations(), // my friends ({player, online, playing}), blocked and muted players
   };
+}
+
+function noRelations() {
+  return { friends: [], blocked: [], muted: [] };
+}
+
+/** My friends, online ones first (those in a game before those not), then by name. */
+export function friendsInOrder(state) {
+  const rank = (f) => (f.online ? (f.playing?.length ? 0 : 1) : 2);
+  return [...state.relations.friends].sort((a, b) => rank(a) - rank(b) || a.player.username.localeCompare(b.player.username));
+}
+
+/** What I hold toward `user`: {follows, blocks, mutes}. */
+export function relationTo(state, user) {
+  const has = (list) => list.some((p) => (p.player ?? p).user === user);
+  return { follows: has(state.relations.friends), blocks: has(state.relations.blocked), mutes: has(state.relations.muted) };
+}
+
+/** Whether chat from `user` is hidden from me (the server hides it too; this drops lines said before). */
+function chatHidden(state, user) {
+  const { blocks, mutes } = relationTo(state, user);
+  return blocks || mutes;
 }
 
 export function channelKey(channel) {
@@ -355,6 +378,7 @@ export function applyMessage(state, msg) {
       break;
     case 'logged_out':
       state.me = null;
+      state.relations = noRelations();
       state.pendingGrant = 0;
       state.muted = null;
       // A ban says why and until when; the notice stays on the login screen (`state.banned`).
@@ -456,7 +480,21 @@ export function applyMessage(state, msg) {
       applyEventMessage(state, msg);
       break;
     case 'chat':
-      addChat(state, channelKey(msg.channel), { from: msg.from, text: msg.text, at_ms: msg.at_ms, line: msg.line });
+      if (!chatHidden(state, msg.from.user)) addChat(state, channelKey(msg.channel), { from: msg.from, text: msg.text, at_ms: msg.at_ms, line: msg.line });
+      break;
+    case 'relations':
+      state.relations = msg.relations;
+      // Lines already shown from someone just muted or blocked go too.
+      for (const [key, lines] of state.chats) state.chats.set(key, lines.filter((line) => !chatHidden(state, line.from.user)));
+      break;
+    case 'friend_presence': {
+      const i = state.relations.friends.findIndex((f) => f.player.user === msg.friend.player.user);
+      if (i >= 0) state.relations.friends[i] = msg.friend;
+      break;
+    }
+    case 'friend_started_game':
+      state.notices.push({ key: 'friends.started', params: { name: msg.friend.username, opponent: msg.opponent.username },
+        href: `#/game/${msg.game}`, linkKey: 'friends.watch', testId: `friend-started-${msg.game}` });
       break;
     default:
       break;

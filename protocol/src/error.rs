@@ -164,6 +164,12 @@ error_codes! {
     BadDuration,
     /// A report's or a moderator's reason is empty or too long.
     BadReason,
+    /// One of you blocks the other: no challenge, stake offer or seat beside them.
+    Blocked,
+    /// A relation that cannot be: with yourself, or following a player you block.
+    BadRelation,
+    /// The list (followed, blocked or muted) holds as many players as it may.
+    RelationsFull,
 }
 
 impl std::fmt::Display for ErrorCode {

@@ -21,7 +21,8 @@
 //!
 //! - `ids`: the newtype ids and retry keys every area uses;
 //! - `accounts`: `hello`, registering, logging in and out;
-//! - `people`: a participant as every list shows them, profiles, finding players;
+//! - `people`: a participant as every list shows them, profiles, finding players, friends, blocks
+//!   and mutes;
 //! - `hall`: rooms, tables, challenges, automatch, chat;
 //! - `game`: playing, watching and scoring games, and their records;
 //! - `study`: the study board;
@@ -70,8 +71,8 @@ pub use money::{
     WagerRecord,
 };
 pub use people::{
-    EventPlacing, PeopleMsg, PlayerInfo, ProfileView, RatingPoint, SizeRecord, PLAYERS_FOUND_MAX,
-    RATING_HISTORY_SHOWN_MAX,
+    EventPlacing, Friend, PeopleMsg, PlayerInfo, ProfileView, RatingPoint, RelationsView,
+    SizeRecord, PLAYERS_FOUND_MAX, RATING_HISTORY_SHOWN_MAX,
 };
 pub use server_msg::ServerMsg;
 pub use study::{CharsetFrom, KoRuleFrom, StudyMsg, StudyRecord, StudyView};
@@ -145,7 +146,7 @@ areas! {
     Money(MoneyMsg),
     /// Competitions.
     Events(EventsMsg),
-    /// Profiles and finding players.
+    /// Profiles, finding players, friends, blocks and mutes.
     People(PeopleMsg),
     /// Reports and moderation.
     Moderation(ModerationMsg),

@@ -1,5 +1,6 @@
 //! People on the wire: a participant as every list shows them (name, rank, rating), a player's
-//! profile, and what a client sends to open one or to find a player by name.
+//! profile, what a client sends to open one or to find a player by name, and a player's relations to
+//! others: whom they follow (their friends), block and mute.
 
 use serde::{Deserialize, Serialize};
 
@@ -84,18 +85,79 @@ pub struct EventPlacing {
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum PeopleMsg {
     /// A player's profile (answered by `profile`); no account needed.
-    Profile { username: String },
+    Profile {
+        username: String,
+    },
     /// Players whose name starts with `prefix`, in any script and without regard to case or width,
     /// as logging in compares names (answered by `players_found`, at most [`PLAYERS_FOUND_MAX`], in
     /// the order of their names).
-    FindPlayers { prefix: String },
+    FindPlayers {
+        prefix: String,
+    },
+    /// Your friends, blocked and muted players (answered by `relations`).
+    Relations,
+    /// Follow a player: one-way, as KGS and OGS buddies are; you see when they are online and are
+    /// told when they start a game. Answered by `relations`.
+    Follow {
+        username: String,
+    },
+    Unfollow {
+        username: String,
+    },
+    /// Block a player: their chat is hidden from you on every channel, their challenges, stake offers
+    /// and seat beside you are refused, and they do not see you online. Unfollows them. Answered by
+    /// `relations`.
+    Block {
+        username: String,
+    },
+    Unblock {
+        username: String,
+    },
+    /// Mute a player: their chat lines are hidden from you on every channel (room, table, game,
+    /// kibitz), and nothing else changes. Answered by `relations`.
+    Mute {
+        username: String,
+    },
+    Unmute {
+        username: String,
+    },
 }
 
 impl PeopleMsg {
     /// Every `type` of this area, for routing a frame to its area and telling "unknown type" from
     /// "bad fields".
-    pub const TYPES: &'static [&'static str] = &["profile", "find_players"];
+    pub const TYPES: &'static [&'static str] = &[
+        "profile",
+        "find_players",
+        "relations",
+        "follow",
+        "unfollow",
+        "block",
+        "unblock",
+        "mute",
+        "unmute",
+    ];
 }
 
 /// The most players one search answers: a screenful; a longer prefix narrows it.
 pub const PLAYERS_FOUND_MAX: usize = 20;
+
+/// A friend (a player you follow) as your list shows them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Friend {
+    pub player: PlayerInfo,
+    /// Connected now (always false for a friend who blocks you).
+    pub online: bool,
+    /// The live games they play now (the client offers to watch them).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub playing: Vec<GameId>,
+}
+
+/// A user's relations to others, each list in the order the user made them (oldest first): the
+/// reply to `relations` and to every change of them.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct RelationsView {
+    pub friends: Vec<Friend>,
+    pub blocked: Vec<PlayerInfo>,
+    pub muted: Vec<PlayerInfo>,
+}

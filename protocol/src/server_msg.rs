@@ -4,10 +4,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::{
     is_zero, ChallengeId, ChatChannel, ChatLine, ChatLineId, Clocks, Color, ErrorCode,
-    EventSummary, EventView, GameEvent, GameId, GameListing, GameSettings, GameState, GameSummary,
-    HistoryEntry, LogoutReason, ModLogEntry, PlayerInfo, Point, PoolInfo, ProfileView, ReportId,
-    ReportView, RequestId, Role, RoomId, RoomInfo, StakeInfo, StudyView, TableId, TableInfo,
-    UserId, WagerRecord,
+    EventSummary, EventView, Friend, GameEvent, GameId, GameListing, GameSettings, GameState,
+    GameSummary, HistoryEntry, LogoutReason, ModLogEntry, PlayerInfo, Point, PoolInfo, ProfileView,
+    RelationsView, ReportId, ReportView, RequestId, Role, RoomId, RoomInfo, StakeInfo, StudyView,
+    TableId, TableInfo, UserId, WagerRecord,
 };
 
 /// A message from the server.
@@ -316,6 +316,25 @@ pub enum ServerMsg {
         id: Option<RequestId>,
         players: Vec<PlayerInfo>,
     },
+    /// Reply to `relations`, `follow`, `unfollow`, `block`, `unblock`, `mute` and `unmute`: your
+    /// lists as they now stand.
+    Relations {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<RequestId>,
+        relations: RelationsView,
+    },
+    /// Pushed to your connections when a friend comes online, goes offline, or starts or ends a
+    /// game: how they are now (a friend who blocks you is never pushed).
+    FriendPresence {
+        friend: Friend,
+    },
+    /// Pushed to your connections when a friend starts a game (after `friend_presence`), for a
+    /// notice that offers to watch it.
+    FriendStartedGame {
+        friend: PlayerInfo,
+        game: GameId,
+        opponent: PlayerInfo,
+    },
     /// Pushed to the hall when an event is created or its status, entries or rounds change.
     EventListed {
         event: EventSummary,
@@ -369,6 +388,9 @@ impl ServerMsg {
         "event_listed",
         "profile",
         "players_found",
+        "relations",
+        "friend_presence",
+        "friend_started_game",
     ];
 
     /// An error reply.

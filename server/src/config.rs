@@ -110,6 +110,13 @@ pub const ADMIN_THROTTLE_ENTRIES_MAX: usize = 10_000;
 /// twice over. Beyond it `watch` answers `too_many_watchers`.
 pub const WATCHERS_PER_GAME_MAX: usize = 25_000;
 
+/// Players one user may follow, and as many again to block and to mute (each list has its own
+/// bound). Every list is loaded at each login and held by each of the user's connections (to hide
+/// chat and presence) and, while they are online, by the hall (to refuse and to push friends'
+/// presence); a friends list is read on one screen, and a few hundred friends is more than anyone
+/// keeps up with. Past it `follow`, `block` or `mute` is refused `relations_full`.
+pub const RELATIONS_PER_LIST_MAX: usize = 300;
+
 /// Longest chat line in characters: a few sentences. Longer lines are refused with `bad_chat`.
 pub const CHAT_CHARS_MAX: usize = 500;
 

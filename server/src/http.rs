@@ -196,7 +196,8 @@ async fn game_sgf_file(state: State<Arc<AppState>>, Path(file): Path<String>) ->
 
 /// `GET /api/users/{name}`: a player's profile as JSON, the same as the `profile` message's.
 async fn user_profile(State(state): State<Arc<AppState>>, Path(name): Path<String>) -> Response {
-    match crate::people::profile(&state.store, &state.hall, &name).await {
+    let anyone = crate::relations::Screen::default();
+    match crate::people::profile(&state.store, &state.hall, &name, &anyone).await {
         Ok(profile) => axum::Json(profile).into_response(),
         Err(refusal) => refusal_response(refusal),
     }

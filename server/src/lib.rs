@@ -32,6 +32,9 @@
 //! - `hall`: the hall actor: rooms, tables, seats, settings agreement, nigiri, challenges, chat,
 //!   competitions (`hall/events.rs`), and the live lists pushed to subscribers. What it may be asked is
 //!   `HallRequest` (`hall/request.rs`); a game's, `GameRequest` (`game/request.rs`).
+//! - `relations`: friends, blocks and mutes: making and undoing them, the lists a player sees, and
+//!   the screen each connection applies to what it writes (hidden chat, hidden presence); the
+//!   hall keeps those of users online (`hall/relations.rs`) to refuse and to push friends' presence.
 //! - `people`: profiles, from the store's record of a player and the hall's view of them now.
 //! - `cluster`: several nodes on one Redis (`--redis`): the bus between them (per-node request
 //!   channels, per-game and hall pub/sub channels), fenced leases on each live game and the hall,
@@ -65,6 +68,7 @@ pub mod ledger;
 pub mod moderation;
 pub mod people;
 pub mod rating;
+pub mod relations;
 mod serve;
 pub mod session;
 pub mod store;

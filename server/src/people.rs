@@ -9,6 +9,7 @@ use tengen_protocol::{
 
 use crate::game::{list_game_rows, GAME_LIST_LEN_MAX};
 use crate::hall::{HallHandle, HallRequest};
+use crate::relations::Screen;
 use crate::store::{store_refusal, StoreHandle};
 use crate::Refusal;
 
@@ -16,11 +17,13 @@ use crate::Refusal;
 pub const PROFILE_GAMES_MAX: usize = 20;
 const _: () = assert!(PROFILE_GAMES_MAX <= GAME_LIST_LEN_MAX);
 
-/// The profile of the player named `username` (as they would log in: any case or width).
+/// The profile of the player named `username` (as they would log in: any case or width), as
+/// `viewer` sees it: a player who blocks the viewer shows offline and playing nothing.
 pub async fn profile(
     store: &StoreHandle,
     hall: &HallHandle,
     username: &str,
+    viewer: &Screen,
 ) -> Result<ProfileView, Refusal> {
     let name = username.to_string();
     let stored = store
@@ -42,10 +45,14 @@ pub async fn profile(
             format!("no user {username}"),
         ));
     };
-    let presence = hall
+    let mut presence = hall
         .ask(HallRequest::Presence { user: user.id })
         .await?
         .presence()?;
+    if viewer.hides_presence_of(user.id) {
+        presence.online = false;
+        presence.playing.clear();
+    }
     Ok(ProfileView {
         player: crate::auth::player_info(&user),
         member_since_ms: user.created_at_ms,

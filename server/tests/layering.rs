@@ -13,37 +13,27 @@ use std::collections::BTreeSet;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-/// Every top-level module, lowest first: what a module may import is what stands above it in this
-/// list. `lib` and `main` sit on top of everything and are not listed.
+/// Every top-level module, lowest first: a module may import only the modules listed before it.
+/// `lib` and `main` sit on top of everything and are not listed.
+#[rustfmt::skip]
 const LAYERS: &[&str] = &[
     // The ground: values and rules that need nothing else of the server.
-    "ground",
-    "config",
-    "clock",
-    "frame",
-    "username",
-    "chat",
-    "book",  // Durability.
-    "store", // Who people are and how strong.
-    "rating",
-    "throttle",
-    "moderation",
-    "auth",   // Fortune points over the store.
-    "ledger", // A game, and what is built from games.
-    "game",
-    "study", // The hall, which starts games and tells people.
-    "hall",
-    "people",
+    "ground", "config", "clock", "frame", "username", "chat", "book",
+    // Durability.
+    "store",
+    // Who people are, how strong, and what moderators decided about them.
+    "rating", "throttle", "moderation", "auth",
+    // Fortune points over the store.
+    "ledger",
+    // A game, and what is built from games.
+    "game", "study",
+    // The hall, which starts games and tells people; relations and profiles, which read it.
+    "hall", "relations", "people",
     // Several nodes: the cluster joins halls and games of different nodes.
     "cluster",
     // The edges: the accept loop, what every connection shares, sockets, HTTP, and the commands
     // beside the server.
-    "serve",
-    "app",
-    "session",
-    "http",
-    "gtp",
-    "bot",
+    "serve", "app", "session", "http", "gtp", "bot",
 ];
 
 fn server_src() -> PathBuf {

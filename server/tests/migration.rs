@@ -38,7 +38,7 @@ async fn old_accounts_are_found(server: &TestServer) {
         assert_eq!(session["type"], "session", "{name}: {session}");
         assert_eq!(session["user"], id, "{name}");
         assert_eq!(session["username"], name);
-        // Migrated to version 3, an old account is a user (no role) and not muted.
+        // Migrated to version 4, an old account is a user (no role) and not muted.
         assert_eq!(session.get("role"), None, "{session}");
         assert_eq!(session.get("muted_until_ms"), None, "{session}");
     }
@@ -92,6 +92,14 @@ async fn old_accounts_are_found(server: &TestServer) {
     }
     // Past the old ids (Redis spends an id on each refused name, SQLite does not).
     assert!(fresh["user"].as_u64() > Some(6), "{fresh}");
+    // Relations (schema version 4) between old accounts and new.
+    let followed = client
+        .request(json!({"type": "follow", "username": "bob_2"}))
+        .await;
+    assert_eq!(
+        followed["relations"]["friends"][0]["player"]["username"], "Bob_2",
+        "{followed}"
+    );
 }
 
 /// A copy of the SQLite fixture in a fresh data directory (the server writes into it).
@@ -143,7 +151,7 @@ async fn an_old_sqlite_store_is_migrated_and_its_accounts_found() {
     );
     assert_eq!(alice["rating_history"], json!([]));
     server.stop().await;
-    assert_eq!(version(&db), 3);
+    assert_eq!(version(&db), 4);
     let conn = rusqlite::Connection::open(&db).unwrap();
     // Version 3's moderation tables start empty: every old account is a user, free to talk.
     for table in [
@@ -181,7 +189,7 @@ async fn an_old_sqlite_store_is_migrated_and_its_accounts_found() {
     }
     assert_eq!(login(&server, "棋圣").await["user"], 7);
     server.stop().await;
-    assert_eq!(version(&db), 3);
+    assert_eq!(version(&db), 4);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -216,7 +224,7 @@ async fn an_old_redis_store_is_migrated_and_its_accounts_found() {
         .arg("{users}:schema")
         .query(&mut conn)
         .unwrap();
-    assert_eq!(version, "3");
+    assert_eq!(version, "4");
     // The oldest of each pair of lookalikes holds the skeleton; the other keeps its account.
     let skeletons: std::collections::HashMap<String, String> = redis::cmd("HGETALL")
         .arg("{users}:by_skeleton")

@@ -208,7 +208,8 @@ export function mountGame(root, ctx, params) {
       chatKey = key;
       chatGuest = guest;
       chat = channel ? createChat({ t, title: t(channel.kind === 'kibitz' ? 'game.kibitz' : 'game.tableChat'), testId: `${channel.kind}-chat`, readOnly: guest, onSend: (text) => run(actions.chat(channel, text)),
-        onReport: guest ? null : actions.reportLine, me: state.me }) : null;
+        onReport: guest ? null : actions.reportLine, me: state.me,
+        onMute: state.me ? (player) => actions.relation('mute', player.username) : null }) : null;
       fill(chatBox, chat?.element);
     }
     chat?.update(state.chats.get(chatKey), state.muted);

@@ -1,13 +1,14 @@
 // The hall: rooms, the chosen room's tables (seated players with ranks, a game's watchers), live games
 // with watcher counts, players online (with a challenge button and who is playing; every name in the
 // lists links to the player's profile; a table's card is one link, to the table), the automatch panel,
-// the room chat, and the competitions (views/events.js). On a phone the live games and the players come
+// the room chat, the competitions (views/events.js), and for a logged-in user their friends (online
+// first, a link to watch the game one plays; `friendsPanel`). On a phone the live games and the players come
 // first and the tables start folded (style.css orders the panels; the tables are a <details> opened here
 // on wider screens).
 
 import { formatRank } from '../rank.js';
 import { h, fill, userName } from '../dom.js';
-import { channelKey, myLiveGame } from '../state.js';
+import { channelKey, myLiveGame, friendsInOrder } from '../state.js';
 import { createChat } from './chat.js';
 import { createAutomatchPanel } from './automatch.js';
 import { createPlayerSearch } from './player-search.js';
@@ -24,6 +25,9 @@ export function mountHall(root, ctx, params) {
   const tables = h('div', { class: 'table-grid', 'data-testid': 'tables' });
   const games = h('ul', { class: 'game-list', 'data-testid': 'live-games' });
   const players = h('ul', { class: 'player-list', 'data-testid': 'players' });
+  const friends = state.me ? h('ul', { class: 'player-list friend-list' }) : null;
+  // Whom I block or mute, folded under the friends: each name opens the profile, where it is undone.
+  const hidden = h('div', { 'data-testid': 'hidden-players' });
   const roomTitle = h('h2', {});
   // A live game of mine (the tab was closed, or I came to the hall during it): a call to go back to it.
   const returnBox = h('p', { class: 'return-game panel', 'data-testid': 'return-to-game', hidden: true });
@@ -31,7 +35,8 @@ export function mountHall(root, ctx, params) {
   const events = createEventsPanel({ t, state, actions, shownMax: EVENTS_SHOWN_MAX });
   const search = createPlayerSearch({ t, onSearch: actions.findPlayers });
   const chat = roomId ? createChat({ t, title: t('room.chat'), testId: 'room-chat', onSend: (text) => actions.chat({ kind: 'room', room: roomId }, text),
-    onReport: actions.reportLine, me: state.me }) : null;
+    onReport: actions.reportLine, me: state.me,
+    onMute: state.me ? (player) => actions.relation('mute', player.username) : null }) : null;
 
   const phone = !!globalThis.matchMedia?.(PHONE_QUERY).matches;
   root.appendChild(h('div', { class: 'hall' },
@@ -42,6 +47,7 @@ export function mountHall(root, ctx, params) {
     h('main', { class: 'hall-main' }, returnBox, events.element,
       h('details', { class: 'panel hall-tables', open: !phone, 'data-testid': 'tables-panel' }, h('summary', {}, roomTitle), tables)),
     h('aside', { class: 'hall-side' },
+      friends ? h('section', { class: 'panel hall-friends', 'data-testid': 'friends' }, h('h3', {}, t('friends.title')), friends, hidden) : null,
       h('section', { class: 'panel hall-players' }, h('h3', {}, t('hall.players')), players, search.element),
       chat?.element)));
 
@@ -106,6 +112,12 @@ export function mountHall(root, ctx, params) {
         roomTitle.textContent = t('room.tables');
         fill(tables, h('p', { class: 'muted' }, t('hall.pickRoom')));
       }
+      if (friends) {
+        fill(friends, friendsPanel(t, friendsInOrder(state)));
+        // Redrawn on every update: kept open if it was.
+        const open = Boolean(hidden.querySelector('details')?.open);
+        fill(hidden, hiddenPlayers(t, state.relations, { open }));
+      }
       automatch?.update();
       events.update();
       chat?.update(state.chats.get(channelKey({ kind: 'room', room: roomId })), state.muted);
@@ -114,4 +126,25 @@ export function mountHall(root, ctx, params) {
       search.unmount();
     },
   };
+}
+
+/** My friends' lines: the name (to the profile) and rank, online or not, and a game one plays to watch. */
+export function friendsPanel(t, friends) {
+  if (friends.length === 0) return h('li', { class: 'muted small' }, t('friends.empty'));
+  return friends.map((f) => h('li', { class: f.online ? 'friend online' : 'friend', 'data-testid': `friend-${f.player.username}` },
+    h('span', {}, profileLink(t, f.player, { rank: 'chip' })),
+    f.playing?.length
+      ? h('span', { class: 'small nowrap' }, `${t('friends.inGame')} `,
+        h('a', { class: 'badge playing', href: `#/game/${f.playing[0]}`, 'data-testid': `friend-watch-${f.player.username}` }, t('friends.watch')))
+      : h('span', { class: f.online ? 'online-dot small' : 'muted small' }, t(f.online ? 'friends.online' : 'friends.offline'))));
+}
+
+/** The players I block and those I mute, folded (nothing when there are none). */
+export function hiddenPlayers(t, { blocked, muted }, { open = false } = {}) {
+  if (blocked.length + muted.length === 0) return null;
+  const names = (players) => players.map((p, i) => [i ? ', ' : '', profileLink(t, p)]).flat();
+  return h('details', { class: 'hidden-players small', open },
+    h('summary', { class: 'muted' }, t('friends.hidden', { count: blocked.length + muted.length })),
+    blocked.length ? h('p', {}, `${t('friends.blocked')} `, ...names(blocked)) : null,
+    muted.length ? h('p', {}, `${t('friends.muted')} `, ...names(muted)) : null);
 }

@@ -4,12 +4,14 @@
 // with the place reached, member since, online now or last seen, and the games being played now with a
 // link to watch. Anyone may look, guests too. Asks on opening through `actions.openProfile` (app.js asks
 // again after a reconnect, and when the hall shows the player come, go, or start or end a game); the
-// answer lands in `state.profiles`. The pieces are built by the functions below from props alone.
+// answer lands in `state.profiles`. The pieces are built by the functions below from props alone. A
+// logged-in visitor follows, blocks or mutes the player from here (`relationsBar`).
 
 import { formatRank } from '../rank.js';
 import { h, fill, userName } from '../dom.js';
 import { graphGeometry, recordTable, placeText, agoParts, gameFor, joinGames } from '../profile.js';
 import { profileLink } from './player-link.js';
+import { relationTo } from '../state.js';
 
 const SVG = 'http://www.w3.org/2000/svg';
 
@@ -30,6 +32,7 @@ export function mountProfile(root, ctx, params) {
   let moreAsking = false;
   let moreError = null;
   let drawn = null;
+  let drawnRelations = null;
   // What the hall shows of the player (online, listed, in a live game): when it changes, ask again.
   let hallSeen = null;
 
@@ -51,8 +54,9 @@ export function mountProfile(root, ctx, params) {
 
   function draw(force = false) {
     const known = state.profiles.get(name);
-    if (!force && drawn === known) return;
+    if (!force && drawn === known && drawnRelations === state.relations) return;
     drawn = known;
+    drawnRelations = state.relations;
     if (!known) {
       fill(body, h('p', { class: 'muted' }, t('profile.loading')));
       return;
@@ -68,11 +72,12 @@ export function mountProfile(root, ctx, params) {
     const p = known.profile;
     const games = joinGames(p.recent_games, more);
     const mayHaveMore = more.length === 0 && moreFull === null ? p.recent_games.length >= FIRST_PAGE_GAMES : moreFull;
-    // Anyone logged in may report a player to the moderators (not themselves).
-    const reportable = state.me && state.me.user !== p.player.user;
+    // Anyone logged in may report a player to the moderators, and follow, block or mute them (not themselves).
+    const other = state.me && state.me.user !== p.player.user;
+    const bar = other ? relationsBar(p.player, relationTo(state, p.player.user), { t, onChange: actions.relation }) : null;
     fill(body,
-      summaryPanel(p, { t, lang, now: Date.now() }),
-      reportable ? h('p', { class: 'row end' }, h('button', { class: 'small', 'data-testid': 'report-user',
+      summaryPanel(p, { t, lang, now: Date.now(), bar }),
+      other ? h('p', { class: 'row end' }, h('button', { class: 'small', 'data-testid': 'report-user',
         onclick: () => actions.reportUser(p.player.username) }, t('report.user'))) : null,
       h('div', { class: 'profile-columns' },
         h('div', { class: 'profile-main' },
@@ -114,7 +119,7 @@ function agoText(ms, { t, lang, now }) {
 }
 
 /** The name, rank and rating, member since, online or last seen, and the games being played now. */
-function summaryPanel(p, { t, lang, now }) {
+function summaryPanel(p, { t, lang, now, bar }) {
   const rank = String(p.player.rank ?? '?');
   const rankNote = rank === '?' ? t('profile.unranked') : rank.endsWith('?') ? t('profile.provisional') : null;
   return h('section', { class: 'panel profile-head' },
@@ -132,7 +137,26 @@ function summaryPanel(p, { t, lang, now }) {
       h('span', { class: 'muted' }, ` · ${t('profile.memberSince', { date: dateText(p.member_since_ms, lang) })}`)),
     p.playing.length ? h('ul', { class: 'profile-playing', 'data-testid': 'profile-playing' }, p.playing.map((game) => h('li', {},
       t('profile.playing', { game }), ' — ',
-      h('a', { class: 'button primary small', href: `#/game/${game}`, 'data-testid': `profile-watch-${game}` }, t('profile.watch'))))) : null);
+      h('a', { class: 'button primary small', href: `#/game/${game}`, 'data-testid': `profile-watch-${game}` }, t('profile.watch'))))) : null,
+    bar);
+}
+
+/**
+ * Follow, block and mute buttons for a player (`held`: what I hold toward them, from state.js's
+ * `relationTo`), each reporting `onChange(messageType, username)`, with a line saying what holds now.
+ * Following waits for an unblock (the server refuses it), so it is not offered while blocking.
+ */
+export function relationsBar(player, held, { t, onChange }) {
+  const name = player.username;
+  const button = (kind, on, primary) => h('button', { class: `small${primary ? ' primary' : ''}`, 'data-testid': `relation-${kind}`, 'aria-pressed': String(on),
+    onclick: () => onChange(kind, name) }, t(`relations.${kind}`));
+  const notes = [held.follows && 'following', held.blocks && 'blocking', held.mutes && !held.blocks && 'muting'].filter(Boolean);
+  return h('div', { class: 'relations-bar', 'data-testid': 'relations-bar' },
+    h('div', { class: 'row' },
+      held.blocks ? null : button(held.follows ? 'unfollow' : 'follow', held.follows, !held.follows),
+      held.blocks ? null : button(held.mutes ? 'unmute' : 'mute', held.mutes, false),
+      button(held.blocks ? 'unblock' : 'block', held.blocks, false)),
+    notes.map((note) => h('p', { class: 'muted small', 'data-testid': `relation-note-${note}` }, t(`relations.${note}`, { name }))));
 }
 
 /**

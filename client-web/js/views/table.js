@@ -16,7 +16,8 @@ export function mountTable(root, ctx, params) {
   const title = h('h2', {}, t('table.title', { n: tableId }));
   const back = h('button', { onclick: () => actions.leaveTable(tableId) }, t('table.leave'));
   const chat = createChat({ t, title: t('table.chat'), testId: 'table-chat', onSend: (text) => actions.chat({ kind: 'table', table: tableId }, text),
-    onReport: actions.reportLine, me: state.me });
+    onReport: actions.reportLine, me: state.me,
+    onMute: state.me ? (player) => actions.relation('mute', player.username) : null });
   let form = null;
   const stakeError = h('p', { class: 'form-error', role: 'alert', 'data-testid': 'stake-error' });
   const guard = (promise) => { stakeError.textContent = ''; promise.catch((err) => { stakeError.textContent = actions.errorText(err); }); };

@@ -67,8 +67,19 @@ fn ranks_apart(a: &PlayerInfo, b: &PlayerInfo) -> u8 {
 
 /// The first waiting seeker `seeker` can play: same size and class, each within the other's range.
 pub fn find(queue: &[Seeker], seeker: &Seeker) -> Option<usize> {
+    find_allowed(queue, seeker, |_| true)
+}
+
+/// As [`find`], among the waiting seekers `allowed` lets `seeker` play (not one blocking them or
+/// blocked by them).
+pub fn find_allowed(
+    queue: &[Seeker],
+    seeker: &Seeker,
+    allowed: impl Fn(UserId) -> bool,
+) -> Option<usize> {
     queue.iter().position(|other| {
         other.player.user != seeker.player.user
+            && allowed(other.player.user)
             && other.size == seeker.size
             && other.time_class == seeker.time_class
             && rating::rank_distance(

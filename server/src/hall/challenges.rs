@@ -29,6 +29,7 @@ impl Hall {
         if !self.online.contains_key(&to) {
             return refuse(ErrorCode::NoSuchUser, format!("user {to} is not online"));
         }
+        self.check_not_blocked(from.user, to)?;
         table::validate_settings(&settings)?;
         let open = self
             .challenges
@@ -69,6 +70,8 @@ impl Hall {
         user: UserId,
     ) -> Result<(), Refusal> {
         let challenge = self.take_challenge(id, user)?;
+        // A block made since the challenge was sent stands between them too.
+        self.check_not_blocked(user, challenge.from.user)?;
         let to = self
             .online
             .get(&user)
@@ -110,7 +113,9 @@ impl Hall {
     pub(super) async fn seek(&mut self, seeker: automatch::Seeker) -> Result<(), Refusal> {
         automatch::validate(&seeker)?;
         automatch::remove(&mut self.automatch, seeker.player.user);
-        let Some(index) = automatch::find(&self.automatch, &seeker) else {
+        let me = seeker.player.user;
+        let fits = |other: UserId| !self.blocked_between(me, other);
+        let Some(index) = automatch::find_allowed(&self.automatch, &seeker, fits) else {
             if self.automatch.len() >= automatch::AUTOMATCH_QUEUE_MAX {
                 return refuse(ErrorCode::Busy, "the automatch queue is full; try again");
             }

@@ -63,6 +63,7 @@ impl Hall {
                 game: summary.clone(),
             },
         );
+        self.friends_started(&summary);
         Ok(summary)
     }
 
@@ -131,8 +132,12 @@ impl Hall {
     }
 
     pub(super) fn game_ended(&mut self, game: GameId, table: Option<TableId>) {
-        self.live.remove(&game);
+        let ended = self.live.remove(&game);
         self.publish(hall_audience(), &ServerMsg::GameUnlisted { game });
+        if let Some(ended) = ended {
+            self.friend_changed(&ended.black);
+            self.friend_changed(&ended.white);
+        }
         let Some(id) = table else {
             return;
         };

@@ -17,6 +17,7 @@ pub mod automatch;
 mod challenges;
 mod events;
 mod live;
+mod relations;
 mod request;
 mod rooms;
 mod stakes;
@@ -25,6 +26,7 @@ mod tables;
 mod teams;
 
 pub use live::first_takes_black;
+pub use relations::{FriendNow, RelationChange};
 pub use request::{EventRequest, HallCmd, HallReply, HallRequest};
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -343,6 +345,8 @@ struct Hall {
     recently_gone: HashMap<UserId, u64>,
     /// Competitions, and which of their boards each of their live games is.
     events: events::Events,
+    /// Whom the users online follow and block.
+    ties: relations::Ties,
     games: Games,
     ctx: GameContext,
     /// Where pushes go out (this node's sessions, and scaled out, the other nodes').
@@ -430,6 +434,7 @@ pub fn spawn_actor(
         room_recount: BTreeSet::new(),
         recently_gone: HashMap::new(),
         events: events::Events::default(),
+        ties: relations::Ties::default(),
         games,
         ctx: GameContext {
             store,
@@ -552,6 +557,13 @@ impl Hall {
                 self.answer_stake(table, user, agree).await.map(|()| Done)
             }
             R::Event(request) => self.event_request(request).await,
+            R::Related { change } => {
+                self.related(change);
+                Ok(Done)
+            }
+            R::FriendsNow { users } => Ok(HallReply::FriendsNow {
+                now: self.friends_now(users),
+            }),
             notification @ (R::Online { .. }
             | R::GameEnded { .. }
             | R::SessionGone { .. }
@@ -561,7 +573,8 @@ impl Hall {
             | R::RemoveChat { .. }
             | R::Rerated { .. }
             | R::GameRestored { .. }
-            | R::Relisted { .. }) => {
+            | R::Relisted { .. }
+            | R::RelationsLoaded { .. }) => {
                 self.notified(notification).await;
                 Ok(Done)
             }
@@ -603,6 +616,7 @@ impl Hall {
                 self.game_restored(summary);
             }
             R::Relisted { summary } => self.relist(summary),
+            R::RelationsLoaded { user, load, held } => self.relations_loaded(user, load, held),
             asked => {
                 // `handle` passes only the notifications here.
                 tracing::error!(?asked, "a hall request reached the notifications");

@@ -13,7 +13,9 @@ use tengen_protocol::{
 use tokio::sync::oneshot;
 
 use super::automatch::Seeker;
+use super::relations::{FriendNow, RelationChange};
 use crate::game::GameNotice;
+use crate::store::RelationKind;
 use crate::{Frame, Refusal, Reply};
 
 /// A request to the hall. The first group comes from sessions and is answered; the second are
@@ -120,6 +122,15 @@ pub enum HallRequest {
         user: UserId,
         agree: bool,
     },
+    /// A relation the store just recorded (see [`RelationChange`]): the hall keeps it for its
+    /// holder if online and tells both users' connections.
+    Related {
+        change: RelationChange,
+    },
+    /// Whether each of `users` is online and what they play (for a friends list).
+    FriendsNow {
+        users: Vec<UserId>,
+    },
     /// A session authenticated as `player`.
     Online {
         player: PlayerInfo,
@@ -175,6 +186,13 @@ pub enum HallRequest {
     /// Scaled out: a game run by another node, with its watcher and move counts now.
     Relisted {
         summary: GameSummary,
+    },
+    /// Sent by the hall itself: `user`'s relations as the store had them, read by its load number
+    /// `load` (only the newest load is taken).
+    RelationsLoaded {
+        user: UserId,
+        load: u64,
+        held: Vec<(RelationKind, UserId)>,
     },
 }
 
@@ -290,6 +308,8 @@ pub enum HallReply {
     Events { events: Vec<EventSummary> },
     /// A user's presence (the answer to `Presence`).
     Presence { presence: Presence },
+    /// Whether each user asked about is online and what they play (the answer to `FriendsNow`).
+    FriendsNow { now: Vec<FriendNow> },
 }
 
 /// What the hall knows of a user now: the live part of their profile.
@@ -349,6 +369,13 @@ impl HallReply {
     pub fn presence(self) -> Result<Presence, Refusal> {
         match self {
             HallReply::Presence { presence } => Ok(presence),
+            other => Err(other.mismatch()),
+        }
+    }
+
+    pub fn friends_now(self) -> Result<Vec<FriendNow>, Refusal> {
+        match self {
+            HallReply::FriendsNow { now } => Ok(now),
             other => Err(other.mismatch()),
         }
     }

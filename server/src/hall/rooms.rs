@@ -37,6 +37,8 @@ impl Hall {
         entry.1 += 1;
         if entry.1 == 1 {
             self.recently_gone.remove(&player.user);
+            // Their followers are told once their relations are loaded (see `relations_loaded`).
+            self.load_relations(player.user);
             self.publish(hall_audience(), &ServerMsg::PlayerOnline { player });
         }
     }
@@ -84,6 +86,7 @@ impl Hall {
         }
         self.relist_live_games(&player);
         self.relist_entrant(&player);
+        self.friend_changed(&player);
         let text = Relisting { player }.frame();
         self.publish_text(users_audience([Some(user), None]), text, None);
     }
@@ -144,7 +147,10 @@ impl Hall {
         if entry.1 > 0 {
             return;
         }
-        self.online.remove(&user);
+        if let Some((player, _)) = self.online.remove(&user) {
+            self.friend_changed(&player);
+        }
+        self.forget_relations(user);
         self.remember_last_seen(user);
         automatch::remove(&mut self.automatch, user);
         self.publish(hall_audience(), &ServerMsg::PlayerOffline { user });

@@ -40,6 +40,8 @@ impl Hall {
     ) -> Result<(), Refusal> {
         let amounts = stakes.map(|stake| stake.map_or(0, Points::get));
         let players = self.table(id)?.players()?;
+        // Seated before one blocked the other: the block still refuses their stakes.
+        self.check_not_blocked(players[0], players[1])?;
         for (player, amount) in players.into_iter().zip(amounts) {
             let balance = self.ctx.ledger.balance(player).await.map_err(|err| {
                 tracing::error!(%err, "store failure");

@@ -84,6 +84,9 @@ impl Hall {
             );
         }
         let user = player.user;
+        for other in self.table(id)?.seated_users().into_iter().flatten() {
+            self.check_not_blocked(user, other)?;
+        }
         self.table_mut(id)?.sit(seat, player)?;
         self.seated.insert(user, id);
         self.table_changed(id);

@@ -11,6 +11,7 @@ use tengen_protocol::{
 use super::{internal, Answer, Next, Session, CLOSE_POLICY};
 use crate::auth::{token_digest, AuthError, Authenticated};
 use crate::hall::{HallRequest, Revocation};
+use crate::relations::Screen;
 use crate::{refuse, unix_now_ms, Refusal};
 
 /// An account request refused: failures of the server (the store, password hashing) are logged and
@@ -140,6 +141,8 @@ impl Session {
             .map_err(internal)?;
         // Subscribed before the hall hears of this user, so no push to them falls in between.
         self.user_events = Some(self.state.hall.subscribe_user(session.player.user));
+        // Read after subscribing, so a change made meanwhile is in it or comes as a push.
+        self.screen = Screen::load(&self.state.store, session.player.user).await?;
         self.tell_online(session.player.clone()).await?;
         self.player = Some(session.player.clone());
         self.token = Some(session.token.clone());
@@ -271,6 +274,7 @@ impl Session {
 
     fn forget_session(&mut self) {
         self.player = None;
+        self.screen = Screen::default();
         self.token = None;
         self.following.count_in_as(None);
     }

@@ -10,7 +10,9 @@ use tokio::sync::broadcast;
 
 use super::{Answer, Next, Session, CLOSE_GOING_AWAY, TABLES_PER_SESSION_MAX};
 use crate::game::GameRequest;
-use crate::hall::{automatch::Seeker, Audience, HallEvent, HallRequest, Relisting, Revocation};
+use crate::hall::{
+    automatch::Seeker, Audience, HallEvent, HallRequest, RelationChange, Relisting, Revocation,
+};
 use crate::{moderation, refuse, unix_now_ms, Refusal};
 
 impl Session {
@@ -334,6 +336,12 @@ impl Session {
                     }
                     if let Some(relisting) = Relisting::from_frame(event.text.as_str()) {
                         self.on_relisted(relisting.player);
+                        return Next::Continue;
+                    }
+                    if let Some(change) = RelationChange::from_frame(event.text.as_str()) {
+                        if let Some(me) = self.player.as_ref().map(|p| p.user) {
+                            self.screen.apply(me, &change);
+                        }
                         return Next::Continue;
                     }
                     self.pushes.push(event.text);

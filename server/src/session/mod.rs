@@ -37,6 +37,7 @@ use crate::config::{
 };
 use crate::game;
 use crate::hall::{HallEvent, HallRequest, UserEvents};
+use crate::relations::Screen;
 use crate::study::Study;
 use crate::{refuse, Frame, Refusal};
 use rate_limit::{RateLimit, Verdict};
@@ -95,6 +96,9 @@ struct Session {
     pushes: Vec<Frame>,
     /// This connection's study board, if one is open.
     study: Option<Study>,
+    /// What the logged-in user does not see (their muted and blocked players' chat, those who
+    /// block them); applied to every frame written.
+    screen: Screen,
     /// Set once the hall has been told the session is gone (see `release`).
     released: bool,
 }
@@ -162,6 +166,7 @@ pub(crate) async fn run(state: Arc<AppState>, socket: WebSocket, peer: IpAddr) {
         ),
         pushes: Vec::new(),
         study: None,
+        screen: Screen::default(),
         released: false,
     };
     session.serve(socket).await;
@@ -275,8 +280,9 @@ impl Session {
             return true;
         }
         let frames = std::mem::take(&mut self.pushes);
+        let screen = &self.screen;
         let write = async {
-            for frame in frames {
+            for frame in frames.into_iter().filter_map(|frame| screen.screen(frame)) {
                 sink.feed(Message::Text(frame)).await?;
             }
             sink.flush().await

@@ -10,7 +10,10 @@
 
 pub mod moderation;
 pub mod redis;
+pub mod relations;
 pub mod sqlite;
+
+pub use relations::{Added, RelationKind, Relations};
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -301,7 +304,9 @@ impl StoreError {
 }
 
 /// The durable state. Implementations are synchronous and may block; call them through [`StoreHandle`].
-pub trait Store: moderation::Moderation + Send + Sync + 'static {
+/// Some concerns have their small trait of their own ([`moderation::Moderation`], [`Relations`]),
+/// required here, so that `Arc<dyn Store>` still offers everything.
+pub trait Store: moderation::Moderation + Relations + Send + Sync + 'static {
     /// Create an account. A name is refused when an account has its key (`UsernameTaken`: the same
     /// name in any case or width) or its skeleton (`UsernameConfusable`: a lookalike); see
     /// `username`. Accounts made before these rules may share a skeleton; each keeps its name.
@@ -733,6 +738,7 @@ pub(crate) fn conformance(store: &dyn Store) {
     assert_eq!(store.delete_user_sessions(carol), Ok(0));
     throttle_conformance(store);
     event_conformance(store);
+    relations::conformance(store);
     moderation_conformance(store, alice, bob);
 }
 

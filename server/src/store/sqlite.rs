@@ -19,6 +19,8 @@
 //! someone else had committed their write convoyed: each woke only when the one before it let go,
 //! which cost a move tens of milliseconds on a busy machine.)
 
+mod relations;
+
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
@@ -142,7 +144,7 @@ CREATE TABLE IF NOT EXISTS ledger_settlements (
 /// has had. Each runs in one transaction with the version's bump, so a crash leaves the database at
 /// one version or the next.
 const MIGRATIONS: &[fn(&Connection) -> rusqlite::Result<()>] =
-    &[keyed_usernames, profiles, moderation];
+    &[keyed_usernames, profiles, moderation, relations::relations];
 
 /// Open a database at any version and bring it to the newest, refusing one from a newer server.
 fn migrate(conn: &mut Connection) -> Result<(), StoreError> {

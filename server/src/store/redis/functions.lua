@@ -296,6 +296,27 @@ local function rekey_username(keys, args)
   return {keyed and 1 or 0, held and 1 or 0}
 end
 
+-- A player's relation to another, unless their list of that kind is full; a block drops the follow
+-- of the same pair. KEYS: the holder's list of this kind, the other's holders of this kind, the
+-- holder's follows, the other's followers. ARGV: the other's id, the holder's id, the list's bound,
+-- when (the score), '1' for a block. Returns 'done' (added, or held already) or 'full'.
+local function add_relation(keys, args)
+  if redis.call('ZSCORE', keys[1], args[1]) then
+    return 'done'
+  end
+  if redis.call('ZCARD', keys[1]) >= tonumber(args[3]) then
+    return 'full'
+  end
+  redis.call('ZADD', keys[1], args[4], args[1])
+  redis.call('SADD', keys[2], args[2])
+  if args[5] == '1' then
+    redis.call('ZREM', keys[3], args[1])
+    redis.call('SREM', keys[4], args[2])
+  end
+  return 'done'
+end
+
+redis.register_function('tengen_add_relation', add_relation)
 redis.register_function('tengen_claim_username', claim_username)
 redis.register_function('tengen_rekey_username', rekey_username)
 redis.register_function('tengen_append_event', append_event)

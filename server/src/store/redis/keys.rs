@@ -2,7 +2,7 @@
 //! that whatever must change atomically shares one slot: a user's record and game list (`{u:ID}`),
 //! a game's record and event log (`{g:ID}`), a session (`{s:DIGEST}`), the username and skeleton indexes, the
 //! user id counter and the schema version (`{users}`), the throttle counters (`{throttle}`), the game id counter and game indexes (`{games}`), the ratings (`{ratings}`)
-//! and the whole fortune-point ledger (`{ledger}`). Steps that span tags (create a user, then claim
+//! the whole fortune-point ledger (`{ledger}`), and players' relations (`{relations}`). Steps that span tags (create a user, then claim
 //! the name) are ordered so a crash between them leaves only an unreachable leftover.
 //!
 //! The ledger's key names are built by the Lua library too (`functions.lua`); the two must agree.
@@ -10,6 +10,18 @@
 use tengen_protocol::{ChatLineId, EventId, GameId, UserId};
 
 use crate::book::Account;
+use crate::store::RelationKind;
+
+/// The others `user` holds `kind` to (follows, blocks, mutes), a sorted set scored by when they
+/// did. Every relation key shares the `{relations}` tag: adding one writes two users' keys at once.
+pub fn relations_held(user: UserId, kind: RelationKind) -> String {
+    format!("{{relations}}:{user}:{}", kind.as_str())
+}
+
+/// The users holding `kind` to `user` (their followers, their blockers), a set.
+pub fn relations_toward(user: UserId, kind: RelationKind) -> String {
+    format!("{{relations}}:{user}:{}:by", kind.as_str())
+}
 
 /// The counter that assigns user ids (INCR).
 pub const USER_IDS: &str = "{users}:next_id";

@@ -22,6 +22,7 @@ pub(crate) mod keys;
 mod ledger;
 mod moderation;
 mod records;
+mod relations;
 mod schema;
 #[doc(hidden)]
 pub mod testing;

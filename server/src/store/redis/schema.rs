@@ -19,7 +19,7 @@ use crate::username::Username;
 type Migration = fn(&mut Connection) -> Result<(), Failure>;
 
 /// The steps from each version to the next, in order: a store at version `n` has had the first `n`.
-const MIGRATIONS: &[Migration] = &[keyed_usernames, profiles, moderation];
+const MIGRATIONS: &[Migration] = &[keyed_usernames, profiles, moderation, relations];
 
 /// Bring the store to the newest version, refusing one written by a newer server.
 pub(super) fn migrate(conn: &mut Connection) -> Result<(), Failure> {
@@ -157,5 +157,12 @@ fn profiles(conn: &mut Connection) -> Result<(), Failure> {
 /// are new keys (see `keys`) that start empty: an account without a role is a user, without a
 /// sanction is free. Nothing older changes shape, so the step has nothing to convert.
 fn moderation(_conn: &mut Connection) -> Result<(), Failure> {
+    Ok(())
+}
+
+/// Version 4: players' relations (see `keys::relations_held`). They start empty, so there is
+/// nothing to convert; the version marks a store that an older tengen, which would not keep them
+/// in step, must not open.
+fn relations(_conn: &mut Connection) -> Result<(), Failure> {
     Ok(())
 }
