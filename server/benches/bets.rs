@@ -135,7 +135,7 @@ fn main() {
                     };
                     if tally
                         .bettor(user)
-                        .is_some_and(|(bet_side, _)| bet_side != side)
+                        .is_some_and(|backing| backing.side != side)
                     {
                         continue;
                     }

@@ -28,13 +28,17 @@ pub async fn profile(
     let name = username.to_string();
     let stored = store
         .call(move |store| {
-            let Some(user) = store.user_by_name(&name)? else {
+            let Some(found) = store.user_by_name(&name)? else {
                 return Ok(None);
             };
-            let history = store.rating_history(user.id, RATING_HISTORY_SHOWN_MAX)?;
-            let record = store.rated_record(user.id)?;
-            let games = store.games_of_user(user.id, None, PROFILE_GAMES_MAX)?;
-            let last_seen_ms = store.last_seen(user.id)?;
+            let history = store.rating_history(found.id, RATING_HISTORY_SHOWN_MAX)?;
+            let record = store.rated_record(found.id)?;
+            let games = store.games_of_user(found.id, None, PROFILE_GAMES_MAX)?;
+            let last_seen_ms = store.last_seen(found.id)?;
+            // The account once more, after its history: a game rated between the two reads would
+            // otherwise show a graph newer than the rating beside it. A rating and its history
+            // point are written together, so the account read last is at least as new.
+            let user = store.user_by_id(found.id)?.unwrap_or(found);
             Ok(Some((user, history, record, games, last_seen_ms)))
         })
         .await

@@ -456,7 +456,7 @@ impl Ledger {
             (user, side, amount),
             key,
             tally.next_bet_number(),
-            (tally.bettor(user).map(|(side, _)| side), tally.total()),
+            (tally.bettor(user).map(|backing| backing.side), tally.total()),
         )?;
         let written = self.write(batch).await.map_err(rejected)?;
         // Postcondition: the store never takes a bettor below 0 (it refuses the batch instead).
@@ -485,7 +485,7 @@ impl Ledger {
                 let Some(first) = tally.keyed(user, &key) else {
                     return Ok(None);
                 };
-                let total = tally.bettor(user).map_or(0, |(_, total)| total);
+                let total = tally.bettor(user).map_or(0, |backing| backing.total);
                 Ok(Some((first, total, user_balance(store, user)?)))
             })
             .await

@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use tengen_protocol::{GameId, PoolInfo, RequestKey, UserId};
 
 use super::book::{Account, Transfer, TransferKind};
-use super::settle::{Bet, Stake, StakeMode, Stakes};
+use super::settle::{Backing, Bet, Stake, StakeMode, Stakes};
 use tengen_rules::Color;
 
 /// A game's bets and stakes.
@@ -16,7 +16,7 @@ pub struct Tally {
     /// Every bet (each addition separately), in the order applied.
     bets: Vec<Bet>,
     /// Per bettor: their side and their total. Bounded by the game's watchers.
-    bettors: BTreeMap<UserId, (Color, u64)>,
+    bettors: BTreeMap<UserId, Backing>,
     side_totals: [u64; 2],
     /// Per side: the player who staked and their total stake.
     stakes: [Option<(UserId, u64)>; 2],
@@ -77,9 +77,9 @@ impl Tally {
 
     /// Record a bet that is in the book. The side was checked when it was placed.
     pub fn add_bet(&mut self, user: UserId, side: Color, amount: u64) {
-        let entry = self.bettors.entry(user).or_insert((side, 0));
-        assert_eq!(entry.0, side, "a bettor never changes sides");
-        entry.1 += amount;
+        let backing = self.bettors.entry(user).or_insert(Backing::on(side));
+        assert_eq!(backing.side, side, "a bettor never changes sides");
+        backing.total += amount;
         self.side_totals[side.index()] += amount;
         self.bets.push(Bet {
             bettor: user.0,
@@ -135,7 +135,7 @@ impl Tally {
     }
 
     /// A bettor's side and total, if they bet.
-    pub fn bettor(&self, user: UserId) -> Option<(Color, u64)> {
+    pub fn bettor(&self, user: UserId) -> Option<Backing> {
         self.bettors.get(&user).copied()
     }
 
@@ -228,7 +228,11 @@ mod tests {
             transfer(TransferKind::Stake, 1, Color::Black, 100),
             transfer(TransferKind::CoachingStake, 2, Color::White, 30),
         ]);
-        assert_eq!(tally.bettor(UserId(3)), Some((Color::Black, 17)));
+        let backing = Backing {
+            side: Color::Black,
+            total: 17,
+        };
+        assert_eq!(tally.bettor(UserId(3)), Some(backing));
         assert_eq!(tally.bets_count(), 3);
         assert_eq!(tally.total(), 22);
         assert_eq!(tally.stakes_total(), 130);

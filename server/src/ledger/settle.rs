@@ -321,20 +321,35 @@ fn tax_on(gain: u64, tax_bp: u32) -> u64 {
     u64::try_from(tax).expect("the tax never exceeds the gain")
 }
 
+/// One bettor's place in a pool: the side they back and all the points they put on it (a bettor
+/// keeps to one side; each addition raises the total).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Backing {
+    pub side: Color,
+    pub total: u64,
+}
+
+impl Backing {
+    /// Nothing yet on `side`.
+    pub fn on(side: Color) -> Backing {
+        Backing { side, total: 0 }
+    }
+}
+
 /// Per-bettor totals and sides, refusing zero bets, side changes and oversized pools.
-fn aggregate_bets(bets: &[Bet]) -> Result<BTreeMap<u64, (Color, u64)>, SettleError> {
-    let mut totals: BTreeMap<u64, (Color, u64)> = BTreeMap::new();
+fn aggregate_bets(bets: &[Bet]) -> Result<BTreeMap<u64, Backing>, SettleError> {
+    let mut totals: BTreeMap<u64, Backing> = BTreeMap::new();
     let mut pool_total = 0u64;
     for bet in bets {
         if bet.amount == 0 {
             return Err(SettleError::ZeroBet { bettor: bet.bettor });
         }
         pool_total = add_points(pool_total, bet.amount)?;
-        let entry = totals.entry(bet.bettor).or_insert((bet.side, 0));
-        if entry.0 != bet.side {
+        let backing = totals.entry(bet.bettor).or_insert(Backing::on(bet.side));
+        if backing.side != bet.side {
             return Err(SettleError::BettorOnBothSides { bettor: bet.bettor });
         }
-        entry.1 += bet.amount;
+        backing.total += bet.amount;
     }
     Ok(totals)
 }
@@ -350,7 +365,7 @@ pub fn settle_pool(
     let totals = aggregate_bets(bets)?;
     let stakes: BTreeMap<u64, u64> = totals
         .iter()
-        .map(|(&bettor, &(_, amount))| (bettor, amount))
+        .map(|(&bettor, backing)| (bettor, backing.total))
         .collect();
     let Some(winner) = outcome.winner() else {
         let reason = outcome
@@ -364,15 +379,15 @@ pub fn settle_pool(
     let pool_total: u64 = stakes.values().sum();
     let winning_total: u64 = totals
         .values()
-        .filter(|(side, _)| *side == winner)
-        .map(|(_, amount)| amount)
+        .filter(|backing| backing.side == winner)
+        .map(|backing| backing.total)
         .sum();
     if winning_total == 0 {
         return Ok(Settlement::refund(stakes, RefundReason::NoWinningBets));
     }
     let gain_total = pool_total - winning_total;
     let mut to_users = BTreeMap::new();
-    for (&bettor, &(side, stake)) in &totals {
+    for (&bettor, &Backing { side, total: stake }) in &totals {
         let payout = if side == winner {
             // gain = (T − W) · s / W, kept as a rational until the single rounding in `after_tax`.
             let gain_num = u128::from(gain_total) * u128::from(stake);
@@ -858,10 +873,10 @@ mod tests {
         })
     }
 
-    fn per_bettor(bets: &[Bet]) -> BTreeMap<u64, (Color, u64)> {
+    fn per_bettor(bets: &[Bet]) -> BTreeMap<u64, Backing> {
         let mut totals = BTreeMap::new();
         for b in bets {
-            totals.entry(b.bettor).or_insert((b.side, 0)).1 += b.amount;
+            totals.entry(b.bettor).or_insert(Backing::on(b.side)).total += b.amount;
         }
         totals
     }
@@ -875,7 +890,7 @@ mod tests {
         ) {
             let settlement = settle_pool(&bets, outcome, tax_bp).unwrap();
             let totals = per_bettor(&bets);
-            let pool_total: u64 = totals.values().map(|(_, amount)| amount).sum();
+            let pool_total: u64 = totals.values().map(|backing| backing.total).sum();
             let users_total: u64 = settlement
                 .payouts
                 .iter()
@@ -887,7 +902,7 @@ mod tests {
             let house = settlement.paid_to(Beneficiary::House);
             prop_assert_eq!(house, settlement.tax + settlement.breakage);
             prop_assert!(settlement.is_balanced());
-            for (&bettor, &(side, stake)) in &totals {
+            for (&bettor, &Backing { side, total: stake }) in &totals {
                 let paid = settlement.paid_to(user(bettor));
                 prop_assert!(paid <= pool_total);
                 if settlement.refund.is_some() {
@@ -905,7 +920,7 @@ mod tests {
                 // fraction.
                 let winners = totals
                     .values()
-                    .filter(|(side, _)| Some(*side) == outcome.winner())
+                    .filter(|backing| Some(backing.side) == outcome.winner())
                     .count();
                 prop_assert!(settlement.breakage <= winners as u64);
             }

@@ -26,6 +26,7 @@ use super::GameActor;
 use crate::game::{BetReceipt, GameReply};
 use crate::ledger::book::Applied;
 use crate::ledger::pool::Keyed;
+use crate::ledger::settle::Backing;
 use crate::ledger::{self, Written};
 use crate::store::StoreError;
 use crate::{Refusal, Reply};
@@ -34,7 +35,7 @@ use crate::{Refusal, Reply};
 pub(super) struct PendingBet {
     user: UserId,
     side: Color,
-    amount: u64,
+    points: Points,
     key: Option<RequestKey>,
     reply: Option<Reply<GameReply>>,
 }
@@ -51,7 +52,7 @@ pub(super) struct InFlight {
     /// awaits): the actor alone reaches it, through `&mut`, so it is never locked.
     writes: Mutex<FuturesUnordered<WriteFuture>>,
     /// Per bettor: the side and the points in flight.
-    bettors: HashMap<UserId, (Color, u64)>,
+    bettors: HashMap<UserId, Backing>,
     /// Keys of the bets in flight: the same key again waits for the first's answer.
     keys: HashSet<(UserId, RequestKey)>,
     /// Points in flight, for the pool's bound.
@@ -89,26 +90,25 @@ impl InFlight {
     }
 
     fn side_of(&self, user: UserId) -> Option<Color> {
-        self.bettors.get(&user).map(|(side, _)| *side)
+        self.bettors.get(&user).map(|backing| backing.side)
     }
 
-    fn add(&mut self, user: UserId, side: Color, amount: u64, key: Option<&RequestKey>) {
-        let entry = self.bettors.entry(user).or_insert((side, 0));
-        entry.1 += amount;
-        self.total += amount;
+    fn add(&mut self, user: UserId, side: Color, points: Points, key: Option<&RequestKey>) {
+        self.bettors.entry(user).or_insert(Backing::on(side)).total += points.get();
+        self.total += points.get();
         if let Some(key) = key {
             self.keys.insert((user, key.clone()));
         }
     }
 
     fn remove(&mut self, bet: &PendingBet) {
-        if let Some(entry) = self.bettors.get_mut(&bet.user) {
-            entry.1 = entry.1.saturating_sub(bet.amount);
-            if entry.1 == 0 {
+        if let Some(backing) = self.bettors.get_mut(&bet.user) {
+            backing.total = backing.total.saturating_sub(bet.points.get());
+            if backing.total == 0 {
                 self.bettors.remove(&bet.user);
             }
         }
-        self.total = self.total.saturating_sub(bet.amount);
+        self.total = self.total.saturating_sub(bet.points.get());
         if let Some(key) = &bet.key {
             self.keys.remove(&(bet.user, key.clone()));
         }
@@ -132,7 +132,6 @@ impl GameActor {
         key: Option<RequestKey>,
         reply: Option<Reply<GameReply>>,
     ) {
-        let amount = points.get();
         if let Some(key) = &key {
             if self.bets.keys.contains(&(user, key.clone())) {
                 answer_bet(reply, Err(Refusal::busy()));
@@ -142,7 +141,7 @@ impl GameActor {
         let side_before = self
             .tally
             .bettor(user)
-            .map(|(side, _)| side)
+            .map(|backing| backing.side)
             .or_else(|| self.bets.side_of(user));
         let pool = self.tally.total().saturating_add(self.bets.total);
         let number = self.tally.next_bet_number().max(self.bets.numbered + 1);
@@ -163,11 +162,11 @@ impl GameActor {
         if key.is_none() {
             self.bets.numbered = number;
         }
-        self.bets.add(user, side, amount, key.as_ref());
+        self.bets.add(user, side, points, key.as_ref());
         let pending = PendingBet {
             user,
             side,
-            amount,
+            points,
             key,
             reply,
         };
@@ -186,12 +185,12 @@ impl GameActor {
                 applied: Applied::Applied,
                 payer_balance,
             }) => {
-                self.tally.add_bet(bet.user, bet.side, bet.amount);
+                self.tally.add_bet(bet.user, bet.side, bet.points.get());
                 if let Some(key) = bet.key {
                     let keyed = Keyed {
                         kind: ledger::book::TransferKind::Bet,
                         side: bet.side,
-                        amount: bet.amount,
+                        amount: bet.points.get(),
                     };
                     self.tally.add_key(bet.user, key, keyed);
                 }
@@ -199,7 +198,7 @@ impl GameActor {
                 let total = self
                     .tally
                     .bettor(bet.user)
-                    .map_or(bet.amount, |(_, total)| total);
+                    .map_or(bet.points.get(), |backing| backing.total);
                 // The store never takes a bettor below 0 (it refuses the batch instead).
                 let balance = u64::try_from(payer_balance).unwrap_or_default();
                 Ok(BetReceipt { total, balance })

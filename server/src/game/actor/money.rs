@@ -112,7 +112,7 @@ impl GameActor {
             .balance(user)
             .await
             .map_err(|err| store_refusal(&err))?;
-        let total = self.tally.bettor(user).map_or(0, |(_, total)| total);
+        let total = self.tally.bettor(user).map_or(0, |backing| backing.total);
         Ok(BetReceipt { total, balance })
     }
 
