@@ -389,6 +389,10 @@ export function applyMessage(state, msg) {
       state.muted = { until_ms: msg.until_ms, reason: msg.reason };
       state.notices.push({ key: 'moderation.youAreMuted' });
       break;
+    case 'unmuted':
+      state.muted = null;
+      state.notices.push({ key: 'moderation.youAreUnmuted' });
+      break;
     case 'chat_removed':
       removeChat(state, channelKey(msg.channel), msg.line);
       break;

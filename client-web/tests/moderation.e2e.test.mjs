@@ -124,15 +124,26 @@ test('a moderator handles reports of a line, a player and a game, in English on 
   await ann.click('[data-testid=login]');
   await ann.waitForSelector('.form-error:has-text("You cannot log in")');
 
+  // On appeal, Mona lifts the ban by name: Ann logs in again. Lifting it twice is refused.
+  await mona.fill('[data-testid=mod-lift-name]', 'ann');
+  await mona.fill('[data-testid=mod-lift-reason]', 'appeal granted');
+  await mona.click('[data-testid=mod-unban]');
+  await mona.locator('[data-testid=mod-log-entry]', { hasText: 'lifted the ban of ann' }).waitFor();
+  await ann.click('[data-testid=login]');
+  await explain(ann, ann.waitForSelector('[data-testid=logout-all]'));
+  await mona.click('[data-testid=mod-unban]');
+  await mona.waitForSelector('[data-testid=mod-error]:has-text("ann is not banned")');
+
   // The log lists each act, newest first.
   const entries = mona.locator('[data-testid=mod-log-entry]');
-  await entries.nth(3).waitFor();
+  await entries.nth(4).waitFor();
   const log = await entries.allTextContents();
-  assert.equal(log.length, 4, log.join('\n'));
-  assert.match(log[0], /banned ann for 7 days/);
-  assert.match(log[1], new RegExp(`voided game ${gameId}`));
-  assert.match(log[2], /muted ann for 10 min/);
-  assert.match(log[3], /removed chat line/);
+  assert.equal(log.length, 5, log.join('\n'));
+  assert.match(log[0], /lifted the ban of ann — appeal granted/);
+  assert.match(log[1], /banned ann for 7 days/);
+  assert.match(log[2], new RegExp(`voided game ${gameId}`));
+  assert.match(log[3], /muted ann for 10 min/);
+  assert.match(log[4], /removed chat line/);
   await shot(mona, 'moderation-log-en.png');
 });
 

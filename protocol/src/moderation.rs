@@ -125,6 +125,10 @@ pub enum ModAction {
     VoidGame { game: GameId },
     /// Close a report without acting on anyone.
     Dismiss,
+    /// End a mute that holds now: the user's chat is taken again at once, and they are told.
+    Unmute { username: String },
+    /// End a ban that holds now: the user may log in again.
+    Unban { username: String },
 }
 
 /// One act in the moderation log.

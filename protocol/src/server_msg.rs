@@ -221,6 +221,10 @@ pub enum ServerMsg {
         until_ms: u64,
         reason: String,
     },
+    /// Pushed to a user whose mute a moderator lifted: their chat is taken again.
+    Unmuted {
+        reason: String,
+    },
     /// Reply to `report`.
     ReportFiled {
         #[serde(default, skip_serializing_if = "Option::is_none")]

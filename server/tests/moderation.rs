@@ -259,6 +259,52 @@ async fn voids_a_reported_game(a: &TestServer, c: &mut Cast) -> u64 {
     game
 }
 
+/// Alice's mute is lifted early: she is told on both nodes and talks again on both; lifting it
+/// again is refused, since none holds.
+async fn lifts_the_mute(c: &mut Cast) {
+    let lifted = moderate(
+        &mut c.carol,
+        json!({"action": "unmute", "username": "alice", "reason": "apologised"}),
+    )
+    .await;
+    assert_eq!(lifted["type"], "ack", "{lifted}");
+    for alice in [&mut c.alice, &mut c.alice_b] {
+        let told = alice.wait_type("unmuted").await;
+        assert_eq!(told["reason"], "apologised");
+        let said = json!({"type": "chat", "channel": {"kind": "room", "room": 1}, "text": "sorry"});
+        alice.ok(said).await;
+    }
+    let again = moderate(
+        &mut c.carol,
+        json!({"action": "unmute", "username": "alice", "reason": "twice"}),
+    )
+    .await;
+    assert_eq!(again["code"], "not_allowed", "{again}");
+    assert_eq!(again["message"], "alice is not muted");
+}
+
+/// Alice's ban is lifted: she logs in again on either node; lifting it again is refused.
+async fn lifts_the_ban(b: &TestServer, carol: &mut Client) {
+    let lifted = moderate(
+        carol,
+        json!({"action": "unban", "username": "alice", "reason": "appeal granted"}),
+    )
+    .await;
+    assert_eq!(lifted["type"], "ack", "{lifted}");
+    let mut alice = b.client().await;
+    alice.hello().await;
+    let session = alice
+        .ok(json!({"type": "login", "username": "alice", "password": "password123"}))
+        .await;
+    assert_eq!(session["type"], "session", "{session}");
+    let again = moderate(
+        carol,
+        json!({"action": "unban", "username": "alice", "reason": "twice"}),
+    )
+    .await;
+    assert_eq!(again["code"], "not_allowed", "{again}");
+}
+
 /// A ban ends alice's connections on both nodes and refuses her login with its reason and end.
 async fn bans_a_user(a: &TestServer, b: &TestServer, c: Cast) -> Client {
     let Cast {
@@ -307,23 +353,33 @@ async fn reports_handled_by_a_moderator(a: &TestServer, b: &TestServer) {
     let line = removes_a_reported_line(&mut cast).await;
     mutes_a_reported_user(&mut cast).await;
     let game = voids_a_reported_game(a, &mut cast).await;
+    lifts_the_mute(&mut cast).await;
     let mut carol = bans_a_user(a, b, cast).await;
+    lifts_the_ban(b, &mut carol).await;
     let entries = log(&mut carol).await;
     let acts: Vec<&str> = entries
         .iter()
         .map(|e| e["action"].as_str().unwrap())
         .collect();
-    assert_eq!(
-        acts,
-        ["ban", "void_game", "remove_chat", "mute", "remove_chat"]
-    );
+    let story = [
+        "unban",
+        "ban",
+        "unmute",
+        "void_game",
+        "remove_chat",
+        "mute",
+        "remove_chat",
+    ];
+    assert_eq!(acts, story);
     assert!(entries.iter().all(|e| e["moderator"] == "carol"));
-    assert_eq!(entries[1]["game"], game);
-    assert_eq!(entries[4]["line"], line);
-    assert_eq!(entries[3]["username"], "alice");
-    assert!(entries[3]["until_ms"].as_u64().is_some());
+    assert_eq!(entries[0]["reason"], "appeal granted");
+    assert_eq!(entries[2]["username"], "alice");
+    assert_eq!(entries[3]["game"], game);
+    assert_eq!(entries[6]["line"], line);
+    assert_eq!(entries[5]["username"], "alice");
+    assert!(entries[5]["until_ms"].as_u64().is_some());
     let older = carol
-        .ok(json!({"type": "moderation_log", "before": entries[1]["entry"]}))
+        .ok(json!({"type": "moderation_log", "before": entries[3]["entry"]}))
         .await;
     assert_eq!(older["entries"].as_array().unwrap().len(), 3);
     let (status, body) = http_get(a, "/api/admin/moderation", Some(ADMIN_TOKEN)).await;

@@ -1,8 +1,9 @@
 // The moderators' page, `#/moderation`: the queue of open reports, oldest first, each with what it is
 // about (a player; a chat line with the lines around it in its channel, the reported one marked; a game
 // with a link to it) and the acts that fit it (mute or ban the player concerned for a chosen time,
-// remove the line, void the game, dismiss), each with a reason that starts as the reporter's; and below,
-// the moderation log, newest first, with More for older entries. The server decides who may see and do
+// remove the line, void the game, dismiss), each with a reason that starts as the reporter's; a form to
+// lift a mute or a ban by the player's name; and below, the moderation log, newest first, with More for
+// older entries. The server decides who may see and do
 // this; a user who opens the page reads its refusal.
 
 import { h, fill, userName } from '../dom.js';
@@ -38,7 +39,8 @@ export function mountModeration(root, ctx) {
   const when = (ms) => new Date(ms).toLocaleString(lang === 'zh' ? 'zh-CN' : 'en-GB');
   const queue = h('section', { class: 'panel', 'data-testid': 'mod-queue' });
   const logBox = h('section', { class: 'panel', 'data-testid': 'mod-log' });
-  root.appendChild(h('main', { class: 'narrow-page moderation' }, h('h2', {}, t('moderation.title')), queue, logBox));
+  const lifting = liftForm({ t, act: (action, reason) => act(null, action, reason) });
+  root.appendChild(h('main', { class: 'narrow-page moderation' }, h('h2', {}, t('moderation.title')), queue, lifting, logBox));
   let reports = null;
   let entries = [];
   let logMore = false;
@@ -64,13 +66,19 @@ export function mountModeration(root, ctx) {
   }
 
   async function act(report, action, reason) {
+    let refused = null;
     try {
-      await actions.moderate({ ...action, reason, report: report.report });
-      error = null;
+      await actions.moderate(report ? { ...action, reason, report: report.report } : { ...action, reason });
     } catch (err) {
-      error = err;
+      refused = err;
     }
+    // The queue and log are read again either way; a refusal is shown after, so the reading does not
+    // clear it.
     await refresh();
+    if (refused) {
+      error = refused;
+      draw();
+    }
   }
 
   function draw() {
@@ -120,6 +128,19 @@ function reportCard(report, { t, act, when }) {
     h('div', { class: 'row wrap mod-acts' }, buttons));
 }
 
+/** Lifting a mute or a ban, which answers no report: the player's name, a reason, and which to lift. */
+function liftForm({ t, act }) {
+  const who = h('input', { type: 'text', maxlength: 40, 'aria-label': t('moderation.liftWho'), 'data-testid': 'mod-lift-name' });
+  const reason = h('input', { type: 'text', maxlength: 500, 'aria-label': t('moderation.reason'), 'data-testid': 'mod-lift-reason' });
+  const lift = (action) => () => act({ action, username: who.value.trim() }, reason.value.trim());
+  return h('section', { class: 'panel', 'data-testid': 'mod-lift' }, h('h3', {}, t('moderation.lift')),
+    h('label', { class: 'field' }, t('moderation.liftWho'), who),
+    h('label', { class: 'field' }, t('moderation.reason'), reason),
+    h('div', { class: 'row wrap mod-acts' },
+      h('button', { 'data-testid': 'mod-unmute', onclick: lift('unmute') }, t('moderation.unmute')),
+      h('button', { 'data-testid': 'mod-unban', onclick: lift('unban') }, t('moderation.unban'))));
+}
+
 /** What a report is about, as a moderator needs to see it. */
 function subject(reported, { t }) {
   if (reported.kind === 'user') {
@@ -141,7 +162,8 @@ function logLine(entry, { t, when }) {
     : entry.action === 'ban' ? t('moderation.did.ban', { name: entry.username, length: lengthText(t, { days: entry.days ?? null }) })
       : entry.action === 'remove_chat' ? t('moderation.did.remove_chat', { line: entry.line })
         : entry.action === 'void_game' ? t('moderation.did.void_game', { game: entry.game })
-          : t('moderation.did.dismiss', { report: entry.report });
+          : entry.action === 'unmute' || entry.action === 'unban' ? t(`moderation.did.${entry.action}`, { name: entry.username })
+            : t('moderation.did.dismiss', { report: entry.report });
   return h('li', { 'data-testid': 'mod-log-entry' },
     h('span', { class: 'small muted' }, `#${entry.entry} ${when(entry.at_ms)} `),
     h('b', {}, userName(entry.moderator)), ' ', what, ' — ', h('i', {}, entry.reason));

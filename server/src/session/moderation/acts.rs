@@ -65,6 +65,16 @@ pub(crate) async fn moderate(
             return refuse(ErrorCode::BadMessage, "dismiss answers a report: name it");
         }
         ModAction::Dismiss => None,
+        ModAction::Unmute { username } => {
+            let user = subject(state, moderator, role, username).await?;
+            lift(state, &user, SanctionKind::Mute, (now_ms, &act.reason)).await?;
+            None
+        }
+        ModAction::Unban { username } => {
+            let user = subject(state, moderator, role, username).await?;
+            lift(state, &user, SanctionKind::Ban, (now_ms, &act.reason)).await?;
+            None
+        }
     };
     finish(state, moderator, &act, (now_ms, until_ms)).await
 }
@@ -121,7 +131,7 @@ async fn open_report(state: &AppState, report: ReportId) -> Result<(), Refusal> 
     }
 }
 
-/// The user a mute or ban would fall on, if `moderator` may act on them.
+/// The user a mute or ban (or its lifting) would fall on, if `moderator` may act on them.
 async fn subject(
     state: &AppState,
     moderator: &PlayerInfo,
@@ -144,13 +154,13 @@ async fn subject(
     if user.id == moderator.user {
         return refuse(
             ErrorCode::NotAllowed,
-            "moderators do not mute or ban themselves",
+            "moderators do not mute, ban or lift a sanction of themselves",
         );
     }
     if their_role.moderates() && role != Role::Admin {
         return refuse(
             ErrorCode::NotModerator,
-            "only an admin may mute or ban a moderator",
+            "only an admin may act on a moderator",
         );
     }
     Ok(user)
@@ -216,6 +226,56 @@ async fn ban(
         }),
     };
     state.hall.tell(revoked).await
+}
+
+/// End `user`'s mute or ban now, if one holds: the sanction is kept with `now_ms` as its end (and
+/// the lifting reason), so every node's next check finds it over. A lifted mute is told to the
+/// user's connections; a lifted ban has nobody connected to tell.
+async fn lift(
+    state: &AppState,
+    user: &UserRow,
+    kind: SanctionKind,
+    (now_ms, reason): (u64, &str),
+) -> Result<(), Refusal> {
+    let id = user.id;
+    let ended = Sanction {
+        until_ms: Some(now_ms),
+        reason: reason.to_string(),
+    };
+    let lifted = state
+        .store
+        .call(move |store| {
+            let holds = store
+                .sanction(id, kind)?
+                .is_some_and(|sanction| sanction.holds_at(now_ms));
+            if holds {
+                store.set_sanction(id, kind, &ended)?;
+            }
+            Ok(holds)
+        })
+        .await
+        .map_err(internal)?;
+    if !lifted {
+        let what = match kind {
+            SanctionKind::Mute => "muted",
+            SanctionKind::Ban => "banned",
+        };
+        return refuse(
+            ErrorCode::NotAllowed,
+            format!("{} is not {what}", user.username),
+        );
+    }
+    if kind == SanctionKind::Mute {
+        let notice = ServerMsg::Unmuted {
+            reason: reason.to_string(),
+        };
+        let to_user = HallRequest::ToUser {
+            user: id,
+            msg: Box::new(notice),
+        };
+        state.hall.tell(to_user).await?;
+    }
+    Ok(())
 }
 
 /// Forget a kept line and tell its channel to drop it.
