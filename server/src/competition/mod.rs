@@ -257,3 +257,6 @@ fn event_changed(id: EventId, record: &EventRecord, venue: &dyn Venue) -> EventV
     }
     view
 }
+
+#[cfg(test)]
+mod competitions_tests;
