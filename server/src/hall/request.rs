@@ -218,7 +218,7 @@ pub enum HallReply {
     Challenge { challenge: ChallengeId },
     /// An event's whole state.
     Event { view: Box<EventView> },
-    /// The hall's events.
+    /// A page of the events (the competitions', which the hall hosts).
     Events { events: Vec<EventSummary> },
     /// A user's presence (the answer to `Presence`).
     Presence { presence: Presence },
