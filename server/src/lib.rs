@@ -29,9 +29,14 @@
 //!   bets. What it needs from the hall and the other nodes it names as traits (`game/links.rs`).
 //! - `study`: study boards and local play: one connection's private board with variations, SGF
 //!   loading and the area count, checked by the same engine.
-//! - `hall`: the hall actor: rooms, tables, seats, settings agreement, nigiri, challenges, chat,
-//!   competitions (`hall/events.rs`), and the live lists pushed to subscribers. What it may be asked is
-//!   `HallRequest` (`hall/request.rs`); a game's, `GameRequest` (`game/request.rs`).
+//! - `competition`: competitions (events over `tengen-pairing`, team events, the director's acts),
+//!   each event's record kept in the store. `Competitions` owns them all and runs in the hall's
+//!   actor; what it needs of the hall (a game started, a frame pushed, a round's timer) it names as
+//!   the trait `competition::Venue`, which the hall implements. Asked with `EventRequest`.
+//! - `hall`: the hall actor: rooms, tables, seats, settings agreement, nigiri, challenges, automatch,
+//!   chat, presence, and the live lists pushed to subscribers; it hosts the competitions
+//!   (`hall/competitions.rs`). What it may be asked is `HallRequest` (`hall/request.rs`); a game's,
+//!   `GameRequest` (`game/request.rs`).
 //! - `relations`: friends, blocks and mutes: making and undoing them, the lists a player sees, and
 //!   the screen each connection applies to what it writes (hidden chat, hidden presence); the
 //!   hall keeps those of users online (`hall/relations.rs`) to refuse and to push friends' presence.
@@ -57,6 +62,7 @@ pub mod bot;
 pub mod chat;
 pub mod clock;
 pub mod cluster;
+pub mod competition;
 pub mod config;
 mod frame;
 pub mod game;

@@ -27,6 +27,8 @@ const LAYERS: &[&str] = &[
     "ledger",
     // A game, and what is built from games.
     "game", "study",
+    // Competitions, which start their games and tell people through the hall that hosts them.
+    "competition",
     // The hall, which starts games and tells people; relations and profiles, which read it.
     "hall", "relations", "people",
     // Several nodes: the cluster joins halls and games of different nodes.

@@ -1,6 +1,7 @@
-//! The edge between the wire and the engine: agreed settings to the engine's `Rules`, engine failures
-//! to error codes, results to `GameOutcome`, a result's SGF time properties, and the board as rows of
-//! text. (Colours, points and ko rules are the engine's own types on the wire too.)
+//! The edge between the wire and the engine: proposed settings checked (for a table, a challenge,
+//! automatch or an event alike), agreed settings to the engine's `Rules`, engine failures to error
+//! codes, results to `GameOutcome`, a result's SGF time properties, and the board as rows of text.
+//! (Colours, points and ko rules are the engine's own types on the wire too.)
 
 use tengen_protocol::{ClockSettings, EndReason, ErrorCode, GameOutcome, GameSettings, LastMove};
 use tengen_rules::{
@@ -9,7 +10,7 @@ use tengen_rules::{
 };
 
 use crate::clock;
-use crate::Refusal;
+use crate::{refuse, Refusal};
 
 /// The last stone or pass on the board (a resignation is not a move on it), so a client that joins
 /// mid-game, reloads or sees an undo can mark it as one that followed every move does.
@@ -134,4 +135,36 @@ pub fn clock_settings(clock: &ClockSettings) -> Result<Option<ClockSettings>, Re
     clock::validate(clock)
         .map_err(|err| Refusal::new(ErrorCode::InvalidSettings, err.to_string()))?;
     Ok(Some(*clock))
+}
+
+/// Largest komi in half points either way (±150 points): beyond any handicap compensation in use.
+const KOMI_HALF_POINTS_MAX: i32 = 300;
+
+/// Check the settings a player proposes, ending with the rules engine's own check (a handicap must fit
+/// the board's star points), so a proposal that is accepted always starts.
+pub fn validate_settings(settings: &GameSettings) -> Result<(), Refusal> {
+    if !matches!(settings.size, 9 | 13 | 19) {
+        return refuse(ErrorCode::InvalidSettings, "board size must be 9, 13 or 19");
+    }
+    if settings.komi_half_points.abs() > KOMI_HALF_POINTS_MAX {
+        return refuse(ErrorCode::InvalidSettings, "komi is out of range");
+    }
+    if settings.handicap > 9 {
+        return refuse(ErrorCode::InvalidSettings, "handicap is at most 9 stones");
+    }
+    if settings.lateness_limit_ms.is_some() {
+        return refuse(
+            ErrorCode::InvalidSettings,
+            "a lateness limit is an event's (set it when creating the event)",
+        );
+    }
+    if settings.event.is_some() {
+        return refuse(
+            ErrorCode::InvalidSettings,
+            "a game's event is the server's to set",
+        );
+    }
+    // The clock module has the one validator of clock settings (and their limits).
+    clock_settings(&settings.clock)?;
+    new_engine_game(settings).map(|_| ())
 }

@@ -12,10 +12,15 @@
 //! points), `challenges` (direct challenges and the automatch queue), and `live` (starting games,
 //! the list of games in play, a game's end). `table`, `automatch` and `chat` are the pure rules
 //! those apply.
+//!
+//! The actor also hosts the competitions ([`crate::competition::Competitions`]), kept beside the
+//! hall's state in the same task: it hands them each event request, each game's end and
+//! restoration and each new listing, and lends itself as their `Venue` (`competitions`: starting an
+//! event's game, pushing their frames, bringing back a round's timer).
 
 pub mod automatch;
 mod challenges;
-mod events;
+mod competitions;
 mod live;
 mod relations;
 mod request;
@@ -23,11 +28,10 @@ mod rooms;
 mod stakes;
 pub mod table;
 mod tables;
-mod teams;
 
 pub use live::first_takes_black;
 pub use relations::{FriendNow, RelationChange};
-pub use request::{EventRequest, HallCmd, HallReply, HallRequest};
+pub use request::{HallCmd, HallReply, HallRequest};
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::{Arc, Mutex};
@@ -38,6 +42,7 @@ use tengen_protocol::{
 };
 use tokio::sync::{broadcast, mpsc};
 
+use crate::competition::Competitions;
 use crate::config::{
     Config, HALL_EVENT_QUEUE_LEN, HALL_INBOX_LEN, HALL_WAIT_MS, TABLES_PER_ROOM,
     USER_EVENT_QUEUE_LEN, WATCHER_COUNT_PUSH_MS,
@@ -343,8 +348,6 @@ struct Hall {
     /// When users whose last connection ended left, until they come back; at most
     /// [`crate::config::RECENTLY_GONE_MAX`] (see there).
     recently_gone: HashMap<UserId, u64>,
-    /// Competitions, and which of their boards each of their live games is.
-    events: events::Events,
     /// Whom the users online follow and block.
     ties: relations::Ties,
     games: Games,
@@ -419,6 +422,8 @@ pub fn spawn_actor(
             },
         );
     }
+    // Beside the hall rather than inside it, so the hall lends itself to them as their venue.
+    let competitions = Competitions::new(store.clone(), games.clone(), shutdown.clone());
     let hall = Hall {
         rooms,
         tables,
@@ -433,7 +438,6 @@ pub fn spawn_actor(
         recount: BTreeSet::new(),
         room_recount: BTreeSet::new(),
         recently_gone: HashMap::new(),
-        events: events::Events::default(),
         ties: relations::Ties::default(),
         games,
         ctx: GameContext {
@@ -447,17 +451,20 @@ pub fn spawn_actor(
         },
         handle,
     };
-    tokio::spawn(hall.run(inbox_rx, shutdown, tasks));
+    tokio::spawn(hall.run(competitions, inbox_rx, shutdown, tasks));
 }
 
 impl Hall {
+    /// Serve the inbox until shutdown, with the competitions run in the same task: every request
+    /// is done, competitions' included, before the next is taken.
     async fn run(
         mut self,
+        mut competitions: Competitions,
         mut inbox: mpsc::Receiver<HallCmd>,
         shutdown: Shutdown,
         _tasks: TaskGuard,
     ) {
-        self.load_events().await;
+        competitions.load(&mut self).await;
         let mut recounts = tokio::time::interval(Duration::from_millis(WATCHER_COUNT_PUSH_MS));
         loop {
             tokio::select! {
@@ -465,7 +472,7 @@ impl Hall {
                 _ = recounts.tick() => self.publish_recounts(),
                 cmd = inbox.recv() => match cmd {
                     Some(HallCmd { request, reply }) => {
-                        let result = self.handle(request).await;
+                        let result = self.handle(&mut competitions, request).await;
                         if let Some(reply) = reply {
                             // The asker may have gone (its connection closed): nothing to do.
                             let _ = reply.send(result);
@@ -490,13 +497,17 @@ impl Hall {
     }
 
     /// Do what a request asks; the caller sends the answer to whoever waits for it.
-    async fn handle(&mut self, request: HallRequest) -> Result<HallReply, Refusal> {
+    async fn handle(
+        &mut self,
+        competitions: &mut Competitions,
+        request: HallRequest,
+    ) -> Result<HallReply, Refusal> {
         use HallReply::Done;
         use HallRequest as R;
         match request {
             R::HallSnapshot => Ok(frame_reply(self.hall_frame())),
             R::Presence { user } => Ok(HallReply::Presence {
-                presence: self.presence(user),
+                presence: self.presence(user, competitions.placings(user)),
             }),
             R::JoinRoom { room, player } => self.join_room(room, player).map(frame_reply),
             R::LeaveRoom { room, user } => self.leave_room(room, user).map(|()| Done),
@@ -556,7 +567,10 @@ impl Hall {
             R::StakeAnswer { table, user, agree } => {
                 self.answer_stake(table, user, agree).await.map(|()| Done)
             }
-            R::Event(request) => self.event_request(request).await,
+            R::Event(request) => competitions
+                .request(request, self)
+                .await
+                .map(HallReply::from),
             R::Related { change } => {
                 self.related(change);
                 Ok(Done)
@@ -575,14 +589,14 @@ impl Hall {
             | R::GameRestored { .. }
             | R::Relisted { .. }
             | R::RelationsLoaded { .. }) => {
-                self.notified(notification).await;
+                self.notified(competitions, notification).await;
                 Ok(Done)
             }
         }
     }
 
     /// The requests nobody waits on: who is online, games ending, balances, revocations, listings.
-    async fn notified(&mut self, notification: HallRequest) {
+    async fn notified(&mut self, competitions: &mut Competitions, notification: HallRequest) {
         use HallRequest as R;
         match notification {
             R::GameEnded {
@@ -591,14 +605,14 @@ impl Hall {
                 outcome,
             } => {
                 self.game_ended(game, table);
-                self.event_game_ended(game, outcome).await;
+                competitions.game_ended(game, outcome, self).await;
             }
             R::Online { player } => self.online(player),
             R::SessionGone { user, room, tables } => self.session_gone(user, room, tables),
             R::Balances { balances } => self.push_balances(balances),
             R::Rerated { players } => {
                 for player in players {
-                    self.relist_player(player);
+                    self.relist_player(player, competitions);
                 }
             }
             R::Revoked {
@@ -612,7 +626,7 @@ impl Hall {
             R::ToUser { user, msg } => self.publish(users_audience([Some(user), None]), &msg),
             R::RemoveChat { channel, line } => self.remove_chat(channel, line),
             R::GameRestored { summary } => {
-                self.event_game_restored(summary.game);
+                competitions.game_restored(summary.game);
                 self.game_restored(summary);
             }
             R::Relisted { summary } => self.relist(summary),

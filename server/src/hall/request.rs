@@ -6,14 +6,15 @@
 
 use serde::{Deserialize, Serialize};
 use tengen_protocol::{
-    ChallengeId, ChatChannel, ChatLineId, ErrorCode, EventId, EventOutcome, EventPlacing,
-    EventSpec, EventSummary, EventView, GameId, GameOutcome, GameSettings, GameSummary, PlayerInfo,
-    Points, RoomId, Seat, StakeTerms, TableId, TeamId, UserId,
+    ChallengeId, ChatChannel, ChatLineId, ErrorCode, EventPlacing, EventSummary, EventView, GameId,
+    GameOutcome, GameSettings, GameSummary, PlayerInfo, Points, RoomId, Seat, StakeTerms, TableId,
+    UserId,
 };
 use tokio::sync::oneshot;
 
 use super::automatch::Seeker;
 use super::relations::{FriendNow, RelationChange};
+use crate::competition::{EventReply, EventRequest};
 use crate::game::GameNotice;
 use crate::store::RelationKind;
 use crate::{Frame, Refusal, Reply};
@@ -106,7 +107,7 @@ pub enum HallRequest {
         #[serde(default)]
         line: Option<ChatLineId>,
     },
-    /// A competition's request (see [`EventRequest`]).
+    /// A competition's request (see [`EventRequest`]), which the hall hands to its competitions.
     Event(EventRequest),
     /// A seated player offers stakes (and presses OK).
     StakeOffer {
@@ -196,93 +197,6 @@ pub enum HallRequest {
     },
 }
 
-/// A request about competitions, which the hall keeps (`hall::events`).
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(tag = "event_cmd", rename_all = "snake_case")]
-pub enum EventRequest {
-    /// Create a competition directed by `director`; the reply is its view.
-    CreateEvent {
-        director: PlayerInfo,
-        spec: EventSpec,
-    },
-    JoinEvent {
-        event: EventId,
-        player: PlayerInfo,
-    },
-    LeaveEvent {
-        event: EventId,
-        user: UserId,
-    },
-    /// The director pairs and starts the next round.
-    StartRound {
-        event: EventId,
-        user: UserId,
-    },
-    GetEvent {
-        event: EventId,
-    },
-    ListEvents {
-        before: Option<EventId>,
-    },
-    /// The director's actions: `director` is who asks.
-    EventWithdraw {
-        event: EventId,
-        director: UserId,
-        user: UserId,
-    },
-    EventWarn {
-        event: EventId,
-        director: UserId,
-        user: UserId,
-    },
-    EventAdjudicate {
-        event: EventId,
-        director: UserId,
-        game: GameId,
-        outcome: EventOutcome,
-        reason: String,
-    },
-    /// Whether `director` directs `event` and `game` is in play in its round: `Done` if so. The
-    /// session then asks the game itself (a pause, a resumption, an adjournment), so the hall never
-    /// waits on a game.
-    EventGameDirected {
-        event: EventId,
-        director: UserId,
-        game: GameId,
-    },
-    /// Told by an event's game: a line for the event's log (`paused`, `adjourned`, `sealed`,
-    /// `resumed`). A game that is no event's is ignored.
-    GameLogged {
-        game: GameId,
-        action: String,
-        user: Option<UserId>,
-        /// A pause's or adjournment's set resumption (Unix ms).
-        until_ms: Option<u64>,
-    },
-    /// Team events: `player` founds a team (and captains it), joins one, or (a captain) sets the
-    /// next round's line-up.
-    CreateTeam {
-        event: EventId,
-        player: PlayerInfo,
-        name: String,
-    },
-    JoinTeam {
-        event: EventId,
-        player: PlayerInfo,
-        team: TeamId,
-    },
-    SetLineUp {
-        event: EventId,
-        captain: UserId,
-        players: Vec<UserId>,
-    },
-    /// A round's set start time came (sent by the hall's own timer): start it if it can.
-    RoundDue {
-        event: EventId,
-        round: u32,
-    },
-}
-
 /// What the hall answers, one shape per kind of answer.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "reply", rename_all = "snake_case")]
@@ -304,7 +218,7 @@ pub enum HallReply {
     Challenge { challenge: ChallengeId },
     /// An event's whole state.
     Event { view: Box<EventView> },
-    /// The hall's events.
+    /// A page of the events (the competitions', which the hall hosts).
     Events { events: Vec<EventSummary> },
     /// A user's presence (the answer to `Presence`).
     Presence { presence: Presence },
@@ -418,6 +332,17 @@ impl HallCmd {
         HallCmd {
             request,
             reply: None,
+        }
+    }
+}
+
+/// The competitions' answers, in the shapes the hall has always sent them.
+impl From<EventReply> for HallReply {
+    fn from(reply: EventReply) -> HallReply {
+        match reply {
+            EventReply::Done => HallReply::Done,
+            EventReply::Event(view) => HallReply::Event { view },
+            EventReply::Events(events) => HallReply::Events { events },
         }
     }
 }

@@ -6,13 +6,14 @@
 use std::collections::{BTreeMap, VecDeque};
 
 use tengen_protocol::{
-    ChatChannel, ChatLine, ChatLineId, ErrorCode, PlayerInfo, RoomId, RoomInfo, ServerMsg, TableId,
-    UserId,
+    ChatChannel, ChatLine, ChatLineId, ErrorCode, EventPlacing, PlayerInfo, RoomId, RoomInfo,
+    ServerMsg, TableId, UserId,
 };
 
 use super::request::Presence;
 use super::{automatch, hall_audience, refuse, users_audience, Audience, Hall, Relisting};
 use crate::chat;
+use crate::competition::Competitions;
 use crate::config::{RECENTLY_GONE_MAX, ROOM_CHAT_KEPT};
 use crate::{Frame, Refusal};
 
@@ -47,7 +48,7 @@ impl Hall {
     /// shows them takes the new one and is pushed (the hall's players, their room, the table they
     /// sit at, the live games they play, the events they entered or direct), and their own
     /// connections hear it (a [`Relisting`]).
-    pub(super) fn relist_player(&mut self, player: PlayerInfo) {
+    pub(super) fn relist_player(&mut self, player: PlayerInfo, competitions: &mut Competitions) {
         let user = player.user;
         if let Some(entry) = self.online.get_mut(&user) {
             entry.0 = player.clone();
@@ -85,7 +86,7 @@ impl Hall {
             self.table_changed(table);
         }
         self.relist_live_games(&player);
-        self.relist_entrant(&player);
+        competitions.relist_entrant(&player, self);
         self.friend_changed(&player);
         let text = Relisting { player }.frame();
         self.publish_text(users_audience([Some(user), None]), text, None);
@@ -109,8 +110,8 @@ impl Hall {
         });
     }
 
-    /// What the hall knows of `user` now, for their profile.
-    pub(super) fn presence(&self, user: UserId) -> Presence {
+    /// What the hall knows of `user` now, for their profile, with the events they entered.
+    pub(super) fn presence(&self, user: UserId, events: Vec<EventPlacing>) -> Presence {
         let playing = self
             .live
             .values()
@@ -121,7 +122,7 @@ impl Hall {
             online: self.online.contains_key(&user),
             left_at_ms: self.recently_gone.get(&user).copied(),
             playing,
-            events: self.placings(user),
+            events,
         }
     }
 

@@ -8,10 +8,9 @@ use tengen_protocol::{
     TableInfo, UserId,
 };
 
+// The check lives with the game, so competitions (below the hall) check their settings the same way.
+pub use crate::game::wire::validate_settings;
 use crate::{refuse, Refusal};
-
-/// Largest komi in half points either way (±150 points): beyond any handicap compensation in use.
-const KOMI_HALF_POINTS_MAX: i32 = 300;
 
 /// A table in a room.
 #[derive(Debug, Clone)]
@@ -68,35 +67,6 @@ impl StakeDialog {
             StakeTerms::Coaching { coach } => Some(1 - seat_index(coach)),
         }
     }
-}
-
-/// Check the settings a player proposes, ending with the rules engine's own check (a handicap must fit
-/// the board's star points), so a proposal that is accepted always starts.
-pub fn validate_settings(settings: &GameSettings) -> Result<(), Refusal> {
-    if !matches!(settings.size, 9 | 13 | 19) {
-        return refuse(ErrorCode::InvalidSettings, "board size must be 9, 13 or 19");
-    }
-    if settings.komi_half_points.abs() > KOMI_HALF_POINTS_MAX {
-        return refuse(ErrorCode::InvalidSettings, "komi is out of range");
-    }
-    if settings.handicap > 9 {
-        return refuse(ErrorCode::InvalidSettings, "handicap is at most 9 stones");
-    }
-    if settings.lateness_limit_ms.is_some() {
-        return refuse(
-            ErrorCode::InvalidSettings,
-            "a lateness limit is an event's (set it when creating the event)",
-        );
-    }
-    if settings.event.is_some() {
-        return refuse(
-            ErrorCode::InvalidSettings,
-            "a game's event is the server's to set",
-        );
-    }
-    // The clock module has the one validator of clock settings (and their limits).
-    crate::game::wire::clock_settings(&settings.clock)?;
-    crate::game::wire::new_engine_game(settings).map(|_| ())
 }
 
 impl Table {

@@ -5,8 +5,9 @@
 use tengen_protocol::{EventId, EventsMsg, GameId, RequestId, ServerMsg};
 
 use super::{misrouted, Answer, Session};
+use crate::competition::EventRequest;
 use crate::game::GameRequest;
-use crate::hall::{EventRequest, HallReply, HallRequest};
+use crate::hall::{HallReply, HallRequest};
 use crate::Refusal;
 
 impl Session {

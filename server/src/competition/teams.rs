@@ -1,4 +1,4 @@
-//! Team events (团体赛, docs/competitions.md) in the hall. The pairing core pairs the *teams* (its entrants are
+//! Team events (团体赛, docs/competitions.md). The pairing core pairs the *teams* (its entrants are
 //! [`TeamId`]s): each paired couple of teams is a match, and each match is `players` boards, one
 //! game each, between the two line-ups. This module keeps what the core does not: who is in which
 //! team, each round's boards (who plays whom, with which colour, and the result), and the relay.
@@ -28,8 +28,8 @@ use tengen_protocol::{
     TeamRules, TeamsView, UserId,
 };
 
-use super::events::{EventRecord, LogAbout};
-use super::Hall;
+use super::record::{EventRecord, LogAbout};
+use super::{Competitions, Venue};
 use crate::config::{EVENT_NAME_CHARS_MAX, TEAM_PLAYERS_MAX};
 use crate::{refuse, Refusal};
 
@@ -518,13 +518,14 @@ fn match_outcome(boards: &[BoardOutcome]) -> EventOutcome {
     }
 }
 
-impl Hall {
+impl Competitions {
     /// A player founds a team of an open team event, and captains it.
     pub(super) async fn create_team(
         &mut self,
         id: EventId,
         player: PlayerInfo,
         name: String,
+        venue: &mut dyn Venue,
     ) -> Result<EventView, Refusal> {
         let name = name.trim().to_string();
         let chars = name.chars().count();
@@ -557,7 +558,7 @@ impl Hall {
         let founder = player.user;
         record.enter_team(team, player)?;
         record.note_with("team_created", Some(founder), None, LogAbout::team(team));
-        self.save_event(id, record).await
+        self.save_event(id, record, venue).await
     }
 
     /// A player joins a team of an open team event.
@@ -566,6 +567,7 @@ impl Hall {
         id: EventId,
         player: PlayerInfo,
         team: TeamId,
+        venue: &mut dyn Venue,
     ) -> Result<EventView, Refusal> {
         let mut record = self.open_team_event(id, &player)?;
         let teams = record.teams_mut()?;
@@ -579,7 +581,7 @@ impl Hall {
         let user = player.user;
         record.add_player(player);
         record.note_with("team_joined", Some(user), None, LogAbout::team(team));
-        self.save_event(id, record).await
+        self.save_event(id, record, venue).await
     }
 
     /// A captain sets the board order of their team's next match (free line-up).
@@ -588,6 +590,7 @@ impl Hall {
         id: EventId,
         captain: UserId,
         players: Vec<UserId>,
+        venue: &mut dyn Venue,
     ) -> Result<EventView, Refusal> {
         let mut record = self.event_record(id)?.clone();
         if record.is_over() {
@@ -627,7 +630,7 @@ impl Hall {
             entry.next_line_up = Some(players);
         }
         record.note_with("line_up_set", Some(captain), None, LogAbout::team(team));
-        self.save_event(id, record).await
+        self.save_event(id, record, venue).await
     }
 
     /// A copy of team event `id`, open for entries, that `player` may enter (in range, in no team).

@@ -1,17 +1,18 @@
 //! The director's actions inside an event's games, and what those games tell the event's log. The
-//! hall checks who may act on which game (the director, a game of the round in play); the game
-//! itself then does it, durably in its own log (a pause, a resumption, an adjournment, a warning),
-//! and tells the hall a line for the event's log. The hall never waits on a game: a game tells the
-//! hall of its changes through the hall's own inbox, which must never wait on a game that waits on
-//! it, so what the hall sends a game goes from a task of its own.
+//! competitions check who may act on which game (the director, a game of the round in play); the
+//! game itself then does it, durably in its own log (a pause, a resumption, an adjournment, a
+//! warning), and tells the hall a line for the event's log, which the hall hands to the
+//! competitions. They never wait on a game: they run in the hall's actor, and a game tells the hall
+//! of its changes through the hall's own inbox, which must never wait on a game that waits on it,
+//! so what they send a game goes from a task of its own.
 
 use tengen_pairing::EventOutcome;
 use tengen_protocol::{Color, ErrorCode, EventId, GameId, UserId};
 
-use super::{loss_of, EventRecord, LogAbout};
+use super::record::{loss_of, EventRecord, LogAbout};
+use super::{Competitions, EventReply, Venue};
 use crate::config::{EVENT_LATENESS_DEFAULT_MS, EVENT_LATENESS_MAX_MS, EVENT_LATENESS_MIN_MS};
 use crate::game::{GameReply, GameRequest};
-use crate::hall::{Hall, HallReply};
 use crate::{refuse, Refusal};
 
 /// An event's lateness limit: the spec's, checked, or the rules' default.
@@ -30,14 +31,14 @@ pub(super) fn lateness_limit_ms(asked: Option<u64>) -> Result<u64, Refusal> {
     Ok(limit_ms)
 }
 
-impl Hall {
+impl Competitions {
     /// `Done` when `director` directs event `id` and `game` is in play in its round.
     pub(super) fn event_game_directed(
         &self,
         id: EventId,
         director: UserId,
         game: GameId,
-    ) -> Result<HallReply, Refusal> {
+    ) -> Result<EventReply, Refusal> {
         let record = self.directed(id, director)?;
         if record.board_in_play(game).is_none() {
             return refuse(
@@ -45,7 +46,7 @@ impl Hall {
                 format!("game {game} is not in play in this event's round"),
             );
         }
-        Ok(HallReply::Done)
+        Ok(EventReply::Done)
     }
 
     /// A game of an event told of a change: a line in that event's log, pushed to its people.
@@ -55,9 +56,10 @@ impl Hall {
         action: &str,
         user: Option<UserId>,
         until_ms: Option<u64>,
-    ) -> Result<HallReply, Refusal> {
-        let Some(&(id, round, _)) = self.events.boards.get(&game) else {
-            return Ok(HallReply::Done);
+        venue: &mut dyn Venue,
+    ) -> Result<EventReply, Refusal> {
+        let Some(&(id, round, _)) = self.boards.get(&game) else {
+            return Ok(EventReply::Done);
         };
         let mut record: EventRecord = self.event_record(id)?.clone();
         let about = LogAbout {
@@ -66,8 +68,8 @@ impl Hall {
             ..LogAbout::default()
         };
         record.note_with(action, user, Some(round), about);
-        self.save_event(id, record).await?;
-        Ok(HallReply::Done)
+        self.save_event(id, record, venue).await?;
+        Ok(EventReply::Done)
     }
 
     /// Store a warning given during a game; then the game hears it (a point off that player's
@@ -78,8 +80,9 @@ impl Hall {
         record: EventRecord,
         in_play: Option<(GameId, Color)>,
         second: bool,
+        venue: &mut dyn Venue,
     ) -> Result<tengen_protocol::EventView, Refusal> {
-        let view = self.save_event(id, record).await?;
+        let view = self.save_event(id, record, venue).await?;
         let Some((game, colour)) = in_play else {
             return Ok(view);
         };
