@@ -17,7 +17,7 @@ use tokio::time::Instant;
 use super::*;
 use crate::config::{Config, GameTiming};
 use crate::store::sqlite::SqliteStore;
-use crate::store::Store;
+use crate::store::Accounts;
 use crate::{Shutdown, ShutdownTrigger};
 
 /// Generous limits for tests that are about something else; each test sets the one it checks.

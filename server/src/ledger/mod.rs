@@ -957,7 +957,7 @@ pub fn audit(store: &dyn Store) -> Result<AuditReport, StoreError> {
 mod tests {
     use super::*;
     use crate::store::sqlite::SqliteStore;
-    use crate::store::NewGame;
+    use crate::store::{Accounts, Bookkeeping, GameLog, NewGame};
     use std::sync::Arc;
     use tengen_protocol::Color;
 
