@@ -747,7 +747,10 @@ async fn a_game_that_keeps_panicking_ends_void_instead_of_looping() {
     // Void: the bet came back, and the books balance.
     assert_eq!(h.ctx.ledger.balance(carol).await.unwrap(), granted);
     let store = h.store.clone();
-    let audit = store.call(crate::ledger::audit).await.unwrap();
+    let audit = store
+        .call(|store| crate::ledger::audit(store))
+        .await
+        .unwrap();
     assert!(audit.ok, "{audit:?}");
     h.trigger.trigger();
 }

@@ -52,7 +52,7 @@ pub trait Bookkeeping {
 /// balance below 0 but the mint's, settlement records, history and the unsettled-games query.
 #[cfg(test)]
 pub(crate) fn conformance(
-    store: &dyn super::Store,
+    store: &dyn Bookkeeping,
     alice: tengen_protocol::UserId,
     bob: tengen_protocol::UserId,
     finished: GameId,

@@ -19,7 +19,7 @@ pub trait Competitions {
 /// Competition records: ids assigned in order, saved over, listed oldest first; an unknown event is
 /// not saved into being.
 #[cfg(test)]
-pub(crate) fn conformance(store: &dyn super::Store) {
+pub(crate) fn conformance(store: &dyn Competitions) {
     assert_eq!(store.events().unwrap(), Vec::new());
     let first = store.create_event(r#"{"n":1}"#, 10).unwrap();
     let second = store.create_event(r#"{"n":2}"#, 11).unwrap();

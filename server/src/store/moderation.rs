@@ -120,7 +120,7 @@ pub trait Moderation {
 /// kept chat (bounded by count per channel and by time), reports that close once, and the
 /// append-only log paged newest first.
 #[cfg(test)]
-pub(crate) fn conformance(store: &dyn super::Store, alice: UserId, bob: UserId) {
+pub(crate) fn conformance(store: &dyn Moderation, alice: UserId, bob: UserId) {
     assert_eq!(store.role(alice).unwrap(), Role::User);
     store.set_role(alice, Role::Moderator).unwrap();
     store.set_role(bob, Role::Admin).unwrap();
