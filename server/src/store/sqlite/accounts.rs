@@ -1,6 +1,6 @@
 //! Accounts and their sessions in SQLite: `users` (with the caseless key and the skeleton that find
 //! and refuse names, see `username`), `sessions` by token digest, and each player's last sighting.
-//! Writes go on the writer's connection in a transaction of their own; reads on a reader.
+//! Writes go on the writer's connection, outside the group commit; reads go to a reader.
 
 use rusqlite::{params, Connection, OptionalExtension};
 use tengen_protocol::UserId;

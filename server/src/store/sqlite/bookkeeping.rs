@@ -1,6 +1,6 @@
 //! The ledger's book in SQLite: `ledger_transfers` (the id makes a transfer idempotent),
-//! `ledger_balances` and `ledger_settlements`. Every batch goes through the writer's group commit,
-//! each in a savepoint of its own, so a refused batch rolls back alone.
+//! `ledger_accounts` (balances) and `ledger_settlements`. Every batch goes through the writer's
+//! group commit, each in a savepoint of its own, so a refused batch rolls back alone.
 
 use rusqlite::{params, Connection, OptionalExtension};
 use tengen_protocol::GameId;
