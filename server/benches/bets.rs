@@ -20,7 +20,7 @@ use tengen_server::ledger::pool::Tally;
 use tengen_server::ledger::settle::MoneyOutcome;
 use tengen_server::ledger::{audit, Ledger};
 use tengen_server::store::sqlite::SqliteStore;
-use tengen_server::store::{Store, StoreHandle};
+use tengen_server::store::{Bookkeeping, StoreHandle};
 
 /// Bettors: each has the starting grant and bets 1 point at a time, so nobody runs out.
 const USERS: u64 = 1_000;

@@ -308,7 +308,7 @@ async fn admin_audit(
     if let Err(refusal) = admin_check(&state, client, &headers, token) {
         return refusal.into_response();
     }
-    match state.store.call(crate::ledger::audit).await {
+    match state.store.call(|store| crate::ledger::audit(store)).await {
         Ok(report) => {
             let status = if report.ok {
                 StatusCode::OK

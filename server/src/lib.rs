@@ -13,8 +13,11 @@
 //!   an account and the confusable skeleton that keeps lookalike names apart.
 //! - `chat`: a chat line's rule and its frame, shared by every channel.
 //! - `book`: the ledger's vocabulary (accounts, transfers, batches) shared by the ledger and stores.
-//! - `store`: the durable `Store` trait (games, accounts and the ledger's batch-shaped API) and its
-//!   two backends: SQLite (embedded, the default) and Redis (`Config::redis_url`).
+//! - `store`: durable state as small traits by concern (`Accounts`, `ThrottleCounters`, `GameLog`,
+//!   `Ratings`, `Bookkeeping` for the ledger's batch-shaped book, `Competitions`, `Moderation`,
+//!   `Relations`), the umbrella `Store` that is all of them, and its two backends: SQLite
+//!   (embedded, the default) and Redis (`Config::redis_url`), each implementing each trait in a
+//!   file of its own.
 //! - `rating`: Glicko-2 updates after rated games, kyu/dan ranks (provisional or settled), the
 //!   suggested handicap.
 //! - `throttle`: login and registration throttles, counted in the store.

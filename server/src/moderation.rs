@@ -27,7 +27,7 @@ use crate::config::{
     MUTE_MINUTES_MAX, MUTE_MINUTES_MIN, REPORTS_FREE, REPORT_CONTEXT_LINES, REPORT_DELAY_BASE_MS,
     REPORT_DELAY_MAX_MS, REPORT_FORGET_MS,
 };
-use crate::store::moderation::{ChatKeeping, NewChatLine, Sanction, SanctionKind};
+use crate::store::moderation::{ChatKeeping, Moderation, NewChatLine, Sanction, SanctionKind};
 use crate::store::{store_refusal, Backoff, Store, StoreError, StoreHandle, UserRow};
 use crate::{refuse, unix_now_ms, Refusal};
 
@@ -165,7 +165,7 @@ pub async fn standing(
 
 /// The ban holding on `user` at `now_ms`, if any (login and resume are refused while it does).
 pub fn ban_of(
-    store: &dyn Store,
+    store: &dyn Moderation,
     user: UserId,
     now_ms: u64,
 ) -> Result<Option<Sanction>, StoreError> {
@@ -307,7 +307,7 @@ pub(crate) fn no_such_game(game: GameId) -> Refusal {
 
 /// A kept line and the lines around it in its channel, oldest first.
 pub(crate) fn kept_context(
-    store: &dyn Store,
+    store: &dyn Moderation,
     line: ChatLineId,
 ) -> Result<Vec<KeptChatLine>, StoreError> {
     let lines = store.chat_context(line, REPORT_CONTEXT_LINES)?;

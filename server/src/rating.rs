@@ -1,6 +1,6 @@
 //! Ratings and ranks: the Glicko-2 update after a rated game (the `skillratings` crate does the
 //! maths), the kyu/dan rank people see (30k..9d), and the handicap the rank difference suggests.
-//! Storing the update once per game is the store's job (`Store::rate_game`); when a game is rated is
+//! Storing the update once per game is the store's job (`Ratings::rate_game`); when a game is rated is
 //! the game actor's (every game that ends with a winner or a draw; void games are not).
 
 use skillratings::glicko2::{glicko2, Glicko2Config, Glicko2Rating};

@@ -11,7 +11,7 @@ use serde_json::{json, Value};
 use tengen_protocol::GameId;
 use tengen_server::ledger::book::TransferKind;
 use tengen_server::store::redis::RedisStore;
-use tengen_server::store::Store;
+use tengen_server::store::Bookkeeping;
 
 /// A server on `redis` whose admin routes (the audit) answer to [`ADMIN_TOKEN`].
 async fn start_server(redis: &RedisServer, dir: &std::path::Path) -> TestServer {

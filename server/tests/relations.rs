@@ -11,7 +11,7 @@ use common::{settings_9x9, test_config, Client, TestServer};
 use serde_json::{json, Value};
 use tengen_server::config::RELATIONS_PER_LIST_MAX;
 use tengen_server::store::sqlite::SqliteStore;
-use tengen_server::store::Store;
+use tengen_server::store::Accounts;
 use tengen_server::username::Username;
 
 /// The usernames in a `relations` reply's list (`friends` hold `player`s).

@@ -17,7 +17,7 @@ use tokio::time::Instant;
 use super::*;
 use crate::config::{Config, GameTiming};
 use crate::store::sqlite::SqliteStore;
-use crate::store::Store;
+use crate::store::Accounts;
 use crate::{Shutdown, ShutdownTrigger};
 
 /// Generous limits for tests that are about something else; each test sets the one it checks.
@@ -747,7 +747,10 @@ async fn a_game_that_keeps_panicking_ends_void_instead_of_looping() {
     // Void: the bet came back, and the books balance.
     assert_eq!(h.ctx.ledger.balance(carol).await.unwrap(), granted);
     let store = h.store.clone();
-    let audit = store.call(crate::ledger::audit).await.unwrap();
+    let audit = store
+        .call(|store| crate::ledger::audit(store))
+        .await
+        .unwrap();
     assert!(audit.ok, "{audit:?}");
     h.trigger.trigger();
 }

@@ -19,7 +19,7 @@ use super::wire;
 use super::*;
 use crate::config::GameTiming;
 use crate::store::sqlite::SqliteStore;
-use crate::store::Store;
+use crate::store::Accounts;
 
 /// Sequences per run: a few hundred, each a short game, so the test takes seconds.
 const CASES: u32 = 250;

@@ -14,7 +14,7 @@ use tokio::sync::{broadcast, mpsc};
 use super::*;
 use crate::config::{Config, GameTiming};
 use crate::store::sqlite::{Fault, SqliteStore};
-use crate::store::Store;
+use crate::store::Accounts;
 use crate::{Shutdown, ShutdownTrigger};
 use tengen_rules::Color;
 

@@ -24,7 +24,7 @@ use tengen_protocol::{
 };
 use tokio::sync::{mpsc, oneshot};
 
-use crate::store::{store_refusal, LiveGameRow, Store, StoreError, StoreHandle};
+use crate::store::{store_refusal, Bookkeeping, LiveGameRow, StoreError, StoreHandle};
 use crate::{unix_now_ms, Refusal};
 use book::{Account, Applied, Batch, SettlementPart, SettlementRecord, Transfer, TransferKind};
 use pool::Tally;
@@ -280,7 +280,7 @@ type PendingWrite = (Batch, oneshot::Sender<Result<Written, StoreError>>);
 
 /// Apply a group of batches with one commit, then read each applied batch's payer balance.
 fn apply_group(
-    store: &dyn Store,
+    store: &dyn Bookkeeping,
     batches: &[Batch],
 ) -> Result<Vec<Result<Written, StoreError>>, StoreError> {
     let results = store.apply_batches(batches)?;
@@ -803,7 +803,7 @@ fn stake_kind(coaching: bool) -> TransferKind {
     }
 }
 
-fn user_balance(store: &dyn Store, user: UserId) -> Result<u64, StoreError> {
+fn user_balance(store: &dyn Bookkeeping, user: UserId) -> Result<u64, StoreError> {
     let balance = store.balance(Account::User(user))?;
     assert!(balance >= 0, "user {user} has a negative balance");
     Ok(balance as u64)
@@ -815,7 +815,7 @@ pub fn final_outcome(row: &LiveGameRow) -> Option<MoneyOutcome> {
 }
 
 fn settle_in(
-    store: &dyn Store,
+    store: &dyn Bookkeeping,
     game: GameId,
     players: [UserId; 2],
     outcome: MoneyOutcome,
@@ -904,7 +904,7 @@ pub struct AuditReport {
 
 /// Check the book: conservation (everything held = everything granted = minus the mint), no
 /// negative balance but the mint's, and every settled game's escrow empty.
-pub fn audit(store: &dyn Store) -> Result<AuditReport, StoreError> {
+pub fn audit(store: &dyn Bookkeeping) -> Result<AuditReport, StoreError> {
     let balances = store.account_balances()?;
     let granted = store.granted_total()?;
     let settled = store.settled_games()?;
@@ -960,7 +960,7 @@ pub fn audit(store: &dyn Store) -> Result<AuditReport, StoreError> {
 mod tests {
     use super::*;
     use crate::store::sqlite::SqliteStore;
-    use crate::store::NewGame;
+    use crate::store::{Accounts, Bookkeeping, GameLog, NewGame};
     use std::sync::Arc;
     use tengen_protocol::Color;
 

@@ -9,7 +9,7 @@ use tengen_protocol::{GameId, TableId, UserId, WagerKind, WagerRecord};
 
 use super::book::{Account, SettlementPart, Transfer, TransferKind};
 use super::settle::{Beneficiary, Settlement};
-use crate::store::{Store, StoreError};
+use crate::store::{Bookkeeping, StoreError};
 use tengen_rules::Color;
 
 /// The refund reason of a held stake given back because its game never started.
@@ -35,7 +35,7 @@ struct Wager {
 }
 
 pub(super) fn records_in(
-    store: &dyn Store,
+    store: &dyn Bookkeeping,
     user: UserId,
     limit: usize,
     tax_bp_now: u32,
@@ -122,7 +122,7 @@ fn wagers(user: UserId, transfers: &[Transfer]) -> Vec<Wager> {
 /// A gathered record as the user reads it, or `None` when it is no record of its own (a hold moved
 /// into its game, a stakes payout of the user's own stake).
 fn record_of(
-    store: &dyn Store,
+    store: &dyn Bookkeeping,
     user: UserId,
     wager: Wager,
     tax_bp_now: u32,
@@ -158,7 +158,7 @@ fn hold_record(table: TableId, wager: &Wager, tax_bp_now: u32) -> Option<WagerRe
 /// A coach's fee: the game's stakes are a paid-coaching student's (another user's), and the coach
 /// played the other colour. A stakes payout in a game where the user staked is their own stake's.
 fn coach_record(
-    store: &dyn Store,
+    store: &dyn Bookkeeping,
     user: UserId,
     game: GameId,
 ) -> Result<Option<WagerRecord>, StoreError> {
@@ -195,7 +195,7 @@ fn coach_record(
 
 /// A game's bets or stakes: what came back once the game is settled, and how.
 fn game_record(
-    store: &dyn Store,
+    store: &dyn Bookkeeping,
     user: UserId,
     (game, kind): (GameId, WagerKind),
     wager: &Wager,
@@ -228,7 +228,7 @@ fn game_record(
 /// What a settled part of a game paid the user, its tax rate and its refund reason; `None` until
 /// that part is settled.
 fn settled(
-    store: &dyn Store,
+    store: &dyn Bookkeeping,
     user: UserId,
     game: GameId,
     part: SettlementPart,

@@ -115,3 +115,106 @@ pub trait Moderation {
     /// The log's entries numbered below `before` (all when `None`), newest first, at most `limit`.
     fn mod_log(&self, before: Option<u64>, limit: usize) -> Result<Vec<(u64, String)>, StoreError>;
 }
+
+/// The behaviour both backends must show (run by the store conformance suite): roles, sanctions,
+/// kept chat (bounded by count per channel and by time), reports that close once, and the
+/// append-only log paged newest first.
+#[cfg(test)]
+pub(crate) fn conformance(store: &dyn Moderation, alice: UserId, bob: UserId) {
+    assert_eq!(store.role(alice).unwrap(), Role::User);
+    store.set_role(alice, Role::Moderator).unwrap();
+    store.set_role(bob, Role::Admin).unwrap();
+    store.set_role(bob, Role::User).unwrap();
+    assert_eq!(store.role(alice).unwrap(), Role::Moderator);
+    assert_eq!(store.role(bob).unwrap(), Role::User);
+
+    assert_eq!(store.sanction(bob, SanctionKind::Mute).unwrap(), None);
+    let mute = Sanction {
+        until_ms: Some(9_000),
+        reason: "spam".into(),
+    };
+    store.set_sanction(bob, SanctionKind::Mute, &mute).unwrap();
+    let ban = Sanction {
+        until_ms: None,
+        reason: "cheating".into(),
+    };
+    store.set_sanction(bob, SanctionKind::Ban, &ban).unwrap();
+    assert_eq!(store.sanction(bob, SanctionKind::Mute).unwrap(), Some(mute));
+    assert_eq!(store.sanction(bob, SanctionKind::Ban).unwrap(), Some(ban));
+    let lifted = Sanction {
+        until_ms: Some(1),
+        reason: "lifted".into(),
+    };
+    store.set_sanction(bob, SanctionKind::Ban, &lifted).unwrap();
+    assert_eq!(
+        store.sanction(bob, SanctionKind::Ban).unwrap(),
+        Some(lifted)
+    );
+    assert_eq!(store.sanction(alice, SanctionKind::Ban).unwrap(), None);
+
+    // Three lines kept per channel: the first of four is forgotten; another channel is apart.
+    let keeping = ChatKeeping {
+        per_channel_max: 3,
+        kept_ms: 60_000,
+    };
+    let keep = |channel: &str, text: &str| {
+        let line = NewChatLine {
+            channel_key: channel.into(),
+            at_ms: 1_000,
+            line_json: format!("{text:?}"),
+        };
+        store.keep_chat_line(&line, keeping).unwrap()
+    };
+    let first = keep("room:1", "one");
+    let other = keep("room:2", "elsewhere");
+    let ids: Vec<_> = ["two", "three", "four"]
+        .iter()
+        .map(|text| keep("room:1", text))
+        .collect();
+    assert!(ids.iter().all(|&id| id > first && id != other));
+    assert_eq!(store.chat_context(first, 5).unwrap(), vec![]);
+    let texts = |line, around| -> Vec<String> {
+        let lines = store.chat_context(line, around).unwrap();
+        lines.into_iter().map(|(_, json)| json).collect()
+    };
+    assert_eq!(texts(ids[1], 5), ["\"two\"", "\"three\"", "\"four\""]);
+    assert_eq!(texts(ids[1], 0), ["\"three\""]);
+    assert_eq!(store.chat_context(ids[0], 1).unwrap()[0].0, ids[0]);
+    assert!(store.forget_chat_line(ids[1]).unwrap());
+    assert!(!store.forget_chat_line(ids[1]).unwrap());
+    assert_eq!(texts(ids[0], 5), ["\"two\"", "\"four\""]);
+    assert_eq!(texts(other, 5), ["\"elsewhere\""]);
+
+    // Reports: open until closed, closed once.
+    let report = store.file_report("{\"r\":1}").unwrap();
+    let second = store.file_report("{\"r\":2}").unwrap();
+    assert!(second > report);
+    let open = store.open_reports(10).unwrap();
+    assert_eq!(
+        open.iter().map(|r| r.id).collect::<Vec<_>>(),
+        [report, second]
+    );
+    assert_eq!(open[0].record_json, "{\"r\":1}");
+    assert_eq!(store.open_reports(1).unwrap().len(), 1);
+    assert!(store.close_report(report).unwrap());
+    assert!(!store.close_report(report).unwrap());
+    assert!(!store.close_report(ReportId(9_999)).unwrap());
+    assert!(!store.report(report).unwrap().unwrap().open);
+    assert!(store.report(second).unwrap().unwrap().open);
+    assert_eq!(store.report(ReportId(9_999)).unwrap(), None);
+    assert_eq!(store.open_reports(10).unwrap().len(), 1);
+
+    assert_eq!(store.game_players(GameId(9_999)).unwrap(), None);
+
+    // The log: numbered from 1, newest first, paged by number.
+    assert_eq!(store.mod_log(None, 10).unwrap(), vec![]);
+    for n in 1..=5u64 {
+        assert_eq!(store.append_mod_log(&format!("{{\"n\":{n}}}")).unwrap(), n);
+    }
+    let numbers = |page: Vec<(u64, String)>| page.into_iter().map(|(n, _)| n).collect::<Vec<_>>();
+    assert_eq!(numbers(store.mod_log(None, 2).unwrap()), [5, 4]);
+    assert_eq!(numbers(store.mod_log(Some(4), 2).unwrap()), [3, 2]);
+    assert_eq!(numbers(store.mod_log(Some(2), 5).unwrap()), [1]);
+    assert_eq!(store.mod_log(Some(1), 5).unwrap(), vec![]);
+    assert_eq!(store.mod_log(Some(3), 1).unwrap()[0].1, "{\"n\":2}");
+}

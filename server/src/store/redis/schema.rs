@@ -9,9 +9,11 @@ use std::collections::BTreeMap;
 use redis::Connection;
 use tengen_protocol::{GameId, UserId};
 
+use super::accounts::prefix_entry;
 use super::connections::Failure;
+use super::ratings::rated_game_entries;
 use super::records::parse_number;
-use super::{call_function, function, keys, prefix_entry, rated_game_entries};
+use super::{call_function, function, keys};
 use crate::store::StoreError;
 use crate::username::Username;
 

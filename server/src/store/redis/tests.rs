@@ -3,6 +3,9 @@
 
 use super::testing::RedisProcess;
 use super::*;
+use crate::book::{Account, Applied, Batch, Transfer};
+use crate::store::{Accounts, Bookkeeping, GameLog, NewGame};
+use tengen_protocol::{GameId, UserId};
 
 fn durable_redis() -> (tempfile::TempDir, RedisProcess) {
     let dir = tempfile::tempdir().unwrap();
