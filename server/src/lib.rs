@@ -14,7 +14,7 @@
 //! - `chat`: a chat line's rule and its frame, shared by every channel.
 //! - `book`: the ledger's vocabulary (accounts, transfers, batches) shared by the ledger and stores.
 //! - `store`: durable state as small traits by concern (`Accounts`, `ThrottleCounters`, `GameLog`,
-//!   `Ratings`, `Bookkeeping` for the ledger's batch-shaped book, `Competitions`, `Moderation`,
+//!   `Ratings`, `Bookkeeping` for the ledger's batch-shaped book, `EventRecords`, `Moderation`,
 //!   `Relations`), the umbrella `Store` that is all of them, and its two backends: SQLite
 //!   (embedded, the default) and Redis (`Config::redis_url`), each implementing each trait in a
 //!   file of its own.

@@ -3,7 +3,7 @@
 //! [`ThrottleCounters`] (the login and registration throttles' counters, so every node counts the
 //! same attempts), [`GameLog`] (games with their settings, each live game's event log, finished
 //! games' results and SGF), [`Ratings`] (players' Glicko-2 states and rated history),
-//! [`Bookkeeping`] (the fortune-point ledger's book, batch-shaped), [`Competitions`] (events'
+//! [`Bookkeeping`] (the fortune-point ledger's book, batch-shaped), [`EventRecords`] (events'
 //! records), [`moderation::Moderation`] and [`Relations`]. A caller that needs one concern takes
 //! that trait (`&dyn Accounts`); `Arc<dyn Store>` offers them all. Every trait is synchronous and
 //! backend-neutral (SQLite embedded, Redis when scaled out), each backend implementing each in a
@@ -12,7 +12,7 @@
 
 pub mod accounts;
 pub mod bookkeeping;
-pub mod competitions;
+pub mod event_records;
 pub mod game_log;
 pub mod moderation;
 pub mod ratings;
@@ -23,7 +23,7 @@ pub mod throttles;
 
 pub use accounts::{Accounts, UserRow};
 pub use bookkeeping::Bookkeeping;
-pub use competitions::Competitions;
+pub use event_records::EventRecords;
 pub use game_log::{
     logged_outcome, Fences, GameListRow, GameLog, LiveGameRow, NewGame, QueuedAnswer,
 };
@@ -132,7 +132,7 @@ pub trait Store:
     + GameLog
     + Ratings
     + Bookkeeping
-    + Competitions
+    + EventRecords
     + Moderation
     + Relations
     + Send
@@ -147,7 +147,7 @@ impl<T> Store for T where
         + GameLog
         + Ratings
         + Bookkeeping
-        + Competitions
+        + EventRecords
         + Moderation
         + Relations
         + Send
@@ -396,7 +396,7 @@ pub(crate) fn conformance(store: &dyn Store) {
     );
     assert_eq!(store.delete_user_sessions(carol), Ok(0));
     throttles::conformance(store);
-    competitions::conformance(store);
+    event_records::conformance(store);
     relations::conformance(store);
     moderation::conformance(store, alice, bob);
 }

@@ -21,7 +21,7 @@
 
 mod accounts;
 mod bookkeeping;
-mod competitions;
+mod event_records;
 mod game_log;
 mod moderation;
 mod ratings;

@@ -72,7 +72,7 @@ pub const EVENT_IDS: &str = "{events}:next_id";
 /// Every competition's id, scored by id.
 pub const EVENTS: &str = "{events}:all";
 
-/// A competition's record (JSON, see `hall::events`).
+/// A competition's record (JSON, see `competition::record`).
 pub fn event(event: EventId) -> String {
     format!("{{ev:{event}}}")
 }

@@ -18,9 +18,9 @@
 
 mod accounts;
 mod bookkeeping;
-mod competitions;
 mod connections;
 mod durability;
+mod event_records;
 mod game_log;
 pub(crate) mod keys;
 mod ledger;

@@ -1,14 +1,14 @@
-//! What the store keeps of competitions, behind [`Competitions`] (which [`Store`](super::Store)
+//! What the store keeps of competitions, behind [`EventRecords`] (which [`Store`](super::Store)
 //! requires): each event's record, as JSON the store does not read (what it means, its teams,
-//! rounds and standings, is `hall::events`'), with its id assigned in order.
+//! rounds and standings, is `competition::record`'s), with its id assigned in order.
 
 use tengen_protocol::EventId;
 
 use super::StoreError;
 
-/// Competitions' records, durable.
-pub trait Competitions {
-    /// Record a new competition (its record as JSON, see `hall::events`) and assign its id.
+/// EventRecords' records, durable.
+pub trait EventRecords {
+    /// Record a new competition (its record as JSON, see `competition::record`) and assign its id.
     fn create_event(&self, record_json: &str, now_ms: u64) -> Result<EventId, StoreError>;
     /// Replace a competition's record, durably, before anyone hears of the change.
     fn save_event(&self, event: EventId, record_json: &str) -> Result<(), StoreError>;
@@ -19,7 +19,7 @@ pub trait Competitions {
 /// Competition records: ids assigned in order, saved over, listed oldest first; an unknown event is
 /// not saved into being.
 #[cfg(test)]
-pub(crate) fn conformance(store: &dyn Competitions) {
+pub(crate) fn conformance(store: &dyn EventRecords) {
     assert_eq!(store.events().unwrap(), Vec::new());
     let first = store.create_event(r#"{"n":1}"#, 10).unwrap();
     let second = store.create_event(r#"{"n":2}"#, 11).unwrap();

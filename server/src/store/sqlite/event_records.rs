@@ -1,12 +1,12 @@
-//! Competitions in SQLite: one `events` row per competition, its record as JSON.
+//! EventRecords in SQLite: one `events` row per competition, its record as JSON.
 
 use rusqlite::params;
 use tengen_protocol::EventId;
 
 use super::{backend, SqliteStore};
-use crate::store::{Competitions, StoreError};
+use crate::store::{EventRecords, StoreError};
 
-impl Competitions for SqliteStore {
+impl EventRecords for SqliteStore {
     fn create_event(&self, record_json: &str, now_ms: u64) -> Result<EventId, StoreError> {
         let conn = self.conn();
         conn.execute(

@@ -1,12 +1,12 @@
-//! Competitions in Redis: each event's record under `keys::event`, and the index of events in
+//! EventRecords in Redis: each event's record under `keys::event`, and the index of events in
 //! order of their ids.
 
 use tengen_protocol::EventId;
 
 use super::{ids_in, keys, RedisStore};
-use crate::store::{Competitions, StoreError};
+use crate::store::{EventRecords, StoreError};
 
-impl Competitions for RedisStore {
+impl EventRecords for RedisStore {
     fn create_event(&self, record_json: &str, _now_ms: u64) -> Result<EventId, StoreError> {
         self.write(|conn| {
             let id = EventId(::redis::cmd("INCR").arg(keys::EVENT_IDS).query(conn)?);
