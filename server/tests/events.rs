@@ -9,7 +9,7 @@ mod common;
 use std::collections::{BTreeMap, BTreeSet};
 
 use common::events::{create_event as create, finish_round, join_all, play_round, players};
-use common::{test_config, Client, TestServer};
+use common::{start_table_game, test_config, Client, TestServer};
 use serde_json::{json, Value};
 
 fn spec(name: &str, format: Value, players_max: u32) -> Value {
@@ -286,6 +286,49 @@ async fn an_event_carries_on_after_restarts_between_and_during_rounds() {
     let last = play_round(&mut director, &mut clients, event).await;
     assert_eq!(last["summary"]["status"], "finished");
     assert_eq!(last["winner"], clients[0].user.unwrap());
+    server.stop().await;
+}
+
+/// An entrant's listing in an event's view, once they entered.
+fn entrant(view: &Value, user: u64) -> Option<&Value> {
+    let entrants = view["entrants"].as_array()?;
+    let found = entrants.iter().find(|e| e["player"]["user"] == user)?;
+    Some(&found["player"])
+}
+
+/// A rated game outside an event moves its entrants' ranks: the event shows the new ones at once
+/// and still shows them after a restart (they were saved with it, not kept in memory only).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_entrants_new_rank_is_kept_by_the_event_across_a_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = TestServer::start_with(test_config(dir.path())).await;
+    let mut clients = players(&server, 2).await;
+    let mut director = server.player("director").await;
+    let format = json!({"kind": "round_robin", "cycles": 1});
+    let (event, _) = create(&mut director, spec("Ranks", format, 4)).await;
+    join_all(&mut clients, event).await;
+    let winner = clients[0].user.unwrap();
+    let [first, second] = &mut clients[..] else {
+        unreachable!("two players")
+    };
+    let game = start_table_game(first, second, 1).await;
+    second.ok(json!({"type": "resign", "game": game})).await;
+    let pushed = director
+        .wait_for(|f| {
+            f["type"] == "event"
+                && entrant(&f["event"], winner).is_some_and(|listed| listed["rating"] != 1500)
+        })
+        .await;
+    let now = entrant(&pushed["event"], winner).unwrap().clone();
+    assert!(now["rating"].as_i64().unwrap() > 1500, "{now}");
+    server.stop().await;
+
+    let server = TestServer::start_with(test_config(dir.path())).await;
+    let mut director = server.player_login("director").await;
+    let view = director
+        .ok(json!({"type": "get_event", "event": event}))
+        .await;
+    assert_eq!(entrant(&view["event"], winner), Some(&now), "{view}");
     server.stop().await;
 }
 

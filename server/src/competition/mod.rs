@@ -213,9 +213,10 @@ impl Competitions {
             .collect()
     }
 
-    /// A player's new listing in the events they entered or direct (kept in memory: the stored
-    /// record takes it at its next save), each event's new state pushed.
-    pub fn relist_entrant(&mut self, player: &PlayerInfo, venue: &dyn Venue) {
+    /// A player's new listing in the events they entered or direct: each such event is saved with
+    /// it, so an event read back after a restart shows the rank its entrants have now, and its new
+    /// state is pushed. A save that fails leaves the listing in memory for the event's next save.
+    pub async fn relist_entrant(&mut self, player: &PlayerInfo, venue: &mut dyn Venue) {
         let mut changed = Vec::new();
         for (&id, record) in self.records.iter_mut() {
             let entries = record.players.iter_mut().chain([&mut record.director]);
@@ -229,8 +230,14 @@ impl Competitions {
             }
         }
         for id in changed {
-            if let Some(record) = self.records.get(&id) {
-                event_changed(id, record, venue);
+            let Some(record) = self.records.get(&id).cloned() else {
+                continue;
+            };
+            if let Err(refusal) = self.save_event(id, record, venue).await {
+                tracing::warn!(event = %id, %refusal, "an entrant's new listing was not saved");
+                if let Some(record) = self.records.get(&id) {
+                    event_changed(id, record, venue);
+                }
             }
         }
     }

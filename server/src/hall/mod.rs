@@ -612,7 +612,8 @@ impl Hall {
             R::Balances { balances } => self.push_balances(balances),
             R::Rerated { players } => {
                 for player in players {
-                    self.relist_player(player, competitions);
+                    self.relist_player(player.clone());
+                    competitions.relist_entrant(&player, self).await;
                 }
             }
             R::Revoked {

@@ -13,7 +13,6 @@ use tengen_protocol::{
 use super::request::Presence;
 use super::{automatch, hall_audience, refuse, users_audience, Audience, Hall, Relisting};
 use crate::chat;
-use crate::competition::Competitions;
 use crate::config::{RECENTLY_GONE_MAX, ROOM_CHAT_KEPT};
 use crate::{Frame, Refusal};
 
@@ -46,9 +45,9 @@ impl Hall {
 
     /// A player's listing changed (a rated game moved their rank or rating): every list that
     /// shows them takes the new one and is pushed (the hall's players, their room, the table they
-    /// sit at, the live games they play, the events they entered or direct), and their own
-    /// connections hear it (a [`Relisting`]).
-    pub(super) fn relist_player(&mut self, player: PlayerInfo, competitions: &mut Competitions) {
+    /// sit at, the live games they play), and their own connections hear it (a [`Relisting`]). The
+    /// events they entered or direct are the competitions' to relist.
+    pub(super) fn relist_player(&mut self, player: PlayerInfo) {
         let user = player.user;
         if let Some(entry) = self.online.get_mut(&user) {
             entry.0 = player.clone();
@@ -86,7 +85,6 @@ impl Hall {
             self.table_changed(table);
         }
         self.relist_live_games(&player);
-        competitions.relist_entrant(&player, self);
         self.friend_changed(&player);
         let text = Relisting { player }.frame();
         self.publish_text(users_audience([Some(user), None]), text, None);
