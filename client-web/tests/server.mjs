@@ -22,7 +22,11 @@ export function tengenBinary() {
 export async function startTengen({ adminToken = null } = {}) {
   const data = mkdtempSync(join(tmpdir(), 'tengen-web-'));
   // The tests register many players from one address and bet at once: grants at once, no registration limit.
-  const args = ['serve', '--listen', '127.0.0.1:0', '--data', data, '--grant-at-once', '--registrations-per-ip', '100000'];
+  // Every player is a browser context of its own, kept open to the file's end, each holding its socket and
+  // up to six HTTP connections for the client's files: a file of ten players passes the 64 connections
+  // one address may hold in production.
+  const args = ['serve', '--listen', '127.0.0.1:0', '--data', data, '--grant-at-once', '--registrations-per-ip', '100000',
+    '--connections-per-ip', '10000'];
   if (adminToken) args.push('--admin-token', adminToken);
   const child = spawn(tengenBinary(), args, {
     env: { ...process.env, RUST_LOG: 'info', NO_COLOR: '1' },
