@@ -456,7 +456,10 @@ impl Ledger {
             (user, side, amount),
             key,
             tally.next_bet_number(),
-            (tally.bettor(user).map(|backing| backing.side), tally.total()),
+            (
+                tally.bettor(user).map(|backing| backing.side),
+                tally.total(),
+            ),
         )?;
         let written = self.write(batch).await.map_err(rejected)?;
         // Postcondition: the store never takes a bettor below 0 (it refuses the batch instead).

@@ -21,7 +21,7 @@ use crate::clock::{Clock, Clocks, Expiry};
 
 impl GameActor {
     pub(super) fn clock_view(&self, now_ms: u64) -> Option<Clocks> {
-        self.clock.as_ref().map(|clock| clock.snapshot(now_ms))
+        self.core.clock.as_ref().map(|clock| clock.snapshot(now_ms))
     }
 
     /// The clock after a completed move at `at_ms`; an untimed game has nothing to do. Not an
@@ -29,7 +29,7 @@ impl GameActor {
     /// store before the move's `at_ms` is read, so the mover's time can run out in between and the
     /// clock then refuses (`Expired`, the expiry applied) on a path a player's move reaches.
     pub(super) fn clock_moved(&mut self, at_ms: u64) {
-        if let Some(clock) = &mut self.clock {
+        if let Some(clock) = &mut self.core.clock {
             if let Err(err) = clock.on_move(at_ms) {
                 tracing::warn!(game = %self.id, %err, "clock refused a move");
             }
@@ -38,13 +38,13 @@ impl GameActor {
 
     /// The nearest instant (game time) at which something happens without anyone sending anything.
     pub(super) fn next_deadline_ms(&self) -> Option<u64> {
-        if self.outcome.is_some() {
+        if self.core.outcome.is_some() {
             return None;
         }
         [
-            self.clock.as_ref().and_then(Clock::deadline_ms),
+            self.core.clock.as_ref().and_then(Clock::deadline_ms),
             self.first_move_deadline_ms(),
-            self.scoring_deadline_ms,
+            self.core.scoring_deadline_ms,
             self.forfeit_deadline_ms(Color::Black),
             self.forfeit_deadline_ms(Color::White),
             self.event_deadline_ms(),
@@ -56,24 +56,29 @@ impl GameActor {
 
     /// Before the first move of a game (handicap stones are not moves): when it becomes void.
     pub(super) fn first_move_deadline_ms(&self) -> Option<u64> {
-        let waiting = self.game.moves().is_empty()
-            && self.game.phase() == Phase::Play
+        let waiting = self.core.game.moves().is_empty()
+            && self.core.game.phase() == Phase::Play
             && self.no_show_applies();
-        waiting.then_some(self.ctx.timing.first_move_within_ms)
+        waiting.then_some(self.core.timing.first_move_within_ms)
     }
 
     fn forfeit_deadline_ms(&self, color: Color) -> Option<u64> {
-        self.away_since_ms[color.index()].map(|since| since + self.ctx.timing.disconnect_grace_ms)
+        self.core.away_since_ms[color.index()]
+            .map(|since| since + self.core.timing.disconnect_grace_ms)
     }
 
     /// Apply everything due by now, in a fixed order: the clock, the no-show, the scoring limit, an
     /// escape.
     pub(super) async fn on_deadline(&mut self) -> Result<Flow, Fatal> {
-        if self.outcome.is_some() {
+        if self.core.outcome.is_some() {
             return Ok(Flow::Over);
         }
         let now_ms = self.now_ms();
-        let expiry = self.clock.as_mut().and_then(|clock| clock.check(now_ms));
+        let expiry = self
+            .core
+            .clock
+            .as_mut()
+            .and_then(|clock| clock.check(now_ms));
         match expiry {
             Some(Expiry::Timeout(side)) => {
                 let loser = side;
@@ -88,17 +93,17 @@ impl GameActor {
                 // The clock runs for the side to move, so the engine takes the pass; if the two
                 // ever disagreed, the pass is skipped (the clock has moved on) rather than the
                 // game's actor dying over it.
-                if let Err(err) = self.game.play(color, Move::Pass) {
+                if let Err(err) = self.core.game.play(color, Move::Pass) {
                     tracing::error!(game = %self.id, %err, "the engine refused a forced pass");
                     return Ok(Flow::Continue);
                 }
-                self.undo_request = None;
+                self.core.undo_request = None;
                 self.commit(GameEvent::Passed {
                     color,
                     forced: true,
                 })
                 .await?;
-                if self.game.phase() == Phase::Scoring {
+                if self.core.game.phase() == Phase::Scoring {
                     self.open_scoring().await?;
                 }
             }
@@ -110,7 +115,11 @@ impl GameActor {
         {
             return self.end_with(GameResult::Void).await;
         }
-        if self.scoring_deadline_ms.is_some_and(|due| now_ms >= due) {
+        if self
+            .core
+            .scoring_deadline_ms
+            .is_some_and(|due| now_ms >= due)
+        {
             return self.count_and_end().await;
         }
         if self.event_deadlines(now_ms).await? == Flow::Over {
@@ -121,7 +130,7 @@ impl GameActor {
                 .forfeit_deadline_ms(color)
                 .is_some_and(|due| now_ms >= due)
             {
-                let result = if self.away_since_ms[color.opponent().index()].is_some() {
+                let result = if self.core.away_since_ms[color.opponent().index()].is_some() {
                     GameResult::Void
                 } else {
                     GameResult::Win {
@@ -138,7 +147,7 @@ impl GameActor {
     /// A player's connections changed: announce a player who left or came back. Connections that
     /// close because the server is shutting down are not the players leaving.
     pub(super) async fn presence_changed(&mut self) -> Result<Flow, Fatal> {
-        if self.outcome.is_some() {
+        if self.core.outcome.is_some() {
             return Ok(Flow::Over);
         }
         if self.ctx.shutdown.is_triggered() {
@@ -152,9 +161,9 @@ impl GameActor {
             if here {
                 self.seen[index] = true;
             }
-            match (here, self.away_since_ms[index]) {
+            match (here, self.core.away_since_ms[index]) {
                 (false, None) if self.seen[index] => {
-                    self.away_since_ms[index] = Some(now_ms);
+                    self.core.away_since_ms[index] = Some(now_ms);
                     let forfeit_in_ms = self.forfeit_in_ms(color, now_ms);
                     self.commit(GameEvent::PlayerLeft {
                         color,
@@ -163,7 +172,7 @@ impl GameActor {
                     .await?;
                 }
                 (true, Some(_)) => {
-                    self.away_since_ms[index] = None;
+                    self.core.away_since_ms[index] = None;
                     self.commit(GameEvent::PlayerReturned { color }).await?;
                 }
                 _ => {}
@@ -178,7 +187,7 @@ impl GameActor {
         let grace_ms = self
             .forfeit_deadline_ms(color)
             .map_or(0, |due| due.saturating_sub(now_ms));
-        match &self.clock {
+        match &self.core.clock {
             Some(clock) => grace_ms.min(clock.time_left_ms(color, now_ms)),
             None => grace_ms,
         }

@@ -21,8 +21,8 @@ use crate::{unix_now_ms, Refusal};
 impl GameActor {
     /// Stop the clock and record `result` (the engine's game ends with it too).
     pub(super) async fn end_with(&mut self, result: GameResult) -> Result<Flow, Fatal> {
-        if self.game.result().is_none() {
-            self.game.end(result);
+        if self.core.game.result().is_none() {
+            self.core.game.end(result);
         }
         self.end(wire::outcome(result, None)).await
     }
@@ -32,7 +32,7 @@ impl GameActor {
         &mut self,
         outcome: EventOutcome,
     ) -> Result<Result<Flow, Refusal>, Fatal> {
-        if self.outcome.is_some() {
+        if self.core.outcome.is_some() {
             return Ok(Err(Refusal::new(
                 ErrorCode::WrongPhase,
                 "the game has ended",
@@ -57,11 +57,11 @@ impl GameActor {
     /// the run loop then calls [`GameActor::finish`].
     pub(super) async fn end(&mut self, outcome: GameOutcome) -> Result<Flow, Fatal> {
         let now_ms = self.now_ms();
-        if let Some(clock) = &mut self.clock {
+        if let Some(clock) = &mut self.core.clock {
             // A clock that already finished (a timeout) has nothing to stop.
             let _: Result<(), ClockError> = clock.stop(now_ms);
         }
-        self.outcome = Some(outcome.clone());
+        self.core.outcome = Some(outcome.clone());
         // A resignation's key (if its player sent one) is stored with the end it caused.
         let key = self.ending_key.take();
         let logged = self
@@ -90,7 +90,7 @@ impl GameActor {
     /// the actor stop. Settling comes before marking the game finished, so a crash in between
     /// replays the end and settles again, which the ledger makes a no-op the second time.
     pub(super) async fn finish(&mut self) {
-        let Some(outcome) = self.outcome.clone() else {
+        let Some(outcome) = self.core.outcome.clone() else {
             return;
         };
         self.ended.store(true, std::sync::atomic::Ordering::SeqCst);
@@ -129,8 +129,8 @@ impl GameActor {
             tracing::error!(game = %self.id, %err, "could not store a finished game");
         }
         // An unrated event's games leave ratings alone.
-        let rated = !self.settings.unrated;
-        if let Some(result) = self.game.result().filter(|_| rated) {
+        let rated = !self.core.settings.unrated;
+        if let Some(result) = self.core.game.result().filter(|_| rated) {
             let players = self.players();
             match crate::rating::rate_game(&self.ctx.store, game, players, result).await {
                 Ok(Some(after)) => self.announce_ratings(after).await,
@@ -194,8 +194,8 @@ impl GameActor {
 
     /// The SGF FF[4] record: players, ranks, date, time settings, result, and accepted undos.
     pub(super) fn record_sgf(&self, outcome: Option<&GameOutcome>) -> String {
-        let (time_limit, overtime) = wire::sgf_time(&self.settings.clock);
-        let comment = (!self.undo_notes.is_empty()).then(|| self.undo_notes.join("\n"));
+        let (time_limit, overtime) = wire::sgf_time(&self.core.settings.clock);
+        let comment = (!self.core.undo_notes.is_empty()).then(|| self.core.undo_notes.join("\n"));
         let info = GameInfo {
             black: Some(self.black.username.clone()),
             white: Some(self.white.username.clone()),
@@ -209,7 +209,7 @@ impl GameActor {
             comment,
             ..GameInfo::default()
         };
-        GameRecord::from_game_noted(&self.game, &info, self.rules.notes()).to_sgf()
+        GameRecord::from_game_noted(&self.core.game, &info, self.core.rules.notes()).to_sgf()
     }
 }
 

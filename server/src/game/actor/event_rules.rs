@@ -34,57 +34,16 @@ use tengen_rules::{GameResult, Move, Phase, WinBy};
 use super::{Fatal, Flow, GameActor, LoggedEvent, Sealed};
 use crate::clock::side_clock;
 use crate::config::{GAME_HALT_MS_MAX, GAME_WARNINGS_MAX};
+use crate::game::core::Halted;
 use crate::game::wire;
 use crate::game::GameNotice;
 use crate::{unix_now_ms, BoxError, Refusal};
 
-/// The event rules' state of one game (all of it, so a failed write puts it back whole).
-#[derive(Debug, Clone, Default)]
-pub(super) struct EventRules {
-    /// Whether each player has arrived; both from the start in a game without a lateness limit.
-    arrived: [bool; 2],
-    /// The director's warnings, per colour.
-    warnings: [u32; 2],
-    /// Notes for the record: the moves played when it happened, and what. One per warning, so at
-    /// most `2 · GAME_WARNINGS_MAX`.
-    notes: Vec<(usize, String)>,
-    /// A pause or adjournment in force.
-    halt: Option<Halted>,
-    /// A sealed move waiting for the resumption: who sealed it, and the point (`None`: a pass).
-    sealed: Option<(Color, Option<Point>)>,
-}
-
-/// A pause or adjournment: its kind, and when it ends by itself.
-#[derive(Debug, Clone, Copy)]
-struct Halted {
-    kind: HaltKind,
-    /// The server's wall clock (Unix ms) the director set.
-    resume_at_ms: u64,
-    /// The same instant in game time, which the run loop sleeps until.
-    due_ms: u64,
-}
-
-impl EventRules {
-    /// A new game's: in a game without a lateness limit both players count as arrived.
-    pub(super) fn new(lateness_limit_ms: Option<u64>) -> EventRules {
-        let arrived = lateness_limit_ms.is_none();
-        EventRules {
-            arrived: [arrived, arrived],
-            ..EventRules::default()
-        }
-    }
-
-    /// The record's notes, by the number of moves played when each was made.
-    pub(super) fn notes(&self) -> &[(usize, String)] {
-        &self.notes
-    }
-}
-
 impl GameActor {
     /// When `color` forfeits for not arriving (game time), while they have not.
     fn lateness_deadline_ms(&self, color: Color) -> Option<u64> {
-        let limit_ms = self.settings.lateness_limit_ms?;
-        (!self.rules.arrived[color.index()]).then_some(limit_ms)
+        let limit_ms = self.core.settings.lateness_limit_ms?;
+        (!self.core.rules.arrived[color.index()]).then_some(limit_ms)
     }
 
     /// The nearest instant (game time) at which an event rule acts by itself: a lateness limit, or
@@ -94,7 +53,7 @@ impl GameActor {
             .into_iter()
             .filter_map(|color| self.lateness_deadline_ms(color))
             .min();
-        let halt = self.rules.halt.map(|halt| halt.due_ms);
+        let halt = self.core.rules.halt.map(|halt| halt.due_ms);
         lateness
             .into_iter()
             .chain(halt)
@@ -105,12 +64,12 @@ impl GameActor {
     /// A sealed move whose resumption is logged but not the move itself (a restart, or a write
     /// that failed, in between): due at once.
     fn sealed_due(&self) -> Option<u64> {
-        (self.rules.halt.is_none() && self.rules.sealed.is_some()).then_some(0)
+        (self.core.rules.halt.is_none() && self.core.rules.sealed.is_some()).then_some(0)
     }
 
     /// Whether the casual games' no-show rule applies: not where lateness replaces it.
     pub(super) fn no_show_applies(&self) -> bool {
-        self.settings.lateness_limit_ms.is_none()
+        self.core.settings.lateness_limit_ms.is_none()
     }
 
     /// Apply what is due by `now_ms`: a forfeit for lateness, then a resumption at the set time.
@@ -136,7 +95,12 @@ impl GameActor {
         if self.sealed_due().is_some() {
             return self.play_sealed(now_ms).await;
         }
-        if self.rules.halt.is_some_and(|halt| now_ms >= halt.due_ms) {
+        if self
+            .core
+            .rules
+            .halt
+            .is_some_and(|halt| now_ms >= halt.due_ms)
+        {
             return match self.resume_halted().await? {
                 Ok(flow) => Ok(flow),
                 Err(_) => Ok(Flow::Continue),
@@ -158,12 +122,12 @@ impl GameActor {
     /// `color` arrives now, if they had not: they are charged what makes their lateness cost twice
     /// over, and the arrival is logged.
     pub(super) async fn arrive(&mut self, color: Color) -> Result<(), Fatal> {
-        if self.rules.arrived[color.index()] || self.outcome.is_some() {
+        if self.core.rules.arrived[color.index()] || self.core.outcome.is_some() {
             return Ok(());
         }
         let late_ms = self.now_ms();
         let charged_ms = self.charge_lateness(color, late_ms);
-        self.rules.arrived[color.index()] = true;
+        self.core.rules.arrived[color.index()] = true;
         let arrived = GameEvent::Arrived {
             color,
             late_ms,
@@ -182,8 +146,8 @@ impl GameActor {
     /// Take from `color`'s main time what their own clock did not charge them during `late_ms`,
     /// so that they lose `2 · late_ms` in all; returns what was taken (never more than they had).
     fn charge_lateness(&mut self, color: Color, late_ms: u64) -> u64 {
-        let main_time_ms = main_time_ms(&self.settings.clock);
-        let Some(clock) = &mut self.clock else {
+        let main_time_ms = main_time_ms(&self.core.settings.clock);
+        let Some(clock) = &mut self.core.clock else {
             return 0;
         };
         // Out of time already: the deadline that ends the game (or forces a pass) comes first, and
@@ -201,13 +165,13 @@ impl GameActor {
 
     /// The director warns `color`: a point off their count, noted in the record.
     pub(super) async fn warn(&mut self, color: Color) -> Result<Result<Flow, Refusal>, Fatal> {
-        if self.outcome.is_some() {
+        if self.core.outcome.is_some() {
             return Ok(Err(Refusal::new(
                 ErrorCode::WrongPhase,
                 "the game has ended",
             )));
         }
-        let warnings = self.rules.warnings[color.index()] + 1;
+        let warnings = self.core.rules.warnings[color.index()] + 1;
         if warnings > GAME_WARNINGS_MAX {
             return Ok(Err(Refusal::new(
                 ErrorCode::NotAllowed,
@@ -220,7 +184,7 @@ impl GameActor {
     }
 
     fn note_warning(&mut self, color: Color, warnings: u32) {
-        self.rules.warnings[color.index()] = warnings;
+        self.core.rules.warnings[color.index()] = warnings;
         let name = match color {
             Color::Black => "Black",
             Color::White => "White",
@@ -228,18 +192,22 @@ impl GameActor {
         let note = format!(
             "{name} warned by the event's director (warning {warnings}): one point off {name}'s count"
         );
-        self.rules.notes.push((self.game.moves().len(), note));
+        self.core
+            .rules
+            .notes
+            .push((self.core.game.moves().len(), note));
     }
 
     /// The count of the board as marked, less each player's warnings, and its result.
     pub(super) fn counted(&self) -> (GameResult, GameOutcome) {
         let dead: Vec<Point> = self
+            .core
             .scoring
             .as_ref()
             .map(|s| s.dead.iter().copied().collect())
             .unwrap_or_default();
-        let score = self.game.score(&dead);
-        let [black_off, white_off] = self.rules.warnings.map(|w| w.saturating_mul(2));
+        let score = self.core.game.score(&dead);
+        let [black_off, white_off] = self.core.rules.warnings.map(|w| w.saturating_mul(2));
         if black_off == 0 && white_off == 0 {
             return (score.result, wire::outcome(score.result, Some(&score)));
         }
@@ -259,10 +227,10 @@ impl GameActor {
 
     /// Moves, passes, resignations and undo wait while the game is paused or adjourned.
     pub(super) fn refuse_if_halted(&self) -> Result<(), Refusal> {
-        let Some(halt) = self.rules.halt else {
+        let Some(halt) = self.core.rules.halt else {
             return Ok(());
         };
-        let message = match (halt.kind, self.rules.sealed) {
+        let message = match (halt.kind, self.core.rules.sealed) {
             (HaltKind::Pause, _) => "the game is paused by the event's director until it resumes",
             (HaltKind::Adjournment, None) => {
                 "the game is adjourned: the player to move seals a move (seal_move)"
@@ -286,12 +254,12 @@ impl GameActor {
         };
         let now_ms = self.now_ms();
         let due_ms = now_ms + resume_in_ms;
-        self.rules.halt = Some(Halted {
+        self.core.rules.halt = Some(Halted {
             kind,
             resume_at_ms,
             due_ms,
         });
-        let to_move = self.game.to_move();
+        let to_move = self.core.game.to_move();
         let (event, action) = match kind {
             HaltKind::Pause => {
                 self.stop_clocks(now_ms);
@@ -318,16 +286,16 @@ impl GameActor {
 
     /// Whether the game may be paused or adjourned until `resume_at_ms`: how long from now, if so.
     fn may_halt(&self, resume_at_ms: u64) -> Result<u64, Refusal> {
-        if self.outcome.is_some() {
+        if self.core.outcome.is_some() {
             return Err(Refusal::new(ErrorCode::WrongPhase, "the game has ended"));
         }
-        if self.game.phase() != Phase::Play {
+        if self.core.game.phase() != Phase::Play {
             return Err(Refusal::new(
                 ErrorCode::WrongPhase,
                 "only a game in play can be paused or adjourned (not while scoring)",
             ));
         }
-        if self.rules.halt.is_some() {
+        if self.core.rules.halt.is_some() {
             return Err(Refusal::new(
                 ErrorCode::WrongPhase,
                 "the game is already paused or adjourned",
@@ -348,7 +316,7 @@ impl GameActor {
 
     /// Both clocks stop at `now_ms` (a clock that is not running has nothing to stop).
     fn stop_clocks(&mut self, now_ms: u64) {
-        if let Some(clock) = &mut self.clock {
+        if let Some(clock) = &mut self.core.clock {
             let _ = clock.pause(now_ms);
         }
     }
@@ -365,30 +333,31 @@ impl GameActor {
             Err(refusal) => return Ok(Err(refusal)),
         };
         let adjourned = self
+            .core
             .rules
             .halt
             .is_some_and(|halt| halt.kind == HaltKind::Adjournment);
-        if !adjourned || self.rules.sealed.is_some() || self.outcome.is_some() {
+        if !adjourned || self.core.rules.sealed.is_some() || self.core.outcome.is_some() {
             return Ok(Err(Refusal::new(
                 ErrorCode::WrongPhase,
                 "no adjournment waits for a sealed move in this game",
             )));
         }
-        if color != self.game.to_move() {
+        if color != self.core.game.to_move() {
             return Ok(Err(Refusal::new(
                 ErrorCode::NotYourTurn,
                 "the player to move seals the move",
             )));
         }
         if let Some(point) = point {
-            if let Err(reason) = self.game.check_play(color, point) {
+            if let Err(reason) = self.core.game.check_play(color, point) {
                 return Ok(Err(wire::illegal(reason)));
             }
         }
         self.arrive(color).await?;
         let now_ms = self.now_ms();
         self.stop_clocks(now_ms);
-        self.rules.sealed = Some((color, point));
+        self.core.rules.sealed = Some((color, point));
         let sealed = Sealed { point };
         let event = GameEvent::Sealed { color };
         let logged = self
@@ -403,13 +372,13 @@ impl GameActor {
     /// The pause or adjournment ends (the director's word, or the set time): clocks run again, and
     /// a sealed move is played.
     pub(super) async fn resume_halted(&mut self) -> Result<Result<Flow, Refusal>, Fatal> {
-        if self.rules.halt.is_none() || self.outcome.is_some() {
+        if self.core.rules.halt.is_none() || self.core.outcome.is_some() {
             return Ok(Err(Refusal::new(
                 ErrorCode::WrongPhase,
                 "the game is not paused or adjourned",
             )));
         }
-        self.rules.halt = None;
+        self.core.rules.halt = None;
         let now_ms = self.now_ms();
         self.restart_clocks(now_ms);
         self.commit_at(GameEvent::Resumed, now_ms).await?;
@@ -419,8 +388,8 @@ impl GameActor {
 
     /// The side to move's clock runs again from `now_ms`, if it was stopped.
     fn restart_clocks(&mut self, now_ms: u64) {
-        let to_move = self.game.to_move();
-        if let Some(clock) = &mut self.clock {
+        let to_move = self.core.game.to_move();
+        if let Some(clock) = &mut self.core.clock {
             if !clock.is_running() {
                 let _ = clock.resume(now_ms, to_move);
             }
@@ -430,11 +399,11 @@ impl GameActor {
     /// The sealed move, once the game has resumed, played as an ordinary move at the resumption's
     /// instant `at_ms` (the sealer is not charged for the time the resumption took to record).
     pub(super) async fn play_sealed(&mut self, at_ms: u64) -> Result<Flow, Fatal> {
-        let Some((color, point)) = self.rules.sealed.take() else {
+        let Some((color, point)) = self.core.rules.sealed.take() else {
             return Ok(Flow::Continue);
         };
         let mv = point.map_or(Move::Pass, Move::Play);
-        if let Err(reason) = self.game.play(color, mv) {
+        if let Err(reason) = self.core.game.play(color, mv) {
             tracing::warn!(game = %self.id, %reason, "a sealed move was illegal; its player loses");
             let result = GameResult::Win {
                 winner: color.opponent(),
@@ -442,12 +411,12 @@ impl GameActor {
             };
             return self.end_with(result).await;
         }
-        self.undo_request = None;
+        self.core.undo_request = None;
         let event = match mv {
             Move::Play(point) => GameEvent::Played {
                 color,
                 point,
-                captured: self.game.last_captured().to_vec(),
+                captured: self.core.game.last_captured().to_vec(),
             },
             _ => GameEvent::Passed {
                 color,
@@ -456,7 +425,7 @@ impl GameActor {
         };
         self.clock_moved(at_ms);
         self.commit_at(event, at_ms).await?;
-        if self.game.phase() == Phase::Scoring {
+        if self.core.game.phase() == Phase::Scoring {
             self.open_scoring().await?;
         }
         Ok(Flow::Continue)
@@ -485,13 +454,13 @@ impl GameActor {
         self.replay(&logged.event, logged.at_ms)?;
         match (&logged.event, &logged.sealed) {
             (GameEvent::Sealed { color }, Some(sealed)) => {
-                self.rules.sealed = Some((*color, sealed.point));
+                self.core.rules.sealed = Some((*color, sealed.point));
             }
             // The sealed move played at the resumption.
             (GameEvent::Played { .. } | GameEvent::Passed { .. }, _)
-                if self.rules.halt.is_none() =>
+                if self.core.rules.halt.is_none() =>
             {
-                self.rules.sealed = None;
+                self.core.rules.sealed = None;
             }
             _ => {}
         }
@@ -504,8 +473,8 @@ impl GameActor {
             GameEvent::Arrived {
                 color, charged_ms, ..
             } => {
-                self.rules.arrived[color.index()] = true;
-                if let Some(clock) = &mut self.clock {
+                self.core.rules.arrived[color.index()] = true;
+                if let Some(clock) = &mut self.core.clock {
                     let _ = clock.take_main(color, charged_ms, at_ms);
                 }
             }
@@ -526,7 +495,7 @@ impl GameActor {
             } => self.replay_halt(HaltKind::Adjournment, resume_at_ms, at_ms + resume_in_ms),
             GameEvent::Sealed { .. } => self.stop_clocks(at_ms),
             GameEvent::Resumed => {
-                self.rules.halt = None;
+                self.core.rules.halt = None;
                 self.restart_clocks(at_ms);
             }
             _ => {}
@@ -534,7 +503,7 @@ impl GameActor {
     }
 
     fn replay_halt(&mut self, kind: HaltKind, resume_at_ms: u64, due_ms: u64) {
-        self.rules.halt = Some(Halted {
+        self.core.rules.halt = Some(Halted {
             kind,
             resume_at_ms,
             due_ms,
@@ -545,7 +514,7 @@ impl GameActor {
     /// downtime did not count as game time. (A sealed move whose resumption was logged but not its
     /// move is due at once: see [`GameActor::event_deadline_ms`].)
     pub(super) fn event_rules_restored(&mut self, now_ms: u64) {
-        if let Some(halt) = &mut self.rules.halt {
+        if let Some(halt) = &mut self.core.rules.halt {
             let wall_due_ms = now_ms + halt.resume_at_ms.saturating_sub(unix_now_ms());
             halt.due_ms = halt.due_ms.min(wall_due_ms);
         }
@@ -553,8 +522,8 @@ impl GameActor {
 
     /// What the game state shows of the event rules: who is awaited, the warnings, a halt.
     pub(super) fn event_state(&self, now_ms: u64) -> (Vec<Awaited>, [u32; 2], Option<Halt>) {
-        if self.outcome.is_some() {
-            return (Vec::new(), self.rules.warnings, None);
+        if self.core.outcome.is_some() {
+            return (Vec::new(), self.core.rules.warnings, None);
         }
         let wall_ms = unix_now_ms();
         let awaited = Color::BOTH
@@ -569,21 +538,21 @@ impl GameActor {
                 })
             })
             .collect();
-        let halt = self.rules.halt.map(|halt| {
+        let halt = self.core.rules.halt.map(|halt| {
             let adjourned = halt.kind == HaltKind::Adjournment;
-            let sealer = match self.rules.sealed {
+            let sealer = match self.core.rules.sealed {
                 Some((color, _)) => Some(color),
-                None => adjourned.then(|| self.game.to_move()),
+                None => adjourned.then(|| self.core.game.to_move()),
             };
             Halt {
                 kind: halt.kind,
                 resume_at_ms: halt.resume_at_ms,
                 resume_in_ms: halt.due_ms.saturating_sub(now_ms),
                 sealer,
-                sealed: self.rules.sealed.is_some(),
+                sealed: self.core.rules.sealed.is_some(),
             }
         });
-        (awaited, self.rules.warnings, halt)
+        (awaited, self.core.rules.warnings, halt)
     }
 }
 

@@ -62,8 +62,8 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 use tengen_protocol::{
-    ErrorCode, GameEvent, GameId, GameOutcome, GameSettings, GameSummary, HaltKind, PlayerInfo,
-    RequestKey, ServerMsg, TableId, UserId,
+    ErrorCode, GameEvent, GameId, GameOutcome, GameSummary, HaltKind, PlayerInfo, RequestKey,
+    ServerMsg, TableId, UserId,
 };
 use tengen_rules::{Color, Game, GameResult, Move, Phase, WinBy};
 use tokio::sync::mpsc;
@@ -76,11 +76,11 @@ use super::{
 };
 use crate::clock::Clock;
 use crate::config::{POOL_PUSH_MS, WATCHER_COUNT_PUSH_MS};
+use crate::game::core::GameCore;
 use crate::ledger::pool::Tally;
 use crate::store::StoreError;
 use crate::{unix_now_ms, Refusal, Reply};
 use audience::Pacer;
-use scoring::Scoring;
 
 /// One event as the log stores it: the wire event plus the game-time instant it happened, from
 /// which a restart replays the clocks exactly.
@@ -151,37 +151,23 @@ pub(super) struct GameActor {
     table: Option<TableId>,
     black: PlayerInfo,
     white: PlayerInfo,
-    settings: GameSettings,
     nigiri_seed: Option<u64>,
-    game: Game,
-    /// The `seq` of the last recorded event.
-    seq: u64,
-    scoring: Option<Scoring>,
-    outcome: Option<GameOutcome>,
+    /// The game itself: board, clock, scoring, undo, presence times, event rules, seq, outcome.
+    core: GameCore,
     /// The spectator pool's bets and the players' stakes, as in the book.
     tally: Tally,
     fan_out: FanOut,
     ctx: GameContext,
-    /// Both players' time; `None` for an untimed game.
-    clock: Option<Clock>,
     /// The tokio instant at which game time was `offset_ms`.
     epoch: Instant,
     offset_ms: u64,
     /// Wall-clock start (Unix ms), for the record's date.
     started_at_ms: u64,
-    /// A pending undo request, by the player who asked.
-    undo_request: Option<Color>,
-    /// Accepted undos, for the record's comment; at most [`UNDO_NOTES_MAX`](undo::UNDO_NOTES_MAX).
-    undo_notes: Vec<String>,
-    /// When the scoring phase is accepted for both (game time).
-    scoring_deadline_ms: Option<u64>,
     /// Players' connections, counted by their subscriptions.
     presence: Arc<Presence>,
     /// Whether each player has been counted present since this actor started: a player whose
     /// subscription has not arrived yet at the start of a game is not "away".
     seen: [bool; 2],
-    /// Since when (game time) each player has been away, announced with `player_left`.
-    away_since_ms: [Option<u64>; 2],
     /// Who watches, counted by the subscriptions' guards (and any a cluster layer holds).
     viewers: Arc<Viewers>,
     /// Set when the game is over, before the actor drops its broadcast: a subscriber that sees the
@@ -223,15 +209,13 @@ pub(super) struct GameActor {
     held: Option<GameCmd>,
     /// Who may not bet besides the players (an event's entrants on its games).
     bettors_barred: Vec<UserId>,
-    /// An event's game: lateness, warnings, a pause or adjournment (see `event_rules`).
-    rules: event_rules::EventRules,
 }
 
 impl std::fmt::Debug for GameActor {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("GameActor")
             .field("id", &self.id)
-            .field("seq", &self.seq)
+            .field("seq", &self.core.seq)
             .finish()
     }
 }
@@ -262,25 +246,16 @@ impl GameActor {
             bettors_barred: start.bettors_barred,
             black: start.black,
             white: start.white,
-            settings: start.settings,
             nigiri_seed: start.nigiri_seed,
-            game,
-            seq: 0,
-            scoring: None,
-            outcome: None,
+            core: GameCore::new(start.settings, ctx.timing, game, clock),
             tally: Tally::default(),
             fan_out: FanOut::default(),
             ctx,
-            clock,
             epoch: Instant::now(),
             offset_ms: 0,
             started_at_ms,
-            undo_request: None,
-            undo_notes: Vec::new(),
-            scoring_deadline_ms: None,
             presence: Arc::new(Presence::default()),
             seen: [false, false],
-            away_since_ms: [None, None],
             viewers,
             ended: Arc::new(AtomicBool::new(false)),
             moves_count: Arc::default(),
@@ -296,7 +271,6 @@ impl GameActor {
             tally_stale: false,
             bets: bets::InFlight::default(),
             held: None,
-            rules: event_rules::EventRules::new(start.settings.lateness_limit_ms),
         })
     }
 
@@ -326,8 +300,8 @@ impl GameActor {
             table: self.table,
             black: self.black.clone(),
             white: self.white.clone(),
-            size: self.settings.size,
-            moves_count: self.game.moves().len() as u32,
+            size: self.core.settings.size,
+            moves_count: self.core.game.moves().len() as u32,
             watchers_count: self.viewers.count(),
         }
     }
@@ -349,7 +323,7 @@ impl GameActor {
         let shutdown = self.ctx.shutdown.clone();
         let presence = Arc::clone(&self.presence);
         let viewers = Arc::clone(&self.viewers);
-        self.announced_seq = self.seq;
+        self.announced_seq = self.core.seq;
         // A restored game looks at presence once at the start: nobody is connected yet.
         let mut first = Some(Step::Presence);
         loop {
@@ -437,7 +411,7 @@ impl GameActor {
             }
         }
         let before = self.checkpoint();
-        self.step_seq = self.seq;
+        self.step_seq = self.core.seq;
         let result = match step {
             Step::Command(cmd) => self.handle(cmd).await,
             Step::Presence => self.presence_changed().await,
@@ -485,7 +459,7 @@ impl GameActor {
                 GameRequest::Pool => GameReply::Pool {
                     pool: self.pool_info(),
                 },
-                GameRequest::Record => self.record_reply(self.outcome.as_ref()),
+                GameRequest::Record => self.record_reply(self.core.outcome.as_ref()),
                 GameRequest::Summary => GameReply::Summary {
                     summary: self.summary(),
                 },
@@ -683,7 +657,7 @@ impl GameActor {
             Err(fatal) if fatal.moved() => (Err(moving()), Err(fatal)),
             Err(fatal) => {
                 // Part of this step already in the log means part of it happened.
-                let partial = self.seq > self.step_seq;
+                let partial = self.core.seq > self.step_seq;
                 (Err(outage::refusal(&fatal, partial)), Err(fatal))
             }
         };
@@ -730,16 +704,16 @@ impl GameActor {
             PlayerMove::Pass => Move::Pass,
             PlayerMove::Resign => Move::Resign,
         };
-        if let Err(reason) = self.game.play(color, engine_move) {
+        if let Err(reason) = self.core.game.play(color, engine_move) {
             return Ok(Err(wire::illegal(reason)));
         }
         let now_ms = self.now_ms();
-        self.undo_request = None;
+        self.core.undo_request = None;
         let event = match engine_move {
             Move::Play(point) => GameEvent::Played {
                 color,
                 point,
-                captured: self.game.last_captured().to_vec(),
+                captured: self.core.game.last_captured().to_vec(),
             },
             Move::Pass => GameEvent::Passed {
                 color,
@@ -747,7 +721,7 @@ impl GameActor {
             },
             Move::Resign => {
                 // The engine ended the game with the resignation; `end_with` keeps its result.
-                let result = self.game.result().unwrap_or(GameResult::Win {
+                let result = self.core.game.result().unwrap_or(GameResult::Win {
                     winner: color.opponent(),
                     win_by: WinBy::Resign,
                 });
@@ -758,7 +732,7 @@ impl GameActor {
         self.clock_moved(now_ms);
         let logged = self.append_keyed(event, record).await?;
         self.announce(logged);
-        if self.game.phase() == Phase::Scoring {
+        if self.core.game.phase() == Phase::Scoring {
             self.open_scoring().await?;
         }
         Ok(Ok(Flow::Continue))
@@ -800,11 +774,11 @@ impl GameActor {
         // Precondition: the end is the log's last event. Every step checks the game is live before
         // it writes, and the actor stops once the end is stored.
         assert!(
-            self.outcome.is_none() || matches!(event, GameEvent::Ended { .. }),
+            self.core.outcome.is_none() || matches!(event, GameEvent::Ended { .. }),
             "game {} logs {event:?} after its end",
             self.id
         );
-        let seq = self.seq + 1;
+        let seq = self.core.seq + 1;
         let logged = LoggedEvent {
             event,
             at_ms,
@@ -819,8 +793,8 @@ impl GameActor {
             .await
             .map_err(Fatal::Store)?;
         self.remember_key(&logged);
-        self.seq = seq;
-        let moves_count = self.game.moves().len() as u32;
+        self.core.seq = seq;
+        let moves_count = self.core.game.moves().len() as u32;
         self.moves_count
             .store(moves_count, std::sync::atomic::Ordering::Relaxed);
         Ok(logged)
@@ -830,23 +804,23 @@ impl GameActor {
     fn announce(&mut self, logged: LoggedEvent) {
         let frame = ServerMsg::GameEvent {
             game: self.id,
-            seq: self.seq,
+            seq: self.core.seq,
             event: logged.event,
             clocks: self.clock_view(logged.at_ms),
             server_time_ms: Some(unix_now_ms()),
         }
         .to_json();
-        self.announced_seq = self.announced_seq.max(self.seq);
+        self.announced_seq = self.announced_seq.max(self.core.seq);
         // No subscribers is fine: the event is stored and snapshots include it.
         self.fan_out
-            .send(Some(self.seq), frame.into(), [None, None]);
+            .send(Some(self.core.seq), frame.into(), [None, None]);
         // Coalesced pushes waiting for their time go with the event: every follower is woken for
         // it anyway and reads them in the same turn, where a push of their own later would wake
         // all of them again (a fan-out to 15,000 takes a fifth of a second here). With
         // none waiting, the next change waits an interval from this event, so that it rides with
         // the next one if that comes first. Not the pool once the game is over: `finish` pushes it
         // settled.
-        if self.pool_pacer.due.is_some() && self.outcome.is_none() {
+        if self.pool_pacer.due.is_some() && self.core.outcome.is_none() {
             self.publish_pool();
         } else {
             self.pool_pacer.followers_woken();

@@ -9,8 +9,8 @@ use tengen_protocol::{EndReason, GameEvent, GameOutcome, GameSettings, PlayerInf
 use tengen_rules::{GameResult, Move, Phase, WinBy};
 use tokio::time::Instant;
 
-use super::scoring::Scoring;
 use super::{Fatal, GameActor, LoggedEvent};
+use crate::game::core::Scoring;
 use crate::game::wire;
 use crate::game::{GameContext, StartGame};
 use crate::store::{LiveGameRow, UserRow};
@@ -49,29 +49,29 @@ impl GameActor {
             let logged: LoggedEvent = serde_json::from_str(text)?;
             actor.replay_logged(&logged)?;
             actor.remember_key(&logged);
-            actor.seq = *seq;
+            actor.core.seq = *seq;
             last_at_ms = last_at_ms.max(logged.at_ms);
         }
-        let moves_count = actor.game.moves().len() as u32;
+        let moves_count = actor.core.game.moves().len() as u32;
         actor
             .moves_count
             .store(moves_count, std::sync::atomic::Ordering::Relaxed);
         // Game time goes on from the last recorded instant: the downtime belongs to no one.
         actor.offset_ms = last_at_ms;
         actor.epoch = Instant::now();
-        if actor.outcome.is_some() {
+        if actor.core.outcome.is_some() {
             actor.finish().await;
             return Ok(None);
         }
         // Nobody is connected to a freshly restored game: both count as away (and are announced so,
         // unless the log already did) until they come back; the grace runs from the restart.
         actor.seen = [true, true];
-        for since in actor.away_since_ms.iter_mut().flatten() {
+        for since in actor.core.away_since_ms.iter_mut().flatten() {
             *since = last_at_ms;
         }
         actor.event_rules_restored(last_at_ms);
         // A crash between the second pass and the scoring proposal leaves scoring unopened.
-        if actor.game.phase() == Phase::Scoring && actor.scoring.is_none() {
+        if actor.core.game.phase() == Phase::Scoring && actor.core.scoring.is_none() {
             actor
                 .open_scoring()
                 .await
@@ -84,52 +84,52 @@ impl GameActor {
     pub(super) fn replay(&mut self, event: &GameEvent, at_ms: u64) -> Result<(), BoxError> {
         match event {
             GameEvent::Played { color, point, .. } => {
-                self.game.play(*color, Move::Play(*point))?;
+                self.core.game.play(*color, Move::Play(*point))?;
                 self.clock_moved(at_ms);
             }
             GameEvent::Passed { color, forced } => {
                 if *forced {
-                    if let Some(clock) = &mut self.clock {
+                    if let Some(clock) = &mut self.core.clock {
                         clock.check(at_ms);
                     }
                 } else {
                     self.clock_moved(at_ms);
                 }
-                self.game.play(*color, Move::Pass)?;
-                self.undo_request = None;
+                self.core.game.play(*color, Move::Pass)?;
+                self.core.undo_request = None;
             }
             GameEvent::ScoringStarted { dead } => {
-                self.scoring = Some(Scoring {
+                self.core.scoring = Some(Scoring {
                     dead: dead.iter().copied().collect(),
                     accepted: [false, false],
                 });
                 self.enter_scoring(at_ms);
             }
             GameEvent::DeadMarked { dead, .. } => {
-                self.scoring = Some(Scoring {
+                self.core.scoring = Some(Scoring {
                     dead: dead.iter().copied().collect(),
                     accepted: [false, false],
                 });
             }
             GameEvent::ScoreAccepted { color } => {
-                if let Some(scoring) = &mut self.scoring {
+                if let Some(scoring) = &mut self.core.scoring {
                     scoring.accepted[color.index()] = true;
                 }
             }
             GameEvent::Ended { outcome } => {
                 let result = self.result_of(outcome);
-                self.game.end(result);
-                self.outcome = Some(outcome.clone());
+                self.core.game.end(result);
+                self.core.outcome = Some(outcome.clone());
             }
-            GameEvent::UndoRequested { color } => self.undo_request = Some(*color),
-            GameEvent::UndoDeclined { .. } => self.undo_request = None,
+            GameEvent::UndoRequested { color } => self.core.undo_request = Some(*color),
+            GameEvent::UndoDeclined { .. } => self.core.undo_request = None,
             // A log written before undos were checked at the answer may accept one with nothing
             // to take back: it changed nothing then, and nothing now.
             GameEvent::UndoAccepted { color, .. } => match self.undo_plies(*color) {
                 Some(_) => self
                     .take_back(*color, at_ms)
                     .map_err(|refusal| refusal.message)?,
-                None => self.undo_request = None,
+                None => self.core.undo_request = None,
             },
             GameEvent::PlayResumed { to_move, .. } => {
                 if !self.restart_play(*to_move, at_ms) {
@@ -138,10 +138,10 @@ impl GameActor {
             }
             // Who was announced away; after a restart their grace starts again from the restart.
             GameEvent::PlayerLeft { color, .. } => {
-                self.away_since_ms[color.index()] = Some(at_ms);
+                self.core.away_since_ms[color.index()] = Some(at_ms);
             }
             GameEvent::PlayerReturned { color } => {
-                self.away_since_ms[color.index()] = None;
+                self.core.away_since_ms[color.index()] = None;
             }
             GameEvent::Arrived { .. }
             | GameEvent::Warned { .. }

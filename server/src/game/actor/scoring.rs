@@ -16,34 +16,28 @@ use tengen_protocol::{ErrorCode, GameEvent, UserId};
 use tengen_rules::{estimate_dead, Color, Phase, Point};
 
 use super::{Fatal, Flow, GameActor};
+use crate::game::core::Scoring;
 
 use crate::Refusal;
-
-/// The dead-stone marking and acceptances of the scoring phase.
-#[derive(Debug, Clone, Default)]
-pub(super) struct Scoring {
-    pub(super) dead: BTreeSet<Point>,
-    pub(super) accepted: [bool; 2],
-}
 
 impl GameActor {
     /// The clock pauses and the scoring phase's own limit starts.
     pub(super) fn enter_scoring(&mut self, at_ms: u64) {
-        if let Some(clock) = &mut self.clock {
+        if let Some(clock) = &mut self.core.clock {
             // A clock that is not running (already paused) has nothing to pause.
             let _ = clock.pause(at_ms);
         }
-        self.undo_request = None;
-        self.scoring_deadline_ms = Some(at_ms + self.ctx.timing.scoring_phase_ms);
+        self.core.undo_request = None;
+        self.core.scoring_deadline_ms = Some(at_ms + self.core.timing.scoring_phase_ms);
     }
 
     /// Two passes: propose the engine's dead-stone estimate.
     pub(super) async fn open_scoring(&mut self) -> Result<(), Fatal> {
-        let dead: BTreeSet<Point> = estimate_dead(self.game.board()).into_iter().collect();
+        let dead: BTreeSet<Point> = estimate_dead(self.core.game.board()).into_iter().collect();
         let event = GameEvent::ScoringStarted {
             dead: dead.iter().copied().collect(),
         };
-        self.scoring = Some(Scoring {
+        self.core.scoring = Some(Scoring {
             dead,
             accepted: [false, false],
         });
@@ -56,8 +50,8 @@ impl GameActor {
 
     fn scoring_for(&self, user: UserId) -> Result<(Color, &Scoring), Refusal> {
         let color = self.color_of(user)?;
-        match &self.scoring {
-            Some(scoring) if self.game.phase() == Phase::Scoring => Ok((color, scoring)),
+        match &self.core.scoring {
+            Some(scoring) if self.core.game.phase() == Phase::Scoring => Ok((color, scoring)),
             _ => Err(Refusal::new(
                 ErrorCode::WrongPhase,
                 "the game is not in the scoring phase",
@@ -74,13 +68,13 @@ impl GameActor {
             Ok(found) => found,
             Err(refusal) => return Ok(Err(refusal)),
         };
-        if !point.is_on_board(self.settings.size) {
+        if !point.is_on_board(self.core.settings.size) {
             return Ok(Err(Refusal::new(
                 ErrorCode::OffBoard,
                 "that point is off the board",
             )));
         }
-        let chain = self.game.board().chain(point);
+        let chain = self.core.game.board().chain(point);
         if chain.is_empty() {
             return Ok(Err(Refusal::new(
                 ErrorCode::NotAllowed,
@@ -100,7 +94,7 @@ impl GameActor {
             by: color,
             dead: dead.iter().copied().collect(),
         };
-        self.scoring = Some(Scoring {
+        self.core.scoring = Some(Scoring {
             dead,
             accepted: [false, false],
         });
@@ -129,7 +123,7 @@ impl GameActor {
         }
         let mut accepted = scoring.accepted;
         accepted[color.index()] = true;
-        if let Some(scoring) = &mut self.scoring {
+        if let Some(scoring) = &mut self.core.scoring {
             scoring.accepted = accepted;
         }
         self.commit(GameEvent::ScoreAccepted { color }).await?;
@@ -143,19 +137,19 @@ impl GameActor {
     /// result.
     pub(super) async fn count_and_end(&mut self) -> Result<Flow, Fatal> {
         let (result, outcome) = self.counted();
-        self.game.end(result);
+        self.core.game.end(result);
         self.end(outcome).await
     }
 
     /// Play restarts after a scoring dispute with `to_move` to play, at game time `at_ms`; `false`,
     /// with nothing changed, outside the scoring phase.
     pub(super) fn restart_play(&mut self, to_move: Color, at_ms: u64) -> bool {
-        if !self.game.resume(to_move) {
+        if !self.core.game.resume(to_move) {
             return false;
         }
-        self.scoring = None;
-        self.scoring_deadline_ms = None;
-        if let Some(clock) = &mut self.clock {
+        self.core.scoring = None;
+        self.core.scoring_deadline_ms = None;
+        if let Some(clock) = &mut self.core.clock {
             if let Err(err) = clock.resume(at_ms, to_move) {
                 tracing::warn!(game = %self.id, %err, "clock refused to resume");
             }

@@ -133,7 +133,7 @@ impl GameActor {
         actor.viewers = Arc::clone(&shared.viewers);
         actor.ended = Arc::clone(&shared.ended);
         actor.presence = Arc::clone(&shared.presence);
-        let moves_count = actor.game.moves().len() as u32;
+        let moves_count = actor.core.game.moves().len() as u32;
         shared.moves_count.store(moves_count, Ordering::Relaxed);
         actor.moves_count = Arc::clone(&shared.moves_count);
         tracing::info!(game = %id, "restarted a game's actor from its log");

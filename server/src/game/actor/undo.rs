@@ -12,22 +12,18 @@ use tengen_protocol::{ErrorCode, GameEvent, UserId};
 use tengen_rules::{Color, Phase};
 
 use super::{Fatal, Flow, GameActor};
+use crate::game::core::UNDO_NOTES_MAX;
 use crate::game::wire;
 use crate::Refusal;
-
-/// Accepted undos the record's comment lists. A real game has a handful; a pair taking moves back
-/// and forth for ever would otherwise grow the record without bound. Later undos are still in the
-/// event log.
-pub(super) const UNDO_NOTES_MAX: usize = 50;
 
 impl GameActor {
     /// How many plies an undo by `color` takes back now: their last move, and the opponent's reply
     /// if one followed it. `None` when `color` has no move to take back.
     pub(super) fn undo_plies(&self, color: Color) -> Option<usize> {
-        if self.game.phase() != Phase::Play {
+        if self.core.game.phase() != Phase::Play {
             return None;
         }
-        let moves = self.game.moves();
+        let moves = self.core.game.moves();
         match moves {
             [.., (last, _)] if *last == color => Some(1),
             [.., (mine, _), _] if *mine == color => Some(2),
@@ -43,7 +39,7 @@ impl GameActor {
         if let Err(refusal) = self.refuse_if_halted() {
             return Ok(Err(refusal));
         }
-        if self.undo_request.is_some() {
+        if self.core.undo_request.is_some() {
             return Ok(Err(Refusal::new(
                 ErrorCode::NoUndo,
                 "an undo request is already waiting for an answer",
@@ -55,7 +51,7 @@ impl GameActor {
                 "you have no move in play to take back",
             )));
         }
-        self.undo_request = Some(color);
+        self.core.undo_request = Some(color);
         self.commit(GameEvent::UndoRequested { color }).await?;
         Ok(Ok(Flow::Continue))
     }
@@ -72,7 +68,7 @@ impl GameActor {
         if let Err(refusal) = self.refuse_if_halted() {
             return Ok(Err(refusal));
         }
-        let asker = match self.undo_request {
+        let asker = match self.core.undo_request {
             Some(asker) if asker == color.opponent() => asker,
             _ => {
                 return Ok(Err(Refusal::new(
@@ -82,7 +78,7 @@ impl GameActor {
             }
         };
         if !accept {
-            self.undo_request = None;
+            self.core.undo_request = None;
             self.commit(GameEvent::UndoDeclined { color: asker })
                 .await?;
             return Ok(Ok(Flow::Continue));
@@ -94,12 +90,12 @@ impl GameActor {
         self.commit(GameEvent::UndoAccepted {
             color: asker,
             by: color,
-            moves_count: self.game.moves().len() as u32,
-            to_move: (self.game.to_move()),
-            board: wire::board_rows(self.game.board()),
-            captures_black: Some(self.game.prisoners(Color::Black)),
-            captures_white: Some(self.game.prisoners(Color::White)),
-            last_move: wire::last_move(&self.game),
+            moves_count: self.core.game.moves().len() as u32,
+            to_move: (self.core.game.to_move()),
+            board: wire::board_rows(self.core.game.board()),
+            captures_black: Some(self.core.game.prisoners(Color::Black)),
+            captures_white: Some(self.core.game.prisoners(Color::White)),
+            last_move: wire::last_move(&self.core.game),
         })
         .await?;
         Ok(Ok(Flow::Continue))
@@ -115,9 +111,9 @@ impl GameActor {
                 "there is no move in play to take back",
             ));
         };
-        let number = self.game.moves().len() + 1 - plies;
+        let number = self.core.game.moves().len() + 1 - plies;
         // On a copy, so that a replay failing halfway leaves the game as it was.
-        let mut game = self.game.clone();
+        let mut game = self.core.game.clone();
         for _ in 0..plies {
             if let Err(err) = game.undo() {
                 tracing::error!(game = %self.id, %err, "an accepted undo did not replay");
@@ -127,17 +123,18 @@ impl GameActor {
                 ));
             }
         }
-        self.game = game;
-        self.undo_request = None;
-        if self.undo_notes.len() < UNDO_NOTES_MAX {
-            self.undo_notes
+        self.core.game = game;
+        self.core.undo_request = None;
+        if self.core.undo_notes.len() < UNDO_NOTES_MAX {
+            self.core
+                .undo_notes
                 .push(format!("{asker} took back move {number} (undo accepted)"));
         }
-        if let Some(clock) = &mut self.clock {
+        if let Some(clock) = &mut self.core.clock {
             // A clock that is not running (or finds its side out of time) is left as it is; one
             // just paused always resumes, whoever is to move.
             if clock.pause(at_ms).is_ok() {
-                let resumed = clock.resume(at_ms, self.game.to_move());
+                let resumed = clock.resume(at_ms, self.core.game.to_move());
                 assert!(resumed.is_ok(), "a clock just paused resumes: {resumed:?}");
             }
         }

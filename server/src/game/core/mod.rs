@@ -1,0 +1,118 @@
+//! A live game's pure state, apart from the actor that runs it: the rules' `Game`, both players'
+//! clock as a value, the scoring phase, the pending undo request and the record's undo notes, who
+//! is away since when, an event's rules (lateness, warnings, a pause or adjournment), the `seq` of
+//! the last recorded event and the outcome. Time is always passed in (game time, in ms); nothing
+//! here awaits, stores or sends, so the same state can be checked, cloned as a checkpoint before a
+//! step, and rebuilt from the log.
+
+use std::collections::BTreeSet;
+
+use tengen_protocol::{GameOutcome, GameSettings, HaltKind, Point};
+use tengen_rules::{Color, Game};
+
+use crate::clock::Clock;
+use crate::config::GameTiming;
+
+/// The dead-stone marking and acceptances of the scoring phase.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(in crate::game) struct Scoring {
+    pub(in crate::game) dead: BTreeSet<Point>,
+    pub(in crate::game) accepted: [bool; 2],
+}
+
+/// The event rules' state of one game (all of it, so a failed write puts it back whole).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(in crate::game) struct EventRules {
+    /// Whether each player has arrived; both from the start in a game without a lateness limit.
+    pub(in crate::game) arrived: [bool; 2],
+    /// The director's warnings, per colour.
+    pub(in crate::game) warnings: [u32; 2],
+    /// Notes for the record: the moves played when it happened, and what. One per warning, so at
+    /// most `2 · GAME_WARNINGS_MAX`.
+    pub(in crate::game) notes: Vec<(usize, String)>,
+    /// A pause or adjournment in force.
+    pub(in crate::game) halt: Option<Halted>,
+    /// A sealed move waiting for the resumption: who sealed it, and the point (`None`: a pass).
+    pub(in crate::game) sealed: Option<(Color, Option<Point>)>,
+}
+
+/// A pause or adjournment: its kind, and when it ends by itself.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(in crate::game) struct Halted {
+    pub(in crate::game) kind: HaltKind,
+    /// The server's wall clock (Unix ms) the director set.
+    pub(in crate::game) resume_at_ms: u64,
+    /// The same instant in game time, which the run loop sleeps until.
+    pub(in crate::game) due_ms: u64,
+}
+
+impl EventRules {
+    /// A new game's: in a game without a lateness limit both players count as arrived.
+    pub(in crate::game) fn new(lateness_limit_ms: Option<u64>) -> EventRules {
+        let arrived = lateness_limit_ms.is_none();
+        EventRules {
+            arrived: [arrived, arrived],
+            ..EventRules::default()
+        }
+    }
+
+    /// The record's notes, by the number of moves played when each was made.
+    pub(in crate::game) fn notes(&self) -> &[(usize, String)] {
+        &self.notes
+    }
+}
+
+/// Everything a live game is, besides who follows it and the money on it.
+#[derive(Debug, Clone)]
+pub(in crate::game) struct GameCore {
+    pub(in crate::game) settings: GameSettings,
+    /// The limits besides the players' clocks (no-show, escape grace, scoring phase).
+    pub(in crate::game) timing: GameTiming,
+    pub(in crate::game) game: Game,
+    /// Both players' time; `None` for an untimed game.
+    pub(in crate::game) clock: Option<Clock>,
+    /// The `seq` of the last recorded event.
+    pub(in crate::game) seq: u64,
+    pub(in crate::game) scoring: Option<Scoring>,
+    /// When the scoring phase is accepted for both (game time).
+    pub(in crate::game) scoring_deadline_ms: Option<u64>,
+    pub(in crate::game) outcome: Option<GameOutcome>,
+    /// A pending undo request, by the player who asked.
+    pub(in crate::game) undo_request: Option<Color>,
+    /// Accepted undos, for the record's comment; at most [`UNDO_NOTES_MAX`].
+    pub(in crate::game) undo_notes: Vec<String>,
+    /// Since when (game time) each player has been away, announced with `player_left`.
+    pub(in crate::game) away_since_ms: [Option<u64>; 2],
+    /// An event's game: lateness, warnings, a pause or adjournment.
+    pub(in crate::game) rules: EventRules,
+}
+
+/// Accepted undos the record's comment lists. A real game has a handful; a pair taking moves back
+/// and forth for ever would otherwise grow the record without bound. Later undos are still in the
+/// event log.
+pub(in crate::game) const UNDO_NOTES_MAX: usize = 50;
+
+impl GameCore {
+    /// A new game's state at game time 0: `game` as set up, the first mover's clock running.
+    pub(in crate::game) fn new(
+        settings: GameSettings,
+        timing: GameTiming,
+        game: Game,
+        clock: Option<Clock>,
+    ) -> GameCore {
+        GameCore {
+            rules: EventRules::new(settings.lateness_limit_ms),
+            settings,
+            timing,
+            game,
+            clock,
+            seq: 0,
+            scoring: None,
+            scoring_deadline_ms: None,
+            outcome: None,
+            undo_request: None,
+            undo_notes: Vec::new(),
+            away_since_ms: [None, None],
+        }
+    }
+}
