@@ -137,7 +137,7 @@ impl GameActor {
             .filter(|color| self.core.away_since_ms[color.index()].is_some())
             .map(|color| Away {
                 color,
-                forfeit_in_ms: self.forfeit_in_ms(color, now_ms),
+                forfeit_in_ms: self.core.forfeit_in_ms(color, now_ms),
             })
             .collect();
         let live = self.core.outcome.is_none();
@@ -174,7 +174,7 @@ impl GameActor {
             clocks: self.clock_view(now_ms),
             server_time_ms: Some(unix_now_ms()),
             undo_requested_by: self.core.undo_request,
-            first_move_in_ms: left(self.first_move_deadline_ms().filter(|_| live)),
+            first_move_in_ms: left(self.core.first_move_deadline_ms().filter(|_| live)),
             scoring_ends_in_ms: left(self.core.scoring_deadline_ms.filter(|_| live)),
             away,
             last_move: wire::last_move(&self.core.game),

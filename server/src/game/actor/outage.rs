@@ -13,13 +13,11 @@
 use std::time::Duration;
 
 use tengen_protocol::{ErrorCode, GameEvent};
-use tengen_rules::Phase;
 use tokio::time::Instant;
 
 use super::{Fatal, Flow, GameActor, LoggedEvent};
 use crate::config::STORE_RETRY_MS;
-use crate::game::core::GameCore;
-use crate::game::GameNotice;
+use crate::game::core::{Command, GameCore};
 use crate::store::{outcome_unknown, store_refusal, StoreError};
 use crate::Refusal;
 
@@ -72,7 +70,6 @@ impl GameActor {
         tracing::warn!(game = %self.id, %fatal, "an event could not be stored; the game waits for the store");
         self.core = before.core;
         self.seen = before.seen;
-        self.ending_key = None;
         self.store_moves_count();
         self.doubt.later();
     }
@@ -111,12 +108,10 @@ impl GameActor {
             return Ok(Flow::Over);
         }
         // The log ended between the second pass and the scoring proposal: propose it now.
-        if self.core.game.phase() == Phase::Scoring && self.core.scoring.is_none() {
-            if let Err(fatal) = self.open_scoring().await {
-                self.core.scoring = None;
-                self.doubt.later();
-                return Err(refusal(&fatal, false));
-            }
+        // (A write that fails here applied nothing.)
+        if let Err(fatal) = self.change(Command::OpenScoring).await {
+            self.doubt.later();
+            return Err(refusal(&fatal, false));
         }
         Ok(Flow::Continue)
     }
@@ -124,18 +119,12 @@ impl GameActor {
     /// Apply one stored event the actor lacks, and announce it unless its followers heard it.
     async fn catch_up(&mut self, seq: u64, text: &str) -> Result<(), String> {
         let logged: LoggedEvent = serde_json::from_str(text).map_err(|err| err.to_string())?;
-        self.replay_logged(&logged).map_err(|err| err.to_string())?;
+        self.core.apply(seq, &logged).map_err(|err| err.message)?;
         self.remember_key(&logged);
-        self.core.seq = seq;
         if seq > self.announced_seq {
             if let GameEvent::Ended { outcome } = &logged.event {
-                // As `end` does: the hall hears of the end before the players.
-                let ended = GameNotice::Ended {
-                    game: self.id,
-                    table: self.table,
-                    outcome: Some(outcome.clone()),
-                };
-                self.ctx.hall.tell(ended).await;
+                // As a live end: the hall hears of it before the players.
+                self.tell_ended(outcome.clone()).await;
             }
             self.announce(logged);
         }

@@ -19,12 +19,12 @@ use std::time::Duration;
 
 use futures_util::FutureExt;
 use tengen_protocol::GameId;
-use tengen_rules::GameResult;
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
 use super::GameActor;
 use crate::config::{GAME_RESTARTS_MAX, GAME_RESTART_WINDOW_MS};
+use crate::game::core::Command;
 use crate::game::{GameCmd, GameContext, Presence, Viewers};
 use crate::BoxError;
 
@@ -146,7 +146,8 @@ impl GameActor {
         let id = self.id;
         tracing::error!(game = %id, "a game's actor keeps panicking; ending the game void");
         let ending = AssertUnwindSafe(async {
-            match self.end_with(GameResult::Void).await {
+            let void = Command::Adjudicate(tengen_protocol::EventOutcome::BothLose);
+            match self.change(void).await {
                 Ok(_) => {
                     self.finish().await;
                     true

@@ -5,6 +5,14 @@
 //! here awaits, stores or sends, so the same state can be checked, cloned as a checkpoint before a
 //! step, and rebuilt from the log.
 
+mod apply;
+mod deadlines;
+mod decide;
+mod log;
+
+pub(in crate::game) use decide::Command;
+pub(in crate::game) use log::{KeyRecord, LoggedEvent, Sealed};
+
 use std::collections::BTreeSet;
 
 use tengen_protocol::{GameOutcome, GameSettings, HaltKind, Point};
