@@ -63,12 +63,10 @@ use tengen_rules::{Color, Game};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
-use super::wire;
 use super::{
     FanOut, GameCmd, GameContext, GameReply, GameRequest, PlayerMove, Presence, StartGame, Viewers,
     WatcherList,
 };
-use crate::clock::Clock;
 use crate::config::{POOL_PUSH_MS, WATCHER_COUNT_PUSH_MS};
 use crate::game::core::{Command, GameCore, KeyRecord, LoggedEvent};
 use crate::ledger::pool::Tally;
@@ -190,17 +188,7 @@ impl GameActor {
         ctx: GameContext,
         started_at_ms: u64,
     ) -> Result<GameActor, Refusal> {
-        let clock = match wire::clock_settings(&start.settings.clock)? {
-            Some(settings) => {
-                let mut clock = Clock::new(settings)
-                    .map_err(|err| Refusal::new(ErrorCode::InvalidSettings, err.to_string()))?;
-                // A fresh clock always starts; the first mover's time runs from game time 0.
-                let started = clock.start(0, game.to_move());
-                assert!(started.is_ok(), "a new clock starts: {started:?}");
-                Some(clock)
-            }
-            None => None,
-        };
+        let core = GameCore::start(start.settings, ctx.timing, game)?;
         let viewers = Arc::new(Viewers::new([start.black.user, start.white.user]));
         Ok(GameActor {
             id,
@@ -209,7 +197,7 @@ impl GameActor {
             black: start.black,
             white: start.white,
             nigiri_seed: start.nigiri_seed,
-            core: GameCore::new(start.settings, ctx.timing, game, clock),
+            core,
             tally: Tally::default(),
             fan_out: FanOut::default(),
             ctx,

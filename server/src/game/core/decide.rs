@@ -115,6 +115,16 @@ impl GameCore {
         command: Command,
         now_ms: u64,
     ) -> Result<Vec<LoggedEvent>, Refusal> {
+        if self.outcome.is_some() {
+            // Nothing changes a game that has ended; only what nobody asked for goes unanswered.
+            return match command {
+                Command::Deadlines
+                | Command::Presence { .. }
+                | Command::OpenScoring
+                | Command::Arrive(_) => Ok(Vec::new()),
+                _ => Err(wrong_phase("the game has ended")),
+            };
+        }
         let mut decision = Decision {
             next: self.clone(),
             events: Vec::new(),

@@ -13,13 +13,18 @@ mod log;
 pub(in crate::game) use decide::Command;
 pub(in crate::game) use log::{KeyRecord, LoggedEvent, Sealed};
 
+#[cfg(test)]
+mod tests;
+
 use std::collections::BTreeSet;
 
-use tengen_protocol::{GameOutcome, GameSettings, HaltKind, Point};
+use tengen_protocol::{ErrorCode, GameOutcome, GameSettings, HaltKind, Point};
 use tengen_rules::{Color, Game};
 
 use crate::clock::Clock;
 use crate::config::GameTiming;
+use crate::game::wire;
+use crate::Refusal;
 
 /// The dead-stone marking and acceptances of the scoring phase.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -102,13 +107,23 @@ pub(in crate::game) const UNDO_NOTES_MAX: usize = 50;
 
 impl GameCore {
     /// A new game's state at game time 0: `game` as set up, the first mover's clock running.
-    pub(in crate::game) fn new(
+    pub(in crate::game) fn start(
         settings: GameSettings,
         timing: GameTiming,
         game: Game,
-        clock: Option<Clock>,
-    ) -> GameCore {
-        GameCore {
+    ) -> Result<GameCore, Refusal> {
+        let clock = match wire::clock_settings(&settings.clock)? {
+            Some(clock_settings) => {
+                let mut clock = Clock::new(clock_settings)
+                    .map_err(|err| Refusal::new(ErrorCode::InvalidSettings, err.to_string()))?;
+                // A fresh clock always starts; the first mover's time runs from game time 0.
+                let started = clock.start(0, game.to_move());
+                assert!(started.is_ok(), "a new clock starts: {started:?}");
+                Some(clock)
+            }
+            None => None,
+        };
+        Ok(GameCore {
             rules: EventRules::new(settings.lateness_limit_ms),
             settings,
             timing,
@@ -121,6 +136,6 @@ impl GameCore {
             undo_request: None,
             undo_notes: Vec::new(),
             away_since_ms: [None, None],
-        }
+        })
     }
 }
