@@ -181,6 +181,7 @@ impl std::fmt::Debug for GameActor {
 }
 
 impl GameActor {
+    /// A new game's actor, around its core as `game` is set up.
     pub(super) fn new(
         id: GameId,
         start: StartGame,
@@ -189,8 +190,20 @@ impl GameActor {
         started_at_ms: u64,
     ) -> Result<GameActor, Refusal> {
         let core = GameCore::start(start.settings, ctx.timing, game)?;
+        Ok(GameActor::around(id, start, core, ctx, started_at_ms))
+    }
+
+    /// The actor of the game `core` is (new, or rebuilt from its log), started at `started_at_ms`
+    /// (Unix ms); its settings are the core's.
+    fn around(
+        id: GameId,
+        start: StartGame,
+        core: GameCore,
+        ctx: GameContext,
+        started_at_ms: u64,
+    ) -> GameActor {
         let viewers = Arc::new(Viewers::new([start.black.user, start.white.user]));
-        Ok(GameActor {
+        GameActor {
             id,
             table: start.table,
             bettors_barred: start.bettors_barred,
@@ -220,7 +233,7 @@ impl GameActor {
             tally_stale: false,
             bets: bets::InFlight::default(),
             held: None,
-        })
+        }
     }
 
     pub(super) fn id(&self) -> GameId {

@@ -9,7 +9,7 @@ use tengen_protocol::{GameSettings, PlayerInfo};
 use tokio::time::Instant;
 
 use super::{Fatal, GameActor, LoggedEvent};
-use crate::game::core::Command;
+use crate::game::core::{Command, GameCore};
 use crate::game::wire;
 use crate::game::{GameContext, StartGame};
 use crate::store::{LiveGameRow, UserRow};
@@ -22,37 +22,26 @@ impl GameActor {
         row: LiveGameRow,
         ctx: GameContext,
     ) -> Result<Option<GameActor>, BoxError> {
-        let settings: GameSettings = serde_json::from_str(&row.game.settings_json)?;
-        let (black_id, white_id) = (row.game.black, row.game.white);
-        let users = ctx
-            .store
-            .call(move |store| Ok((store.user_by_id(black_id)?, store.user_by_id(white_id)?)))
-            .await?;
-        let (Some(black), Some(white)) = users else {
-            return Err(format!("game {} has a missing player", row.id).into());
-        };
-        let start = StartGame {
-            bettors_barred: Vec::new(),
-            table: row.game.table,
-            black: player_info(&black),
-            white: player_info(&white),
-            settings,
-            nigiri_seed: row.game.nigiri_seed,
-        };
+        let start = start_of(&row, &ctx).await?;
+        let settings = start.settings;
+        let log = row
+            .events
+            .iter()
+            .map(|(seq, text)| Ok((*seq, serde_json::from_str::<LoggedEvent>(text)?)))
+            .collect::<Result<Vec<_>, serde_json::Error>>()?;
         let game = wire::new_engine_game(&settings)?;
+        let core = GameCore::replayed(settings, ctx.timing, game, &log)?;
         let (tally, _) = ctx.ledger.tally(row.id).await?;
-        let mut actor = GameActor::new(row.id, start, game, ctx, row.game.started_at_ms)?;
+        let mut actor = GameActor::around(row.id, start, core, ctx, row.game.started_at_ms);
         actor.tally = tally;
-        let mut last_at_ms = 0;
-        for (seq, text) in &row.events {
-            let logged: LoggedEvent = serde_json::from_str(text)?;
-            actor
-                .core
-                .apply(*seq, &logged)
-                .map_err(|refusal| format!("event {seq} does not replay: {refusal}"))?;
-            actor.remember_key(&logged);
-            last_at_ms = last_at_ms.max(logged.at_ms);
+        for (_, logged) in &log {
+            actor.remember_key(logged);
         }
+        let last_at_ms = log
+            .iter()
+            .map(|(_, logged)| logged.at_ms)
+            .max()
+            .unwrap_or(0);
         actor.store_moves_count();
         // Game time goes on from the last recorded instant: the downtime belongs to no one.
         actor.offset_ms = last_at_ms;
@@ -76,6 +65,27 @@ impl GameActor {
             .map_err(|refusal| -> BoxError { refusal.to_string().into() })?;
         Ok(Some(actor))
     }
+}
+
+/// What a stored game started with: its players as they are now, and its settings.
+async fn start_of(row: &LiveGameRow, ctx: &GameContext) -> Result<StartGame, BoxError> {
+    let settings: GameSettings = serde_json::from_str(&row.game.settings_json)?;
+    let (black_id, white_id) = (row.game.black, row.game.white);
+    let users = ctx
+        .store
+        .call(move |store| Ok((store.user_by_id(black_id)?, store.user_by_id(white_id)?)))
+        .await?;
+    let (Some(black), Some(white)) = users else {
+        return Err(format!("game {} has a missing player", row.id).into());
+    };
+    Ok(StartGame {
+        bettors_barred: Vec::new(),
+        table: row.game.table,
+        black: player_info(&black),
+        white: player_info(&white),
+        settings,
+        nigiri_seed: row.game.nigiri_seed,
+    })
 }
 
 fn player_info(user: &UserRow) -> PlayerInfo {

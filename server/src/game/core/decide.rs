@@ -2,6 +2,23 @@
 //! changes here: each event is applied to a copy of the state as it is decided (so an event that
 //! follows another, such as the scoring proposal after the second pass, sees the state the first
 //! one leaves), and the caller records the events, then applies them to the game itself.
+//!
+//! Rules decided here, in the players' terms (the deadlines' are in `deadlines`):
+//! - Scoring phase: two passes propose the engine's dead-stone estimate; either player may toggle
+//!   a chain dead or alive (which withdraws both acceptances), and when both accept the marking
+//!   they saw, the board is counted (less any warnings) and the game ends. Clocks are paused.
+//! - Scoring dispute: either player may send `resume_play` instead of accepting. Asking to resume
+//!   means disputing the other player's claim that some stones are dead, so play restarts with the
+//!   *other* player (the claimant) to move (以实战解决); two passes end it again with a fresh
+//!   estimate.
+//! - Undo (悔棋): a player may ask to take back their last move while play is on; the opponent
+//!   accepts or declines. Accepted, the asker's last move is taken back, with the opponent's reply
+//!   if one was made since, so the asker is to move again; time already used is not given back.
+//!   Any move or pass withdraws a pending request. The SGF root comment lists accepted undos.
+//! - Pause (暂停) and adjournment (封棋): moves, passes, resignations and undo wait; in an
+//!   adjournment the player to move seals a move (an illegal point is refused as a move would be),
+//!   which is played as an ordinary move when the game resumes.
+//! - Nothing changes a game that has ended.
 
 use std::collections::BTreeSet;
 

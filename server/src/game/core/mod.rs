@@ -138,4 +138,24 @@ impl GameCore {
             away_since_ms: [None, None],
         })
     }
+
+    /// A game rebuilt from its stored log: a new game's state with every event applied in order,
+    /// by the same `apply` as live play. Refused at the first event that does not replay.
+    pub(in crate::game) fn replayed(
+        settings: GameSettings,
+        timing: GameTiming,
+        game: Game,
+        log: &[(u64, LoggedEvent)],
+    ) -> Result<GameCore, Refusal> {
+        let mut core = GameCore::start(settings, timing, game)?;
+        for (seq, logged) in log {
+            core.apply(*seq, logged).map_err(|refusal| {
+                Refusal::new(
+                    refusal.code,
+                    format!("event {seq} does not replay: {}", refusal.message),
+                )
+            })?;
+        }
+        Ok(core)
+    }
 }
