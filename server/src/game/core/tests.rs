@@ -413,3 +413,55 @@ fn folding_the_log_of_a_live_game_gives_the_same_game() {
     ];
     assert!(reached.iter().all(|&count| count >= 5), "{covered:?}");
 }
+
+/// A log in the stored form (an event's game: arrivals, a warning, an adjournment with its sealed
+/// move, an undo, a player away and back, scoring disputed, a keyed move and a keyed
+/// resignation). Stored logs are never rewritten, so each entry must read back and be written
+/// again byte for byte, and the log must replay.
+const STORED_LOG: [&str; 20] = [
+    r#"{"event":"arrived","color":"black","late_ms":400,"charged_ms":400,"at_ms":400}"#,
+    r#"{"event":"played","color":"black","point":{"col":1,"row":1},"captured":[],"at_ms":800,"key":{"user":1,"key":"k-1"}}"#,
+    r#"{"event":"arrived","color":"white","late_ms":1200,"charged_ms":2000,"at_ms":1200}"#,
+    r#"{"event":"played","color":"white","point":{"col":2,"row":2},"captured":[],"at_ms":1200}"#,
+    r#"{"event":"warned","color":"black","warnings":1,"at_ms":1600}"#,
+    r#"{"event":"adjourned","to_move":"black","resume_at_ms":1700000007000,"resume_in_ms":5000,"at_ms":2000}"#,
+    r#"{"event":"sealed","color":"black","at_ms":2000,"sealed":{"point":{"col":3,"row":3}}}"#,
+    r#"{"event":"resumed","at_ms":8000}"#,
+    r#"{"event":"played","color":"black","point":{"col":3,"row":3},"captured":[],"at_ms":8000}"#,
+    r#"{"event":"undo_requested","color":"black","at_ms":8400}"#,
+    r#"{"event":"undo_accepted","color":"black","by":"white","moves_count":2,"to_move":"black","board":[".....",".X...","..O..",".....","....."],"captures_black":0,"captures_white":0,"last_move":{"color":"white","point":{"col":2,"row":2}},"at_ms":8400}"#,
+    r#"{"event":"player_left","color":"black","forfeit_in_ms":7000,"at_ms":8800}"#,
+    r#"{"event":"player_returned","color":"black","at_ms":9200}"#,
+    r#"{"event":"passed","color":"black","at_ms":9600}"#,
+    r#"{"event":"passed","color":"white","at_ms":10000}"#,
+    r#"{"event":"scoring_started","dead":[],"at_ms":10000}"#,
+    r#"{"event":"dead_marked","by":"black","dead":[{"col":2,"row":2}],"at_ms":10400}"#,
+    r#"{"event":"score_accepted","color":"black","at_ms":10800}"#,
+    r#"{"event":"play_resumed","by":"black","to_move":"white","at_ms":11200}"#,
+    r#"{"event":"ended","outcome":{"winner":"black","reason":"resignation","sgf":"B+R","chinese":"黑中盘胜","black_count_half_points":null,"white_count_half_points":null},"at_ms":11600,"key":{"user":2,"key":"w-9"}}"#,
+];
+
+#[test]
+fn a_stored_log_reads_back_writes_the_same_and_replays() {
+    let mut log = Vec::new();
+    for (seq, text) in (1..).zip(STORED_LOG) {
+        let logged: LoggedEvent = serde_json::from_str(text).expect("a stored event decodes");
+        assert_eq!(serde_json::to_string(&logged).unwrap(), text);
+        log.push((seq, logged));
+    }
+    let settings = settings(6);
+    let game = wire::new_engine_game(&settings).unwrap();
+    let core = GameCore::replayed(settings, timing(), game, &log).unwrap();
+    assert_eq!(core.seq, 20);
+    assert_eq!(
+        core.outcome.as_ref().map(|o| o.reason),
+        Some(EndReason::Resignation)
+    );
+    // Two stones, two passes and the resignation: the sealed move was taken back by the undo.
+    assert_eq!(core.game.moves().len(), 5);
+    assert_eq!(core.rules.warnings, [1, 0]);
+    assert_eq!(core.rules.arrived, [true, true]);
+    assert_eq!(core.rules.sealed, None);
+    assert_eq!(core.undo_notes.len(), 1);
+    assert_eq!(core.away_since_ms, [None, None]);
+}
