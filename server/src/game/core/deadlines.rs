@@ -13,12 +13,12 @@
 //!   player's own clock did not already charge them is taken at arrival. A player not arrived at
 //!   the event's limit loses by forfeit; both missing, the game is void.
 
-use tengen_protocol::{ClockSettings, GameEvent};
+use tengen_protocol::GameEvent;
 use tengen_rules::{Color, GameResult, Phase, WinBy};
 
 use super::decide::Decision;
 use super::GameCore;
-use crate::clock::{side_clock, Clock, Expiry};
+use crate::clock::{Clock, Expiry};
 use crate::Refusal;
 
 impl GameCore {
@@ -187,36 +187,5 @@ impl GameCore {
             return resumed.decide_sealed_move(d);
         }
         Ok(())
-    }
-
-    /// What `color`, arriving at `late_ms`, is charged of their main time: what their own clock
-    /// did not charge them during `late_ms`, so that they lose `2 · late_ms` in all (never more
-    /// than they have).
-    pub(super) fn lateness_charge(&self, color: Color, late_ms: u64) -> u64 {
-        let main_time_ms = main_time_ms(&self.settings.clock);
-        let Some(mut clock) = self.clock.clone() else {
-            return 0;
-        };
-        // Out of time already: the deadline that ends the game (or forces a pass) comes first.
-        if clock.deadline_ms().is_some_and(|due| due <= late_ms) {
-            return 0;
-        }
-        // The player has not moved yet, so no increment or block has added to their main time:
-        // what is gone of it is what their clock ran (when it ran past main time, none is left).
-        let left_ms = side_clock(&clock.snapshot(late_ms), color).main_left_ms;
-        let ran_ms = main_time_ms.saturating_sub(left_ms);
-        let owed_ms = late_ms.saturating_mul(2).saturating_sub(ran_ms);
-        clock.take_main(color, owed_ms, late_ms).unwrap_or(0)
-    }
-}
-
-/// A clock's main time as agreed (0 for an untimed game).
-fn main_time_ms(clock: &ClockSettings) -> u64 {
-    match *clock {
-        ClockSettings::None => 0,
-        ClockSettings::Absolute { main_time_ms }
-        | ClockSettings::ByoYomi { main_time_ms, .. }
-        | ClockSettings::Canadian { main_time_ms, .. }
-        | ClockSettings::Fischer { main_time_ms, .. } => main_time_ms,
     }
 }

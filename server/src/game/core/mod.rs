@@ -8,9 +8,13 @@
 mod apply;
 mod deadlines;
 mod decide;
+mod event_rules;
 mod log;
+mod scoring;
+mod undo;
 
 pub(in crate::game) use decide::Command;
+pub(in crate::game) use event_rules::EventRules;
 pub(in crate::game) use log::{KeyRecord, LoggedEvent, Sealed};
 
 #[cfg(test)]
@@ -18,7 +22,7 @@ mod tests;
 
 use std::collections::BTreeSet;
 
-use tengen_protocol::{ErrorCode, GameOutcome, GameSettings, HaltKind, Point};
+use tengen_protocol::{ErrorCode, GameOutcome, GameSettings, Point};
 use tengen_rules::{Color, Game};
 
 use crate::clock::Clock;
@@ -31,48 +35,6 @@ use crate::Refusal;
 pub(in crate::game) struct Scoring {
     pub(in crate::game) dead: BTreeSet<Point>,
     pub(in crate::game) accepted: [bool; 2],
-}
-
-/// The event rules' state of one game (all of it, so a failed write puts it back whole).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub(in crate::game) struct EventRules {
-    /// Whether each player has arrived; both from the start in a game without a lateness limit.
-    pub(in crate::game) arrived: [bool; 2],
-    /// The director's warnings, per colour.
-    pub(in crate::game) warnings: [u32; 2],
-    /// Notes for the record: the moves played when it happened, and what. One per warning, so at
-    /// most `2 · GAME_WARNINGS_MAX`.
-    pub(in crate::game) notes: Vec<(usize, String)>,
-    /// A pause or adjournment in force.
-    pub(in crate::game) halt: Option<Halted>,
-    /// A sealed move waiting for the resumption: who sealed it, and the point (`None`: a pass).
-    pub(in crate::game) sealed: Option<(Color, Option<Point>)>,
-}
-
-/// A pause or adjournment: its kind, and when it ends by itself.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(in crate::game) struct Halted {
-    pub(in crate::game) kind: HaltKind,
-    /// The server's wall clock (Unix ms) the director set.
-    pub(in crate::game) resume_at_ms: u64,
-    /// The same instant in game time, which the run loop sleeps until.
-    pub(in crate::game) due_ms: u64,
-}
-
-impl EventRules {
-    /// A new game's: in a game without a lateness limit both players count as arrived.
-    pub(in crate::game) fn new(lateness_limit_ms: Option<u64>) -> EventRules {
-        let arrived = lateness_limit_ms.is_none();
-        EventRules {
-            arrived: [arrived, arrived],
-            ..EventRules::default()
-        }
-    }
-
-    /// The record's notes, by the number of moves played when each was made.
-    pub(in crate::game) fn notes(&self) -> &[(usize, String)] {
-        &self.notes
-    }
 }
 
 /// Everything a live game is, besides who follows it and the money on it.
