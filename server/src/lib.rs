@@ -28,8 +28,8 @@
 //! - `ledger`: fortune points: accounts and batches of transfers in the store (with a group-commit
 //!   writer), watchers' bets and players' stakes, idempotent settlement of each finished game
 //!   (`ledger::settle` is the pure math), records and the audit.
-//! - `game`: one actor per live game over `tengen-rules`: moves, scoring phase, event log, watchers,
-//!   bets. What it needs from the hall and the other nodes it names as traits (`game/links.rs`).
+//! - `game`: one actor per live game around a pure core over `tengen-rules` (`game/core`: moves,
+//!   clock, scoring phase, undo, event rules; decide, then apply): event log, watchers, bets. What it needs from the hall and the other nodes it names as traits (`game/links.rs`).
 //! - `study`: study boards and local play: one connection's private board with variations, SGF
 //!   loading and the area count, checked by the same engine.
 //! - `competition`: competitions (events over `tengen-pairing`, team events, the director's acts),

@@ -7,6 +7,7 @@
 mod actor;
 #[cfg(test)]
 mod actor_tests;
+mod core;
 mod fan_out;
 mod follow;
 pub mod links;

@@ -83,7 +83,7 @@ impl GameActor {
         .to_json();
         Mirror {
             snapshot: Frame::from(snapshot),
-            seq: self.seq,
+            seq: self.core.seq,
             frames: self.fan_out.subscribe_first(),
         }
     }
@@ -112,7 +112,7 @@ impl GameActor {
         .to_json();
         Ok(Subscription {
             snapshot: Frame::from(snapshot),
-            seq: self.seq,
+            seq: self.core.seq,
             frames,
             frames_sent: self.fan_out.sent(),
             presence,
@@ -121,7 +121,7 @@ impl GameActor {
     }
 
     fn phase(&self) -> GamePhase {
-        match self.game.phase() {
+        match self.core.game.phase() {
             Phase::Over { .. } => GamePhase::Over,
             Phase::Scoring => GamePhase::Scoring,
             Phase::Play | Phase::PlacingHandicap => GamePhase::Playing,
@@ -129,18 +129,18 @@ impl GameActor {
     }
 
     fn state(&self) -> GameState {
-        let scoring = self.scoring.clone().unwrap_or_default();
+        let scoring = self.core.scoring.clone().unwrap_or_default();
         let now_ms = self.now_ms();
         let left = |due: Option<u64>| due.map(|due| due.saturating_sub(now_ms));
         let away = [Color::Black, Color::White]
             .into_iter()
-            .filter(|color| self.away_since_ms[color.index()].is_some())
+            .filter(|color| self.core.away_since_ms[color.index()].is_some())
             .map(|color| Away {
                 color,
-                forfeit_in_ms: self.forfeit_in_ms(color, now_ms),
+                forfeit_in_ms: self.core.forfeit_in_ms(color, now_ms),
             })
             .collect();
-        let live = self.outcome.is_none();
+        let live = self.core.outcome.is_none();
         let (awaited, [warnings_black, warnings_white], halt) = self.event_state(now_ms);
         let watching = self.viewers.list(self.watchers_listed());
         if watching.watchers != self.watchers_pushed.watchers {
@@ -148,36 +148,36 @@ impl GameActor {
         }
         GameState {
             game: self.id,
-            seq: self.seq,
+            seq: self.core.seq,
             table: self.table,
             black: self.black.clone(),
             white: self.white.clone(),
-            settings: self.settings,
+            settings: self.core.settings,
             nigiri_seed: self.nigiri_seed,
             phase: self.phase(),
-            to_move: (self.game.to_move()),
-            board: wire::board_rows(self.game.board()),
-            captures_black: self.game.prisoners(Color::Black),
-            captures_white: self.game.prisoners(Color::White),
-            moves_count: self.game.moves().len() as u32,
-            dead: if self.game.phase() == Phase::Scoring {
+            to_move: (self.core.game.to_move()),
+            board: wire::board_rows(self.core.game.board()),
+            captures_black: self.core.game.prisoners(Color::Black),
+            captures_white: self.core.game.prisoners(Color::White),
+            moves_count: self.core.game.moves().len() as u32,
+            dead: if self.core.game.phase() == Phase::Scoring {
                 scoring.dead.iter().copied().collect()
             } else {
                 Vec::new()
             },
             accepted_black: scoring.accepted[0],
             accepted_white: scoring.accepted[1],
-            outcome: self.outcome.clone(),
+            outcome: self.core.outcome.clone(),
             watchers_count: watching.watchers_count,
             anonymous_watchers_count: watching.anonymous_watchers_count,
             watchers: watching.watchers,
             clocks: self.clock_view(now_ms),
             server_time_ms: Some(unix_now_ms()),
-            undo_requested_by: self.undo_request,
-            first_move_in_ms: left(self.first_move_deadline_ms().filter(|_| live)),
-            scoring_ends_in_ms: left(self.scoring_deadline_ms.filter(|_| live)),
+            undo_requested_by: self.core.undo_request,
+            first_move_in_ms: left(self.core.first_move_deadline_ms().filter(|_| live)),
+            scoring_ends_in_ms: left(self.core.scoring_deadline_ms.filter(|_| live)),
             away,
-            last_move: wire::last_move(&self.game),
+            last_move: wire::last_move(&self.core.game),
             awaited,
             warnings_black,
             warnings_white,

@@ -1,96 +1,36 @@
-//! How a game ends, in one place: [`GameActor::end`] records the result (every ending, whether a
-//! count, a resignation, a timeout, a forfeit or a void game, comes through it) and tells the hall
-//! before the players hear of it; once the run loop sees the game is over, [`GameActor::finish`]
+//! How a game ends: the core decides every ending (a count, a resignation, a timeout, a forfeit,
+//! a director's decision or a void game) as an `ended` event, which the actor stores and tells
+//! the hall of before the players hear of it; once the run loop sees the game is over, [`GameActor::finish`]
 //! settles the game's points (pushing the new balances through the hall), stores the SGF record
 //! and rates the game. Also the record itself, which a live game's `record` request reads too.
 
-use tengen_protocol::{
-    ErrorCode, EventOutcome, GameEvent, GameOutcome, PlayerInfo, ServerMsg, UserId,
-};
+use tengen_protocol::{GameOutcome, PlayerInfo, ServerMsg, UserId};
 use tengen_rules::sgf::{GameInfo, GameRecord};
-use tengen_rules::{Color, GameResult, WinBy};
 
-use super::{Fatal, Flow, GameActor};
-use crate::clock::ClockError;
+use super::GameActor;
 use crate::game::wire;
 use crate::game::GameNotice;
 use crate::ledger;
 use crate::store::Glicko;
-use crate::{unix_now_ms, Refusal};
+use crate::unix_now_ms;
 
 impl GameActor {
-    /// Stop the clock and record `result` (the engine's game ends with it too).
-    pub(super) async fn end_with(&mut self, result: GameResult) -> Result<Flow, Fatal> {
-        if self.game.result().is_none() {
-            self.game.end(result);
-        }
-        self.end(wire::outcome(result, None)).await
-    }
-
-    /// An event's director decides the game: a win by forfeit, a draw, or void (both lose).
-    pub(super) async fn adjudicate(
-        &mut self,
-        outcome: EventOutcome,
-    ) -> Result<Result<Flow, Refusal>, Fatal> {
-        if self.outcome.is_some() {
-            return Ok(Err(Refusal::new(
-                ErrorCode::WrongPhase,
-                "the game has ended",
-            )));
-        }
-        let result = match outcome {
-            EventOutcome::BlackWins => GameResult::Win {
-                winner: Color::Black,
-                win_by: WinBy::Forfeit,
-            },
-            EventOutcome::WhiteWins => GameResult::Win {
-                winner: Color::White,
-                win_by: WinBy::Forfeit,
-            },
-            EventOutcome::Draw => GameResult::Draw,
-            EventOutcome::BothLose => GameResult::Void,
+    /// The hall hears of the end once its result is stored (the table is free), before the
+    /// players do.
+    pub(super) async fn tell_ended(&self, outcome: GameOutcome) {
+        let ended = GameNotice::Ended {
+            game: self.id,
+            table: self.table,
+            outcome: Some(outcome),
         };
-        self.end_with(result).await.map(Ok)
-    }
-
-    /// Record the result: every ending (count, resignation, timeout, forfeit, void) comes here, and
-    /// the run loop then calls [`GameActor::finish`].
-    pub(super) async fn end(&mut self, outcome: GameOutcome) -> Result<Flow, Fatal> {
-        let now_ms = self.now_ms();
-        if let Some(clock) = &mut self.clock {
-            // A clock that already finished (a timeout) has nothing to stop.
-            let _: Result<(), ClockError> = clock.stop(now_ms);
-        }
-        self.outcome = Some(outcome.clone());
-        // A resignation's key (if its player sent one) is stored with the end it caused.
-        let key = self.ending_key.take();
-        let logged = self
-            .append_keyed(
-                GameEvent::Ended {
-                    outcome: outcome.clone(),
-                },
-                key,
-            )
-            .await?;
-        // The table is free once the result is stored. The hall hears it before the players do, so
-        // a player who sees the end and proposes the next game at once finds the table free.
-        self.ctx
-            .hall
-            .tell(GameNotice::Ended {
-                game: self.id,
-                table: self.table,
-                outcome: Some(outcome),
-            })
-            .await;
-        self.announce(logged);
-        Ok(Flow::Over)
+        self.ctx.hall.tell(ended).await;
     }
 
     /// After the result is recorded: settle the game's points, store the SGF, rate it, and let
     /// the actor stop. Settling comes before marking the game finished, so a crash in between
     /// replays the end and settles again, which the ledger makes a no-op the second time.
     pub(super) async fn finish(&mut self) {
-        let Some(outcome) = self.outcome.clone() else {
+        let Some(outcome) = self.core.outcome.clone() else {
             return;
         };
         self.ended.store(true, std::sync::atomic::Ordering::SeqCst);
@@ -129,8 +69,8 @@ impl GameActor {
             tracing::error!(game = %self.id, %err, "could not store a finished game");
         }
         // An unrated event's games leave ratings alone.
-        let rated = !self.settings.unrated;
-        if let Some(result) = self.game.result().filter(|_| rated) {
+        let rated = !self.core.settings.unrated;
+        if let Some(result) = self.core.game.result().filter(|_| rated) {
             let players = self.players();
             match crate::rating::rate_game(&self.ctx.store, game, players, result).await {
                 Ok(Some(after)) => self.announce_ratings(after).await,
@@ -194,8 +134,8 @@ impl GameActor {
 
     /// The SGF FF[4] record: players, ranks, date, time settings, result, and accepted undos.
     pub(super) fn record_sgf(&self, outcome: Option<&GameOutcome>) -> String {
-        let (time_limit, overtime) = wire::sgf_time(&self.settings.clock);
-        let comment = (!self.undo_notes.is_empty()).then(|| self.undo_notes.join("\n"));
+        let (time_limit, overtime) = wire::sgf_time(&self.core.settings.clock);
+        let comment = (!self.core.undo_notes.is_empty()).then(|| self.core.undo_notes.join("\n"));
         let info = GameInfo {
             black: Some(self.black.username.clone()),
             white: Some(self.white.username.clone()),
@@ -209,7 +149,7 @@ impl GameActor {
             comment,
             ..GameInfo::default()
         };
-        GameRecord::from_game_noted(&self.game, &info, self.rules.notes()).to_sgf()
+        GameRecord::from_game_noted(&self.core.game, &info, self.core.rules.notes()).to_sgf()
     }
 }
 

@@ -1,36 +1,33 @@
-//! One live game as a tokio actor: it owns the `tengen_rules::Game`, the players' [`Clock`], the
-//! scoring phase (dead-stone marking and both players' acceptance), undo requests, the players'
-//! presence, who watches (pushing the list, coalesced), the per-game `seq`, and the broadcast its
-//! subscribers read. Every accepted change becomes
-//! a `GameEvent` that is appended to the store, with the game-time instant it happened (`at_ms`),
-//! *before* it is acknowledged or broadcast; the same events replay the game, clocks included, after
-//! a restart.
+//! One live game as a tokio actor around its pure core (`game::core::GameCore`: the rules'
+//! `Game`, the clock, the scoring phase, undo, who is away, an event's rules, the `seq`). The actor
+//! is the shell: its inbox, game time, the players' presence as connections, who watches
+//! (pushing the list, coalesced), the broadcast its subscribers read, bets in flight, retry keys
+//! and the store. Every change of the game takes one path, [`GameActor::change`]: the core
+//! decides the events a command causes (or refuses it), each is appended to the store with the
+//! game-time instant it happened (`at_ms`), *before* it is applied, acknowledged or broadcast,
+//! then applied to the core and announced. Restoring a game folds the same `apply` over its log.
 //!
 //! Time: the actor keeps its own "game time", milliseconds on tokio's clock since the actor started
 //! plus the game time at which the stored log ended (0 for a new game). Every deadline (the side to
 //! move running out, the first move of a no-show, a player away too long, the scoring phase) is an
-//! instant of game time; the run loop sleeps until the nearest one with a single `sleep_until`, so a
-//! timeout ends the game the moment it happens, with nobody sending anything. A restarted actor
-//! resumes game time where the log ended, so the time the server was down is charged to no one (nor
-//! is the mover's thinking time between their last recorded event and the crash).
+//! instant of game time the core names; the run loop sleeps until the nearest one with a single
+//! `sleep_until`, so a timeout ends the game the moment it happens, with nobody sending anything. A
+//! restarted actor resumes game time where the log ended, so the time the server was down is
+//! charged to no one (nor is the mover's thinking time between their last recorded event and the
+//! crash).
 //!
-//! Every ending goes through [`GameActor::end`] (record the result and tell the hall, before the
-//! players hear of the end) and then [`GameActor::finish`] (settle the points, store the SGF, rate
-//! the game): the one place where "game over" happens.
+//! Every ending is an `ended` event the core decides; the hall hears of it before the players,
+//! and once the run loop sees the game is over, [`GameActor::finish`] settles the points, stores
+//! the SGF and rates the game: the one place where "game over" happens.
 //!
-//! This module holds the actor itself: its state, game time, the run loop and the dispatch of
-//! commands, moves, and the one way every change goes into the log and out to subscribers
-//! (`append`, then `announce`; `commit` does both). The rest is split by concern into child
-//! modules, each an `impl GameActor` block over the same private fields, and each says in its own
-//! doc which rules it decides, in the players' terms:
+//! This module holds the actor itself: its state, game time, the run loop, the dispatch of
+//! commands, and `change`, `append` and `announce`. The rest is split by concern into child
+//! modules, each an `impl GameActor` block over the same private fields:
 //! - `restore`: rebuilding a live game from its event log after a restart;
-//! - `deadlines`: the clock, and what happens at a deadline with nobody sending anything
-//!   (timeout, forced pass, no-show, escape), and the players' presence;
-//! - `scoring`: the scoring phase, from two passes to a count or a dispute;
-//! - `undo`: undo requests and taking moves back;
-//! - `ending`: ending a game, settling it, and its SGF record;
-//! - `event_rules`: an event's game: lateness, the director's warnings, pauses and adjournments
-//!   with a sealed move;
+//! - `deadlines`: waking for the core's deadlines, and the players' presence;
+//! - `ending`: telling the hall of the end, settling the game, and its SGF record;
+//! - `event_rules`: an event's game on the actor's side: the director's acts, the hall's event log,
+//!   and what the state shows of lateness, warnings and a halt;
 //! - `audience`: subscribers, snapshots, the watchers list, the watchers' chat, coalesced pushes;
 //! - `money`: fortune points, the spectator pool, bets and the players' stakes;
 //! - `keys`: the clients' retry keys, recorded with moves, and answering a retry;
@@ -47,9 +44,7 @@ mod keys;
 mod money;
 mod outage;
 mod restore;
-mod scoring;
 mod supervisor;
-mod undo;
 
 pub(super) use keys::answer_from_log;
 #[cfg(test)]
@@ -60,57 +55,24 @@ use std::sync::atomic::{AtomicBool, AtomicU32};
 use std::sync::Arc;
 use std::time::Duration;
 
-use serde::{Deserialize, Serialize};
 use tengen_protocol::{
-    ErrorCode, GameEvent, GameId, GameOutcome, GameSettings, GameSummary, HaltKind, PlayerInfo,
-    RequestKey, ServerMsg, TableId, UserId,
+    ErrorCode, GameEvent, GameId, GameOutcome, GameSummary, HaltKind, PlayerInfo, RequestKey,
+    ServerMsg, TableId, UserId,
 };
-use tengen_rules::{Color, Game, GameResult, Move, Phase, WinBy};
+use tengen_rules::{Color, Game};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
-use super::wire;
 use super::{
     FanOut, GameCmd, GameContext, GameReply, GameRequest, PlayerMove, Presence, StartGame, Viewers,
     WatcherList,
 };
-use crate::clock::Clock;
 use crate::config::{POOL_PUSH_MS, WATCHER_COUNT_PUSH_MS};
+use crate::game::core::{Command, GameCore, KeyRecord, LoggedEvent};
 use crate::ledger::pool::Tally;
 use crate::store::StoreError;
 use crate::{unix_now_ms, Refusal, Reply};
 use audience::Pacer;
-use scoring::Scoring;
-
-/// One event as the log stores it: the wire event plus the game-time instant it happened, from
-/// which a restart replays the clocks exactly.
-#[derive(Debug, Serialize, Deserialize)]
-struct LoggedEvent {
-    #[serde(flatten)]
-    event: GameEvent,
-    #[serde(default)]
-    at_ms: u64,
-    /// The key the player sent with the move, pass or resignation this event records, so a retry
-    /// is recognised after a restart, on another node, and after the game ended.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    key: Option<KeyRecord>,
-    /// With a `sealed` event only: the sealed move, which no frame carries (see `event_rules`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    sealed: Option<Sealed>,
-}
-
-/// A sealed move as its log entry keeps it: a stone at `point`, or a pass when it is `None`.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-struct Sealed {
-    point: Option<tengen_protocol::Point>,
-}
-
-/// A client's retry key and whose it is.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-struct KeyRecord {
-    user: UserId,
-    key: RequestKey,
-}
 
 /// What a command did: carry on, or the game is over and the actor should wind up.
 #[derive(Debug, PartialEq, Eq)]
@@ -151,37 +113,23 @@ pub(super) struct GameActor {
     table: Option<TableId>,
     black: PlayerInfo,
     white: PlayerInfo,
-    settings: GameSettings,
     nigiri_seed: Option<u64>,
-    game: Game,
-    /// The `seq` of the last recorded event.
-    seq: u64,
-    scoring: Option<Scoring>,
-    outcome: Option<GameOutcome>,
+    /// The game itself: board, clock, scoring, undo, presence times, event rules, seq, outcome.
+    core: GameCore,
     /// The spectator pool's bets and the players' stakes, as in the book.
     tally: Tally,
     fan_out: FanOut,
     ctx: GameContext,
-    /// Both players' time; `None` for an untimed game.
-    clock: Option<Clock>,
     /// The tokio instant at which game time was `offset_ms`.
     epoch: Instant,
     offset_ms: u64,
     /// Wall-clock start (Unix ms), for the record's date.
     started_at_ms: u64,
-    /// A pending undo request, by the player who asked.
-    undo_request: Option<Color>,
-    /// Accepted undos, for the record's comment; at most [`UNDO_NOTES_MAX`](undo::UNDO_NOTES_MAX).
-    undo_notes: Vec<String>,
-    /// When the scoring phase is accepted for both (game time).
-    scoring_deadline_ms: Option<u64>,
     /// Players' connections, counted by their subscriptions.
     presence: Arc<Presence>,
     /// Whether each player has been counted present since this actor started: a player whose
     /// subscription has not arrived yet at the start of a game is not "away".
     seen: [bool; 2],
-    /// Since when (game time) each player has been away, announced with `player_left`.
-    away_since_ms: [Option<u64>; 2],
     /// Who watches, counted by the subscriptions' guards (and any a cluster layer holds).
     viewers: Arc<Viewers>,
     /// Set when the game is over, before the actor drops its broadcast: a subscriber that sees the
@@ -203,8 +151,6 @@ pub(super) struct GameActor {
     /// The moves, passes and resignations players sent with a key, by player and key: a retry is
     /// answered from here. One entry per keyed event, so bounded by the game's log.
     move_keys: HashMap<(UserId, RequestKey), PlayerMove>,
-    /// The key of the resignation being recorded, for the `ended` event that records it.
-    ending_key: Option<KeyRecord>,
     /// After a failed write: the log may hold events this actor does not (see `outage`).
     doubt: outage::Doubt,
     /// The `seq` of the last event sent to subscribers (an event stored but not yet announced when
@@ -223,20 +169,19 @@ pub(super) struct GameActor {
     held: Option<GameCmd>,
     /// Who may not bet besides the players (an event's entrants on its games).
     bettors_barred: Vec<UserId>,
-    /// An event's game: lateness, warnings, a pause or adjournment (see `event_rules`).
-    rules: event_rules::EventRules,
 }
 
 impl std::fmt::Debug for GameActor {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("GameActor")
             .field("id", &self.id)
-            .field("seq", &self.seq)
+            .field("seq", &self.core.seq)
             .finish()
     }
 }
 
 impl GameActor {
+    /// A new game's actor, around its core as `game` is set up.
     pub(super) fn new(
         id: GameId,
         start: StartGame,
@@ -244,43 +189,36 @@ impl GameActor {
         ctx: GameContext,
         started_at_ms: u64,
     ) -> Result<GameActor, Refusal> {
-        let clock = match wire::clock_settings(&start.settings.clock)? {
-            Some(settings) => {
-                let mut clock = Clock::new(settings)
-                    .map_err(|err| Refusal::new(ErrorCode::InvalidSettings, err.to_string()))?;
-                // A fresh clock always starts; the first mover's time runs from game time 0.
-                let started = clock.start(0, game.to_move());
-                assert!(started.is_ok(), "a new clock starts: {started:?}");
-                Some(clock)
-            }
-            None => None,
-        };
+        let core = GameCore::start(start.settings, ctx.timing, game)?;
+        Ok(GameActor::around(id, start, core, ctx, started_at_ms))
+    }
+
+    /// The actor of the game `core` is (new, or rebuilt from its log), started at `started_at_ms`
+    /// (Unix ms); its settings are the core's.
+    fn around(
+        id: GameId,
+        start: StartGame,
+        core: GameCore,
+        ctx: GameContext,
+        started_at_ms: u64,
+    ) -> GameActor {
         let viewers = Arc::new(Viewers::new([start.black.user, start.white.user]));
-        Ok(GameActor {
+        GameActor {
             id,
             table: start.table,
             bettors_barred: start.bettors_barred,
             black: start.black,
             white: start.white,
-            settings: start.settings,
             nigiri_seed: start.nigiri_seed,
-            game,
-            seq: 0,
-            scoring: None,
-            outcome: None,
+            core,
             tally: Tally::default(),
             fan_out: FanOut::default(),
             ctx,
-            clock,
             epoch: Instant::now(),
             offset_ms: 0,
             started_at_ms,
-            undo_request: None,
-            undo_notes: Vec::new(),
-            scoring_deadline_ms: None,
             presence: Arc::new(Presence::default()),
             seen: [false, false],
-            away_since_ms: [None, None],
             viewers,
             ended: Arc::new(AtomicBool::new(false)),
             moves_count: Arc::default(),
@@ -289,15 +227,13 @@ impl GameActor {
             watchers_pacer: Pacer::new(WATCHER_COUNT_PUSH_MS),
             pool_pacer: Pacer::new(POOL_PUSH_MS),
             move_keys: HashMap::new(),
-            ending_key: None,
             doubt: outage::Doubt::default(),
             announced_seq: 0,
             step_seq: 0,
             tally_stale: false,
             bets: bets::InFlight::default(),
             held: None,
-            rules: event_rules::EventRules::new(start.settings.lateness_limit_ms),
-        })
+        }
     }
 
     pub(super) fn id(&self) -> GameId {
@@ -326,8 +262,8 @@ impl GameActor {
             table: self.table,
             black: self.black.clone(),
             white: self.white.clone(),
-            size: self.settings.size,
-            moves_count: self.game.moves().len() as u32,
+            size: self.core.settings.size,
+            moves_count: self.core.game.moves().len() as u32,
             watchers_count: self.viewers.count(),
         }
     }
@@ -349,7 +285,7 @@ impl GameActor {
         let shutdown = self.ctx.shutdown.clone();
         let presence = Arc::clone(&self.presence);
         let viewers = Arc::clone(&self.viewers);
-        self.announced_seq = self.seq;
+        self.announced_seq = self.core.seq;
         // A restored game looks at presence once at the start: nobody is connected yet.
         let mut first = Some(Step::Presence);
         loop {
@@ -405,7 +341,10 @@ impl GameActor {
     fn wake_at(&self) -> Option<Instant> {
         match self.doubt.retry_at() {
             Some(retry) => Some(retry),
-            None => self.next_deadline_ms().map(|at_ms| self.instant_of(at_ms)),
+            None => self
+                .core
+                .next_deadline()
+                .map(|at_ms| self.instant_of(at_ms)),
         }
     }
 
@@ -437,7 +376,7 @@ impl GameActor {
             }
         }
         let before = self.checkpoint();
-        self.step_seq = self.seq;
+        self.step_seq = self.core.seq;
         let result = match step {
             Step::Command(cmd) => self.handle(cmd).await,
             Step::Presence => self.presence_changed().await,
@@ -485,7 +424,7 @@ impl GameActor {
                 GameRequest::Pool => GameReply::Pool {
                     pool: self.pool_info(),
                 },
-                GameRequest::Record => self.record_reply(self.outcome.as_ref()),
+                GameRequest::Record => self.record_reply(self.core.outcome.as_ref()),
                 GameRequest::Summary => GameReply::Summary {
                     summary: self.summary(),
                 },
@@ -497,7 +436,8 @@ impl GameActor {
 
     /// A deadline has passed and not been applied yet.
     fn deadline_due(&self) -> bool {
-        self.next_deadline_ms()
+        self.core
+            .next_deadline()
             .is_some_and(|at_ms| at_ms <= self.now_ms())
     }
 
@@ -551,24 +491,30 @@ impl GameActor {
                 return self.answer(reply, result);
             }
             R::ToggleDead { user, point } => {
-                let result = self.toggle_dead(user, point).await;
+                let result = self
+                    .players_change(user, |color| Command::ToggleDead { color, point })
+                    .await;
                 return self.answer(reply, result);
             }
             R::AcceptScore { user, dead } => {
                 let seen = dead.map(|points| points.into_iter().collect());
-                let result = self.accept_score(user, seen).await;
+                let result = self
+                    .players_change(user, |color| Command::AcceptScore { color, seen })
+                    .await;
                 return self.answer(reply, result);
             }
             R::ResumePlay { user } => {
-                let result = self.resume_play(user).await;
+                let result = self.players_change(user, Command::ResumePlay).await;
                 return self.answer(reply, result);
             }
             R::Undo { user } => {
-                let result = self.ask_undo(user).await;
+                let result = self.players_change(user, Command::AskUndo).await;
                 return self.answer(reply, result);
             }
             R::AnswerUndo { user, accept } => {
-                let result = self.answer_undo(user, accept).await;
+                let result = self
+                    .players_change(user, |color| Command::AnswerUndo { color, accept })
+                    .await;
                 return self.answer(reply, result);
             }
             R::Record => Ok(self.record_reply(None)),
@@ -599,9 +545,8 @@ impl GameActor {
                 Ok(GameReply::Done)
             }
             R::Void => {
-                let result = self
-                    .adjudicate(tengen_protocol::EventOutcome::BothLose)
-                    .await;
+                let void = Command::Adjudicate(tengen_protocol::EventOutcome::BothLose);
+                let result = self.change(void).await;
                 return self.answer(reply, result);
             }
             R::Bet { user, .. } if self.bettors_barred.contains(&user) => Err(Refusal::new(
@@ -609,11 +554,11 @@ impl GameActor {
                 "players of an event may not bet on its games",
             )),
             R::Adjudicate { outcome } => {
-                let result = self.adjudicate(outcome).await;
+                let result = self.change(Command::Adjudicate(outcome)).await;
                 return self.answer(reply, result);
             }
             R::Warn { color } => {
-                let result = self.warn(color).await;
+                let result = self.change(Command::Warn(color)).await;
                 return self.answer(reply, result);
             }
             R::Pause { resume_at_ms } => {
@@ -625,7 +570,7 @@ impl GameActor {
                 return self.answer(reply, result);
             }
             R::Resume => {
-                let result = self.resume_halted().await;
+                let result = self.change(Command::Resume).await;
                 return self.answer(reply, result);
             }
             R::Seal { user, point } => {
@@ -683,7 +628,7 @@ impl GameActor {
             Err(fatal) if fatal.moved() => (Err(moving()), Err(fatal)),
             Err(fatal) => {
                 // Part of this step already in the log means part of it happened.
-                let partial = self.seq > self.step_seq;
+                let partial = self.core.seq > self.step_seq;
                 (Err(outage::refusal(&fatal, partial)), Err(fatal))
             }
         };
@@ -720,133 +665,122 @@ impl GameActor {
             // A retry: the first outcome, without playing it again.
             return Ok(keys::repeat(first, mv).map(|()| Flow::Continue));
         }
-        self.arrive(color).await?;
-        if let Err(refusal) = self.refuse_if_halted() {
+        // A late player arrives with their first move, even one that is refused.
+        if let Err(refusal) = self.change(Command::Arrive(color)).await? {
             return Ok(Err(refusal));
         }
-        let record = key.map(|key| KeyRecord { user, key });
-        let engine_move = match mv {
-            PlayerMove::Play(point) => Move::Play(point),
-            PlayerMove::Pass => Move::Pass,
-            PlayerMove::Resign => Move::Resign,
-        };
-        if let Err(reason) = self.game.play(color, engine_move) {
-            return Ok(Err(wire::illegal(reason)));
+        let key = key.map(|key| KeyRecord { user, key });
+        self.change(Command::Move { color, mv, key }).await
+    }
+
+    /// A player's command: refused unless `user` plays this game.
+    async fn players_change(
+        &mut self,
+        user: UserId,
+        command: impl FnOnce(Color) -> Command,
+    ) -> Result<Result<Flow, Refusal>, Fatal> {
+        match self.color_of(user) {
+            Ok(color) => self.change(command(color)).await,
+            Err(refusal) => Ok(Err(refusal)),
         }
-        let now_ms = self.now_ms();
-        self.undo_request = None;
-        let event = match engine_move {
-            Move::Play(point) => GameEvent::Played {
-                color,
-                point,
-                captured: self.game.last_captured().to_vec(),
-            },
-            Move::Pass => GameEvent::Passed {
-                color,
-                forced: false,
-            },
-            Move::Resign => {
-                // The engine ended the game with the resignation; `end_with` keeps its result.
-                let result = self.game.result().unwrap_or(GameResult::Win {
-                    winner: color.opponent(),
-                    win_by: WinBy::Resign,
-                });
-                self.ending_key = record;
-                return self.end_with(result).await.map(Ok);
+    }
+
+    /// Every change of the game, in one path: the core decides the events `command` causes now;
+    /// each is stored (durable before anyone hears of it), applied to the game, then announced.
+    /// `Over` once the game has ended.
+    async fn change(&mut self, command: Command) -> Result<Result<Flow, Refusal>, Fatal> {
+        let events = match self.core.decide(command, self.now_ms()) {
+            Ok(events) => events,
+            Err(refusal) => return Ok(Err(refusal)),
+        };
+        for logged in events {
+            self.append(&logged).await?;
+            let applied = self.core.apply(self.core.seq + 1, &logged);
+            // The core decided the event by applying it to a copy of this very state.
+            assert!(
+                applied.is_ok(),
+                "game {} cannot apply an event it decided: {applied:?}",
+                self.id
+            );
+            self.remember_key(&logged);
+            self.store_moves_count();
+            if let GameEvent::Ended { outcome } = &logged.event {
+                // The table is free once the result is stored. The hall hears it before the
+                // players do, so a player who sees the end and proposes the next game at once
+                // finds the table free.
+                self.tell_ended(outcome.clone()).await;
             }
-        };
-        self.clock_moved(now_ms);
-        let logged = self.append_keyed(event, record).await?;
-        self.announce(logged);
-        if self.game.phase() == Phase::Scoring {
-            self.open_scoring().await?;
+            let event = logged.event.clone();
+            self.announce(logged);
+            self.announced(&event).await;
         }
-        Ok(Ok(Flow::Continue))
+        let flow = match self.core.outcome {
+            Some(_) => Flow::Over,
+            None => Flow::Continue,
+        };
+        Ok(Ok(flow))
     }
 
-    /// Store the event with its game-time instant, then publish it with both clocks; the caller
-    /// acknowledges after this returns.
-    async fn commit(&mut self, event: GameEvent) -> Result<(), Fatal> {
-        let logged = self.append(event).await?;
-        self.announce(logged);
-        Ok(())
+    /// After an event is announced: what else hears of it. Scoring closes the betting (the
+    /// pool's watchers are told); an event's director's acts go to the event's log in the hall.
+    async fn announced(&mut self, event: &GameEvent) {
+        match *event {
+            GameEvent::ScoringStarted { .. } => self.publish_pool(),
+            GameEvent::Paused { resume_at_ms, .. } => {
+                self.tell_event("paused", None, Some(resume_at_ms)).await
+            }
+            GameEvent::Adjourned { resume_at_ms, .. } => {
+                self.tell_event("adjourned", None, Some(resume_at_ms)).await
+            }
+            GameEvent::Sealed { color } => {
+                let user = Some(self.user_of(color));
+                self.tell_event("sealed", user, None).await
+            }
+            GameEvent::Resumed => self.tell_event("resumed", None, None).await,
+            _ => {}
+        }
     }
 
-    /// Store `event` as the next in the log; it is durable when this returns.
-    async fn append(&mut self, event: GameEvent) -> Result<LoggedEvent, Fatal> {
-        self.append_keyed(event, None).await
-    }
-
-    /// [`GameActor::append`], with the key the player sent with the move it records, stored in
-    /// the same log entry and remembered once it is.
-    async fn append_keyed(
-        &mut self,
-        event: GameEvent,
-        key: Option<KeyRecord>,
-    ) -> Result<LoggedEvent, Fatal> {
-        let at_ms = self.now_ms();
-        self.append_logged(event, key, None, at_ms).await
-    }
-
-    /// [`GameActor::append_keyed`] at game time `at_ms` (the instant the clocks were changed at, so
-    /// the event replays them exactly), with a sealed move kept in the log entry only.
-    async fn append_logged(
-        &mut self,
-        event: GameEvent,
-        key: Option<KeyRecord>,
-        sealed: Option<Sealed>,
-        at_ms: u64,
-    ) -> Result<LoggedEvent, Fatal> {
+    /// Store `logged` as the next event in the log; it is durable when this returns.
+    async fn append(&mut self, logged: &LoggedEvent) -> Result<(), Fatal> {
         // Precondition: the end is the log's last event. Every step checks the game is live before
         // it writes, and the actor stops once the end is stored.
         assert!(
-            self.outcome.is_none() || matches!(event, GameEvent::Ended { .. }),
-            "game {} logs {event:?} after its end",
-            self.id
+            self.core.outcome.is_none(),
+            "game {} logs {:?} after its end",
+            self.id,
+            logged.event
         );
-        let seq = self.seq + 1;
-        let logged = LoggedEvent {
-            event,
-            at_ms,
-            key,
-            sealed,
-        };
-        let text = serde_json::to_string(&logged).map_err(|err| Fatal::Encode(err.to_string()))?;
-        let game = self.id;
+        let seq = self.core.seq + 1;
+        let text = serde_json::to_string(logged).map_err(|err| Fatal::Encode(err.to_string()))?;
         self.ctx
             .store
-            .append_event(game, seq, text)
+            .append_event(self.id, seq, text)
             .await
-            .map_err(Fatal::Store)?;
-        self.remember_key(&logged);
-        self.seq = seq;
-        let moves_count = self.game.moves().len() as u32;
-        self.moves_count
-            .store(moves_count, std::sync::atomic::Ordering::Relaxed);
-        Ok(logged)
+            .map_err(Fatal::Store)
     }
 
     /// Send the last stored event, `logged`, to everyone following the game.
     fn announce(&mut self, logged: LoggedEvent) {
         let frame = ServerMsg::GameEvent {
             game: self.id,
-            seq: self.seq,
+            seq: self.core.seq,
             event: logged.event,
             clocks: self.clock_view(logged.at_ms),
             server_time_ms: Some(unix_now_ms()),
         }
         .to_json();
-        self.announced_seq = self.announced_seq.max(self.seq);
+        self.announced_seq = self.announced_seq.max(self.core.seq);
         // No subscribers is fine: the event is stored and snapshots include it.
         self.fan_out
-            .send(Some(self.seq), frame.into(), [None, None]);
+            .send(Some(self.core.seq), frame.into(), [None, None]);
         // Coalesced pushes waiting for their time go with the event: every follower is woken for
         // it anyway and reads them in the same turn, where a push of their own later would wake
         // all of them again (a fan-out to 15,000 takes a fifth of a second here). With
         // none waiting, the next change waits an interval from this event, so that it rides with
         // the next one if that comes first. Not the pool once the game is over: `finish` pushes it
         // settled.
-        if self.pool_pacer.due.is_some() && self.outcome.is_none() {
+        if self.pool_pacer.due.is_some() && self.core.outcome.is_none() {
             self.publish_pool();
         } else {
             self.pool_pacer.followers_woken();

@@ -26,11 +26,12 @@ use tengen_rules::Color;
 impl GameActor {
     /// Bets are taken while play goes on: not once two passes opened scoring, nor after any end.
     fn betting_open(&self) -> bool {
-        self.outcome.is_none() && matches!(self.game.phase(), Phase::Play | Phase::PlacingHandicap)
+        self.core.outcome.is_none()
+            && matches!(self.core.game.phase(), Phase::Play | Phase::PlacingHandicap)
     }
 
     pub(super) fn pool_info(&self) -> tengen_protocol::PoolInfo {
-        let settled = self.outcome.is_some();
+        let settled = self.core.outcome.is_some();
         self.tally.info(
             self.id,
             self.betting_open(),
@@ -159,7 +160,7 @@ impl GameActor {
         student: Option<UserId>,
         hold: Option<(TableId, String)>,
     ) -> Result<(), Refusal> {
-        if self.outcome.is_some() {
+        if self.core.outcome.is_some() {
             return Err(Refusal::new(ErrorCode::WrongPhase, "the game is over"));
         }
         if self.tally.has_stakes() {
@@ -222,7 +223,7 @@ impl GameActor {
                 Err(key_reused())
             };
         }
-        if self.outcome.is_some() {
+        if self.core.outcome.is_some() {
             return Err(Refusal::new(ErrorCode::WrongPhase, "the game is over"));
         }
         if !self.tally.has_stakes() {

@@ -12,15 +12,12 @@
 
 use std::time::Duration;
 
-use tengen_protocol::{ErrorCode, GameEvent, GameOutcome};
-use tengen_rules::{Color, Game, Phase};
+use tengen_protocol::{ErrorCode, GameEvent};
 use tokio::time::Instant;
 
-use super::scoring::Scoring;
 use super::{Fatal, Flow, GameActor, LoggedEvent};
-use crate::clock::Clock;
 use crate::config::STORE_RETRY_MS;
-use crate::game::GameNotice;
+use crate::game::core::{Command, GameCore};
 use crate::store::{outcome_unknown, store_refusal, StoreError};
 use crate::Refusal;
 
@@ -43,17 +40,8 @@ impl Doubt {
 
 /// The game's state before a step: what any step's writes may change.
 pub(super) struct Checkpoint {
-    game: Game,
-    clock: Option<Clock>,
-    seq: u64,
-    scoring: Option<Scoring>,
-    outcome: Option<GameOutcome>,
-    undo_request: Option<Color>,
-    undo_notes_len: usize,
-    scoring_deadline_ms: Option<u64>,
+    core: GameCore,
     seen: [bool; 2],
-    away_since_ms: [Option<u64>; 2],
-    rules: super::event_rules::EventRules,
 }
 
 /// What a player hears when their command's write failed: `partial` when part of the step is in
@@ -72,41 +60,22 @@ pub(super) fn refusal(fatal: &Fatal, partial: bool) -> Refusal {
 impl GameActor {
     pub(super) fn checkpoint(&self) -> Checkpoint {
         Checkpoint {
-            game: self.game.clone(),
-            clock: self.clock.clone(),
-            seq: self.seq,
-            scoring: self.scoring.clone(),
-            outcome: self.outcome.clone(),
-            undo_request: self.undo_request,
-            undo_notes_len: self.undo_notes.len(),
-            scoring_deadline_ms: self.scoring_deadline_ms,
+            core: self.core.clone(),
             seen: self.seen,
-            away_since_ms: self.away_since_ms,
-            rules: self.rules.clone(),
         }
     }
 
     /// A write of this step failed: back to the state before it, in doubt until the log is read.
     pub(super) fn write_failed(&mut self, before: Checkpoint, fatal: &Fatal) {
         tracing::warn!(game = %self.id, %fatal, "an event could not be stored; the game waits for the store");
-        self.game = before.game;
-        self.clock = before.clock;
-        self.seq = before.seq;
-        self.scoring = before.scoring;
-        self.outcome = before.outcome;
-        self.undo_request = before.undo_request;
-        self.undo_notes.truncate(before.undo_notes_len);
-        self.scoring_deadline_ms = before.scoring_deadline_ms;
+        self.core = before.core;
         self.seen = before.seen;
-        self.away_since_ms = before.away_since_ms;
-        self.rules = before.rules;
-        self.ending_key = None;
         self.store_moves_count();
         self.doubt.later();
     }
 
     pub(super) fn store_moves_count(&self) {
-        let moves_count = self.game.moves().len() as u32;
+        let moves_count = self.core.game.moves().len() as u32;
         self.moves_count
             .store(moves_count, std::sync::atomic::Ordering::Relaxed);
     }
@@ -125,7 +94,7 @@ impl GameActor {
                 return Err(store_refusal(&err));
             }
         };
-        let known = self.seq;
+        let known = self.core.seq;
         for (seq, text) in events.into_iter().filter(|(seq, _)| *seq > known) {
             if let Err(err) = self.catch_up(seq, &text).await {
                 tracing::error!(game = %self.id, seq, %err, "a stored event could not be replayed");
@@ -135,16 +104,14 @@ impl GameActor {
         }
         self.doubt.retry_at = None;
         self.store_moves_count();
-        if self.outcome.is_some() {
+        if self.core.outcome.is_some() {
             return Ok(Flow::Over);
         }
         // The log ended between the second pass and the scoring proposal: propose it now.
-        if self.game.phase() == Phase::Scoring && self.scoring.is_none() {
-            if let Err(fatal) = self.open_scoring().await {
-                self.scoring = None;
-                self.doubt.later();
-                return Err(refusal(&fatal, false));
-            }
+        // (A write that fails here applied nothing.)
+        if let Err(fatal) = self.change(Command::OpenScoring).await {
+            self.doubt.later();
+            return Err(refusal(&fatal, false));
         }
         Ok(Flow::Continue)
     }
@@ -152,18 +119,12 @@ impl GameActor {
     /// Apply one stored event the actor lacks, and announce it unless its followers heard it.
     async fn catch_up(&mut self, seq: u64, text: &str) -> Result<(), String> {
         let logged: LoggedEvent = serde_json::from_str(text).map_err(|err| err.to_string())?;
-        self.replay_logged(&logged).map_err(|err| err.to_string())?;
+        self.core.apply(seq, &logged).map_err(|err| err.message)?;
         self.remember_key(&logged);
-        self.seq = seq;
         if seq > self.announced_seq {
             if let GameEvent::Ended { outcome } = &logged.event {
-                // As `end` does: the hall hears of the end before the players.
-                let ended = GameNotice::Ended {
-                    game: self.id,
-                    table: self.table,
-                    outcome: Some(outcome.clone()),
-                };
-                self.ctx.hall.tell(ended).await;
+                // As a live end: the hall hears of it before the players.
+                self.tell_ended(outcome.clone()).await;
             }
             self.announce(logged);
         }

@@ -19,12 +19,12 @@ use std::time::Duration;
 
 use futures_util::FutureExt;
 use tengen_protocol::GameId;
-use tengen_rules::GameResult;
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
 use super::GameActor;
 use crate::config::{GAME_RESTARTS_MAX, GAME_RESTART_WINDOW_MS};
+use crate::game::core::Command;
 use crate::game::{GameCmd, GameContext, Presence, Viewers};
 use crate::BoxError;
 
@@ -133,7 +133,7 @@ impl GameActor {
         actor.viewers = Arc::clone(&shared.viewers);
         actor.ended = Arc::clone(&shared.ended);
         actor.presence = Arc::clone(&shared.presence);
-        let moves_count = actor.game.moves().len() as u32;
+        let moves_count = actor.core.game.moves().len() as u32;
         shared.moves_count.store(moves_count, Ordering::Relaxed);
         actor.moves_count = Arc::clone(&shared.moves_count);
         tracing::info!(game = %id, "restarted a game's actor from its log");
@@ -146,7 +146,8 @@ impl GameActor {
         let id = self.id;
         tracing::error!(game = %id, "a game's actor keeps panicking; ending the game void");
         let ending = AssertUnwindSafe(async {
-            match self.end_with(GameResult::Void).await {
+            let void = Command::Adjudicate(tengen_protocol::EventOutcome::BothLose);
+            match self.change(void).await {
                 Ok(_) => {
                     self.finish().await;
                     true
