@@ -34,12 +34,13 @@ use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::sync::{Arc, Mutex, MutexGuard, TryLockError};
 
 use rusqlite::{params, Connection, ErrorCode as SqliteCode};
-use tengen_protocol::{GameId, UserId};
+use tengen_protocol::{ChatLineId, GameId, UserId};
 use tokio::sync::oneshot;
 
 use self::bookkeeping::apply_in;
 use self::game_log::{insert_event, insert_game};
 use self::ratings::{rate_in, remember_rated_game};
+use super::moderation::{ChatKeeping, NewChatLine};
 use super::{Glicko, NewGame, RatingUpdate, StoreError};
 use crate::book::{Applied, Batch};
 use crate::config::{
@@ -384,6 +385,12 @@ enum PendingWrite {
         players: [UserId; 2],
         update: RatingUpdate,
     },
+    /// A chat line kept for reports (`keep_chat_line`): a busy hall says a thousand lines a second,
+    /// which must share the group's one fsync rather than each pay its own.
+    ChatLine {
+        line: NewChatLine,
+        keeping: ChatKeeping,
+    },
 }
 
 /// What a committed (or failed) write did, kept until its caller collects it.
@@ -394,6 +401,7 @@ enum WriteOutcome {
     Batches(Result<Vec<Result<Applied, StoreError>>, StoreError>),
     NewGame(Result<GameId, StoreError>),
     Rated(Result<Option<[Glicko; 2]>, StoreError>),
+    ChatLine(Result<ChatLineId, StoreError>),
 }
 
 impl PendingWrite {
@@ -415,6 +423,7 @@ impl PendingWrite {
             PendingWrite::Batches(_) => WriteOutcome::Batches(Err(err)),
             PendingWrite::NewGame(_) => WriteOutcome::NewGame(Err(err)),
             PendingWrite::Rate { .. } => WriteOutcome::Rated(Err(err)),
+            PendingWrite::ChatLine { .. } => WriteOutcome::ChatLine(Err(err)),
         }
     }
 }
@@ -701,6 +710,10 @@ fn write_group(
                     }
                 }
                 WriteOutcome::Batches(Ok(results))
+            }
+            PendingWrite::ChatLine { line, keeping } => {
+                let kept = moderation::keep_chat_line_in(&tx, line, *keeping).map_err(backend)?;
+                WriteOutcome::ChatLine(Ok(kept))
             }
         };
         outcomes.push(outcome);

@@ -1,14 +1,36 @@
 //! Moderation in SQLite: roles, sanctions, kept chat lines, reports and the moderation log
-//! (schema version 3). Writes go on the writer's connection, as accounts' do.
+//! (schema version 3). Writes go on the writer's connection, as accounts' do; a chat line, the
+//! one kept at a thousand a second, joins the writer's group commit.
 
 use rusqlite::{params, Connection, OptionalExtension};
 use tengen_protocol::{ChatLineId, GameId, ReportId, Role, UserId};
 
-use super::{backend, SqliteStore};
+use super::{backend, PendingWrite, SqliteStore, WriteOutcome};
 use crate::store::moderation::{
     ChatKeeping, Moderation, NewChatLine, ReportRow, Sanction, SanctionKind,
 };
 use crate::store::StoreError;
+
+/// Keep `line` inside the writer's transaction: the line, then the channel's oldest lines past its
+/// count and every channel's lines past their time (both found by index).
+pub(super) fn keep_chat_line_in(
+    tx: &Connection,
+    line: &NewChatLine,
+    keeping: ChatKeeping,
+) -> rusqlite::Result<ChatLineId> {
+    tx.prepare_cached("INSERT INTO chat_lines (channel, at_ms, line) VALUES (?1, ?2, ?3)")?
+        .execute(params![line.channel_key, line.at_ms as i64, line.line_json])?;
+    let id = tx.last_insert_rowid();
+    tx.prepare_cached(
+        "DELETE FROM chat_lines WHERE channel = ?1 AND id <= (SELECT id FROM chat_lines
+         WHERE channel = ?1 ORDER BY id DESC LIMIT 1 OFFSET ?2)",
+    )?
+    .execute(params![line.channel_key, keeping.per_channel_max as i64])?;
+    let expired = line.at_ms.saturating_sub(keeping.kept_ms);
+    tx.prepare_cached("DELETE FROM chat_lines WHERE at_ms < ?1")?
+        .execute(params![expired as i64])?;
+    Ok(ChatLineId(id as u64))
+}
 
 impl Moderation for SqliteStore {
     fn role(&self, user: UserId) -> Result<Role, StoreError> {
@@ -81,29 +103,14 @@ impl Moderation for SqliteStore {
         line: &NewChatLine,
         keeping: ChatKeeping,
     ) -> Result<ChatLineId, StoreError> {
-        let mut conn = self.conn();
-        let tx = conn.transaction().map_err(backend)?;
-        tx.execute(
-            "INSERT INTO chat_lines (channel, at_ms, line) VALUES (?1, ?2, ?3)",
-            params![line.channel_key, line.at_ms as i64, line.line_json],
-        )
-        .map_err(backend)?;
-        let id = tx.last_insert_rowid();
-        // The channel's oldest lines past its count, and every channel's lines past their time.
-        tx.execute(
-            "DELETE FROM chat_lines WHERE channel = ?1 AND id <= (SELECT id FROM chat_lines
-             WHERE channel = ?1 ORDER BY id DESC LIMIT 1 OFFSET ?2)",
-            params![line.channel_key, keeping.per_channel_max as i64],
-        )
-        .map_err(backend)?;
-        let expired = line.at_ms.saturating_sub(keeping.kept_ms);
-        tx.execute(
-            "DELETE FROM chat_lines WHERE at_ms < ?1",
-            params![expired as i64],
-        )
-        .map_err(backend)?;
-        tx.commit().map_err(backend)?;
-        Ok(ChatLineId(id as u64))
+        let write = PendingWrite::ChatLine {
+            line: line.clone(),
+            keeping,
+        };
+        match self.submit(write) {
+            WriteOutcome::ChatLine(kept) => kept,
+            other => unreachable!("a chat line's ticket holds a chat line's outcome: {other:?}"),
+        }
     }
 
     fn forget_chat_line(&self, line: ChatLineId) -> Result<bool, StoreError> {
