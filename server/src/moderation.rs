@@ -90,7 +90,7 @@ fn muted(mute: &Sanction) -> Refusal {
     )
 }
 
-/// Keep a line `from` says on `channel` (already checked by `hall::chat::validate`) and give it its
+/// Keep a line `from` says on `channel` (already checked by `chat::validate`) and give it its
 /// id, unless a moderator muted them. Called where chat is accepted, before the line is shown.
 pub async fn keep_chat_line(
     store: &StoreHandle,

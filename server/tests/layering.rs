@@ -78,10 +78,23 @@ fn files_by_module(dir: &Path, module: Option<&str>, found: &mut Vec<(String, Pa
     }
 }
 
-/// The file's code as the build sees it outside tests: comments removed, and the trailing
-/// `#[cfg(test)]` module cut off.
+/// The file's code as the build sees it outside tests: comments removed, and the trailing inline
+/// `#[cfg(test)] mod tests { ... }` cut off. A test module declared by name (`mod actor_tests;`)
+/// cuts nothing: its file is skipped, and the code after the declaration is still read.
 fn code_outside_tests(text: &str) -> String {
-    let cut = text.find("#[cfg(test)]\nmod ").unwrap_or(text.len());
+    const TEST_MODULE: &str = "#[cfg(test)]\nmod ";
+    let mut cut = text.len();
+    let mut from = 0;
+    while let Some(found) = text[from..].find(TEST_MODULE) {
+        let at = from + found;
+        let after = &text[at + TEST_MODULE.len()..];
+        let body = after.find('{').unwrap_or(after.len());
+        if after.find(';').is_none_or(|semicolon| body < semicolon) {
+            cut = at;
+            break;
+        }
+        from = at + TEST_MODULE.len();
+    }
     text[..cut]
         .lines()
         .map(|line| match line.find("//") {
@@ -218,5 +231,11 @@ fn the_reader_finds_grouped_and_nested_imports() {
     assert_eq!(
         code_outside_tests("a // crate::hall\n#[cfg(test)]\nmod tests { crate::x }"),
         "a "
+    );
+    let declared =
+        "#[cfg(test)]\nmod actor_tests;\nuse crate::hall;\n#[cfg(test)]\nmod tests { crate::x }";
+    assert_eq!(
+        code_outside_tests(declared),
+        "#[cfg(test)]\nmod actor_tests;\nuse crate::hall;"
     );
 }
