@@ -255,7 +255,7 @@ async fn relay_hall(cluster: Cluster, shutdown: crate::Shutdown) {
         for event in batch {
             let wire = HallWire {
                 from: cluster.inner.node,
-                audience: event.audience,
+                recipients: event.recipients,
                 text: event.text.as_str().to_string(),
                 started_game: event.started_game,
             };

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use tengen_protocol::{ErrorCode, GameId, GameSummary, PlayerInfo, UserId};
 
 use crate::game::{GameReply, GameRequest, StartGame};
-use crate::hall::{Audience, HallReply, HallRequest};
+use crate::hall::{HallReply, HallRequest, Recipients};
 use crate::{Frame, Refusal, Reply};
 
 /// A node's identity for this run of the process: random at start, so a restarted node is a new node
@@ -197,7 +197,9 @@ impl GameWire {
 #[derive(Debug, Serialize, Deserialize)]
 pub struct HallWire {
     pub from: NodeId,
-    pub audience: Audience,
+    /// (Named `audience` between nodes since the first cluster release.)
+    #[serde(rename = "audience")]
+    pub recipients: Recipients,
     pub text: String,
     pub started_game: Option<GameId>,
 }

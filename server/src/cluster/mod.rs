@@ -443,7 +443,7 @@ impl Cluster {
             match serde_json::from_slice::<HallWire>(payload) {
                 Ok(wire) if wire.from != self.inner.node => {
                     self.inner.hall.publish(HallEvent {
-                        audience: wire.audience,
+                        recipients: wire.recipients,
                         text: Frame::from(wire.text),
                         started_game: wire.started_game,
                     });

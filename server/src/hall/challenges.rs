@@ -4,7 +4,7 @@
 
 use tengen_protocol::{ChallengeId, ErrorCode, GameSettings, PlayerInfo, ServerMsg, UserId};
 
-use super::{automatch, refuse, table, users_audience, Hall};
+use super::{automatch, refuse, table, users_recipients, Hall};
 use crate::config::CHALLENGES_PER_USER_MAX;
 use crate::Refusal;
 
@@ -50,7 +50,7 @@ impl Hall {
             settings,
         };
         self.challenges.insert(id, Challenge { from, to, settings });
-        self.publish(users_audience([Some(to), None]), &msg);
+        self.publish(users_recipients([Some(to), None]), &msg);
         Ok(id)
     }
 
@@ -89,7 +89,7 @@ impl Hall {
     ) -> Result<(), Refusal> {
         let challenge = self.take_challenge(id, user)?;
         self.publish(
-            users_audience([Some(challenge.from.user), None]),
+            users_recipients([Some(challenge.from.user), None]),
             &ServerMsg::ChallengeDeclined { challenge: id },
         );
         Ok(())
@@ -104,7 +104,7 @@ impl Hall {
             .collect();
         for (id, challenge) in gone {
             self.challenges.remove(&id);
-            let audience = users_audience([Some(challenge.from.user), Some(challenge.to)]);
+            let audience = users_recipients([Some(challenge.from.user), Some(challenge.to)]);
             self.publish(audience, &ServerMsg::ChallengeDeclined { challenge: id });
         }
     }

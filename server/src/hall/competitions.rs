@@ -7,7 +7,7 @@
 use futures_util::future::BoxFuture;
 use tengen_protocol::{EventId, GameSettings, GameSummary, PlayerInfo, ServerMsg, UserId};
 
-use super::{hall_audience, users_audience, Hall, HallRequest};
+use super::{hall_recipients, users_recipients, Hall, HallRequest};
 use crate::competition::{EventRequest, Venue};
 use crate::{Frame, Refusal};
 
@@ -24,11 +24,11 @@ impl Venue for Hall {
     }
 
     fn push_to_hall(&self, msg: &ServerMsg) {
-        self.publish(hall_audience(), msg);
+        self.publish(hall_recipients(), msg);
     }
 
     fn push_to_user(&self, user: UserId, frame: Frame) {
-        self.publish_text(users_audience([Some(user), None]), frame, None);
+        self.publish_text(users_recipients([Some(user), None]), frame, None);
     }
 
     fn round_due(&self, event: EventId, round: u32) -> BoxFuture<'static, ()> {

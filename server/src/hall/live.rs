@@ -9,7 +9,7 @@ use std::ops::Bound;
 use rand::Rng;
 use tengen_protocol::{GameId, GameSettings, GameSummary, PlayerInfo, ServerMsg, TableId, UserId};
 
-use super::{hall_audience, Audience, Hall};
+use super::{hall_recipients, Hall, Recipients};
 use crate::config::GAME_RELISTS_PER_PUSH_MAX;
 use crate::game::StartGame;
 use crate::Refusal;
@@ -50,15 +50,15 @@ impl Hall {
             black: summary.black.clone(),
             white: summary.white.clone(),
         };
-        let audience = Audience {
+        let recipients = Recipients {
             hall: false,
             room: None,
             table,
             users: [Some(summary.black.user), Some(summary.white.user)],
         };
-        self.publish_text(audience, started.to_json().into(), Some(summary.game));
+        self.publish_text(recipients, started.to_json().into(), Some(summary.game));
         self.publish(
-            hall_audience(),
+            hall_recipients(),
             &ServerMsg::GameListed {
                 game: summary.clone(),
             },
@@ -81,7 +81,7 @@ impl Hall {
         for game in changed {
             if let Some(summary) = self.live.get(&game) {
                 let game = self.listing(summary);
-                self.publish(hall_audience(), &ServerMsg::GameListed { game });
+                self.publish(hall_recipients(), &ServerMsg::GameListed { game });
             }
         }
     }
@@ -127,13 +127,13 @@ impl Hall {
         };
         if *listed != summary {
             *listed = summary.clone();
-            self.publish(hall_audience(), &ServerMsg::GameListed { game: summary });
+            self.publish(hall_recipients(), &ServerMsg::GameListed { game: summary });
         }
     }
 
     pub(super) fn game_ended(&mut self, game: GameId, table: Option<TableId>) {
         let ended = self.live.remove(&game);
-        self.publish(hall_audience(), &ServerMsg::GameUnlisted { game });
+        self.publish(hall_recipients(), &ServerMsg::GameUnlisted { game });
         if let Some(ended) = ended {
             self.friend_changed(&ended.black);
             self.friend_changed(&ended.white);
@@ -185,16 +185,16 @@ impl Hall {
     pub(super) fn push_balances(&self, balances: Vec<(UserId, u64)>) {
         let tax_bp = self.ctx.ledger.tax_bp();
         for (user, balance) in balances {
-            let audience = Audience {
+            let recipients = Recipients {
                 users: [Some(user), None],
-                ..Audience::default()
+                ..Recipients::default()
             };
             let msg = ServerMsg::Balance {
                 id: None,
                 balance,
                 tax_bp,
             };
-            self.publish(audience, &msg);
+            self.publish(recipients, &msg);
         }
     }
 }

@@ -1,7 +1,7 @@
 //! The hall: one actor owning rooms, tables, seats, settings agreement, nigiri, direct challenges, who
 //! is online, and room and table chat. Sessions talk to it through [`HallHandle`] (a bounded inbox; a
 //! request that finds it full for [`HALL_WAIT_MS`] is answered `busy`), and it pushes every change
-//! once, serialized, with who should receive it ([`Audience`]): the lobby's lists and whatever is
+//! once, serialized, with who should receive it ([`Recipients`]): the lobby's lists and whatever is
 //! addressed to a room or a table on two broadcasts, which each session filters for itself, and what
 //! is addressed to users alone on each user's own channel (see [`HallHandle`]). Live games are started here and then belong to `game`; the game tells the
 //! hall when it ends, and after settling, whose balances changed.
@@ -59,7 +59,7 @@ use tables::table_frame;
 
 /// Who receives a hall push: anyone matching any of the fields.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct Audience {
+pub struct Recipients {
     /// Sessions that entered the hall (`enter_hall`).
     pub hall: bool,
     /// Sessions in this room.
@@ -152,7 +152,7 @@ fn internal_body<T: serde::de::DeserializeOwned>(tag: &str, text: &str) -> Optio
 /// One push, serialized once and shared by every session that receives it.
 #[derive(Debug, Clone)]
 pub struct HallEvent {
-    pub audience: Audience,
+    pub recipients: Recipients,
     pub text: Frame,
     /// Set on `game_started`: receivers subscribe to that game, so players and table watchers get its
     /// state and events without asking.
@@ -236,9 +236,9 @@ impl HallHandle {
     /// other if addressed to a room or a table (its users, if any, filter it from there too); else
     /// to each addressed user's own channel. (The cluster feeds other nodes' hall pushes in here.)
     pub fn publish(&self, event: HallEvent) {
-        let shared = event.audience.room.is_some() || event.audience.table.is_some();
+        let shared = event.recipients.room.is_some() || event.recipients.table.is_some();
         // No receivers is fine: nobody is listening.
-        if event.audience.hall {
+        if event.recipients.hall {
             let _ = self.lobby.send(event.clone());
         }
         if shared {
@@ -249,7 +249,7 @@ impl HallHandle {
             let _ = self.to_users.send(event.clone());
         }
         let users = lock_users(&self.users);
-        for user in event.audience.users.iter().flatten() {
+        for user in event.recipients.users.iter().flatten() {
             if let Some(channel) = users.get(user) {
                 let _ = channel.send(event.clone());
             }
@@ -622,9 +622,9 @@ impl Hall {
                 ban,
             } => {
                 let text = Revocation { token_digest, ban }.frame();
-                self.publish_text(users_audience([Some(user), None]), text, None);
+                self.publish_text(users_recipients([Some(user), None]), text, None);
             }
-            R::ToUser { user, msg } => self.publish(users_audience([Some(user), None]), &msg),
+            R::ToUser { user, msg } => self.publish(users_recipients([Some(user), None]), &msg),
             R::RemoveChat { channel, line } => self.remove_chat(channel, line),
             R::GameRestored { summary } => {
                 competitions.game_restored(summary.game);
@@ -647,13 +647,13 @@ impl Hall {
         }
     }
 
-    fn publish(&self, audience: Audience, msg: &ServerMsg) {
-        self.publish_text(audience, msg.to_json().into(), None);
+    fn publish(&self, recipients: Recipients, msg: &ServerMsg) {
+        self.publish_text(recipients, msg.to_json().into(), None);
     }
 
-    fn publish_text(&self, audience: Audience, text: Frame, started_game: Option<GameId>) {
+    fn publish_text(&self, recipients: Recipients, text: Frame, started_game: Option<GameId>) {
         self.handle.publish(HallEvent {
-            audience,
+            recipients,
             text,
             started_game,
         });
@@ -664,17 +664,17 @@ fn frame_reply(text: Frame) -> HallReply {
     HallReply::Frame { text }
 }
 
-fn hall_audience() -> Audience {
-    Audience {
+fn hall_recipients() -> Recipients {
+    Recipients {
         hall: true,
-        ..Audience::default()
+        ..Recipients::default()
     }
 }
 
-fn users_audience(users: [Option<UserId>; 2]) -> Audience {
-    Audience {
+fn users_recipients(users: [Option<UserId>; 2]) -> Recipients {
+    Recipients {
         users,
-        ..Audience::default()
+        ..Recipients::default()
     }
 }
 
@@ -684,9 +684,9 @@ mod tests {
 
     fn to_user(user: UserId, text: &str) -> HallEvent {
         HallEvent {
-            audience: Audience {
+            recipients: Recipients {
                 users: [Some(user), None],
-                ..Audience::default()
+                ..Recipients::default()
             },
             text: Frame::from(text.to_string()),
             started_game: None,

@@ -10,7 +10,7 @@ use std::collections::{BTreeSet, HashMap};
 
 use tengen_protocol::{ErrorCode, Friend, GameSummary, PlayerInfo, ServerMsg, UserId};
 
-use super::{internal_body, internal_frame, users_audience, Hall, HallRequest};
+use super::{internal_body, internal_frame, users_recipients, Hall, HallRequest};
 use crate::store::RelationKind;
 use crate::{Frame, Refusal};
 
@@ -183,7 +183,7 @@ impl Hall {
         } else {
             [Some(holder), None]
         };
-        self.publish_text(users_audience(told), change.frame(), None);
+        self.publish_text(users_recipients(told), change.frame(), None);
         if kind == RelationKind::Block {
             self.reveal(holder, other, !on);
         }
@@ -202,7 +202,7 @@ impl Hall {
     /// Show `holder` to `other` as they are now (after an unblock), or as gone (after a block): in
     /// the hall's players, and in `other`'s friends list if they follow `holder`.
     fn reveal(&self, holder: UserId, other: UserId, shown: bool) {
-        let audience = users_audience([Some(other), None]);
+        let audience = users_recipients([Some(other), None]);
         let Some((player, _)) = self.online.get(&holder) else {
             return;
         };
@@ -295,7 +295,7 @@ impl Hall {
         let msg = ServerMsg::FriendPresence { friend };
         let text: Frame = msg.to_json().into();
         for follower in followers {
-            self.publish_text(users_audience([Some(follower), None]), text.clone(), None);
+            self.publish_text(users_recipients([Some(follower), None]), text.clone(), None);
         }
     }
 
@@ -318,7 +318,7 @@ impl Hall {
             };
             let text: Frame = msg.to_json().into();
             for follower in followers {
-                self.publish_text(users_audience([Some(follower), None]), text.clone(), None);
+                self.publish_text(users_recipients([Some(follower), None]), text.clone(), None);
             }
         }
     }

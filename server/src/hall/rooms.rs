@@ -1,7 +1,7 @@
 //! Rooms and who is where: users coming online and their sessions going away (which frees what
 //! they held: room places, watched tables, seats without a game, challenges, their automatch
 //! place), joining and leaving rooms, the `hall` and `room` snapshots, and room and table chat,
-//! whose audiences are a room's members and a table's two players.
+//! whose recipients are a room's members and a table's two players.
 
 use std::collections::{BTreeMap, VecDeque};
 
@@ -11,7 +11,7 @@ use tengen_protocol::{
 };
 
 use super::request::Presence;
-use super::{automatch, hall_audience, refuse, users_audience, Audience, Hall, Relisting};
+use super::{automatch, hall_recipients, refuse, users_recipients, Hall, Recipients, Relisting};
 use crate::chat;
 use crate::config::{RECENTLY_GONE_MAX, ROOM_CHAT_KEPT};
 use crate::{Frame, Refusal};
@@ -39,7 +39,7 @@ impl Hall {
             self.recently_gone.remove(&player.user);
             // Their followers are told once their relations are loaded (see `relations_loaded`).
             self.load_relations(player.user);
-            self.publish(hall_audience(), &ServerMsg::PlayerOnline { player });
+            self.publish(hall_recipients(), &ServerMsg::PlayerOnline { player });
         }
     }
 
@@ -54,7 +54,7 @@ impl Hall {
             let msg = ServerMsg::PlayerOnline {
                 player: player.clone(),
             };
-            self.publish(hall_audience(), &msg);
+            self.publish(hall_recipients(), &msg);
         }
         let mut rooms = Vec::new();
         for room in self.rooms.values_mut() {
@@ -68,11 +68,11 @@ impl Hall {
                 room,
                 player: player.clone(),
             };
-            let audience = Audience {
+            let recipients = Recipients {
                 room: Some(room),
-                ..Audience::default()
+                ..Recipients::default()
             };
-            self.publish(audience, &msg);
+            self.publish(recipients, &msg);
         }
         if let Some(&table) = self.seated.get(&user) {
             if let Some(table) = self.tables.get_mut(&table) {
@@ -87,7 +87,7 @@ impl Hall {
         self.relist_live_games(&player);
         self.friend_changed(&player);
         let text = Relisting { player }.frame();
-        self.publish_text(users_audience([Some(user), None]), text, None);
+        self.publish_text(users_recipients([Some(user), None]), text, None);
     }
 
     /// Keep when `user`'s last connection ended, for their profile: at once in the hall, and in the
@@ -152,7 +152,7 @@ impl Hall {
         self.forget_relations(user);
         self.remember_last_seen(user);
         automatch::remove(&mut self.automatch, user);
-        self.publish(hall_audience(), &ServerMsg::PlayerOffline { user });
+        self.publish(hall_recipients(), &ServerMsg::PlayerOffline { user });
         self.withdraw_challenges(user);
         // A player keeps their seat through a disconnect only while a game is on; otherwise the seat
         // is freed so the table does not look taken by someone who is gone.
@@ -187,7 +187,7 @@ impl Hall {
             let msg = ServerMsg::RoomUpdated {
                 room: Self::room_info(room),
             };
-            self.publish(hall_audience(), &msg);
+            self.publish(hall_recipients(), &msg);
         }
     }
 
@@ -211,11 +211,11 @@ impl Hall {
         }
         let frame = self.room_frame(id)?;
         if let (true, Some(player)) = (first_session, player) {
-            let audience = Audience {
+            let recipients = Recipients {
                 room: Some(id),
-                ..Audience::default()
+                ..Recipients::default()
             };
-            self.publish(audience, &ServerMsg::RoomJoined { room: id, player });
+            self.publish(recipients, &ServerMsg::RoomJoined { room: id, player });
             self.room_recount.insert(id);
         }
         Ok(frame)
@@ -251,11 +251,11 @@ impl Hall {
         entry.1 -= 1;
         if entry.1 == 0 {
             room.users.remove(&user);
-            let audience = Audience {
+            let recipients = Recipients {
                 room: Some(id),
-                ..Audience::default()
+                ..Recipients::default()
             };
-            self.publish(audience, &ServerMsg::RoomLeft { room: id, user });
+            self.publish(recipients, &ServerMsg::RoomLeft { room: id, user });
             self.room_recount.insert(id);
         }
         Ok(())
@@ -269,7 +269,7 @@ impl Hall {
         line: Option<ChatLineId>,
     ) -> Result<(), Refusal> {
         let text = chat::validate(&text)?;
-        let audience = match channel {
+        let recipients = match channel {
             ChatChannel::Room { room } => {
                 let members = self.rooms.get(&room).ok_or_else(|| {
                     Refusal::new(ErrorCode::NoSuchRoom, format!("no room {room}"))
@@ -277,9 +277,9 @@ impl Hall {
                 if !members.users.contains_key(&from.user) {
                     return refuse(ErrorCode::NotThere, "you are not in that room");
                 }
-                Audience {
+                Recipients {
                     room: Some(room),
-                    ..Audience::default()
+                    ..Recipients::default()
                 }
             }
             ChatChannel::Table { table } => {
@@ -287,7 +287,7 @@ impl Hall {
                 if table.seat_of(from.user).is_none() {
                     return refuse(ErrorCode::NotSeated, "table chat is for the two players");
                 }
-                users_audience(table.seated_users())
+                users_recipients(table.seated_users())
             }
             ChatChannel::Kibitz { .. } | ChatChannel::Game { .. } => {
                 return refuse(ErrorCode::BadMessage, "a game's chat goes to the game");
@@ -305,31 +305,31 @@ impl Hall {
             );
         }
         let frame = chat::frame(channel, from, (text, at_ms), line);
-        self.publish_text(audience, frame.into(), None);
+        self.publish_text(recipients, frame.into(), None);
         Ok(())
     }
 
     /// A moderator removed `line`: a room forgets it from its recent chat; whoever may have it on
     /// screen (the room, the table's players) is told to drop it.
     pub(super) fn remove_chat(&mut self, channel: ChatChannel, line: ChatLineId) {
-        let audience = match channel {
+        let recipients = match channel {
             ChatChannel::Room { room } => {
                 if let Some(room) = self.rooms.get_mut(&room) {
                     room.recent_chat.retain(|kept| kept.line != Some(line));
                 }
-                Audience {
+                Recipients {
                     room: Some(room),
-                    ..Audience::default()
+                    ..Recipients::default()
                 }
             }
             ChatChannel::Table { table } => match self.table(table) {
-                Ok(table) => users_audience(table.seated_users()),
+                Ok(table) => users_recipients(table.seated_users()),
                 // The table is gone, and its players' chat with it.
                 Err(_) => return,
             },
             ChatChannel::Kibitz { .. } | ChatChannel::Game { .. } => return,
         };
-        self.publish(audience, &ServerMsg::ChatRemoved { channel, line });
+        self.publish(recipients, &ServerMsg::ChatRemoved { channel, line });
     }
 
     fn keep_room_chat(&mut self, room: RoomId, line: ChatLine) {

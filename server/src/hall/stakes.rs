@@ -5,7 +5,7 @@
 
 use tengen_protocol::{ErrorCode, GameId, Points, ServerMsg, StakeTerms, TableId, UserId};
 
-use super::{refuse, Audience, Hall};
+use super::{refuse, Hall, Recipients};
 use crate::game::{GameReply, GameRequest};
 use crate::Refusal;
 
@@ -15,13 +15,13 @@ impl Hall {
         let Some(table) = self.tables.get(&id) else {
             return;
         };
-        let audience = Audience {
+        let recipients = Recipients {
             table: Some(id),
             users: table.seated_users(),
-            ..Audience::default()
+            ..Recipients::default()
         };
         self.publish(
-            audience,
+            recipients,
             &ServerMsg::StakeUpdated {
                 table: id,
                 stake: table.stake_info(),

@@ -8,7 +8,7 @@ use tengen_protocol::{
 };
 
 use super::table::Table;
-use super::{refuse, Audience, Hall};
+use super::{refuse, Hall, Recipients};
 use crate::{Frame, Refusal};
 
 impl Hall {
@@ -27,13 +27,13 @@ impl Hall {
     /// Tell the room, the table's watchers and its players that a table changed.
     pub(super) fn table_changed(&self, id: TableId) {
         if let Some(table) = self.tables.get(&id) {
-            let audience = Audience {
+            let recipients = Recipients {
                 hall: false,
                 room: Some(table.room),
                 table: Some(id),
                 users: table.seated_users(),
             };
-            self.publish_text(audience, table_frame(table), None);
+            self.publish_text(recipients, table_frame(table), None);
         }
     }
 

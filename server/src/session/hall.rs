@@ -11,7 +11,7 @@ use tokio::sync::broadcast;
 use super::{Answer, Next, Session, CLOSE_GOING_AWAY, TABLES_PER_SESSION_MAX};
 use crate::game::GameRequest;
 use crate::hall::{
-    automatch::Seeker, Audience, HallEvent, HallRequest, RelationChange, Relisting, Revocation,
+    automatch::Seeker, HallEvent, HallRequest, Recipients, RelationChange, Relisting, Revocation,
 };
 use crate::{moderation, refuse, unix_now_ms, Refusal};
 
@@ -308,12 +308,12 @@ impl Session {
     }
 
     /// Whether a hall push is addressed to this connection.
-    fn wants(&self, audience: &Audience) -> bool {
+    fn wants(&self, recipients: &Recipients) -> bool {
         let user = self.player.as_ref().map(|p| p.user);
-        (audience.hall && self.in_hall)
-            || (audience.room.is_some() && audience.room == self.room)
-            || audience.table.is_some_and(|t| self.tables.contains(&t))
-            || (user.is_some() && audience.users.contains(&user))
+        (recipients.hall && self.in_hall)
+            || (recipients.room.is_some() && recipients.room == self.room)
+            || recipients.table.is_some_and(|t| self.tables.contains(&t))
+            || (user.is_some() && recipients.users.contains(&user))
     }
 
     /// This user's new listing (after a rated game): what this connection says of its user from now
@@ -330,7 +330,7 @@ impl Session {
     ) -> Next {
         match event {
             Ok(event) => {
-                if self.wants(&event.audience) {
+                if self.wants(&event.recipients) {
                     if let Some(revocation) = Revocation::from_frame(event.text.as_str()) {
                         return self.on_revoked(revocation).await;
                     }
