@@ -17,6 +17,14 @@ const VIEWPORT = { width: 1366, height: 768 };
 /** The event as `page`'s client last heard it (the tests' window on the state; views never use it). */
 const eventOn = (page, event) => page.evaluate((id) => window.tengen.state.events.views.get(id) ?? null, event);
 const userOf = (page) => page.evaluate(() => window.tengen.state.me.user);
+/**
+ * Until `page`'s client holds round `number` of `event` with a game on every board. The round is pushed
+ * twice: once paired (stored before any game starts, so a restart starts them), then with its games.
+ */
+const roundStarted = (page, event, number) => page.waitForFunction(([id, n]) => {
+  const round = window.tengen.state.events.views.get(id)?.rounds[n - 1];
+  return round != null && round.boards.every((board) => board.game != null);
+}, [event, number]);
 
 async function openEventFromHall(page, event) {
   await page.click('.brand');
@@ -66,7 +74,7 @@ test('an event is created, joined, its round 1 played, and its standings shown, 
   // The director starts round 1: three players, so one board and a bye.
   await alice.click('[data-testid=start-round]');
   // (Alice may be paired herself, and taken to her game at once: read the round from her client's state.)
-  await alice.waitForFunction((id) => window.tengen.state.events.views.get(id)?.rounds.length === 1, event);
+  await roundStarted(alice, event, 1);
   const round = (await eventOn(alice, event)).rounds[0];
   assert.equal(round.boards.length, 1);
   assert.equal(round.byes.length, 1);
@@ -197,7 +205,7 @@ test('a knockout of three: a bye, the bracket round by round, a winner; a watche
   const playRound = async (number) => {
     await dan.goto(`${suite.server.url}/#/event/${event}`);
     await dan.click('[data-testid=start-round]');
-    await dan.waitForFunction(([id, n]) => window.tengen.state.events.views.get(id)?.rounds.length === n, [event, number]);
+    await roundStarted(dan, event, number);
     const round = (await eventOn(dan, event)).rounds[number - 1];
     const pages = new Map([[await userOf(dan), dan], [await userOf(erin), erin], [await userOf(fay), fay]]);
     const white = pages.get(round.boards[0].white);
