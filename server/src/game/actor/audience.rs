@@ -63,7 +63,7 @@ impl GameActor {
         let shown_differ = self.watchers_shown_differ.swap(false, Ordering::Relaxed);
         let names_changed = shown_differ || list.watchers != self.watchers_pushed.watchers;
         let frame = ServerMsg::Watchers {
-            game: self.id,
+            game: self.seats.id,
             watchers_count: list.watchers_count,
             anonymous_watchers_count: list.anonymous_watchers_count,
             watchers: names_changed.then(|| list.watchers.clone()),
@@ -102,7 +102,7 @@ impl GameActor {
         let frames = self.fan_out.subscribe();
         let presence = viewer
             .as_ref()
-            .and_then(|info| self.color_of(info.user).ok())
+            .and_then(|info| self.seats.color_of(info.user).ok())
             .map(|color| PresenceGuard::new(Arc::clone(&self.presence), color.index()));
         // Counted in before the snapshot is taken, so a new watcher finds themselves in the list.
         let viewer = ViewerGuard::new(Arc::clone(&self.viewers), viewer);
@@ -130,7 +130,7 @@ impl GameActor {
 
     fn state(&self) -> GameState {
         let scoring = self.core.scoring.clone().unwrap_or_default();
-        let now_ms = self.now_ms();
+        let now_ms = self.time.now_ms();
         let left = |due: Option<u64>| due.map(|due| due.saturating_sub(now_ms));
         let away = [Color::Black, Color::White]
             .into_iter()
@@ -147,13 +147,13 @@ impl GameActor {
             self.watchers_shown_differ.store(true, Ordering::Relaxed);
         }
         GameState {
-            game: self.id,
+            game: self.seats.id,
             seq: self.core.seq,
-            table: self.table,
-            black: self.black.clone(),
-            white: self.white.clone(),
+            table: self.seats.table,
+            black: self.seats.black.clone(),
+            white: self.seats.white.clone(),
             settings: self.core.settings,
-            nigiri_seed: self.nigiri_seed,
+            nigiri_seed: self.seats.nigiri_seed,
             phase: self.phase(),
             to_move: (self.core.game.to_move()),
             board: wire::board_rows(self.core.game.board()),
@@ -192,14 +192,16 @@ impl GameActor {
         said: (String, u64),
         line: Option<ChatLineId>,
     ) -> Result<(), Refusal> {
-        if self.color_of(from.user).is_ok() {
+        if self.seats.color_of(from.user).is_ok() {
             return Err(Refusal::new(
                 ErrorCode::NotAllowed,
                 "players may not use the watchers' chat of their own game during play",
             ));
         }
-        let channel = tengen_protocol::ChatChannel::Kibitz { game: self.id };
-        let players = [Some(self.black.user), Some(self.white.user)];
+        let channel = tengen_protocol::ChatChannel::Kibitz {
+            game: self.seats.id,
+        };
+        let players = [Some(self.seats.black.user), Some(self.seats.white.user)];
         self.publish_chat(channel, from, said, line, players)
     }
 
@@ -210,13 +212,15 @@ impl GameActor {
         said: (String, u64),
         line: Option<ChatLineId>,
     ) -> Result<(), Refusal> {
-        if self.color_of(from.user).is_err() {
+        if self.seats.color_of(from.user).is_err() {
             return Err(Refusal::new(
                 ErrorCode::NotYourGame,
                 "only the game's players write in its players' chat; watchers use kibitz",
             ));
         }
-        let channel = tengen_protocol::ChatChannel::Game { game: self.id };
+        let channel = tengen_protocol::ChatChannel::Game {
+            game: self.seats.id,
+        };
         self.publish_chat(channel, from, said, line, [None, None])
     }
 

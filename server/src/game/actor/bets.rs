@@ -146,7 +146,7 @@ impl GameActor {
         let pool = self.tally.total().saturating_add(self.bets.total);
         let number = self.tally.next_bet_number().max(self.bets.numbered + 1);
         let built = ledger::bet_batch(
-            self.id,
+            self.seats.id,
             (user, side, points),
             key.as_ref(),
             number,

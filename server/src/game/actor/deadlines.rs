@@ -54,7 +54,7 @@ impl GameActor {
     /// The flow of a change nobody asked for (time, connections), which the core never refuses.
     fn unrefused(&self, result: Result<Flow, Refusal>) -> Flow {
         result.unwrap_or_else(|refusal| {
-            tracing::error!(game = %self.id, %refusal, "the game refused a change of its own");
+            tracing::error!(game = %self.seats.id, %refusal, "the game refused a change of its own");
             Flow::Continue
         })
     }

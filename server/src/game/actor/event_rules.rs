@@ -56,19 +56,12 @@ impl GameActor {
         until_ms: Option<u64>,
     ) {
         let logged = GameNotice::EventLogged {
-            game: self.id,
+            game: self.seats.id,
             action: action.to_string(),
             user,
             until_ms,
         };
         self.ctx.hall.tell(logged).await;
-    }
-
-    pub(super) fn user_of(&self, color: Color) -> UserId {
-        match color {
-            Color::Black => self.black.user,
-            Color::White => self.white.user,
-        }
     }
 
     /// After a restart at game time `now_ms`: a halt ends at its wall-clock time even though the

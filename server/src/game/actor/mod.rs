@@ -40,10 +40,12 @@ mod bets;
 mod deadlines;
 mod ending;
 mod event_rules;
+mod game_time;
 mod keys;
 mod money;
 mod outage;
 mod restore;
+mod seats;
 mod supervisor;
 
 pub(super) use keys::answer_from_log;
@@ -53,11 +55,9 @@ pub(super) use supervisor::panic_next_command;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU32};
 use std::sync::Arc;
-use std::time::Duration;
 
 use tengen_protocol::{
-    ErrorCode, GameEvent, GameId, GameOutcome, GameSummary, HaltKind, PlayerInfo, RequestKey,
-    ServerMsg, TableId, UserId,
+    ErrorCode, GameEvent, GameId, GameOutcome, GameSummary, HaltKind, RequestKey, ServerMsg, UserId,
 };
 use tengen_rules::{Color, Game};
 use tokio::sync::mpsc;
@@ -73,6 +73,8 @@ use crate::ledger::pool::Tally;
 use crate::store::StoreError;
 use crate::{unix_now_ms, Refusal, Reply};
 use audience::Pacer;
+use game_time::GameTime;
+use seats::Seats;
 
 /// What a command did: carry on, or the game is over and the actor should wind up.
 #[derive(Debug, PartialEq, Eq)]
@@ -109,22 +111,15 @@ impl std::fmt::Display for Fatal {
 }
 
 pub(super) struct GameActor {
-    id: GameId,
-    table: Option<TableId>,
-    black: PlayerInfo,
-    white: PlayerInfo,
-    nigiri_seed: Option<u64>,
+    /// Which game, at which table, between whom, since when.
+    seats: Seats,
     /// The game itself: board, clock, scoring, undo, presence times, event rules, seq, outcome.
     core: GameCore,
     /// The spectator pool's bets and the players' stakes, as in the book.
     tally: Tally,
     fan_out: FanOut,
     ctx: GameContext,
-    /// The tokio instant at which game time was `offset_ms`.
-    epoch: Instant,
-    offset_ms: u64,
-    /// Wall-clock start (Unix ms), for the record's date.
-    started_at_ms: u64,
+    time: GameTime,
     /// Players' connections, counted by their subscriptions.
     presence: Arc<Presence>,
     /// Whether each player has been counted present since this actor started: a player whose
@@ -174,7 +169,7 @@ pub(super) struct GameActor {
 impl std::fmt::Debug for GameActor {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("GameActor")
-            .field("id", &self.id)
+            .field("id", &self.seats.id)
             .field("seq", &self.core.seq)
             .finish()
     }
@@ -204,19 +199,20 @@ impl GameActor {
     ) -> GameActor {
         let viewers = Arc::new(Viewers::new([start.black.user, start.white.user]));
         GameActor {
-            id,
-            table: start.table,
+            seats: Seats {
+                id,
+                table: start.table,
+                black: start.black,
+                white: start.white,
+                nigiri_seed: start.nigiri_seed,
+                started_at_ms,
+            },
             bettors_barred: start.bettors_barred,
-            black: start.black,
-            white: start.white,
-            nigiri_seed: start.nigiri_seed,
             core,
             tally: Tally::default(),
             fan_out: FanOut::default(),
             ctx,
-            epoch: Instant::now(),
-            offset_ms: 0,
-            started_at_ms,
+            time: GameTime::started_now(),
             presence: Arc::new(Presence::default()),
             seen: [false, false],
             viewers,
@@ -237,11 +233,11 @@ impl GameActor {
     }
 
     pub(super) fn id(&self) -> GameId {
-        self.id
+        self.seats.id
     }
 
     pub(super) fn players(&self) -> [UserId; 2] {
-        [self.black.user, self.white.user]
+        self.seats.players()
     }
 
     pub(super) fn viewers(&self) -> Arc<Viewers> {
@@ -258,24 +254,14 @@ impl GameActor {
 
     pub(super) fn summary(&self) -> GameSummary {
         GameSummary {
-            game: self.id,
-            table: self.table,
-            black: self.black.clone(),
-            white: self.white.clone(),
+            game: self.seats.id,
+            table: self.seats.table,
+            black: self.seats.black.clone(),
+            white: self.seats.white.clone(),
             size: self.core.settings.size,
             moves_count: self.core.game.moves().len() as u32,
             watchers_count: self.viewers.count(),
         }
-    }
-
-    /// Milliseconds of game time now.
-    fn now_ms(&self) -> u64 {
-        self.offset_ms + self.epoch.elapsed().as_millis() as u64
-    }
-
-    /// The tokio instant of a game-time instant.
-    fn instant_of(&self, at_ms: u64) -> Instant {
-        self.epoch + Duration::from_millis(at_ms.saturating_sub(self.offset_ms))
     }
 
     /// Run until the game ends (`true`) or the actor stops with the game still live (`false`: a
@@ -328,7 +314,7 @@ impl GameActor {
                     return true;
                 }
                 Err(fatal) => {
-                    tracing::warn!(game = %self.id, %fatal, "another node owns this game now; stopping it here");
+                    tracing::warn!(game = %self.seats.id, %fatal, "another node owns this game now; stopping it here");
                     self.drain_bets().await;
                     return stopped_here(inbox);
                 }
@@ -344,7 +330,7 @@ impl GameActor {
             None => self
                 .core
                 .next_deadline()
-                .map(|at_ms| self.instant_of(at_ms)),
+                .map(|at_ms| self.time.instant_of(at_ms)),
         }
     }
 
@@ -438,7 +424,7 @@ impl GameActor {
     fn deadline_due(&self) -> bool {
         self.core
             .next_deadline()
-            .is_some_and(|at_ms| at_ms <= self.now_ms())
+            .is_some_and(|at_ms| at_ms <= self.time.now_ms())
     }
 
     fn in_doubt(&self) -> bool {
@@ -638,26 +624,13 @@ impl GameActor {
         next
     }
 
-    fn color_of(&self, user: UserId) -> Result<Color, Refusal> {
-        if user == self.black.user {
-            Ok(Color::Black)
-        } else if user == self.white.user {
-            Ok(Color::White)
-        } else {
-            Err(Refusal::new(
-                ErrorCode::NotYourGame,
-                format!("you are not a player of game {}", self.id),
-            ))
-        }
-    }
-
     async fn play(
         &mut self,
         user: UserId,
         mv: PlayerMove,
         key: Option<RequestKey>,
     ) -> Result<Result<Flow, Refusal>, Fatal> {
-        let color = match self.color_of(user) {
+        let color = match self.seats.color_of(user) {
             Ok(color) => color,
             Err(refusal) => return Ok(Err(refusal)),
         };
@@ -679,7 +652,7 @@ impl GameActor {
         user: UserId,
         command: impl FnOnce(Color) -> Command,
     ) -> Result<Result<Flow, Refusal>, Fatal> {
-        match self.color_of(user) {
+        match self.seats.color_of(user) {
             Ok(color) => self.change(command(color)).await,
             Err(refusal) => Ok(Err(refusal)),
         }
@@ -689,7 +662,7 @@ impl GameActor {
     /// each is stored (durable before anyone hears of it), applied to the game, then announced.
     /// `Over` once the game has ended.
     async fn change(&mut self, command: Command) -> Result<Result<Flow, Refusal>, Fatal> {
-        let events = match self.core.decide(command, self.now_ms()) {
+        let events = match self.core.decide(command, self.time.now_ms()) {
             Ok(events) => events,
             Err(refusal) => return Ok(Err(refusal)),
         };
@@ -700,7 +673,7 @@ impl GameActor {
             assert!(
                 applied.is_ok(),
                 "game {} cannot apply an event it decided: {applied:?}",
-                self.id
+                self.seats.id
             );
             self.remember_key(&logged);
             self.store_moves_count();
@@ -733,7 +706,7 @@ impl GameActor {
                 self.tell_event("adjourned", None, Some(resume_at_ms)).await
             }
             GameEvent::Sealed { color } => {
-                let user = Some(self.user_of(color));
+                let user = Some(self.seats.user_of(color));
                 self.tell_event("sealed", user, None).await
             }
             GameEvent::Resumed => self.tell_event("resumed", None, None).await,
@@ -748,14 +721,14 @@ impl GameActor {
         assert!(
             self.core.outcome.is_none(),
             "game {} logs {:?} after its end",
-            self.id,
+            self.seats.id,
             logged.event
         );
         let seq = self.core.seq + 1;
         let text = serde_json::to_string(logged).map_err(|err| Fatal::Encode(err.to_string()))?;
         self.ctx
             .store
-            .append_event(self.id, seq, text)
+            .append_event(self.seats.id, seq, text)
             .await
             .map_err(Fatal::Store)
     }
@@ -763,7 +736,7 @@ impl GameActor {
     /// Send the last stored event, `logged`, to everyone following the game.
     fn announce(&mut self, logged: LoggedEvent) {
         let frame = ServerMsg::GameEvent {
-            game: self.id,
+            game: self.seats.id,
             seq: self.core.seq,
             event: logged.event,
             clocks: self.clock_view(logged.at_ms),

@@ -33,7 +33,7 @@ impl GameActor {
     pub(super) fn pool_info(&self) -> tengen_protocol::PoolInfo {
         let settled = self.core.outcome.is_some();
         self.tally.info(
-            self.id,
+            self.seats.id,
             self.betting_open(),
             self.ctx.ledger.tax_bp(),
             settled,
@@ -71,7 +71,7 @@ impl GameActor {
         reply: Option<Reply<GameReply>>,
     ) {
         let amount = points.get();
-        if self.color_of(user).is_ok() {
+        if self.seats.color_of(user).is_ok() {
             answer_bet(reply, Err(ledger::BetRejected::Player.into()));
             return;
         }
@@ -144,7 +144,7 @@ impl GameActor {
         let (tally, _) = self
             .ctx
             .ledger
-            .tally(self.id)
+            .tally(self.seats.id)
             .await
             .map_err(|err| store_refusal(&err))?;
         self.tally = tally;
@@ -171,7 +171,7 @@ impl GameActor {
         }
         let mut sided = Vec::with_capacity(entries.len());
         for (user, amount) in entries {
-            sided.push((user, self.color_of(user)?, amount));
+            sided.push((user, self.seats.color_of(user)?, amount));
         }
         let coaching = student.is_some();
         if let Some(student) = student {
@@ -184,7 +184,7 @@ impl GameActor {
         }
         self.ctx
             .ledger
-            .stake(self.id, &self.tally, sided.clone(), coaching, hold)
+            .stake(self.seats.id, &self.tally, sided.clone(), coaching, hold)
             .await?;
         for (user, side, amount) in sided {
             // A zero stake is recorded too, so the game knows stakes were agreed.
@@ -204,7 +204,7 @@ impl GameActor {
         key: Option<RequestKey>,
     ) -> Result<(), Refusal> {
         let amount = points.get();
-        let side = self.color_of(user)?;
+        let side = self.seats.color_of(user)?;
         self.fresh_tally().await?;
         let coaching = self.tally.student().is_some();
         let asked = Keyed {
@@ -240,7 +240,7 @@ impl GameActor {
             .ctx
             .ledger
             .raise_stake(
-                self.id,
+                self.seats.id,
                 &self.tally,
                 (user, side, points),
                 coaching,

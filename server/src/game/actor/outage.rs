@@ -67,7 +67,7 @@ impl GameActor {
 
     /// A write of this step failed: back to the state before it, in doubt until the log is read.
     pub(super) fn write_failed(&mut self, before: Checkpoint, fatal: &Fatal) {
-        tracing::warn!(game = %self.id, %fatal, "an event could not be stored; the game waits for the store");
+        tracing::warn!(game = %self.seats.id, %fatal, "an event could not be stored; the game waits for the store");
         self.core = before.core;
         self.seen = before.seen;
         self.store_moves_count();
@@ -86,7 +86,7 @@ impl GameActor {
         if self.doubt.retry_at.is_none() {
             return Ok(Flow::Continue);
         }
-        let game = self.id;
+        let game = self.seats.id;
         let events = match self.ctx.store.call(move |s| s.game_events(game)).await {
             Ok(events) => events,
             Err(err) => {
@@ -97,7 +97,7 @@ impl GameActor {
         let known = self.core.seq;
         for (seq, text) in events.into_iter().filter(|(seq, _)| *seq > known) {
             if let Err(err) = self.catch_up(seq, &text).await {
-                tracing::error!(game = %self.id, seq, %err, "a stored event could not be replayed");
+                tracing::error!(game = %self.seats.id, seq, %err, "a stored event could not be replayed");
                 self.doubt.later();
                 return Err(store_refusal(&StoreError::Backend(err)));
             }

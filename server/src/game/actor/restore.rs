@@ -6,8 +6,8 @@
 //! ends with the result is finished instead.
 
 use tengen_protocol::{GameSettings, PlayerInfo};
-use tokio::time::Instant;
 
+use super::game_time::GameTime;
 use super::{Fatal, GameActor, LoggedEvent};
 use crate::game::core::{Command, GameCore};
 use crate::game::wire;
@@ -44,8 +44,7 @@ impl GameActor {
             .unwrap_or(0);
         actor.store_moves_count();
         // Game time goes on from the last recorded instant: the downtime belongs to no one.
-        actor.offset_ms = last_at_ms;
-        actor.epoch = Instant::now();
+        actor.time = GameTime::resumed_at(last_at_ms);
         if actor.core.outcome.is_some() {
             actor.finish().await;
             return Ok(None);

@@ -71,7 +71,7 @@ impl GameActor {
         inbox: &mut mpsc::Receiver<GameCmd>,
         mut restarted: impl FnMut(),
     ) -> bool {
-        let (id, ctx) = (self.id, self.ctx.clone());
+        let (id, ctx) = (self.seats.id, self.ctx.clone());
         let shared = self.shared();
         let mut restarts = Restarts::default();
         let mut actor = self;
@@ -143,7 +143,7 @@ impl GameActor {
     /// Past the restart bound: end the game void through the normal ending, which settles it
     /// (stakes and bets go back) and stores its record. `true` when it ended.
     async fn void_after_crashes(mut self) -> bool {
-        let id = self.id;
+        let id = self.seats.id;
         tracing::error!(game = %id, "a game's actor keeps panicking; ending the game void");
         let ending = AssertUnwindSafe(async {
             let void = Command::Adjudicate(tengen_protocol::EventOutcome::BothLose);
