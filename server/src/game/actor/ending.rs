@@ -33,11 +33,11 @@ impl GameActor {
         let Some(outcome) = self.core.outcome.clone() else {
             return;
         };
-        self.ended.store(true, std::sync::atomic::Ordering::SeqCst);
+        self.audience.mark_ended();
         // Every bet accepted before the end is in the book (or refused) before the book is settled.
         self.drain_bets().await;
         // The whole crowd hears the end before the settlement's work and balance pushes begin.
-        self.fan_out.relayed().await;
+        self.audience.relayed().await;
         if self.ctx.fault_stop_before_settlement {
             tracing::warn!(game = %self.seats.id, "fault injection: stopping before settlement");
             return;
@@ -95,8 +95,7 @@ impl GameActor {
             let frame = ServerMsg::PlayerOnline {
                 player: player.clone(),
             };
-            self.fan_out
-                .send(None, frame.to_json().into(), [None, None]);
+            self.audience.send_to_all(frame.to_json().into());
         }
         let rerated = GameNotice::Rerated { players: listings };
         self.ctx.hall.tell(rerated).await;

@@ -63,16 +63,14 @@ use tengen_rules::{Color, Game};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
-use super::{
-    FanOut, GameCmd, GameContext, GameReply, GameRequest, PlayerMove, Presence, StartGame, Viewers,
-    WatcherList,
-};
-use crate::config::{POOL_PUSH_MS, WATCHER_COUNT_PUSH_MS};
+use super::{GameCmd, GameContext, GameReply, GameRequest, PlayerMove, StartGame, Viewers};
+use crate::config::POOL_PUSH_MS;
 use crate::game::core::{Command, GameCore, KeyRecord, LoggedEvent};
 use crate::ledger::pool::Tally;
 use crate::store::StoreError;
 use crate::{unix_now_ms, Refusal, Reply};
-use audience::Pacer;
+use audience::{pool_push_ms, Audience, Pacer};
+use deadlines::clock_view;
 use game_time::GameTime;
 use seats::Seats;
 
@@ -117,30 +115,10 @@ pub(super) struct GameActor {
     core: GameCore,
     /// The spectator pool's bets and the players' stakes, as in the book.
     tally: Tally,
-    fan_out: FanOut,
+    /// Who follows the game: its broadcast, the players' presence, the watchers and their list.
+    audience: Audience,
     ctx: GameContext,
     time: GameTime,
-    /// Players' connections, counted by their subscriptions.
-    presence: Arc<Presence>,
-    /// Whether each player has been counted present since this actor started: a player whose
-    /// subscription has not arrived yet at the start of a game is not "away".
-    seen: [bool; 2],
-    /// Who watches, counted by the subscriptions' guards (and any a cluster layer holds).
-    viewers: Arc<Viewers>,
-    /// Set when the game is over, before the actor drops its broadcast: a subscriber that sees the
-    /// broadcast close tells "the game ended" from "the actor stopped here" (scaled out, the game
-    /// then goes on on another node).
-    ended: Arc<AtomicBool>,
-    /// Moves played, for the hall's list of games in play (read without asking the actor).
-    moves_count: Arc<AtomicU32>,
-    /// The watchers as last pushed, so a join undone within the interval pushes nothing.
-    watchers_pushed: WatcherList,
-    /// Set when a state went out naming other watchers than the last push did (a subscription's
-    /// snapshot, taken between pushes): the next push must then name them all again, even if the
-    /// names are back to the pushed ones. Atomic because `state` reads the actor shared.
-    watchers_shown_differ: AtomicBool,
-    /// When the next `watchers` push is due, at most one per [`WATCHER_COUNT_PUSH_MS`].
-    watchers_pacer: Pacer,
     /// When the next `pool` push is due, at most one per [`POOL_PUSH_MS`].
     pool_pacer: Pacer,
     /// The moves, passes and resignations players sent with a key, by player and key: a retry is
@@ -197,7 +175,7 @@ impl GameActor {
         ctx: GameContext,
         started_at_ms: u64,
     ) -> GameActor {
-        let viewers = Arc::new(Viewers::new([start.black.user, start.white.user]));
+        let players = [start.black.user, start.white.user];
         GameActor {
             seats: Seats {
                 id,
@@ -210,17 +188,9 @@ impl GameActor {
             bettors_barred: start.bettors_barred,
             core,
             tally: Tally::default(),
-            fan_out: FanOut::default(),
+            audience: Audience::new(players),
             ctx,
             time: GameTime::started_now(),
-            presence: Arc::new(Presence::default()),
-            seen: [false, false],
-            viewers,
-            ended: Arc::new(AtomicBool::new(false)),
-            moves_count: Arc::default(),
-            watchers_pushed: WatcherList::default(),
-            watchers_shown_differ: AtomicBool::new(false),
-            watchers_pacer: Pacer::new(WATCHER_COUNT_PUSH_MS),
             pool_pacer: Pacer::new(POOL_PUSH_MS),
             move_keys: HashMap::new(),
             doubt: outage::Doubt::default(),
@@ -241,15 +211,15 @@ impl GameActor {
     }
 
     pub(super) fn viewers(&self) -> Arc<Viewers> {
-        Arc::clone(&self.viewers)
+        self.audience.viewers()
     }
 
     pub(super) fn moves_count(&self) -> Arc<AtomicU32> {
-        Arc::clone(&self.moves_count)
+        self.audience.moves_count()
     }
 
     pub(super) fn ended_flag(&self) -> Arc<AtomicBool> {
-        Arc::clone(&self.ended)
+        self.audience.ended_flag()
     }
 
     pub(super) fn summary(&self) -> GameSummary {
@@ -260,8 +230,22 @@ impl GameActor {
             white: self.seats.white.clone(),
             size: self.core.settings.size,
             moves_count: self.core.game.moves().len() as u32,
-            watchers_count: self.viewers.count(),
+            watchers_count: self.audience.watchers_count(),
         }
+    }
+
+    /// Someone began or stopped watching: the watchers list and the pool are pushed less often
+    /// the larger the crowd.
+    fn watchers_changed(&mut self) -> Flow {
+        let followers = self.audience.watchers_changed();
+        self.pool_pacer.set_interval_ms(pool_push_ms(followers));
+        Flow::Continue
+    }
+
+    /// Tell the hall's list how many moves the game has now.
+    fn store_moves_count(&self) {
+        let moves_count = self.core.game.moves().len() as u32;
+        self.audience.store_moves_count(moves_count);
     }
 
     /// Run until the game ends (`true`) or the actor stops with the game still live (`false`: a
@@ -269,8 +253,8 @@ impl GameActor {
     pub(super) async fn run(mut self, inbox: &mut mpsc::Receiver<GameCmd>) -> bool {
         let _tasks = self.ctx.tasks.clone();
         let shutdown = self.ctx.shutdown.clone();
-        let presence = Arc::clone(&self.presence);
-        let viewers = Arc::clone(&self.viewers);
+        let presence = self.audience.presence();
+        let viewers = self.audience.viewers();
         self.announced_seq = self.core.seq;
         // A restored game looks at presence once at the start: nobody is connected yet.
         let mut first = Some(Step::Presence);
@@ -279,7 +263,7 @@ impl GameActor {
                 Some(step) => self.step(step).await,
                 None => {
                     let timer = sleep_until_some(self.wake_at());
-                    let push_timer = sleep_until_some(self.watchers_pacer.due);
+                    let push_timer = sleep_until_some(self.audience.watchers_push_due());
                     let pool_timer = sleep_until_some(self.pool_pacer.due);
                     tokio::select! {
                         _ = shutdown.wait() => {
@@ -293,7 +277,10 @@ impl GameActor {
                         },
                         _ = presence.changed.notified() => self.step(Step::Presence).await,
                         _ = viewers.changed.notified() => Ok(self.watchers_changed()),
-                        _ = push_timer => Ok(self.push_watchers()),
+                        _ = push_timer => {
+                            self.audience.push_watchers(self.seats.id);
+                            Ok(Flow::Continue)
+                        }
                         _ = pool_timer => {
                             self.publish_pool();
                             Ok(Flow::Continue)
@@ -454,11 +441,17 @@ impl GameActor {
         match cmd {
             GameCmd::Request { request, reply } => self.apply(request, reply).await,
             GameCmd::Subscribe { viewer, reply } => {
-                let _ = reply.send(self.subscribe(viewer));
+                let now_ms = self.time.now_ms();
+                let subscribed = self
+                    .audience
+                    .subscribe(viewer, &self.seats, &self.core, now_ms);
+                let _ = reply.send(subscribed);
                 Ok(Flow::Continue)
             }
             GameCmd::Mirror { reply } => {
-                let _ = reply.send(Ok(self.mirror()));
+                let now_ms = self.time.now_ms();
+                let mirror = self.audience.mirror(&self.seats, &self.core, now_ms);
+                let _ = reply.send(Ok(mirror));
                 Ok(Flow::Continue)
             }
         }
@@ -516,7 +509,8 @@ impl GameActor {
                 at_ms,
                 line,
             } => self
-                .player_chat(from, (text, at_ms), line)
+                .audience
+                .player_chat(&self.seats, from, (text, at_ms), line)
                 .map(|()| GameReply::Done),
             R::Kibitz {
                 from,
@@ -524,10 +518,11 @@ impl GameActor {
                 at_ms,
                 line,
             } => self
-                .kibitz(from, (text, at_ms), line)
+                .audience
+                .kibitz(&self.seats, from, (text, at_ms), line)
                 .map(|()| GameReply::Done),
             R::RemoveChat { channel, line } => {
-                self.remove_chat(channel, line);
+                self.audience.remove_chat(channel, line);
                 Ok(GameReply::Done)
             }
             R::Void => {
@@ -739,14 +734,12 @@ impl GameActor {
             game: self.seats.id,
             seq: self.core.seq,
             event: logged.event,
-            clocks: self.clock_view(logged.at_ms),
+            clocks: clock_view(&self.core, logged.at_ms),
             server_time_ms: Some(unix_now_ms()),
         }
         .to_json();
         self.announced_seq = self.announced_seq.max(self.core.seq);
-        // No subscribers is fine: the event is stored and snapshots include it.
-        self.fan_out
-            .send(Some(self.core.seq), frame.into(), [None, None]);
+        self.audience.send_event(self.core.seq, frame.into());
         // Coalesced pushes waiting for their time go with the event: every follower is woken for
         // it anyway and reads them in the same turn, where a push of their own later would wake
         // all of them again (a fan-out to 15,000 takes a fifth of a second here). With
@@ -758,11 +751,7 @@ impl GameActor {
         } else {
             self.pool_pacer.followers_woken();
         }
-        if self.watchers_pacer.due.is_some() {
-            self.push_watchers();
-        } else {
-            self.watchers_pacer.followers_woken();
-        }
+        self.audience.event_sent(self.seats.id);
     }
 }
 

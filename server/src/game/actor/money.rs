@@ -57,7 +57,7 @@ impl GameActor {
         }
         .to_json();
         // No subscribers is fine: `pool` asks for it.
-        self.fan_out.send(None, frame.into(), [None, None]);
+        self.audience.send_to_all(frame.into());
     }
 
     /// A watcher's bet: refused once play has ended or from a player; otherwise the ledger moves it

@@ -61,7 +61,7 @@ impl GameActor {
     pub(super) fn checkpoint(&self) -> Checkpoint {
         Checkpoint {
             core: self.core.clone(),
-            seen: self.seen,
+            seen: self.audience.seen(),
         }
     }
 
@@ -69,15 +69,9 @@ impl GameActor {
     pub(super) fn write_failed(&mut self, before: Checkpoint, fatal: &Fatal) {
         tracing::warn!(game = %self.seats.id, %fatal, "an event could not be stored; the game waits for the store");
         self.core = before.core;
-        self.seen = before.seen;
+        self.audience.restore_seen(before.seen);
         self.store_moves_count();
         self.doubt.later();
-    }
-
-    pub(super) fn store_moves_count(&self) {
-        let moves_count = self.core.game.moves().len() as u32;
-        self.moves_count
-            .store(moves_count, std::sync::atomic::Ordering::Relaxed);
     }
 
     /// Out of doubt: read the log back and apply what this actor lacks. `Over` when the log ends

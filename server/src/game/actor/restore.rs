@@ -51,7 +51,7 @@ impl GameActor {
         }
         // Nobody is connected to a freshly restored game: both count as away (and are announced so,
         // unless the log already did) until they come back; the grace runs from the restart.
-        actor.seen = [true, true];
+        actor.audience.both_seen_before();
         for since in actor.core.away_since_ms.iter_mut().flatten() {
             *since = last_at_ms;
         }
