@@ -11,7 +11,6 @@
 
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::Arc;
-use std::time::Duration;
 
 use tengen_protocol::{
     Away, ChatLineId, ErrorCode, GameId, GamePhase, GameState, PlayerInfo, ServerMsg, UserId,
@@ -21,12 +20,12 @@ use tokio::time::Instant;
 
 use super::deadlines::clock_view;
 use super::event_rules::event_state;
+use super::pacer::Pacer;
 use super::seats::Seats;
 use crate::chat;
 use crate::config::{
-    POOL_FRAMES_PER_S_MAX, POOL_PUSH_MS, WATCHERS_LISTED_MAX, WATCHERS_LISTED_MIN,
-    WATCHERS_PER_GAME_MAX, WATCHER_COUNT_PUSH_MS, WATCHER_LIST_FRAMES_PER_S_MAX,
-    WATCHER_NAMES_FANNED_OUT_MAX,
+    WATCHERS_LISTED_MAX, WATCHERS_LISTED_MIN, WATCHERS_PER_GAME_MAX, WATCHER_COUNT_PUSH_MS,
+    WATCHER_LIST_FRAMES_PER_S_MAX, WATCHER_NAMES_FANNED_OUT_MAX,
 };
 use crate::game::core::GameCore;
 use crate::game::wire;
@@ -438,67 +437,9 @@ fn watchers_listed_max(followers: usize) -> usize {
         .clamp(WATCHERS_LISTED_MIN, WATCHERS_LISTED_MAX)
 }
 
-/// How often a game with `followers` pushes its pool: every [`POOL_PUSH_MS`], or less often past
-/// [`POOL_FRAMES_PER_S_MAX`] followers.
-pub(super) fn pool_push_ms(followers: usize) -> u64 {
-    let per_push = followers.div_ceil(POOL_FRAMES_PER_S_MAX).max(1) as u64;
-    POOL_PUSH_MS.saturating_mul(per_push)
-}
-
-/// When a coalesced push (the watchers list, the pool) is next due: a change is pushed at once when
-/// the last push is an interval old, otherwise when it will be, so a burst of changes costs each
-/// follower one frame per interval.
-#[derive(Debug)]
-pub(super) struct Pacer {
-    interval: Duration,
-    pushed_at: Option<Instant>,
-    /// `None`: nothing changed since the last push.
-    pub(super) due: Option<Instant>,
-}
-
-impl Pacer {
-    pub(super) fn new(interval_ms: u64) -> Pacer {
-        Pacer {
-            interval: Duration::from_millis(interval_ms),
-            pushed_at: None,
-            due: None,
-        }
-    }
-
-    /// Push at most once per `interval_ms` from now on (a push already scheduled keeps its time).
-    pub(super) fn set_interval_ms(&mut self, interval_ms: u64) {
-        self.interval = Duration::from_millis(interval_ms);
-    }
-
-    /// Something changed: schedule a push unless one is already due.
-    pub(super) fn changed(&mut self) {
-        if self.due.is_none() {
-            let now = Instant::now();
-            let due = self
-                .pushed_at
-                .map_or(now, |at| (at + self.interval).max(now));
-            self.due = Some(due);
-        }
-    }
-
-    /// Every follower was just sent something else (a game event): a change from now on waits the
-    /// interval as after a push. Nothing is scheduled here, and a push already due keeps its time.
-    pub(super) fn followers_woken(&mut self) {
-        if self.due.is_none() {
-            self.pushed_at = Some(Instant::now());
-        }
-    }
-
-    /// A push went out now (which makes any scheduled one unnecessary).
-    pub(super) fn pushed(&mut self) {
-        self.due = None;
-        self.pushed_at = Some(Instant::now());
-    }
-}
-
 #[cfg(test)]
 mod tests {
-    use super::{pool_push_ms, watchers_listed_max, watchers_push_ms};
+    use super::{watchers_listed_max, watchers_push_ms};
 
     #[test]
     fn a_crowd_hears_the_list_less_often_in_proportion() {
@@ -506,14 +447,6 @@ mod tests {
         assert_eq!(watchers_push_ms(2_000), 1_000);
         assert_eq!(watchers_push_ms(2_001), 2_000);
         assert_eq!(watchers_push_ms(20_000), 10_000);
-    }
-
-    #[test]
-    fn a_crowd_hears_the_pool_less_often_in_proportion() {
-        assert_eq!(pool_push_ms(10), 1_000);
-        assert_eq!(pool_push_ms(5_000), 1_000);
-        assert_eq!(pool_push_ms(15_000), 3_000);
-        assert_eq!(pool_push_ms(20_000), 4_000);
     }
 
     #[test]

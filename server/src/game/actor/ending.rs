@@ -35,7 +35,7 @@ impl GameActor {
         };
         self.audience.mark_ended();
         // Every bet accepted before the end is in the book (or refused) before the book is settled.
-        self.drain_bets().await;
+        self.wagers.drain_bets().await;
         // The whole crowd hears the end before the settlement's work and balance pushes begin.
         self.audience.relayed().await;
         if self.ctx.fault_stop_before_settlement {
@@ -122,7 +122,7 @@ impl GameActor {
     /// After settling: everyone whose points were in escrow hears their new balance on every
     /// connection, through the hall, whether or not they still follow this game.
     async fn push_balances(&self) {
-        let accounts: Vec<UserId> = self.tally.accounts().into_iter().collect();
+        let accounts = self.wagers.accounts();
         if accounts.is_empty() {
             return;
         }

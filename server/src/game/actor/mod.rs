@@ -36,7 +36,6 @@
 //! - `supervisor`: restarting an actor that panicked from its log, a bounded number of times.
 
 mod audience;
-mod bets;
 mod deadlines;
 mod ending;
 mod event_rules;
@@ -44,6 +43,7 @@ mod game_time;
 mod keys;
 mod money;
 mod outage;
+mod pacer;
 mod restore;
 mod seats;
 mod supervisor;
@@ -64,14 +64,13 @@ use tokio::sync::mpsc;
 use tokio::time::Instant;
 
 use super::{GameCmd, GameContext, GameReply, GameRequest, PlayerMove, StartGame, Viewers};
-use crate::config::POOL_PUSH_MS;
 use crate::game::core::{Command, GameCore, KeyRecord, LoggedEvent};
-use crate::ledger::pool::Tally;
 use crate::store::StoreError;
 use crate::{unix_now_ms, Refusal, Reply};
-use audience::{pool_push_ms, Audience, Pacer};
+use audience::Audience;
 use deadlines::clock_view;
 use game_time::GameTime;
+use money::Wagers;
 use seats::Seats;
 
 /// What a command did: carry on, or the game is over and the actor should wind up.
@@ -113,14 +112,12 @@ pub(super) struct GameActor {
     seats: Seats,
     /// The game itself: board, clock, scoring, undo, presence times, event rules, seq, outcome.
     core: GameCore,
-    /// The spectator pool's bets and the players' stakes, as in the book.
-    tally: Tally,
+    /// The money on the game: the pool, the stakes, bets in flight, who may not bet.
+    wagers: Wagers,
     /// Who follows the game: its broadcast, the players' presence, the watchers and their list.
     audience: Audience,
     ctx: GameContext,
     time: GameTime,
-    /// When the next `pool` push is due, at most one per [`POOL_PUSH_MS`].
-    pool_pacer: Pacer,
     /// The moves, passes and resignations players sent with a key, by player and key: a retry is
     /// answered from here. One entry per keyed event, so bounded by the game's log.
     move_keys: HashMap<(UserId, RequestKey), PlayerMove>,
@@ -132,16 +129,9 @@ pub(super) struct GameActor {
     /// The `seq` when the current step (a command, a deadline) began: a failure after it appended
     /// something left part of the step in the log.
     step_seq: u64,
-    /// The tally may lack a bet or stake whose write had an unknown outcome: read the book again
-    /// before the next one.
-    tally_stale: bool,
-    /// Watchers' bets on their way to the book (see `bets`).
-    bets: bets::InFlight,
     /// A command whose step failed in a deadline's write before it was handled, for the run loop
     /// to answer after putting the game back.
     held: Option<GameCmd>,
-    /// Who may not bet besides the players (an event's entrants on its games).
-    bettors_barred: Vec<UserId>,
 }
 
 impl std::fmt::Debug for GameActor {
@@ -185,19 +175,15 @@ impl GameActor {
                 nigiri_seed: start.nigiri_seed,
                 started_at_ms,
             },
-            bettors_barred: start.bettors_barred,
             core,
-            tally: Tally::default(),
+            wagers: Wagers::new(start.bettors_barred),
             audience: Audience::new(players),
             ctx,
             time: GameTime::started_now(),
-            pool_pacer: Pacer::new(POOL_PUSH_MS),
             move_keys: HashMap::new(),
             doubt: outage::Doubt::default(),
             announced_seq: 0,
             step_seq: 0,
-            tally_stale: false,
-            bets: bets::InFlight::default(),
             held: None,
         }
     }
@@ -238,7 +224,7 @@ impl GameActor {
     /// the larger the crowd.
     fn watchers_changed(&mut self) -> Flow {
         let followers = self.audience.watchers_changed();
-        self.pool_pacer.set_interval_ms(pool_push_ms(followers));
+        self.wagers.crowd_is(followers);
         Flow::Continue
     }
 
@@ -264,11 +250,11 @@ impl GameActor {
                 None => {
                     let timer = sleep_until_some(self.wake_at());
                     let push_timer = sleep_until_some(self.audience.watchers_push_due());
-                    let pool_timer = sleep_until_some(self.pool_pacer.due);
+                    let pool_timer = sleep_until_some(self.wagers.pool_push_due());
                     tokio::select! {
                         _ = shutdown.wait() => {
                             // Bets in flight are answered as their writes went.
-                            self.drain_bets().await;
+                            self.wagers.drain_bets().await;
                             return stopped_here(inbox);
                         }
                         cmd = inbox.recv() => match cmd {
@@ -285,8 +271,8 @@ impl GameActor {
                             self.publish_pool();
                             Ok(Flow::Continue)
                         }
-                        done = self.bets.next_written(), if !self.bets.is_empty() => {
-                            self.bet_written(done);
+                        done = self.wagers.next_bet_written(), if self.wagers.bets_in_flight() => {
+                            self.wagers.bet_written(done);
                             Ok(Flow::Continue)
                         }
                         _ = timer => self.step(Step::Deadline).await,
@@ -302,7 +288,7 @@ impl GameActor {
                 }
                 Err(fatal) => {
                     tracing::warn!(game = %self.seats.id, %fatal, "another node owns this game now; stopping it here");
-                    self.drain_bets().await;
+                    self.wagers.drain_bets().await;
                     return stopped_here(inbox);
                 }
             }
@@ -530,10 +516,6 @@ impl GameActor {
                 let result = self.change(void).await;
                 return self.answer(reply, result);
             }
-            R::Bet { user, .. } if self.bettors_barred.contains(&user) => Err(Refusal::new(
-                ErrorCode::PlayersCannotBet,
-                "players of an event may not bet on its games",
-            )),
             R::Adjudicate { outcome } => {
                 let result = self.change(Command::Adjudicate(outcome)).await;
                 return self.answer(reply, result);
@@ -559,7 +541,7 @@ impl GameActor {
                 return self.answer(reply, result);
             }
             R::BarBettors { users } => {
-                self.bettors_barred = users;
+                self.wagers.bar_bettors(users);
                 Ok(GameReply::Done)
             }
             R::Bet {
@@ -746,10 +728,10 @@ impl GameActor {
         // none waiting, the next change waits an interval from this event, so that it rides with
         // the next one if that comes first. Not the pool once the game is over: `finish` pushes it
         // settled.
-        if self.pool_pacer.due.is_some() && self.core.outcome.is_none() {
+        if self.wagers.pool_push_due().is_some() && self.core.outcome.is_none() {
             self.publish_pool();
         } else {
-            self.pool_pacer.followers_woken();
+            self.wagers.followers_woken();
         }
         self.audience.event_sent(self.seats.id);
     }

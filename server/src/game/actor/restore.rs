@@ -33,7 +33,7 @@ impl GameActor {
         let core = GameCore::replayed(settings, ctx.timing, game, &log)?;
         let (tally, _) = ctx.ledger.tally(row.id).await?;
         let mut actor = GameActor::around(row.id, start, core, ctx, row.game.started_at_ms);
-        actor.tally = tally;
+        actor.wagers.restore_tally(tally);
         for (_, logged) in &log {
             actor.remember_key(logged);
         }
