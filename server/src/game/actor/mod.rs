@@ -52,7 +52,6 @@ pub(super) use keys::answer_from_log;
 #[cfg(test)]
 pub(super) use supervisor::panic_next_command;
 
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU32};
 use std::sync::Arc;
 
@@ -70,7 +69,9 @@ use crate::{unix_now_ms, Refusal, Reply};
 use audience::Audience;
 use deadlines::clock_view;
 use game_time::GameTime;
+use keys::MoveKeys;
 use money::Wagers;
+use outage::Writes;
 use seats::Seats;
 
 /// What a command did: carry on, or the game is over and the actor should wind up.
@@ -112,26 +113,18 @@ pub(super) struct GameActor {
     seats: Seats,
     /// The game itself: board, clock, scoring, undo, presence times, event rules, seq, outcome.
     core: GameCore,
-    /// The money on the game: the pool, the stakes, bets in flight, who may not bet.
-    wagers: Wagers,
+    /// The store, the ledger, the hall and the shutdown signal the game works with.
+    ctx: GameContext,
+    /// Game time: what every instant the core names is counted in.
+    time: GameTime,
     /// Who follows the game: its broadcast, the players' presence, the watchers and their list.
     audience: Audience,
-    ctx: GameContext,
-    time: GameTime,
-    /// The moves, passes and resignations players sent with a key, by player and key: a retry is
-    /// answered from here. One entry per keyed event, so bounded by the game's log.
-    move_keys: HashMap<(UserId, RequestKey), PlayerMove>,
-    /// After a failed write: the log may hold events this actor does not (see `outage`).
-    doubt: outage::Doubt,
-    /// The `seq` of the last event sent to subscribers (an event stored but not yet announced when
-    /// a later write of the same command failed is announced when the log is read back).
-    announced_seq: u64,
-    /// The `seq` when the current step (a command, a deadline) began: a failure after it appended
-    /// something left part of the step in the log.
-    step_seq: u64,
-    /// A command whose step failed in a deadline's write before it was handled, for the run loop
-    /// to answer after putting the game back.
-    held: Option<GameCmd>,
+    /// The money on the game: the pool, the stakes, bets in flight, who may not bet.
+    wagers: Wagers,
+    /// The keys players sent with their moves, passes and resignations (see `keys`).
+    move_keys: MoveKeys,
+    /// After a failed write, what the log may hold; what was announced; the current step.
+    writes: Writes,
 }
 
 impl std::fmt::Debug for GameActor {
@@ -180,11 +173,8 @@ impl GameActor {
             audience: Audience::new(players),
             ctx,
             time: GameTime::started_now(),
-            move_keys: HashMap::new(),
-            doubt: outage::Doubt::default(),
-            announced_seq: 0,
-            step_seq: 0,
-            held: None,
+            move_keys: MoveKeys::default(),
+            writes: Writes::default(),
         }
     }
 
@@ -241,7 +231,7 @@ impl GameActor {
         let shutdown = self.ctx.shutdown.clone();
         let presence = self.audience.presence();
         let viewers = self.audience.viewers();
-        self.announced_seq = self.core.seq;
+        self.writes.announced(self.core.seq);
         // A restored game looks at presence once at the start: nobody is connected yet.
         let mut first = Some(Step::Presence);
         loop {
@@ -298,7 +288,7 @@ impl GameActor {
     /// When the run loop next wakes by itself: the nearest deadline, or while the log is in
     /// doubt, the next attempt to read it back (deadlines wait for that).
     fn wake_at(&self) -> Option<Instant> {
-        match self.doubt.retry_at() {
+        match self.writes.retry_at() {
             Some(retry) => Some(retry),
             None => self
                 .core
@@ -314,7 +304,9 @@ impl GameActor {
         let step = match step {
             // Reads are served even while the store is out of reach; one that can write nothing
             // (no deadline is due) needs no checkpoint.
-            Step::Command(cmd) if !cmd.writes() && (self.in_doubt() || !self.deadline_due()) => {
+            Step::Command(cmd)
+                if !cmd.writes() && (self.writes.in_doubt() || !self.deadline_due()) =>
+            {
                 return self.handle(cmd).await;
             }
             step => step,
@@ -335,7 +327,7 @@ impl GameActor {
             }
         }
         let before = self.checkpoint();
-        self.step_seq = self.core.seq;
+        self.writes.step_began(self.core.seq);
         let result = match step {
             Step::Command(cmd) => self.handle(cmd).await,
             Step::Presence => self.presence_changed().await,
@@ -348,7 +340,7 @@ impl GameActor {
             Err(fatal) if !fatal.moved() => {
                 self.write_failed(before, &fatal);
                 // A command held up by a deadline whose write failed: refused, or served as a read.
-                if let Some(cmd) = self.held.take() {
+                if let Some(cmd) = self.writes.take_held() {
                     if cmd.writes() {
                         cmd.refuse(outage::refusal(&fatal, false));
                     } else {
@@ -358,7 +350,7 @@ impl GameActor {
                 Ok(Flow::Continue)
             }
             other => {
-                if let Some(cmd) = self.held.take() {
+                if let Some(cmd) = self.writes.take_held() {
                     cmd.refuse(moving());
                 }
                 other
@@ -400,10 +392,6 @@ impl GameActor {
             .is_some_and(|at_ms| at_ms <= self.time.now_ms())
     }
 
-    fn in_doubt(&self) -> bool {
-        self.doubt.retry_at().is_some()
-    }
-
     async fn handle(&mut self, cmd: GameCmd) -> Result<Flow, Fatal> {
         #[cfg(test)]
         if supervisor::take_panic_fault() {
@@ -411,7 +399,7 @@ impl GameActor {
         }
         // A deadline that passed while the command waited in the inbox applies first (while the log
         // is in doubt, deadlines wait for the store).
-        if !self.in_doubt() {
+        if !self.writes.in_doubt() {
             match self.on_deadline().await {
                 Ok(Flow::Continue) => {}
                 Ok(Flow::Over) => {
@@ -419,7 +407,7 @@ impl GameActor {
                     return Ok(Flow::Over);
                 }
                 Err(fatal) => {
-                    self.held = Some(cmd);
+                    self.writes.hold(cmd);
                     return Err(fatal);
                 }
             }
@@ -591,7 +579,7 @@ impl GameActor {
             Err(fatal) if fatal.moved() => (Err(moving()), Err(fatal)),
             Err(fatal) => {
                 // Part of this step already in the log means part of it happened.
-                let partial = self.core.seq > self.step_seq;
+                let partial = self.writes.partly_logged(self.core.seq);
                 (Err(outage::refusal(&fatal, partial)), Err(fatal))
             }
         };
@@ -611,7 +599,7 @@ impl GameActor {
             Ok(color) => color,
             Err(refusal) => return Ok(Err(refusal)),
         };
-        if let Some(first) = key.as_ref().and_then(|key| self.keyed_move(user, key)) {
+        if let Some(first) = key.as_ref().and_then(|key| self.move_keys.first(user, key)) {
             // A retry: the first outcome, without playing it again.
             return Ok(keys::repeat(first, mv).map(|()| Flow::Continue));
         }
@@ -652,7 +640,7 @@ impl GameActor {
                 "game {} cannot apply an event it decided: {applied:?}",
                 self.seats.id
             );
-            self.remember_key(&logged);
+            self.move_keys.remember(&logged);
             self.store_moves_count();
             if let GameEvent::Ended { outcome } = &logged.event {
                 // The table is free once the result is stored. The hall hears it before the
@@ -720,7 +708,7 @@ impl GameActor {
             server_time_ms: Some(unix_now_ms()),
         }
         .to_json();
-        self.announced_seq = self.announced_seq.max(self.core.seq);
+        self.writes.announced(self.core.seq);
         self.audience.send_event(self.core.seq, frame.into());
         // Coalesced pushes waiting for their time go with the event: every follower is woken for
         // it anyway and reads them in the same turn, where a push of their own later would wake

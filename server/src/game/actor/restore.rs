@@ -35,7 +35,7 @@ impl GameActor {
         let mut actor = GameActor::around(row.id, start, core, ctx, row.game.started_at_ms);
         actor.wagers.restore_tally(tally);
         for (_, logged) in &log {
-            actor.remember_key(logged);
+            actor.move_keys.remember(logged);
         }
         let last_at_ms = log
             .iter()
