@@ -438,38 +438,59 @@ impl GameActor {
         reply: Option<Reply<GameReply>>,
     ) -> Result<Flow, Fatal> {
         use GameRequest as R;
-        let answered = match request {
-            R::Move { user, mv, key } => {
-                let result = self.play(user, mv, key).await;
-                return self.answer(reply, result);
-            }
+        let result = match request {
+            R::Move { user, mv, key } => self.play(user, mv, key).await,
             R::ToggleDead { user, point } => {
-                let result = self
-                    .players_change(user, |color| Command::ToggleDead { color, point })
-                    .await;
-                return self.answer(reply, result);
+                self.players_change(user, |color| Command::ToggleDead { color, point })
+                    .await
             }
             R::AcceptScore { user, dead } => {
                 let seen = dead.map(|points| points.into_iter().collect());
-                let result = self
-                    .players_change(user, |color| Command::AcceptScore { color, seen })
-                    .await;
-                return self.answer(reply, result);
+                self.players_change(user, |color| Command::AcceptScore { color, seen })
+                    .await
             }
-            R::ResumePlay { user } => {
-                let result = self.players_change(user, Command::ResumePlay).await;
-                return self.answer(reply, result);
-            }
-            R::Undo { user } => {
-                let result = self.players_change(user, Command::AskUndo).await;
-                return self.answer(reply, result);
-            }
+            R::ResumePlay { user } => self.players_change(user, Command::ResumePlay).await,
+            R::Undo { user } => self.players_change(user, Command::AskUndo).await,
             R::AnswerUndo { user, accept } => {
-                let result = self
-                    .players_change(user, |color| Command::AnswerUndo { color, accept })
-                    .await;
-                return self.answer(reply, result);
+                self.players_change(user, |color| Command::AnswerUndo { color, accept })
+                    .await
             }
+            R::Void => {
+                let void = Command::Adjudicate(tengen_protocol::EventOutcome::BothLose);
+                self.change(void).await
+            }
+            R::Adjudicate { outcome } => self.change(Command::Adjudicate(outcome)).await,
+            R::Warn { color } => self.change(Command::Warn(color)).await,
+            R::Pause { resume_at_ms } => self.halt(HaltKind::Pause, resume_at_ms).await,
+            R::Adjourn { resume_at_ms } => self.halt(HaltKind::Adjournment, resume_at_ms).await,
+            R::Resume => self.change(Command::Resume).await,
+            R::Seal { user, point } => self.seal(user, point).await,
+            R::Bet {
+                user,
+                side,
+                amount,
+                key,
+            } => {
+                // Answered when its write is durable (see `bets`), not here.
+                self.bet((user, side, amount), key, reply).await;
+                return Ok(Flow::Continue);
+            }
+            other => {
+                let answered = self.serve(other).await;
+                if let Some(reply) = reply {
+                    let _ = reply.send(answered);
+                }
+                return Ok(Flow::Continue);
+            }
+        };
+        self.answer(reply, result)
+    }
+
+    /// A request that writes nothing to the game's log: a question, a chat line, the bettors
+    /// barred, the players' stakes. (Every change of the game is in [`GameActor::apply`].)
+    async fn serve(&mut self, request: GameRequest) -> Result<GameReply, Refusal> {
+        use GameRequest as R;
+        match request {
             R::Record => Ok(self.record_reply(None)),
             R::Summary => Ok(GameReply::Summary {
                 summary: self.summary(),
@@ -499,48 +520,9 @@ impl GameActor {
                 self.audience.remove_chat(channel, line);
                 Ok(GameReply::Done)
             }
-            R::Void => {
-                let void = Command::Adjudicate(tengen_protocol::EventOutcome::BothLose);
-                let result = self.change(void).await;
-                return self.answer(reply, result);
-            }
-            R::Adjudicate { outcome } => {
-                let result = self.change(Command::Adjudicate(outcome)).await;
-                return self.answer(reply, result);
-            }
-            R::Warn { color } => {
-                let result = self.change(Command::Warn(color)).await;
-                return self.answer(reply, result);
-            }
-            R::Pause { resume_at_ms } => {
-                let result = self.halt(HaltKind::Pause, resume_at_ms).await;
-                return self.answer(reply, result);
-            }
-            R::Adjourn { resume_at_ms } => {
-                let result = self.halt(HaltKind::Adjournment, resume_at_ms).await;
-                return self.answer(reply, result);
-            }
-            R::Resume => {
-                let result = self.change(Command::Resume).await;
-                return self.answer(reply, result);
-            }
-            R::Seal { user, point } => {
-                let result = self.seal(user, point).await;
-                return self.answer(reply, result);
-            }
             R::BarBettors { users } => {
                 self.wagers.bar_bettors(users);
                 Ok(GameReply::Done)
-            }
-            R::Bet {
-                user,
-                side,
-                amount,
-                key,
-            } => {
-                // Answered when its write is durable (see `bets`), not here.
-                self.bet((user, side, amount), key, reply).await;
-                return Ok(Flow::Continue);
             }
             R::Stakes {
                 entries,
@@ -554,11 +536,25 @@ impl GameActor {
                 .raise_stake(user, amount, key)
                 .await
                 .map(|()| GameReply::Done),
-        };
-        if let Some(reply) = reply {
-            let _ = reply.send(answered);
+            // A change of the game's log, which `apply` does itself.
+            R::Move { .. }
+            | R::ToggleDead { .. }
+            | R::AcceptScore { .. }
+            | R::ResumePlay { .. }
+            | R::Undo { .. }
+            | R::AnswerUndo { .. }
+            | R::Void
+            | R::Adjudicate { .. }
+            | R::Warn { .. }
+            | R::Pause { .. }
+            | R::Adjourn { .. }
+            | R::Resume
+            | R::Seal { .. }
+            | R::Bet { .. } => Err(Refusal::new(
+                ErrorCode::Internal,
+                "the game took a change for a question",
+            )),
         }
-        Ok(Flow::Continue)
     }
 
     fn record_reply(&self, outcome: Option<&GameOutcome>) -> GameReply {
