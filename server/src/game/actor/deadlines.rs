@@ -1,8 +1,9 @@
 //! What the actor does with time and the players' connections: it sleeps until the core's next
-//! deadline and then asks it what is due ([`GameActor::on_deadline`]), and it counts the
-//! players' connections and tells the core who is here ([`GameActor::presence_changed`]). The
-//! rules themselves (timeouts, forced passes, no-shows, the scoring limit, escape, lateness) are
-//! the core's (`game::core::deadlines`).
+//! deadline and then asks it what is due ([`GameActor::on_deadline`]), and when the players'
+//! connections change it asks the audience who is here and tells the core
+//! ([`GameActor::presence_changed`]); also the clocks as they stand, for a frame. The rules
+//! themselves (timeouts, forced passes, no-shows, the scoring limit, escape, lateness) are the
+//! core's (`game::core::deadlines`).
 
 use super::{Fatal, Flow, GameActor};
 use crate::clock::Clocks;

@@ -1,13 +1,13 @@
 //! One live game as a tokio actor around its pure core (`game::core::GameCore`: the rules'
 //! `Game`, the clock, the scoring phase, undo, who is away, an event's rules, the `seq`). The actor
-//! is the shell: its inbox, game time, the players' presence as connections, who watches
-//! (pushing the list, coalesced), the broadcast its subscribers read, bets in flight, retry keys
-//! and the store. Every change of the game takes one path, [`GameActor::change`]: the core
-//! decides the events a command causes (or refuses it), each is appended to the store with the
-//! game-time instant it happened (`at_ms`), *before* it is applied, acknowledged or broadcast,
-//! then applied to the core and announced. Restoring a game folds the same `apply` over its log.
+//! is a thin shell: its inbox, appending each event before it is acknowledged, the fan-out to its
+//! followers, coalesced pushes, bets in flight, retry keys and the store. Every change of the game
+//! takes one path, [`GameActor::change`]: the core decides the events a command causes (or refuses
+//! it), each is appended to the store with the game-time instant it happened (`at_ms`), *before* it
+//! is applied, acknowledged or broadcast, then applied to the core and announced. Restoring a game
+//! folds the same `apply` over its log.
 //!
-//! Time: the actor keeps its own "game time", milliseconds on tokio's clock since the actor started
+//! Time: the actor keeps its own "game time" ([`GameTime`]), milliseconds on tokio's clock since the actor started
 //! plus the game time at which the stored log ended (0 for a new game). Every deadline (the side to
 //! move running out, the first move of a no-show, a player away too long, the scoring phase) is an
 //! instant of game time the core names; the run loop sleeps until the nearest one with a single
@@ -20,20 +20,32 @@
 //! and once the run loop sees the game is over, [`GameActor::finish`] settles the points, stores
 //! the SGF and rates the game: the one place where "game over" happens.
 //!
-//! This module holds the actor itself: its state, game time, the run loop, the dispatch of
-//! commands, and `change`, `append` and `announce`. The rest is split by concern into child
-//! modules, each an `impl GameActor` block over the same private fields:
+//! Around the core the actor holds values that each own their fields, so what a part of the actor
+//! may change is what its value holds:
+//! - `seats`: [`Seats`], which game, at which table, between whom, since when (set once);
+//! - `game_time`: [`GameTime`], game time now, and the tokio instant of a game-time instant;
+//! - `audience`: [`Audience`], who follows the game: the broadcast, the players' presence, the
+//!   watchers and their list (pushed, coalesced), snapshots, subscriptions, mirrors, the chats;
+//! - `money`: [`Wagers`], the pool, the stakes, watchers' bets in flight (`money::bets`), and who
+//!   may not bet;
+//! - `keys`: [`MoveKeys`], the clients' retry keys recorded with moves, and answering a retry;
+//! - `outage`: [`Writes`], whether the log is in doubt after a failed write, what was announced,
+//!   where the step began; and how the actor puts the game back and reads its log again;
+//! - `pacer`: when a coalesced push (the watchers list, the pool) is next due.
+//!
+//! A value reads what it needs of the game as arguments (the seats, the core, the ledger) and never
+//! holds another; the actor joins them (the pool a `Wagers` makes goes out through the
+//! `Audience`). This module holds the actor itself: its fields, the run loop, the dispatch of
+//! commands, and `change`, `append` and `announce`. What needs the whole actor (the core, the
+//! store and the values at once) stays in `impl GameActor` blocks, in the child modules:
 //! - `restore`: rebuilding a live game from its event log after a restart;
-//! - `deadlines`: waking for the core's deadlines, and the players' presence;
+//! - `deadlines`: waking for the core's deadlines, and telling the core who is here;
 //! - `ending`: telling the hall of the end, settling the game, and its SGF record;
 //! - `event_rules`: an event's game on the actor's side: the director's acts, the hall's event log,
 //!   and what the state shows of lateness, warnings and a halt;
-//! - `audience`: subscribers, snapshots, the watchers list, the watchers' chat, coalesced pushes;
-//! - `money`: fortune points, the spectator pool, bets and the players' stakes;
-//! - `keys`: the clients' retry keys, recorded with moves, and answering a retry;
-//! - `outage`: a store write that failed or whose outcome is unknown: the game goes on as its log
-//!   says;
-//! - `supervisor`: restarting an actor that panicked from its log, a bounded number of times.
+//! - `supervisor`: restarting an actor that panicked from its log, a bounded number of times;
+//! - and, joining their values to the rest, `money` (the pool pushed, stakes) and `outage` (a
+//!   failed write, reading the log back).
 
 mod audience;
 mod deadlines;
