@@ -1,60 +1,232 @@
-//! Everyone who follows the game, and what they are sent besides its events: a subscription (a
-//! player's counts as presence, anyone else's as watching) starts from a snapshot of the whole
-//! state; another node mirrors the game without being counted; the watchers list is pushed as it
-//! changes, coalesced by a [`Pacer`]; and the watchers' chat (kibitz) is broadcast, hidden from the
-//! players. Apart from the snapshot, none of this is a game event: it has no `seq` and never enters
-//! the log.
+//! Everyone who follows the game, and what they are sent besides its events: [`Audience`] owns the
+//! broadcast its followers read, the players' presence (their connections, and whether each was
+//! seen since this actor started), who watches, the flags and counters the game's handle reads
+//! without asking the actor (moves played, the game ended), and the watchers list as last pushed.
+//! A subscription (a player's counts as presence, anyone else's as watching) starts from a
+//! snapshot of the whole state; another node mirrors the game without being counted; the watchers
+//! list is pushed as it changes, coalesced by a [`Pacer`]; and the watchers' chat (kibitz) is
+//! broadcast, hidden from the players. Apart from the snapshot, none of this is a game event: it
+//! has no `seq` and never enters the log. The audience reads the game (its core and seats, passed
+//! in) but never changes it, and knows nothing of its money or its log.
 
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::Arc;
-use std::time::Duration;
 
 use tengen_protocol::{
-    Away, ChatLineId, ErrorCode, GamePhase, GameState, PlayerInfo, ServerMsg, UserId,
+    Away, ChatLineId, ErrorCode, GameId, GamePhase, GameState, PlayerInfo, ServerMsg, UserId,
 };
 use tengen_rules::{Color, Phase};
 use tokio::time::Instant;
 
-use super::{Flow, GameActor};
+use super::deadlines::clock_view;
+use super::event_rules::event_state;
+use super::pacer::Pacer;
+use super::seats::Seats;
 use crate::chat;
 use crate::config::{
-    POOL_FRAMES_PER_S_MAX, POOL_PUSH_MS, WATCHERS_LISTED_MAX, WATCHERS_LISTED_MIN,
-    WATCHERS_PER_GAME_MAX, WATCHER_COUNT_PUSH_MS, WATCHER_LIST_FRAMES_PER_S_MAX,
-    WATCHER_NAMES_FANNED_OUT_MAX,
+    WATCHERS_LISTED_MAX, WATCHERS_LISTED_MIN, WATCHERS_PER_GAME_MAX, WATCHER_COUNT_PUSH_MS,
+    WATCHER_LIST_FRAMES_PER_S_MAX, WATCHER_NAMES_FANNED_OUT_MAX,
 };
+use crate::game::core::GameCore;
 use crate::game::wire;
-use crate::game::{Mirror, PresenceGuard, Subscription, ViewerGuard};
+use crate::game::{
+    FanOut, Mirror, Presence, PresenceGuard, Subscription, ViewerGuard, Viewers, WatcherList,
+};
 use crate::{unix_now_ms, Frame, Refusal};
 
-impl GameActor {
+/// Who follows the game and what they were last told of its watchers.
+pub(super) struct Audience {
+    fan_out: FanOut,
+    /// Players' connections, counted by their subscriptions.
+    presence: Arc<Presence>,
+    /// Whether each player has been counted present since this actor started: a player whose
+    /// subscription has not arrived yet at the start of a game is not "away".
+    seen: [bool; 2],
+    /// Who watches, counted by the subscriptions' guards (and any a cluster layer holds).
+    viewers: Arc<Viewers>,
+    /// Set when the game is over, before the actor drops its broadcast: a subscriber that sees the
+    /// broadcast close tells "the game ended" from "the actor stopped here" (scaled out, the game
+    /// then goes on on another node).
+    ended: Arc<AtomicBool>,
+    /// Moves played, for the hall's list of games in play (read without asking the actor).
+    moves_count: Arc<AtomicU32>,
+    /// The watchers as last pushed, so a join undone within the interval pushes nothing.
+    watchers_pushed: WatcherList,
+    /// Set when a state went out naming other watchers than the last push did (a subscription's
+    /// snapshot, taken between pushes): the next push must then name them all again, even if the
+    /// names are back to the pushed ones. Atomic because `state` reads the audience shared.
+    watchers_shown_differ: AtomicBool,
+    /// When the next `watchers` push is due, at most one per [`WATCHER_COUNT_PUSH_MS`].
+    watchers_pacer: Pacer,
+}
+
+/// What the game's handle and its subscriptions hold of the audience, kept across an actor's
+/// restarts so that they keep counting watchers, presence, moves and the end of the game.
+pub(super) struct Shared {
+    viewers: Arc<Viewers>,
+    pub(super) ended: Arc<AtomicBool>,
+    moves_count: Arc<AtomicU32>,
+    presence: Arc<Presence>,
+}
+
+impl Audience {
+    /// Nobody following yet the game of `players` (Black, White), whom the watchers list leaves out.
+    pub(super) fn new(players: [UserId; 2]) -> Audience {
+        Audience {
+            fan_out: FanOut::default(),
+            presence: Arc::new(Presence::default()),
+            seen: [false, false],
+            viewers: Arc::new(Viewers::new(players)),
+            ended: Arc::new(AtomicBool::new(false)),
+            moves_count: Arc::default(),
+            watchers_pushed: WatcherList::default(),
+            watchers_shown_differ: AtomicBool::new(false),
+            watchers_pacer: Pacer::new(WATCHER_COUNT_PUSH_MS),
+        }
+    }
+
+    /// The counters the game's handle and subscriptions hold, to keep across a restart.
+    pub(super) fn shared(&self) -> Shared {
+        Shared {
+            viewers: Arc::clone(&self.viewers),
+            ended: Arc::clone(&self.ended),
+            moves_count: Arc::clone(&self.moves_count),
+            presence: Arc::clone(&self.presence),
+        }
+    }
+
+    /// A restarted actor's audience takes over the counters its predecessor's handle holds, with
+    /// `moves_count` moves played.
+    pub(super) fn rejoin(&mut self, shared: &Shared, moves_count: u32) {
+        self.viewers = Arc::clone(&shared.viewers);
+        self.ended = Arc::clone(&shared.ended);
+        self.presence = Arc::clone(&shared.presence);
+        shared.moves_count.store(moves_count, Ordering::Relaxed);
+        self.moves_count = Arc::clone(&shared.moves_count);
+    }
+
+    pub(super) fn viewers(&self) -> Arc<Viewers> {
+        Arc::clone(&self.viewers)
+    }
+
+    pub(super) fn presence(&self) -> Arc<Presence> {
+        Arc::clone(&self.presence)
+    }
+
+    pub(super) fn moves_count(&self) -> Arc<AtomicU32> {
+        Arc::clone(&self.moves_count)
+    }
+
+    pub(super) fn ended_flag(&self) -> Arc<AtomicBool> {
+        Arc::clone(&self.ended)
+    }
+
+    pub(super) fn watchers_count(&self) -> u32 {
+        self.viewers.count()
+    }
+
+    /// Receivers of the game's frames (each costs this node a follower's reads whoever holds it).
+    pub(super) fn followers(&self) -> usize {
+        self.fan_out.receiver_count()
+    }
+
+    /// The game is over: set before the broadcast closes (see `ended`).
+    pub(super) fn mark_ended(&self) {
+        self.ended.store(true, Ordering::SeqCst);
+    }
+
+    /// Tell the hall's list (read without asking the actor) how many moves are played.
+    pub(super) fn store_moves_count(&self, moves_count: u32) {
+        self.moves_count.store(moves_count, Ordering::Relaxed);
+    }
+
+    /// Whether each player was counted present since this actor started.
+    pub(super) fn seen(&self) -> [bool; 2] {
+        self.seen
+    }
+
+    /// Back to what a checkpoint saw, when the step that followed it failed.
+    pub(super) fn restore_seen(&mut self, seen: [bool; 2]) {
+        self.seen = seen;
+    }
+
+    /// A restored game's players were both here before the restart: from now on each counts as
+    /// away until they come back (nobody is connected to a freshly restored game yet).
+    pub(super) fn both_seen_before(&mut self) {
+        self.seen = [true, true];
+    }
+
+    /// Look at the players' connections: who is here now, and who has been seen since this actor
+    /// started (now included).
+    pub(super) fn look_at_players(&mut self) -> ([bool; 2], [bool; 2]) {
+        let here =
+            Color::BOTH.map(|color| self.presence.counts[color.index()].load(Ordering::SeqCst) > 0);
+        for (seen, here) in self.seen.iter_mut().zip(here) {
+            *seen |= here;
+        }
+        (here, self.seen)
+    }
+
+    /// Wait until the whole crowd has every frame sent so far (see `FanOut::relayed`).
+    pub(super) async fn relayed(&self) {
+        self.fan_out.relayed().await;
+    }
+
+    /// Send a frame that is no game event to everyone following the game. No subscribers is
+    /// fine: the next one's snapshot has what it says.
+    pub(super) fn send_to_all(&mut self, frame: Frame) {
+        self.fan_out.send(None, frame, [None, None]);
+    }
+
+    /// Send the frame of the stored event `seq` to everyone following the game.
+    pub(super) fn send_event(&mut self, seq: u64, frame: Frame) {
+        // No subscribers is fine: the event is stored and snapshots include it.
+        self.fan_out.send(Some(seq), frame, [None, None]);
+    }
+
+    /// Every follower of `game` was just woken for an event: a watchers push waiting for its time
+    /// goes with it (see `GameActor::announce`); with none waiting, the next change waits an
+    /// interval from now.
+    pub(super) fn event_sent(&mut self, game: GameId) {
+        if self.watchers_pacer.due.is_some() {
+            self.push_watchers(game);
+        } else {
+            self.watchers_pacer.followers_woken();
+        }
+    }
+
+    /// When the next coalesced push of the watchers list is due, if one waits.
+    pub(super) fn watchers_push_due(&self) -> Option<Instant> {
+        self.watchers_pacer.due
+    }
+
     /// Someone began or stopped watching: push the list now if the last push is an interval old,
-    /// else when it is ([`WATCHER_COUNT_PUSH_MS`](crate::config::WATCHER_COUNT_PUSH_MS)), so a
-    /// crowd arriving costs one push a second.
-    pub(super) fn watchers_changed(&mut self) -> Flow {
-        let followers = self.fan_out.receiver_count();
+    /// else when it is ([`WATCHER_COUNT_PUSH_MS`], or less often for a crowd), so a crowd
+    /// arriving costs one push a second. Returns how many follow the game now.
+    pub(super) fn watchers_changed(&mut self) -> usize {
+        let followers = self.followers();
         self.watchers_pacer
             .set_interval_ms(watchers_push_ms(followers));
-        self.pool_pacer.set_interval_ms(pool_push_ms(followers));
         self.watchers_pacer.changed();
-        Flow::Continue
+        followers
     }
 
     /// How many watchers the list names for the game's crowd now (see [`watchers_listed_max`]).
     fn watchers_listed(&self) -> usize {
-        watchers_listed_max(self.fan_out.receiver_count())
+        watchers_listed_max(self.followers())
     }
 
-    /// Tell everyone following the game who watches it, unless that is what they were last told.
+    /// Tell everyone following `game` who watches it, unless that is what they were last told.
     ///
     /// Not a game event: the list is about the audience, not the game, so it has no `seq` and never
     /// enters the durable event log (a replay after a restart must not resurrect watchers who are
     /// gone, and hundreds of joins must not grow the record). Nothing is lost by that: every
     /// snapshot (`game_state`, including a resync after falling behind) carries the list as it is.
-    pub(super) fn push_watchers(&mut self) -> Flow {
+    pub(super) fn push_watchers(&mut self, game: GameId) {
         self.watchers_pacer.due = None;
         let list = self.viewers.list(self.watchers_listed());
         if list == self.watchers_pushed {
-            return Flow::Continue;
+            return;
         }
         self.watchers_pacer.pushed();
         // The names only when some follower may hold others: a title match's crowd changes its
@@ -63,7 +235,7 @@ impl GameActor {
         let shown_differ = self.watchers_shown_differ.swap(false, Ordering::Relaxed);
         let names_changed = shown_differ || list.watchers != self.watchers_pushed.watchers;
         let frame = ServerMsg::Watchers {
-            game: self.id,
+            game,
             watchers_count: list.watchers_count,
             anonymous_watchers_count: list.anonymous_watchers_count,
             watchers: names_changed.then(|| list.watchers.clone()),
@@ -72,28 +244,32 @@ impl GameActor {
         // No subscribers is fine: the next one's snapshot has the list.
         self.fan_out.send(None, frame.into(), [None, None]);
         self.watchers_pushed = list;
-        Flow::Continue
     }
 
     /// The state and the frames after it for another node, which counts its own watchers.
-    pub(super) fn mirror(&self) -> Mirror {
+    pub(super) fn mirror(&self, seats: &Seats, core: &GameCore, now_ms: u64) -> Mirror {
         let snapshot = ServerMsg::GameState {
-            state: Box::new(self.state()),
+            state: Box::new(self.state(seats, core, now_ms)),
         }
         .to_json();
         Mirror {
             snapshot: Frame::from(snapshot),
-            seq: self.core.seq,
+            seq: core.seq,
             frames: self.fan_out.subscribe_first(),
         }
     }
 
+    /// A new follower, `viewer` (`None`: not logged in): counted in as a player's connection or
+    /// as a watcher, and started from a snapshot of the game as it is at `now_ms`.
     pub(super) fn subscribe(
         &mut self,
         viewer: Option<PlayerInfo>,
+        seats: &Seats,
+        core: &GameCore,
+        now_ms: u64,
     ) -> Result<Subscription, Refusal> {
         // Receivers, not people: each costs this node a follower's reads whoever holds it.
-        if self.fan_out.receiver_count() >= WATCHERS_PER_GAME_MAX {
+        if self.followers() >= WATCHERS_PER_GAME_MAX {
             return Err(Refusal::new(
                 ErrorCode::TooManyWatchers,
                 "this game has as many watchers as it takes",
@@ -102,17 +278,17 @@ impl GameActor {
         let frames = self.fan_out.subscribe();
         let presence = viewer
             .as_ref()
-            .and_then(|info| self.color_of(info.user).ok())
+            .and_then(|info| seats.color_of(info.user).ok())
             .map(|color| PresenceGuard::new(Arc::clone(&self.presence), color.index()));
         // Counted in before the snapshot is taken, so a new watcher finds themselves in the list.
         let viewer = ViewerGuard::new(Arc::clone(&self.viewers), viewer);
         let snapshot = ServerMsg::GameState {
-            state: Box::new(self.state()),
+            state: Box::new(self.state(seats, core, now_ms)),
         }
         .to_json();
         Ok(Subscription {
             snapshot: Frame::from(snapshot),
-            seq: self.core.seq,
+            seq: core.seq,
             frames,
             frames_sent: self.fan_out.sent(),
             presence,
@@ -120,64 +296,56 @@ impl GameActor {
         })
     }
 
-    fn phase(&self) -> GamePhase {
-        match self.core.game.phase() {
-            Phase::Over { .. } => GamePhase::Over,
-            Phase::Scoring => GamePhase::Scoring,
-            Phase::Play | Phase::PlacingHandicap => GamePhase::Playing,
-        }
-    }
-
-    fn state(&self) -> GameState {
-        let scoring = self.core.scoring.clone().unwrap_or_default();
-        let now_ms = self.now_ms();
+    /// The whole game as a snapshot at game time `now_ms`, with the watchers as they are now.
+    fn state(&self, seats: &Seats, core: &GameCore, now_ms: u64) -> GameState {
+        let scoring = core.scoring.clone().unwrap_or_default();
         let left = |due: Option<u64>| due.map(|due| due.saturating_sub(now_ms));
         let away = [Color::Black, Color::White]
             .into_iter()
-            .filter(|color| self.core.away_since_ms[color.index()].is_some())
+            .filter(|color| core.away_since_ms[color.index()].is_some())
             .map(|color| Away {
                 color,
-                forfeit_in_ms: self.core.forfeit_in_ms(color, now_ms),
+                forfeit_in_ms: core.forfeit_in_ms(color, now_ms),
             })
             .collect();
-        let live = self.core.outcome.is_none();
-        let (awaited, [warnings_black, warnings_white], halt) = self.event_state(now_ms);
+        let live = core.outcome.is_none();
+        let (awaited, [warnings_black, warnings_white], halt) = event_state(core, now_ms);
         let watching = self.viewers.list(self.watchers_listed());
         if watching.watchers != self.watchers_pushed.watchers {
             self.watchers_shown_differ.store(true, Ordering::Relaxed);
         }
         GameState {
-            game: self.id,
-            seq: self.core.seq,
-            table: self.table,
-            black: self.black.clone(),
-            white: self.white.clone(),
-            settings: self.core.settings,
-            nigiri_seed: self.nigiri_seed,
-            phase: self.phase(),
-            to_move: (self.core.game.to_move()),
-            board: wire::board_rows(self.core.game.board()),
-            captures_black: self.core.game.prisoners(Color::Black),
-            captures_white: self.core.game.prisoners(Color::White),
-            moves_count: self.core.game.moves().len() as u32,
-            dead: if self.core.game.phase() == Phase::Scoring {
+            game: seats.id,
+            seq: core.seq,
+            table: seats.table,
+            black: seats.black.clone(),
+            white: seats.white.clone(),
+            settings: core.settings,
+            nigiri_seed: seats.nigiri_seed,
+            phase: phase(core),
+            to_move: (core.game.to_move()),
+            board: wire::board_rows(core.game.board()),
+            captures_black: core.game.prisoners(Color::Black),
+            captures_white: core.game.prisoners(Color::White),
+            moves_count: core.game.moves().len() as u32,
+            dead: if core.game.phase() == Phase::Scoring {
                 scoring.dead.iter().copied().collect()
             } else {
                 Vec::new()
             },
             accepted_black: scoring.accepted[0],
             accepted_white: scoring.accepted[1],
-            outcome: self.core.outcome.clone(),
+            outcome: core.outcome.clone(),
             watchers_count: watching.watchers_count,
             anonymous_watchers_count: watching.anonymous_watchers_count,
             watchers: watching.watchers,
-            clocks: self.clock_view(now_ms),
+            clocks: clock_view(core, now_ms),
             server_time_ms: Some(unix_now_ms()),
-            undo_requested_by: self.core.undo_request,
-            first_move_in_ms: left(self.core.first_move_deadline_ms().filter(|_| live)),
-            scoring_ends_in_ms: left(self.core.scoring_deadline_ms.filter(|_| live)),
+            undo_requested_by: core.undo_request,
+            first_move_in_ms: left(core.first_move_deadline_ms().filter(|_| live)),
+            scoring_ends_in_ms: left(core.scoring_deadline_ms.filter(|_| live)),
             away,
-            last_move: wire::last_move(&self.core.game),
+            last_move: wire::last_move(&core.game),
             awaited,
             warnings_black,
             warnings_white,
@@ -188,35 +356,37 @@ impl GameActor {
     /// Watchers' chat: never from, and never to, the players while the game is on.
     pub(super) fn kibitz(
         &mut self,
+        seats: &Seats,
         from: PlayerInfo,
         said: (String, u64),
         line: Option<ChatLineId>,
     ) -> Result<(), Refusal> {
-        if self.color_of(from.user).is_ok() {
+        if seats.color_of(from.user).is_ok() {
             return Err(Refusal::new(
                 ErrorCode::NotAllowed,
                 "players may not use the watchers' chat of their own game during play",
             ));
         }
-        let channel = tengen_protocol::ChatChannel::Kibitz { game: self.id };
-        let players = [Some(self.black.user), Some(self.white.user)];
+        let channel = tengen_protocol::ChatChannel::Kibitz { game: seats.id };
+        let players = [Some(seats.black.user), Some(seats.white.user)];
         self.publish_chat(channel, from, said, line, players)
     }
 
     /// The players' chat: from the two players only, read by everyone who follows the game.
     pub(super) fn player_chat(
         &mut self,
+        seats: &Seats,
         from: PlayerInfo,
         said: (String, u64),
         line: Option<ChatLineId>,
     ) -> Result<(), Refusal> {
-        if self.color_of(from.user).is_err() {
+        if seats.color_of(from.user).is_err() {
             return Err(Refusal::new(
                 ErrorCode::NotYourGame,
                 "only the game's players write in its players' chat; watchers use kibitz",
             ));
         }
-        let channel = tengen_protocol::ChatChannel::Game { game: self.id };
+        let channel = tengen_protocol::ChatChannel::Game { game: seats.id };
         self.publish_chat(channel, from, said, line, [None, None])
     }
 
@@ -243,6 +413,15 @@ impl GameActor {
     }
 }
 
+/// The phase the state shows.
+fn phase(core: &GameCore) -> GamePhase {
+    match core.game.phase() {
+        Phase::Over { .. } => GamePhase::Over,
+        Phase::Scoring => GamePhase::Scoring,
+        Phase::Play | Phase::PlacingHandicap => GamePhase::Playing,
+    }
+}
+
 /// How often a game with `followers` pushes its watchers list: every
 /// [`WATCHER_COUNT_PUSH_MS`], or less often past [`WATCHER_LIST_FRAMES_PER_S_MAX`] followers, so
 /// the list costs at most that many frames a second however many follow the game.
@@ -258,67 +437,9 @@ fn watchers_listed_max(followers: usize) -> usize {
         .clamp(WATCHERS_LISTED_MIN, WATCHERS_LISTED_MAX)
 }
 
-/// How often a game with `followers` pushes its pool: every [`POOL_PUSH_MS`], or less often past
-/// [`POOL_FRAMES_PER_S_MAX`] followers.
-fn pool_push_ms(followers: usize) -> u64 {
-    let per_push = followers.div_ceil(POOL_FRAMES_PER_S_MAX).max(1) as u64;
-    POOL_PUSH_MS.saturating_mul(per_push)
-}
-
-/// When a coalesced push (the watchers list, the pool) is next due: a change is pushed at once when
-/// the last push is an interval old, otherwise when it will be, so a burst of changes costs each
-/// follower one frame per interval.
-#[derive(Debug)]
-pub(super) struct Pacer {
-    interval: Duration,
-    pushed_at: Option<Instant>,
-    /// `None`: nothing changed since the last push.
-    pub(super) due: Option<Instant>,
-}
-
-impl Pacer {
-    pub(super) fn new(interval_ms: u64) -> Pacer {
-        Pacer {
-            interval: Duration::from_millis(interval_ms),
-            pushed_at: None,
-            due: None,
-        }
-    }
-
-    /// Push at most once per `interval_ms` from now on (a push already scheduled keeps its time).
-    pub(super) fn set_interval_ms(&mut self, interval_ms: u64) {
-        self.interval = Duration::from_millis(interval_ms);
-    }
-
-    /// Something changed: schedule a push unless one is already due.
-    pub(super) fn changed(&mut self) {
-        if self.due.is_none() {
-            let now = Instant::now();
-            let due = self
-                .pushed_at
-                .map_or(now, |at| (at + self.interval).max(now));
-            self.due = Some(due);
-        }
-    }
-
-    /// Every follower was just sent something else (a game event): a change from now on waits the
-    /// interval as after a push. Nothing is scheduled here, and a push already due keeps its time.
-    pub(super) fn followers_woken(&mut self) {
-        if self.due.is_none() {
-            self.pushed_at = Some(Instant::now());
-        }
-    }
-
-    /// A push went out now (which makes any scheduled one unnecessary).
-    pub(super) fn pushed(&mut self) {
-        self.due = None;
-        self.pushed_at = Some(Instant::now());
-    }
-}
-
 #[cfg(test)]
 mod tests {
-    use super::{pool_push_ms, watchers_listed_max, watchers_push_ms};
+    use super::{watchers_listed_max, watchers_push_ms};
 
     #[test]
     fn a_crowd_hears_the_list_less_often_in_proportion() {
@@ -326,14 +447,6 @@ mod tests {
         assert_eq!(watchers_push_ms(2_000), 1_000);
         assert_eq!(watchers_push_ms(2_001), 2_000);
         assert_eq!(watchers_push_ms(20_000), 10_000);
-    }
-
-    #[test]
-    fn a_crowd_hears_the_pool_less_often_in_proportion() {
-        assert_eq!(pool_push_ms(10), 1_000);
-        assert_eq!(pool_push_ms(5_000), 1_000);
-        assert_eq!(pool_push_ms(15_000), 3_000);
-        assert_eq!(pool_push_ms(20_000), 4_000);
     }
 
     #[test]

@@ -1,23 +1,21 @@
 //! What the actor does with time and the players' connections: it sleeps until the core's next
-//! deadline and then asks it what is due ([`GameActor::on_deadline`]), and it counts the
-//! players' connections and tells the core who is here ([`GameActor::presence_changed`]). The
-//! rules themselves (timeouts, forced passes, no-shows, the scoring limit, escape, lateness) are
-//! the core's (`game::core::deadlines`).
-
-use std::sync::atomic::Ordering;
-
-use tengen_rules::Color;
+//! deadline and then asks it what is due ([`GameActor::on_deadline`]), and when the players'
+//! connections change it asks the audience who is here and tells the core
+//! ([`GameActor::presence_changed`]); also the clocks as they stand, for a frame. The rules
+//! themselves (timeouts, forced passes, no-shows, the scoring limit, escape, lateness) are the
+//! core's (`game::core::deadlines`).
 
 use super::{Fatal, Flow, GameActor};
 use crate::clock::Clocks;
-use crate::game::core::Command;
+use crate::game::core::{Command, GameCore};
 use crate::Refusal;
 
-impl GameActor {
-    pub(super) fn clock_view(&self, now_ms: u64) -> Option<Clocks> {
-        self.core.clock.as_ref().map(|clock| clock.snapshot(now_ms))
-    }
+/// Both players' clocks as they stand at game time `now_ms` (`None` for an untimed game).
+pub(super) fn clock_view(core: &GameCore, now_ms: u64) -> Option<Clocks> {
+    core.clock.as_ref().map(|clock| clock.snapshot(now_ms))
+}
 
+impl GameActor {
     /// Apply everything due by now.
     pub(super) async fn on_deadline(&mut self) -> Result<Flow, Fatal> {
         // Nothing due: no need to ask (which copies the game), the common case before a command.
@@ -41,12 +39,7 @@ impl GameActor {
         if self.ctx.shutdown.is_triggered() {
             return Ok(Flow::Continue);
         }
-        let here =
-            Color::BOTH.map(|color| self.presence.counts[color.index()].load(Ordering::SeqCst) > 0);
-        for (seen, here) in self.seen.iter_mut().zip(here) {
-            *seen |= here;
-        }
-        let seen = self.seen;
+        let (here, seen) = self.audience.look_at_players();
         let result = self.change(Command::Presence { here, seen }).await?;
         Ok(self.unrefused(result))
     }
@@ -54,7 +47,7 @@ impl GameActor {
     /// The flow of a change nobody asked for (time, connections), which the core never refuses.
     fn unrefused(&self, result: Result<Flow, Refusal>) -> Flow {
         result.unwrap_or_else(|refusal| {
-            tracing::error!(game = %self.id, %refusal, "the game refused a change of its own");
+            tracing::error!(game = %self.seats.id, %refusal, "the game refused a change of its own");
             Flow::Continue
         })
     }

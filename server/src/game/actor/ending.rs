@@ -19,8 +19,8 @@ impl GameActor {
     /// players do.
     pub(super) async fn tell_ended(&self, outcome: GameOutcome) {
         let ended = GameNotice::Ended {
-            game: self.id,
-            table: self.table,
+            game: self.seats.id,
+            table: self.seats.table,
             outcome: Some(outcome),
         };
         self.ctx.hall.tell(ended).await;
@@ -33,20 +33,20 @@ impl GameActor {
         let Some(outcome) = self.core.outcome.clone() else {
             return;
         };
-        self.ended.store(true, std::sync::atomic::Ordering::SeqCst);
+        self.audience.mark_ended();
         // Every bet accepted before the end is in the book (or refused) before the book is settled.
-        self.drain_bets().await;
+        self.wagers.drain_bets().await;
         // The whole crowd hears the end before the settlement's work and balance pushes begin.
-        self.fan_out.relayed().await;
+        self.audience.relayed().await;
         if self.ctx.fault_stop_before_settlement {
-            tracing::warn!(game = %self.id, "fault injection: stopping before settlement");
+            tracing::warn!(game = %self.seats.id, "fault injection: stopping before settlement");
             return;
         }
         let players = self.players();
         match self
             .ctx
             .ledger
-            .settle_game(self.id, players, ledger::outcome_of(&outcome))
+            .settle_game(self.seats.id, players, ledger::outcome_of(&outcome))
             .await
         {
             Ok(_) => {
@@ -54,11 +54,11 @@ impl GameActor {
                 self.push_balances().await;
             }
             // The game stays unsettled in the store; the next start settles it.
-            Err(err) => tracing::error!(game = %self.id, %err, "could not settle a game"),
+            Err(err) => tracing::error!(game = %self.seats.id, %err, "could not settle a game"),
         }
         self.grant_pending(players).await;
         let sgf = self.record_sgf(Some(&outcome));
-        let (game, result) = (self.id, outcome.sgf.clone());
+        let (game, result) = (self.seats.id, outcome.sgf.clone());
         let now_ms = unix_now_ms();
         if let Err(err) = self
             .ctx
@@ -66,7 +66,7 @@ impl GameActor {
             .call(move |store| store.finish_game(game, &result, &sgf, now_ms))
             .await
         {
-            tracing::error!(game = %self.id, %err, "could not store a finished game");
+            tracing::error!(game = %self.seats.id, %err, "could not store a finished game");
         }
         // An unrated event's games leave ratings alone.
         let rated = !self.core.settings.unrated;
@@ -77,7 +77,7 @@ impl GameActor {
                 // Void, or rated before a restart: nothing moved.
                 Ok(None) => {}
                 Err(err) => {
-                    tracing::error!(game = %self.id, %err, "could not rate a finished game")
+                    tracing::error!(game = %self.seats.id, %err, "could not rate a finished game")
                 }
             }
         }
@@ -88,15 +88,14 @@ impl GameActor {
     /// them and to their own connections.
     async fn announce_ratings(&mut self, [black, white]: [Glicko; 2]) {
         let listings = vec![
-            crate::rating::relisted(&self.black, &black),
-            crate::rating::relisted(&self.white, &white),
+            crate::rating::relisted(&self.seats.black, &black),
+            crate::rating::relisted(&self.seats.white, &white),
         ];
         for player in &listings {
             let frame = ServerMsg::PlayerOnline {
                 player: player.clone(),
             };
-            self.fan_out
-                .send(None, frame.to_json().into(), [None, None]);
+            self.audience.send_to_all(frame.to_json().into());
         }
         let rerated = GameNotice::Rerated { players: listings };
         self.ctx.hall.tell(rerated).await;
@@ -109,26 +108,30 @@ impl GameActor {
             Ok(granted) if !granted.is_empty() => match self.ctx.ledger.balances(granted).await {
                 Ok(balances) => self.ctx.hall.tell(GameNotice::Balances { balances }).await,
                 Err(err) => {
-                    tracing::warn!(game = %self.id, %err, "could not read granted balances")
+                    tracing::warn!(game = %self.seats.id, %err, "could not read granted balances")
                 }
             },
             Ok(_) => {}
             // It lands at their next login once the day is over, or with their next game.
-            Err(err) => tracing::error!(game = %self.id, %err, "could not grant after a game"),
+            Err(err) => {
+                tracing::error!(game = %self.seats.id, %err, "could not grant after a game")
+            }
         }
     }
 
     /// After settling: everyone whose points were in escrow hears their new balance on every
     /// connection, through the hall, whether or not they still follow this game.
     async fn push_balances(&self) {
-        let accounts: Vec<UserId> = self.tally.accounts().into_iter().collect();
+        let accounts = self.wagers.accounts();
         if accounts.is_empty() {
             return;
         }
         match self.ctx.ledger.balances(accounts).await {
             Ok(balances) => self.ctx.hall.tell(GameNotice::Balances { balances }).await,
             // They still see it when they next ask (`balance`, or their bets).
-            Err(err) => tracing::warn!(game = %self.id, %err, "could not read balances to push"),
+            Err(err) => {
+                tracing::warn!(game = %self.seats.id, %err, "could not read balances to push")
+            }
         }
     }
 
@@ -137,11 +140,11 @@ impl GameActor {
         let (time_limit, overtime) = wire::sgf_time(&self.core.settings.clock);
         let comment = (!self.core.undo_notes.is_empty()).then(|| self.core.undo_notes.join("\n"));
         let info = GameInfo {
-            black: Some(self.black.username.clone()),
-            white: Some(self.white.username.clone()),
-            black_rank: known_rank(&self.black),
-            white_rank: known_rank(&self.white),
-            date: Some(crate::utc_date(self.started_at_ms)),
+            black: Some(self.seats.black.username.clone()),
+            white: Some(self.seats.white.username.clone()),
+            black_rank: known_rank(&self.seats.black),
+            white_rank: known_rank(&self.seats.white),
+            date: Some(crate::utc_date(self.seats.started_at_ms)),
             event: Some("Tengen".into()),
             result: outcome.map(|o| o.sgf.clone()),
             time_limit,

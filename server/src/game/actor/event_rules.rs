@@ -18,7 +18,7 @@
 use tengen_protocol::{Awaited, Color, Halt, HaltKind, Point, UserId};
 
 use super::{Fatal, Flow, GameActor};
-use crate::game::core::Command;
+use crate::game::core::{Command, GameCore};
 use crate::game::GameNotice;
 use crate::{unix_now_ms, Refusal};
 
@@ -56,19 +56,12 @@ impl GameActor {
         until_ms: Option<u64>,
     ) {
         let logged = GameNotice::EventLogged {
-            game: self.id,
+            game: self.seats.id,
             action: action.to_string(),
             user,
             until_ms,
         };
         self.ctx.hall.tell(logged).await;
-    }
-
-    pub(super) fn user_of(&self, color: Color) -> UserId {
-        match color {
-            Color::Black => self.black.user,
-            Color::White => self.white.user,
-        }
     }
 
     /// After a restart at game time `now_ms`: a halt ends at its wall-clock time even though the
@@ -80,39 +73,39 @@ impl GameActor {
             halt.due_ms = halt.due_ms.min(wall_due_ms);
         }
     }
+}
 
-    /// What the game state shows of the event rules: who is awaited, the warnings, a halt.
-    pub(super) fn event_state(&self, now_ms: u64) -> (Vec<Awaited>, [u32; 2], Option<Halt>) {
-        if self.core.outcome.is_some() {
-            return (Vec::new(), self.core.rules.warnings, None);
-        }
-        let wall_ms = unix_now_ms();
-        let awaited = Color::BOTH
-            .into_iter()
-            .filter_map(|color| {
-                let due_ms = self.core.lateness_deadline_ms(color)?;
-                let forfeit_in_ms = due_ms.saturating_sub(now_ms);
-                Some(Awaited {
-                    color,
-                    forfeit_at_ms: wall_ms + forfeit_in_ms,
-                    forfeit_in_ms,
-                })
-            })
-            .collect();
-        let halt = self.core.rules.halt.map(|halt| {
-            let adjourned = halt.kind == HaltKind::Adjournment;
-            let sealer = match self.core.rules.sealed {
-                Some((color, _)) => Some(color),
-                None => adjourned.then(|| self.core.game.to_move()),
-            };
-            Halt {
-                kind: halt.kind,
-                resume_at_ms: halt.resume_at_ms,
-                resume_in_ms: halt.due_ms.saturating_sub(now_ms),
-                sealer,
-                sealed: self.core.rules.sealed.is_some(),
-            }
-        });
-        (awaited, self.core.rules.warnings, halt)
+/// What the game state shows of the event rules: who is awaited, the warnings, a halt.
+pub(super) fn event_state(core: &GameCore, now_ms: u64) -> (Vec<Awaited>, [u32; 2], Option<Halt>) {
+    if core.outcome.is_some() {
+        return (Vec::new(), core.rules.warnings, None);
     }
+    let wall_ms = unix_now_ms();
+    let awaited = Color::BOTH
+        .into_iter()
+        .filter_map(|color| {
+            let due_ms = core.lateness_deadline_ms(color)?;
+            let forfeit_in_ms = due_ms.saturating_sub(now_ms);
+            Some(Awaited {
+                color,
+                forfeit_at_ms: wall_ms + forfeit_in_ms,
+                forfeit_in_ms,
+            })
+        })
+        .collect();
+    let halt = core.rules.halt.map(|halt| {
+        let adjourned = halt.kind == HaltKind::Adjournment;
+        let sealer = match core.rules.sealed {
+            Some((color, _)) => Some(color),
+            None => adjourned.then(|| core.game.to_move()),
+        };
+        Halt {
+            kind: halt.kind,
+            resume_at_ms: halt.resume_at_ms,
+            resume_in_ms: halt.due_ms.saturating_sub(now_ms),
+            sealer,
+            sealed: core.rules.sealed.is_some(),
+        }
+    });
+    (awaited, core.rules.warnings, halt)
 }

@@ -1,8 +1,9 @@
 //! The clients' retry keys for moves, passes and resignations: a key a player sends with one is
-//! stored in the same log entry as the event it caused, remembered by the actor (rebuilt from the
-//! log after a restart or on the node that takes the game over), and a request that comes again
-//! with the same key is answered with the first outcome instead of being played twice. After the
-//! game ended, a retry is answered from the stored log (`answer_from_log`).
+//! stored in the same log entry as the event it caused, remembered in the actor's [`MoveKeys`]
+//! (rebuilt from the log after a restart or on the node that takes the game over), and a request
+//! that comes again with the same key is answered with the first outcome instead of being played
+//! twice. After the game ended, a retry is answered from the stored log (`answer_from_log`). The
+//! keys of bets and stake raises are the ledger's (see `money`).
 //!
 //! Rules decided here, in the players' terms:
 //! - The same key with the same request: `ack`, nothing played again (even if it is no longer your
@@ -11,22 +12,31 @@
 //!   changes.
 //! - Keys are per player and per game.
 
+use std::collections::HashMap;
+
 use tengen_protocol::{EndReason, ErrorCode, GameEvent, RequestKey, UserId};
 
-use super::{GameActor, LoggedEvent};
+use super::LoggedEvent;
 use crate::game::PlayerMove;
 use crate::Refusal;
 
-impl GameActor {
+/// The moves, passes and resignations players sent with a key, by player and key: a retry is
+/// answered from here. One entry per keyed event, so bounded by the game's log.
+#[derive(Debug, Default)]
+pub(super) struct MoveKeys {
+    first: HashMap<(UserId, RequestKey), PlayerMove>,
+}
+
+impl MoveKeys {
     /// What `user` first sent with `key` in this game, if the log has it.
-    pub(super) fn keyed_move(&self, user: UserId, key: &RequestKey) -> Option<PlayerMove> {
-        self.move_keys.get(&(user, key.clone())).copied()
+    pub(super) fn first(&self, user: UserId, key: &RequestKey) -> Option<PlayerMove> {
+        self.first.get(&(user, key.clone())).copied()
     }
 
     /// Remember the key of an event now in the log.
-    pub(super) fn remember_key(&mut self, logged: &LoggedEvent) {
+    pub(super) fn remember(&mut self, logged: &LoggedEvent) {
         if let (Some(record), Some(mv)) = (&logged.key, move_of(&logged.event)) {
-            self.move_keys.insert((record.user, record.key.clone()), mv);
+            self.first.insert((record.user, record.key.clone()), mv);
         }
     }
 }

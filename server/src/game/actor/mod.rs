@@ -1,13 +1,13 @@
 //! One live game as a tokio actor around its pure core (`game::core::GameCore`: the rules'
 //! `Game`, the clock, the scoring phase, undo, who is away, an event's rules, the `seq`). The actor
-//! is the shell: its inbox, game time, the players' presence as connections, who watches
-//! (pushing the list, coalesced), the broadcast its subscribers read, bets in flight, retry keys
-//! and the store. Every change of the game takes one path, [`GameActor::change`]: the core
-//! decides the events a command causes (or refuses it), each is appended to the store with the
-//! game-time instant it happened (`at_ms`), *before* it is applied, acknowledged or broadcast,
-//! then applied to the core and announced. Restoring a game folds the same `apply` over its log.
+//! is a thin shell: its inbox, appending each event before it is acknowledged, the fan-out to its
+//! followers, coalesced pushes, bets in flight, retry keys and the store. Every change of the game
+//! takes one path, [`GameActor::change`]: the core decides the events a command causes (or refuses
+//! it), each is appended to the store with the game-time instant it happened (`at_ms`), *before* it
+//! is applied, acknowledged or broadcast, then applied to the core and announced. Restoring a game
+//! folds the same `apply` over its log.
 //!
-//! Time: the actor keeps its own "game time", milliseconds on tokio's clock since the actor started
+//! Time: the actor keeps its own "game time" ([`GameTime`]), milliseconds on tokio's clock since the actor started
 //! plus the game time at which the stored log ended (0 for a new game). Every deadline (the side to
 //! move running out, the first move of a no-show, a player away too long, the scoring phase) is an
 //! instant of game time the core names; the run loop sleeps until the nearest one with a single
@@ -20,59 +20,71 @@
 //! and once the run loop sees the game is over, [`GameActor::finish`] settles the points, stores
 //! the SGF and rates the game: the one place where "game over" happens.
 //!
-//! This module holds the actor itself: its state, game time, the run loop, the dispatch of
-//! commands, and `change`, `append` and `announce`. The rest is split by concern into child
-//! modules, each an `impl GameActor` block over the same private fields:
+//! Around the core the actor holds values that each own their fields, so what a part of the actor
+//! may change is what its value holds:
+//! - `seats`: [`Seats`], which game, at which table, between whom, since when (set once);
+//! - `game_time`: [`GameTime`], game time now, and the tokio instant of a game-time instant;
+//! - `audience`: [`Audience`], who follows the game: the broadcast, the players' presence, the
+//!   watchers and their list (pushed, coalesced), snapshots, subscriptions, mirrors, the chats;
+//! - `money`: [`Wagers`], the pool, the stakes, watchers' bets in flight (`money::bets`), and who
+//!   may not bet;
+//! - `keys`: [`MoveKeys`], the clients' retry keys recorded with moves, and answering a retry;
+//! - `outage`: [`Writes`], whether the log is in doubt after a failed write, what was announced,
+//!   where the step began; and how the actor puts the game back and reads its log again;
+//! - `pacer`: when a coalesced push (the watchers list, the pool) is next due.
+//!
+//! A value reads what it needs of the game as arguments (the seats, the core, the ledger) and never
+//! holds another; the actor joins them (the pool a `Wagers` makes goes out through the
+//! `Audience`). This module holds the actor itself: its fields, the run loop, the dispatch of
+//! commands, and `change`, `append` and `announce`. What needs the whole actor (the core, the
+//! store and the values at once) stays in `impl GameActor` blocks, in the child modules:
 //! - `restore`: rebuilding a live game from its event log after a restart;
-//! - `deadlines`: waking for the core's deadlines, and the players' presence;
+//! - `deadlines`: waking for the core's deadlines, and telling the core who is here;
 //! - `ending`: telling the hall of the end, settling the game, and its SGF record;
 //! - `event_rules`: an event's game on the actor's side: the director's acts, the hall's event log,
 //!   and what the state shows of lateness, warnings and a halt;
-//! - `audience`: subscribers, snapshots, the watchers list, the watchers' chat, coalesced pushes;
-//! - `money`: fortune points, the spectator pool, bets and the players' stakes;
-//! - `keys`: the clients' retry keys, recorded with moves, and answering a retry;
-//! - `outage`: a store write that failed or whose outcome is unknown: the game goes on as its log
-//!   says;
-//! - `supervisor`: restarting an actor that panicked from its log, a bounded number of times.
+//! - `supervisor`: restarting an actor that panicked from its log, a bounded number of times;
+//! - and, joining their values to the rest, `money` (the pool pushed, stakes) and `outage` (a
+//!   failed write, reading the log back).
 
 mod audience;
-mod bets;
 mod deadlines;
 mod ending;
 mod event_rules;
+mod game_time;
 mod keys;
 mod money;
 mod outage;
+mod pacer;
 mod restore;
+mod seats;
 mod supervisor;
 
 pub(super) use keys::answer_from_log;
 #[cfg(test)]
 pub(super) use supervisor::panic_next_command;
 
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU32};
 use std::sync::Arc;
-use std::time::Duration;
 
 use tengen_protocol::{
-    ErrorCode, GameEvent, GameId, GameOutcome, GameSummary, HaltKind, PlayerInfo, RequestKey,
-    ServerMsg, TableId, UserId,
+    ErrorCode, GameEvent, GameId, GameOutcome, GameSummary, HaltKind, RequestKey, ServerMsg, UserId,
 };
 use tengen_rules::{Color, Game};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
-use super::{
-    FanOut, GameCmd, GameContext, GameReply, GameRequest, PlayerMove, Presence, StartGame, Viewers,
-    WatcherList,
-};
-use crate::config::{POOL_PUSH_MS, WATCHER_COUNT_PUSH_MS};
+use super::{GameCmd, GameContext, GameReply, GameRequest, PlayerMove, StartGame, Viewers};
 use crate::game::core::{Command, GameCore, KeyRecord, LoggedEvent};
-use crate::ledger::pool::Tally;
 use crate::store::StoreError;
 use crate::{unix_now_ms, Refusal, Reply};
-use audience::Pacer;
+use audience::Audience;
+use deadlines::clock_view;
+use game_time::GameTime;
+use keys::MoveKeys;
+use money::Wagers;
+use outage::Writes;
+use seats::Seats;
 
 /// What a command did: carry on, or the game is over and the actor should wind up.
 #[derive(Debug, PartialEq, Eq)]
@@ -109,72 +121,28 @@ impl std::fmt::Display for Fatal {
 }
 
 pub(super) struct GameActor {
-    id: GameId,
-    table: Option<TableId>,
-    black: PlayerInfo,
-    white: PlayerInfo,
-    nigiri_seed: Option<u64>,
+    /// Which game, at which table, between whom, since when.
+    seats: Seats,
     /// The game itself: board, clock, scoring, undo, presence times, event rules, seq, outcome.
     core: GameCore,
-    /// The spectator pool's bets and the players' stakes, as in the book.
-    tally: Tally,
-    fan_out: FanOut,
+    /// The store, the ledger, the hall and the shutdown signal the game works with.
     ctx: GameContext,
-    /// The tokio instant at which game time was `offset_ms`.
-    epoch: Instant,
-    offset_ms: u64,
-    /// Wall-clock start (Unix ms), for the record's date.
-    started_at_ms: u64,
-    /// Players' connections, counted by their subscriptions.
-    presence: Arc<Presence>,
-    /// Whether each player has been counted present since this actor started: a player whose
-    /// subscription has not arrived yet at the start of a game is not "away".
-    seen: [bool; 2],
-    /// Who watches, counted by the subscriptions' guards (and any a cluster layer holds).
-    viewers: Arc<Viewers>,
-    /// Set when the game is over, before the actor drops its broadcast: a subscriber that sees the
-    /// broadcast close tells "the game ended" from "the actor stopped here" (scaled out, the game
-    /// then goes on on another node).
-    ended: Arc<AtomicBool>,
-    /// Moves played, for the hall's list of games in play (read without asking the actor).
-    moves_count: Arc<AtomicU32>,
-    /// The watchers as last pushed, so a join undone within the interval pushes nothing.
-    watchers_pushed: WatcherList,
-    /// Set when a state went out naming other watchers than the last push did (a subscription's
-    /// snapshot, taken between pushes): the next push must then name them all again, even if the
-    /// names are back to the pushed ones. Atomic because `state` reads the actor shared.
-    watchers_shown_differ: AtomicBool,
-    /// When the next `watchers` push is due, at most one per [`WATCHER_COUNT_PUSH_MS`].
-    watchers_pacer: Pacer,
-    /// When the next `pool` push is due, at most one per [`POOL_PUSH_MS`].
-    pool_pacer: Pacer,
-    /// The moves, passes and resignations players sent with a key, by player and key: a retry is
-    /// answered from here. One entry per keyed event, so bounded by the game's log.
-    move_keys: HashMap<(UserId, RequestKey), PlayerMove>,
-    /// After a failed write: the log may hold events this actor does not (see `outage`).
-    doubt: outage::Doubt,
-    /// The `seq` of the last event sent to subscribers (an event stored but not yet announced when
-    /// a later write of the same command failed is announced when the log is read back).
-    announced_seq: u64,
-    /// The `seq` when the current step (a command, a deadline) began: a failure after it appended
-    /// something left part of the step in the log.
-    step_seq: u64,
-    /// The tally may lack a bet or stake whose write had an unknown outcome: read the book again
-    /// before the next one.
-    tally_stale: bool,
-    /// Watchers' bets on their way to the book (see `bets`).
-    bets: bets::InFlight,
-    /// A command whose step failed in a deadline's write before it was handled, for the run loop
-    /// to answer after putting the game back.
-    held: Option<GameCmd>,
-    /// Who may not bet besides the players (an event's entrants on its games).
-    bettors_barred: Vec<UserId>,
+    /// Game time: what every instant the core names is counted in.
+    time: GameTime,
+    /// Who follows the game: its broadcast, the players' presence, the watchers and their list.
+    audience: Audience,
+    /// The money on the game: the pool, the stakes, bets in flight, who may not bet.
+    wagers: Wagers,
+    /// The keys players sent with their moves, passes and resignations (see `keys`).
+    move_keys: MoveKeys,
+    /// After a failed write, what the log may hold; what was announced; the current step.
+    writes: Writes,
 }
 
 impl std::fmt::Debug for GameActor {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("GameActor")
-            .field("id", &self.id)
+            .field("id", &self.seats.id)
             .field("seq", &self.core.seq)
             .finish()
     }
@@ -202,80 +170,70 @@ impl GameActor {
         ctx: GameContext,
         started_at_ms: u64,
     ) -> GameActor {
-        let viewers = Arc::new(Viewers::new([start.black.user, start.white.user]));
+        let players = [start.black.user, start.white.user];
         GameActor {
-            id,
-            table: start.table,
-            bettors_barred: start.bettors_barred,
-            black: start.black,
-            white: start.white,
-            nigiri_seed: start.nigiri_seed,
+            seats: Seats {
+                id,
+                table: start.table,
+                black: start.black,
+                white: start.white,
+                nigiri_seed: start.nigiri_seed,
+                started_at_ms,
+            },
             core,
-            tally: Tally::default(),
-            fan_out: FanOut::default(),
+            wagers: Wagers::new(start.bettors_barred),
+            audience: Audience::new(players),
             ctx,
-            epoch: Instant::now(),
-            offset_ms: 0,
-            started_at_ms,
-            presence: Arc::new(Presence::default()),
-            seen: [false, false],
-            viewers,
-            ended: Arc::new(AtomicBool::new(false)),
-            moves_count: Arc::default(),
-            watchers_pushed: WatcherList::default(),
-            watchers_shown_differ: AtomicBool::new(false),
-            watchers_pacer: Pacer::new(WATCHER_COUNT_PUSH_MS),
-            pool_pacer: Pacer::new(POOL_PUSH_MS),
-            move_keys: HashMap::new(),
-            doubt: outage::Doubt::default(),
-            announced_seq: 0,
-            step_seq: 0,
-            tally_stale: false,
-            bets: bets::InFlight::default(),
-            held: None,
+            time: GameTime::started_now(),
+            move_keys: MoveKeys::default(),
+            writes: Writes::default(),
         }
     }
 
     pub(super) fn id(&self) -> GameId {
-        self.id
+        self.seats.id
     }
 
     pub(super) fn players(&self) -> [UserId; 2] {
-        [self.black.user, self.white.user]
+        self.seats.players()
     }
 
     pub(super) fn viewers(&self) -> Arc<Viewers> {
-        Arc::clone(&self.viewers)
+        self.audience.viewers()
     }
 
     pub(super) fn moves_count(&self) -> Arc<AtomicU32> {
-        Arc::clone(&self.moves_count)
+        self.audience.moves_count()
     }
 
     pub(super) fn ended_flag(&self) -> Arc<AtomicBool> {
-        Arc::clone(&self.ended)
+        self.audience.ended_flag()
     }
 
     pub(super) fn summary(&self) -> GameSummary {
         GameSummary {
-            game: self.id,
-            table: self.table,
-            black: self.black.clone(),
-            white: self.white.clone(),
+            game: self.seats.id,
+            table: self.seats.table,
+            black: self.seats.black.clone(),
+            white: self.seats.white.clone(),
             size: self.core.settings.size,
             moves_count: self.core.game.moves().len() as u32,
-            watchers_count: self.viewers.count(),
+            watchers_count: self.audience.watchers_count(),
         }
     }
 
-    /// Milliseconds of game time now.
-    fn now_ms(&self) -> u64 {
-        self.offset_ms + self.epoch.elapsed().as_millis() as u64
+    /// Someone began or stopped watching: the watchers list and the pool are pushed less often
+    /// the larger the crowd.
+    fn watchers_changed(&mut self) -> Flow {
+        let followers = self.audience.watchers_changed();
+        self.wagers.crowd_is(followers);
+        Flow::Continue
     }
 
-    /// The tokio instant of a game-time instant.
-    fn instant_of(&self, at_ms: u64) -> Instant {
-        self.epoch + Duration::from_millis(at_ms.saturating_sub(self.offset_ms))
+    /// Tell the hall's list how many moves the game has now.
+    fn store_moves_count(&self) {
+        let moves_count = self.core.game.moves().len() as u32;
+        self.audience.store_moves_count(moves_count);
     }
 
     /// Run until the game ends (`true`) or the actor stops with the game still live (`false`: a
@@ -283,9 +241,9 @@ impl GameActor {
     pub(super) async fn run(mut self, inbox: &mut mpsc::Receiver<GameCmd>) -> bool {
         let _tasks = self.ctx.tasks.clone();
         let shutdown = self.ctx.shutdown.clone();
-        let presence = Arc::clone(&self.presence);
-        let viewers = Arc::clone(&self.viewers);
-        self.announced_seq = self.core.seq;
+        let presence = self.audience.presence();
+        let viewers = self.audience.viewers();
+        self.writes.announced(self.core.seq);
         // A restored game looks at presence once at the start: nobody is connected yet.
         let mut first = Some(Step::Presence);
         loop {
@@ -293,12 +251,12 @@ impl GameActor {
                 Some(step) => self.step(step).await,
                 None => {
                     let timer = sleep_until_some(self.wake_at());
-                    let push_timer = sleep_until_some(self.watchers_pacer.due);
-                    let pool_timer = sleep_until_some(self.pool_pacer.due);
+                    let push_timer = sleep_until_some(self.audience.watchers_push_due());
+                    let pool_timer = sleep_until_some(self.wagers.pool_push_due());
                     tokio::select! {
                         _ = shutdown.wait() => {
                             // Bets in flight are answered as their writes went.
-                            self.drain_bets().await;
+                            self.wagers.drain_bets().await;
                             return stopped_here(inbox);
                         }
                         cmd = inbox.recv() => match cmd {
@@ -307,13 +265,16 @@ impl GameActor {
                         },
                         _ = presence.changed.notified() => self.step(Step::Presence).await,
                         _ = viewers.changed.notified() => Ok(self.watchers_changed()),
-                        _ = push_timer => Ok(self.push_watchers()),
+                        _ = push_timer => {
+                            self.audience.push_watchers(self.seats.id);
+                            Ok(Flow::Continue)
+                        }
                         _ = pool_timer => {
                             self.publish_pool();
                             Ok(Flow::Continue)
                         }
-                        done = self.bets.next_written(), if !self.bets.is_empty() => {
-                            self.bet_written(done);
+                        done = self.wagers.next_bet_written(), if self.wagers.bets_in_flight() => {
+                            self.wagers.bet_written(done);
                             Ok(Flow::Continue)
                         }
                         _ = timer => self.step(Step::Deadline).await,
@@ -328,8 +289,8 @@ impl GameActor {
                     return true;
                 }
                 Err(fatal) => {
-                    tracing::warn!(game = %self.id, %fatal, "another node owns this game now; stopping it here");
-                    self.drain_bets().await;
+                    tracing::warn!(game = %self.seats.id, %fatal, "another node owns this game now; stopping it here");
+                    self.wagers.drain_bets().await;
                     return stopped_here(inbox);
                 }
             }
@@ -339,12 +300,12 @@ impl GameActor {
     /// When the run loop next wakes by itself: the nearest deadline, or while the log is in
     /// doubt, the next attempt to read it back (deadlines wait for that).
     fn wake_at(&self) -> Option<Instant> {
-        match self.doubt.retry_at() {
+        match self.writes.retry_at() {
             Some(retry) => Some(retry),
             None => self
                 .core
                 .next_deadline()
-                .map(|at_ms| self.instant_of(at_ms)),
+                .map(|at_ms| self.time.instant_of(at_ms)),
         }
     }
 
@@ -355,7 +316,9 @@ impl GameActor {
         let step = match step {
             // Reads are served even while the store is out of reach; one that can write nothing
             // (no deadline is due) needs no checkpoint.
-            Step::Command(cmd) if !cmd.writes() && (self.in_doubt() || !self.deadline_due()) => {
+            Step::Command(cmd)
+                if !cmd.writes() && (self.writes.in_doubt() || !self.deadline_due()) =>
+            {
                 return self.handle(cmd).await;
             }
             step => step,
@@ -376,7 +339,7 @@ impl GameActor {
             }
         }
         let before = self.checkpoint();
-        self.step_seq = self.core.seq;
+        self.writes.step_began(self.core.seq);
         let result = match step {
             Step::Command(cmd) => self.handle(cmd).await,
             Step::Presence => self.presence_changed().await,
@@ -389,7 +352,7 @@ impl GameActor {
             Err(fatal) if !fatal.moved() => {
                 self.write_failed(before, &fatal);
                 // A command held up by a deadline whose write failed: refused, or served as a read.
-                if let Some(cmd) = self.held.take() {
+                if let Some(cmd) = self.writes.take_held() {
                     if cmd.writes() {
                         cmd.refuse(outage::refusal(&fatal, false));
                     } else {
@@ -399,7 +362,7 @@ impl GameActor {
                 Ok(Flow::Continue)
             }
             other => {
-                if let Some(cmd) = self.held.take() {
+                if let Some(cmd) = self.writes.take_held() {
                     cmd.refuse(moving());
                 }
                 other
@@ -438,11 +401,7 @@ impl GameActor {
     fn deadline_due(&self) -> bool {
         self.core
             .next_deadline()
-            .is_some_and(|at_ms| at_ms <= self.now_ms())
-    }
-
-    fn in_doubt(&self) -> bool {
-        self.doubt.retry_at().is_some()
+            .is_some_and(|at_ms| at_ms <= self.time.now_ms())
     }
 
     async fn handle(&mut self, cmd: GameCmd) -> Result<Flow, Fatal> {
@@ -452,7 +411,7 @@ impl GameActor {
         }
         // A deadline that passed while the command waited in the inbox applies first (while the log
         // is in doubt, deadlines wait for the store).
-        if !self.in_doubt() {
+        if !self.writes.in_doubt() {
             match self.on_deadline().await {
                 Ok(Flow::Continue) => {}
                 Ok(Flow::Over) => {
@@ -460,7 +419,7 @@ impl GameActor {
                     return Ok(Flow::Over);
                 }
                 Err(fatal) => {
-                    self.held = Some(cmd);
+                    self.writes.hold(cmd);
                     return Err(fatal);
                 }
             }
@@ -468,11 +427,17 @@ impl GameActor {
         match cmd {
             GameCmd::Request { request, reply } => self.apply(request, reply).await,
             GameCmd::Subscribe { viewer, reply } => {
-                let _ = reply.send(self.subscribe(viewer));
+                let now_ms = self.time.now_ms();
+                let subscribed = self
+                    .audience
+                    .subscribe(viewer, &self.seats, &self.core, now_ms);
+                let _ = reply.send(subscribed);
                 Ok(Flow::Continue)
             }
             GameCmd::Mirror { reply } => {
-                let _ = reply.send(Ok(self.mirror()));
+                let now_ms = self.time.now_ms();
+                let mirror = self.audience.mirror(&self.seats, &self.core, now_ms);
+                let _ = reply.send(Ok(mirror));
                 Ok(Flow::Continue)
             }
         }
@@ -485,38 +450,59 @@ impl GameActor {
         reply: Option<Reply<GameReply>>,
     ) -> Result<Flow, Fatal> {
         use GameRequest as R;
-        let answered = match request {
-            R::Move { user, mv, key } => {
-                let result = self.play(user, mv, key).await;
-                return self.answer(reply, result);
-            }
+        let result = match request {
+            R::Move { user, mv, key } => self.play(user, mv, key).await,
             R::ToggleDead { user, point } => {
-                let result = self
-                    .players_change(user, |color| Command::ToggleDead { color, point })
-                    .await;
-                return self.answer(reply, result);
+                self.players_change(user, |color| Command::ToggleDead { color, point })
+                    .await
             }
             R::AcceptScore { user, dead } => {
                 let seen = dead.map(|points| points.into_iter().collect());
-                let result = self
-                    .players_change(user, |color| Command::AcceptScore { color, seen })
-                    .await;
-                return self.answer(reply, result);
+                self.players_change(user, |color| Command::AcceptScore { color, seen })
+                    .await
             }
-            R::ResumePlay { user } => {
-                let result = self.players_change(user, Command::ResumePlay).await;
-                return self.answer(reply, result);
-            }
-            R::Undo { user } => {
-                let result = self.players_change(user, Command::AskUndo).await;
-                return self.answer(reply, result);
-            }
+            R::ResumePlay { user } => self.players_change(user, Command::ResumePlay).await,
+            R::Undo { user } => self.players_change(user, Command::AskUndo).await,
             R::AnswerUndo { user, accept } => {
-                let result = self
-                    .players_change(user, |color| Command::AnswerUndo { color, accept })
-                    .await;
-                return self.answer(reply, result);
+                self.players_change(user, |color| Command::AnswerUndo { color, accept })
+                    .await
             }
+            R::Void => {
+                let void = Command::Adjudicate(tengen_protocol::EventOutcome::BothLose);
+                self.change(void).await
+            }
+            R::Adjudicate { outcome } => self.change(Command::Adjudicate(outcome)).await,
+            R::Warn { color } => self.change(Command::Warn(color)).await,
+            R::Pause { resume_at_ms } => self.halt(HaltKind::Pause, resume_at_ms).await,
+            R::Adjourn { resume_at_ms } => self.halt(HaltKind::Adjournment, resume_at_ms).await,
+            R::Resume => self.change(Command::Resume).await,
+            R::Seal { user, point } => self.seal(user, point).await,
+            R::Bet {
+                user,
+                side,
+                amount,
+                key,
+            } => {
+                // Answered when its write is durable (see `bets`), not here.
+                self.bet((user, side, amount), key, reply).await;
+                return Ok(Flow::Continue);
+            }
+            other => {
+                let answered = self.serve(other).await;
+                if let Some(reply) = reply {
+                    let _ = reply.send(answered);
+                }
+                return Ok(Flow::Continue);
+            }
+        };
+        self.answer(reply, result)
+    }
+
+    /// A request that writes nothing to the game's log: a question, a chat line, the bettors
+    /// barred, the players' stakes. (Every change of the game is in [`GameActor::apply`].)
+    async fn serve(&mut self, request: GameRequest) -> Result<GameReply, Refusal> {
+        use GameRequest as R;
+        match request {
             R::Record => Ok(self.record_reply(None)),
             R::Summary => Ok(GameReply::Summary {
                 summary: self.summary(),
@@ -530,7 +516,8 @@ impl GameActor {
                 at_ms,
                 line,
             } => self
-                .player_chat(from, (text, at_ms), line)
+                .audience
+                .player_chat(&self.seats, from, (text, at_ms), line)
                 .map(|()| GameReply::Done),
             R::Kibitz {
                 from,
@@ -538,58 +525,16 @@ impl GameActor {
                 at_ms,
                 line,
             } => self
-                .kibitz(from, (text, at_ms), line)
+                .audience
+                .kibitz(&self.seats, from, (text, at_ms), line)
                 .map(|()| GameReply::Done),
             R::RemoveChat { channel, line } => {
-                self.remove_chat(channel, line);
+                self.audience.remove_chat(channel, line);
                 Ok(GameReply::Done)
-            }
-            R::Void => {
-                let void = Command::Adjudicate(tengen_protocol::EventOutcome::BothLose);
-                let result = self.change(void).await;
-                return self.answer(reply, result);
-            }
-            R::Bet { user, .. } if self.bettors_barred.contains(&user) => Err(Refusal::new(
-                ErrorCode::PlayersCannotBet,
-                "players of an event may not bet on its games",
-            )),
-            R::Adjudicate { outcome } => {
-                let result = self.change(Command::Adjudicate(outcome)).await;
-                return self.answer(reply, result);
-            }
-            R::Warn { color } => {
-                let result = self.change(Command::Warn(color)).await;
-                return self.answer(reply, result);
-            }
-            R::Pause { resume_at_ms } => {
-                let result = self.halt(HaltKind::Pause, resume_at_ms).await;
-                return self.answer(reply, result);
-            }
-            R::Adjourn { resume_at_ms } => {
-                let result = self.halt(HaltKind::Adjournment, resume_at_ms).await;
-                return self.answer(reply, result);
-            }
-            R::Resume => {
-                let result = self.change(Command::Resume).await;
-                return self.answer(reply, result);
-            }
-            R::Seal { user, point } => {
-                let result = self.seal(user, point).await;
-                return self.answer(reply, result);
             }
             R::BarBettors { users } => {
-                self.bettors_barred = users;
+                self.wagers.bar_bettors(users);
                 Ok(GameReply::Done)
-            }
-            R::Bet {
-                user,
-                side,
-                amount,
-                key,
-            } => {
-                // Answered when its write is durable (see `bets`), not here.
-                self.bet((user, side, amount), key, reply).await;
-                return Ok(Flow::Continue);
             }
             R::Stakes {
                 entries,
@@ -603,11 +548,25 @@ impl GameActor {
                 .raise_stake(user, amount, key)
                 .await
                 .map(|()| GameReply::Done),
-        };
-        if let Some(reply) = reply {
-            let _ = reply.send(answered);
+            // A change of the game's log, which `apply` does itself.
+            R::Move { .. }
+            | R::ToggleDead { .. }
+            | R::AcceptScore { .. }
+            | R::ResumePlay { .. }
+            | R::Undo { .. }
+            | R::AnswerUndo { .. }
+            | R::Void
+            | R::Adjudicate { .. }
+            | R::Warn { .. }
+            | R::Pause { .. }
+            | R::Adjourn { .. }
+            | R::Resume
+            | R::Seal { .. }
+            | R::Bet { .. } => Err(Refusal::new(
+                ErrorCode::Internal,
+                "the game took a change for a question",
+            )),
         }
-        Ok(Flow::Continue)
     }
 
     fn record_reply(&self, outcome: Option<&GameOutcome>) -> GameReply {
@@ -628,7 +587,7 @@ impl GameActor {
             Err(fatal) if fatal.moved() => (Err(moving()), Err(fatal)),
             Err(fatal) => {
                 // Part of this step already in the log means part of it happened.
-                let partial = self.core.seq > self.step_seq;
+                let partial = self.writes.partly_logged(self.core.seq);
                 (Err(outage::refusal(&fatal, partial)), Err(fatal))
             }
         };
@@ -638,30 +597,17 @@ impl GameActor {
         next
     }
 
-    fn color_of(&self, user: UserId) -> Result<Color, Refusal> {
-        if user == self.black.user {
-            Ok(Color::Black)
-        } else if user == self.white.user {
-            Ok(Color::White)
-        } else {
-            Err(Refusal::new(
-                ErrorCode::NotYourGame,
-                format!("you are not a player of game {}", self.id),
-            ))
-        }
-    }
-
     async fn play(
         &mut self,
         user: UserId,
         mv: PlayerMove,
         key: Option<RequestKey>,
     ) -> Result<Result<Flow, Refusal>, Fatal> {
-        let color = match self.color_of(user) {
+        let color = match self.seats.color_of(user) {
             Ok(color) => color,
             Err(refusal) => return Ok(Err(refusal)),
         };
-        if let Some(first) = key.as_ref().and_then(|key| self.keyed_move(user, key)) {
+        if let Some(first) = key.as_ref().and_then(|key| self.move_keys.first(user, key)) {
             // A retry: the first outcome, without playing it again.
             return Ok(keys::repeat(first, mv).map(|()| Flow::Continue));
         }
@@ -679,7 +625,7 @@ impl GameActor {
         user: UserId,
         command: impl FnOnce(Color) -> Command,
     ) -> Result<Result<Flow, Refusal>, Fatal> {
-        match self.color_of(user) {
+        match self.seats.color_of(user) {
             Ok(color) => self.change(command(color)).await,
             Err(refusal) => Ok(Err(refusal)),
         }
@@ -689,7 +635,7 @@ impl GameActor {
     /// each is stored (durable before anyone hears of it), applied to the game, then announced.
     /// `Over` once the game has ended.
     async fn change(&mut self, command: Command) -> Result<Result<Flow, Refusal>, Fatal> {
-        let events = match self.core.decide(command, self.now_ms()) {
+        let events = match self.core.decide(command, self.time.now_ms()) {
             Ok(events) => events,
             Err(refusal) => return Ok(Err(refusal)),
         };
@@ -700,9 +646,9 @@ impl GameActor {
             assert!(
                 applied.is_ok(),
                 "game {} cannot apply an event it decided: {applied:?}",
-                self.id
+                self.seats.id
             );
-            self.remember_key(&logged);
+            self.move_keys.remember(&logged);
             self.store_moves_count();
             if let GameEvent::Ended { outcome } = &logged.event {
                 // The table is free once the result is stored. The hall hears it before the
@@ -733,7 +679,7 @@ impl GameActor {
                 self.tell_event("adjourned", None, Some(resume_at_ms)).await
             }
             GameEvent::Sealed { color } => {
-                let user = Some(self.user_of(color));
+                let user = Some(self.seats.user_of(color));
                 self.tell_event("sealed", user, None).await
             }
             GameEvent::Resumed => self.tell_event("resumed", None, None).await,
@@ -748,14 +694,14 @@ impl GameActor {
         assert!(
             self.core.outcome.is_none(),
             "game {} logs {:?} after its end",
-            self.id,
+            self.seats.id,
             logged.event
         );
         let seq = self.core.seq + 1;
         let text = serde_json::to_string(logged).map_err(|err| Fatal::Encode(err.to_string()))?;
         self.ctx
             .store
-            .append_event(self.id, seq, text)
+            .append_event(self.seats.id, seq, text)
             .await
             .map_err(Fatal::Store)
     }
@@ -763,33 +709,27 @@ impl GameActor {
     /// Send the last stored event, `logged`, to everyone following the game.
     fn announce(&mut self, logged: LoggedEvent) {
         let frame = ServerMsg::GameEvent {
-            game: self.id,
+            game: self.seats.id,
             seq: self.core.seq,
             event: logged.event,
-            clocks: self.clock_view(logged.at_ms),
+            clocks: clock_view(&self.core, logged.at_ms),
             server_time_ms: Some(unix_now_ms()),
         }
         .to_json();
-        self.announced_seq = self.announced_seq.max(self.core.seq);
-        // No subscribers is fine: the event is stored and snapshots include it.
-        self.fan_out
-            .send(Some(self.core.seq), frame.into(), [None, None]);
+        self.writes.announced(self.core.seq);
+        self.audience.send_event(self.core.seq, frame.into());
         // Coalesced pushes waiting for their time go with the event: every follower is woken for
         // it anyway and reads them in the same turn, where a push of their own later would wake
         // all of them again (a fan-out to 15,000 takes a fifth of a second here). With
         // none waiting, the next change waits an interval from this event, so that it rides with
         // the next one if that comes first. Not the pool once the game is over: `finish` pushes it
         // settled.
-        if self.pool_pacer.due.is_some() && self.core.outcome.is_none() {
+        if self.wagers.pool_push_due().is_some() && self.core.outcome.is_none() {
             self.publish_pool();
         } else {
-            self.pool_pacer.followers_woken();
+            self.wagers.followers_woken();
         }
-        if self.watchers_pacer.due.is_some() {
-            self.push_watchers();
-        } else {
-            self.watchers_pacer.followers_woken();
-        }
+        self.audience.event_sent(self.seats.id);
     }
 }
 

@@ -6,8 +6,8 @@
 //! ends with the result is finished instead.
 
 use tengen_protocol::{GameSettings, PlayerInfo};
-use tokio::time::Instant;
 
+use super::game_time::GameTime;
 use super::{Fatal, GameActor, LoggedEvent};
 use crate::game::core::{Command, GameCore};
 use crate::game::wire;
@@ -33,9 +33,9 @@ impl GameActor {
         let core = GameCore::replayed(settings, ctx.timing, game, &log)?;
         let (tally, _) = ctx.ledger.tally(row.id).await?;
         let mut actor = GameActor::around(row.id, start, core, ctx, row.game.started_at_ms);
-        actor.tally = tally;
+        actor.wagers.restore_tally(tally);
         for (_, logged) in &log {
-            actor.remember_key(logged);
+            actor.move_keys.remember(logged);
         }
         let last_at_ms = log
             .iter()
@@ -44,15 +44,14 @@ impl GameActor {
             .unwrap_or(0);
         actor.store_moves_count();
         // Game time goes on from the last recorded instant: the downtime belongs to no one.
-        actor.offset_ms = last_at_ms;
-        actor.epoch = Instant::now();
+        actor.time = GameTime::resumed_at(last_at_ms);
         if actor.core.outcome.is_some() {
             actor.finish().await;
             return Ok(None);
         }
         // Nobody is connected to a freshly restored game: both count as away (and are announced so,
         // unless the log already did) until they come back; the grace runs from the restart.
-        actor.seen = [true, true];
+        actor.audience.both_seen_before();
         for since in actor.core.away_since_ms.iter_mut().flatten() {
             *since = last_at_ms;
         }

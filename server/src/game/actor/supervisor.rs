@@ -13,8 +13,7 @@
 use std::any::Any;
 use std::collections::VecDeque;
 use std::panic::AssertUnwindSafe;
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
-use std::sync::Arc;
+use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use futures_util::FutureExt;
@@ -22,20 +21,12 @@ use tengen_protocol::GameId;
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
+use super::audience::Shared;
 use super::GameActor;
 use crate::config::{GAME_RESTARTS_MAX, GAME_RESTART_WINDOW_MS};
 use crate::game::core::Command;
-use crate::game::{GameCmd, GameContext, Presence, Viewers};
+use crate::game::{GameCmd, GameContext};
 use crate::BoxError;
-
-/// What the game's handle and its subscriptions hold of the actor, kept across restarts so that
-/// they keep counting watchers, presence, moves and the end of the game.
-struct Shared {
-    viewers: Arc<Viewers>,
-    ended: Arc<AtomicBool>,
-    moves_count: Arc<AtomicU32>,
-    presence: Arc<Presence>,
-}
 
 /// The instants of the recent restarts, at most [`GAME_RESTARTS_MAX`].
 #[derive(Debug, Default)]
@@ -71,8 +62,8 @@ impl GameActor {
         inbox: &mut mpsc::Receiver<GameCmd>,
         mut restarted: impl FnMut(),
     ) -> bool {
-        let (id, ctx) = (self.id, self.ctx.clone());
-        let shared = self.shared();
+        let (id, ctx) = (self.seats.id, self.ctx.clone());
+        let shared = self.audience.shared();
         let mut restarts = Restarts::default();
         let mut actor = self;
         loop {
@@ -100,15 +91,6 @@ impl GameActor {
         }
     }
 
-    fn shared(&self) -> Shared {
-        Shared {
-            viewers: Arc::clone(&self.viewers),
-            ended: Arc::clone(&self.ended),
-            moves_count: Arc::clone(&self.moves_count),
-            presence: Arc::clone(&self.presence),
-        }
-    }
-
     /// The actor rebuilt from the game's log, holding `shared`; `None` when the log shows the game
     /// ended (it is finished now).
     async fn rebuilt(
@@ -130,12 +112,8 @@ impl GameActor {
             shared.ended.store(true, Ordering::SeqCst);
             return Ok(None);
         };
-        actor.viewers = Arc::clone(&shared.viewers);
-        actor.ended = Arc::clone(&shared.ended);
-        actor.presence = Arc::clone(&shared.presence);
         let moves_count = actor.core.game.moves().len() as u32;
-        shared.moves_count.store(moves_count, Ordering::Relaxed);
-        actor.moves_count = Arc::clone(&shared.moves_count);
+        actor.audience.rejoin(shared, moves_count);
         tracing::info!(game = %id, "restarted a game's actor from its log");
         Ok(Some(actor))
     }
@@ -143,7 +121,7 @@ impl GameActor {
     /// Past the restart bound: end the game void through the normal ending, which settles it
     /// (stakes and bets go back) and stores its record. `true` when it ended.
     async fn void_after_crashes(mut self) -> bool {
-        let id = self.id;
+        let id = self.seats.id;
         tracing::error!(game = %id, "a game's actor keeps panicking; ending the game void");
         let ending = AssertUnwindSafe(async {
             let void = Command::Adjudicate(tengen_protocol::EventOutcome::BothLose);

@@ -1,15 +1,16 @@
-//! Watchers' bets in flight: the actor checks a bet against the tally and what is already on its
-//! way to the book, hands its transfer to the ledger's group-commit writer, and goes on with its
-//! inbox; the bettor is answered when the write is durable ([`GameActor::bet_written`], from the
-//! run loop). A title match takes thousands of bets in its last minute: waiting for each one's
-//! commit before reading the next command held every bet, move and subscription of the game behind
-//! one fsync per bet (a few hundred bets a second at most), while the writer can commit hundreds of
-//! bets with one fsync if they reach it together.
+//! Watchers' bets in flight, the part of [`Wagers`] that waits for the book: a bet is checked
+//! against the tally and what is already on its way to the book, its transfer is handed to the
+//! ledger's group-commit writer, and the actor goes on with its inbox; the bettor is answered when
+//! the write is durable ([`Wagers::bet_written`], from the actor's run loop). A title match takes
+//! thousands of bets in its last minute: waiting for each one's commit before reading the next
+//! command held every bet, move and subscription of the game behind one fsync per bet (a few
+//! hundred bets a second at most), while the writer can commit hundreds of bets with one fsync if
+//! they reach it together.
 //!
 //! What stays exact: a bet counts in the tally (and the pool everyone sees) only once it is in the
 //! book; the checks that depend on earlier bets (a bettor keeps to one side, the pool's bound, a
 //! key used once) count the bets in flight too; every bet in flight is answered before the game
-//! settles ([`GameActor::drain_bets`] in `finish`), so settlement reads a book that holds every bet
+//! settles ([`Wagers::drain_bets`] in `finish`), so settlement reads a book that holds every bet
 //! accepted before the end, exactly once; and a bet's number in the game is never given twice, even
 //! when an earlier one was refused by the book.
 
@@ -19,20 +20,20 @@ use std::pin::Pin;
 use std::sync::Mutex;
 
 use futures_util::stream::{FuturesUnordered, StreamExt};
-use tengen_protocol::{Points, RequestKey, UserId};
+use tengen_protocol::{GameId, Points, RequestKey, UserId};
 use tengen_rules::Color;
 
-use super::GameActor;
+use super::Wagers;
 use crate::game::{BetReceipt, GameReply};
 use crate::ledger::book::Applied;
 use crate::ledger::pool::Keyed;
 use crate::ledger::settle::Backing;
-use crate::ledger::{self, Written};
+use crate::ledger::{self, Ledger, Written};
 use crate::store::StoreError;
 use crate::{Refusal, Reply};
 
 /// A bet handed to the ledger, waiting for its write.
-pub(super) struct PendingBet {
+pub(in crate::game::actor) struct PendingBet {
     user: UserId,
     side: Color,
     points: Points,
@@ -41,7 +42,7 @@ pub(super) struct PendingBet {
 }
 
 /// A write's answer with the bet it was for.
-pub(super) type WriteDone = (PendingBet, Result<Written, StoreError>);
+pub(in crate::game::actor) type WriteDone = (PendingBet, Result<Written, StoreError>);
 
 type WriteFuture = Pin<Box<dyn Future<Output = WriteDone> + Send>>;
 
@@ -77,12 +78,12 @@ impl InFlight {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    pub(super) fn is_empty(&mut self) -> bool {
+    fn is_empty(&mut self) -> bool {
         self.writes().is_empty()
     }
 
     /// The next write to finish; never when none is in flight (a `select!` branch that waits).
-    pub(super) async fn next_written(&mut self) -> WriteDone {
+    async fn next_written(&mut self) -> WriteDone {
         match self.writes().next().await {
             Some(done) => done,
             None => std::future::pending().await,
@@ -122,12 +123,13 @@ pub(super) fn answer_bet(reply: Option<Reply<GameReply>>, answer: Result<BetRece
     }
 }
 
-impl GameActor {
+impl Wagers {
     /// Check a new bet against the tally and the bets in flight, and hand its transfer to the
-    /// ledger; the bettor is answered by [`GameActor::bet_written`]. The caller checked that
+    /// ledger; the bettor is answered by [`Wagers::bet_written`]. The caller checked that
     /// betting is open, the bettor is no player, and the key (if any) is new to the tally.
     pub(super) fn send_bet(
         &mut self,
+        (game, ledger): (GameId, &Ledger),
         (user, side, points): (UserId, Color, Points),
         key: Option<RequestKey>,
         reply: Option<Reply<GameReply>>,
@@ -146,7 +148,7 @@ impl GameActor {
         let pool = self.tally.total().saturating_add(self.bets.total);
         let number = self.tally.next_bet_number().max(self.bets.numbered + 1);
         let built = ledger::bet_batch(
-            self.id,
+            game,
             (user, side, points),
             key.as_ref(),
             number,
@@ -170,7 +172,7 @@ impl GameActor {
             key,
             reply,
         };
-        let writer = self.ctx.ledger.clone();
+        let writer = ledger.clone();
         self.bets.writes().push(Box::pin(async move {
             let written = writer.write(batch).await;
             (pending, written)
@@ -178,7 +180,7 @@ impl GameActor {
     }
 
     /// A bet's write is done: count it and answer the bettor.
-    pub(super) fn bet_written(&mut self, (bet, written): WriteDone) {
+    pub(in crate::game::actor) fn bet_written(&mut self, (bet, written): WriteDone) {
         self.bets.remove(&bet);
         let answer = match written {
             Ok(Written {
@@ -218,9 +220,20 @@ impl GameActor {
         answer_bet(bet.reply, answer);
     }
 
+    /// Whether any bet is on its way to the book.
+    pub(in crate::game::actor) fn bets_in_flight(&mut self) -> bool {
+        !self.bets.is_empty()
+    }
+
+    /// The next bet write to finish; never when none is in flight (a `select!` branch that
+    /// waits).
+    pub(in crate::game::actor) async fn next_bet_written(&mut self) -> WriteDone {
+        self.bets.next_written().await
+    }
+
     /// Wait for every bet in flight and answer its bettor: before the game settles, and before the
     /// tally is read again from the book (which would otherwise count them twice).
-    pub(super) async fn drain_bets(&mut self) {
+    pub(in crate::game::actor) async fn drain_bets(&mut self) {
         while let Some(done) = self.bets.writes().next().await {
             self.bet_written(done);
         }
