@@ -7,8 +7,8 @@
 //! is applied, acknowledged or broadcast, then applied to the core and announced. Restoring a game
 //! folds the same `apply` over its log.
 //!
-//! Time: the actor keeps its own "game time" ([`GameTime`]), milliseconds on tokio's clock since the actor started
-//! plus the game time at which the stored log ended (0 for a new game). Every deadline (the side to
+//! Time: the actor keeps its own "game time" ([`GameTime`]), milliseconds on tokio's clock since
+//! the actor started plus the game time at which the stored log ended (0 for a new game). Every deadline (the side to
 //! move running out, the first move of a no-show, a player away too long, the scoring phase) is an
 //! instant of game time the core names; the run loop sleeps until the nearest one with a single
 //! `sleep_until`, so a timeout ends the game the moment it happens, with nobody sending anything. A
@@ -21,17 +21,17 @@
 //! the SGF and rates the game: the one place where "game over" happens.
 //!
 //! Around the core the actor holds values that each own their fields, so what a part of the actor
-//! may change is what its value holds:
-//! - `seats`: [`Seats`], which game, at which table, between whom, since when (set once);
-//! - `game_time`: [`GameTime`], game time now, and the tokio instant of a game-time instant;
-//! - `audience`: [`Audience`], who follows the game: the broadcast, the players' presence, the
+//! may change is what its value holds (each value, then the module it lives in):
+//! - [`Seats`] (`seats`): which game, at which table, between whom, since when (set once);
+//! - [`GameTime`] (`game_time`): game time now, and the tokio instant of a game-time instant;
+//! - [`Audience`] (`audience`): who follows the game: the broadcast, the players' presence, the
 //!   watchers and their list (pushed, coalesced), snapshots, subscriptions, mirrors, the chats;
-//! - `money`: [`Wagers`], the pool, the stakes, watchers' bets in flight (`money::bets`), and who
+//! - [`Wagers`] (`money`): the pool, the stakes, watchers' bets in flight (`money::bets`), and who
 //!   may not bet;
-//! - `keys`: [`MoveKeys`], the clients' retry keys recorded with moves, and answering a retry;
-//! - `outage`: [`Writes`], whether the log is in doubt after a failed write, what was announced,
+//! - [`MoveKeys`] (`keys`): the clients' retry keys recorded with moves, and answering a retry;
+//! - [`Writes`] (`outage`): whether the log is in doubt after a failed write, what was announced,
 //!   where the step began; and how the actor puts the game back and reads its log again;
-//! - `pacer`: when a coalesced push (the watchers list, the pool) is next due.
+//! - `Pacer` (`pacer`): when a coalesced push (the watchers list, the pool) is next due.
 //!
 //! A value reads what it needs of the game as arguments (the seats, the core, the ledger) and never
 //! holds another; the actor joins them (the pool a `Wagers` makes goes out through the
