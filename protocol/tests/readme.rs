@@ -67,6 +67,24 @@ fn every_example_round_trips() {
     }
 }
 
+/// Each server example is the frame the server sends, byte for byte (the round trip above compares
+/// JSON values, which would not see fields reordered): a client that reads the page sees the wire.
+#[test]
+fn every_server_example_is_the_exact_frame() {
+    for (from_client, text) in example_lines() {
+        if from_client {
+            continue;
+        }
+        let msg: ServerMsg = serde_json::from_str(text)
+            .unwrap_or_else(|err| panic!("server example does not parse: {text}: {err}"));
+        assert_eq!(
+            msg.to_json(),
+            text,
+            "the server sends this example otherwise"
+        );
+    }
+}
+
 #[test]
 fn every_message_type_has_an_example() {
     let mut client_seen = BTreeSet::new();
