@@ -4,7 +4,7 @@
 
 use std::collections::BTreeSet;
 
-use tengen_protocol::{ClientMsg, ErrorCode, Request, ServerMsg};
+use tengen_protocol::{ClientMsg, ConnectionServerMsg, ErrorCode, Request, ServerMsg};
 
 const README: &str = include_str!("../README.md");
 
@@ -46,7 +46,7 @@ fn every_example_round_trips() {
                     let (next_from_client, reply) = lines[index + 1];
                     assert!(!next_from_client, "bad frame without a reply: {text}");
                     match serde_json::from_str::<ServerMsg>(reply).unwrap() {
-                        ServerMsg::Error { code, id, .. } => {
+                        ServerMsg::Connection(ConnectionServerMsg::Error { code, id, .. }) => {
                             assert_eq!(code, err.code, "{text}");
                             assert_eq!(id, err.id, "{text}");
                         }
@@ -106,9 +106,9 @@ fn every_message_type_has_an_example() {
             "no example of client message {kind}"
         );
     }
-    for kind in ServerMsg::TYPES {
+    for kind in ServerMsg::types() {
         assert!(
-            server_seen.contains(*kind),
+            server_seen.contains(kind),
             "no example of server message {kind}"
         );
     }

@@ -62,12 +62,12 @@ impl GameActor {
         // every follower (15,000 of them stalled the game's fan-out for a second).
         let shown_differ = self.watchers_shown_differ.swap(false, Ordering::Relaxed);
         let names_changed = shown_differ || list.watchers != self.watchers_pushed.watchers;
-        let frame = ServerMsg::Watchers {
+        let frame = ServerMsg::Games(tengen_protocol::GamesServerMsg::Watchers {
             game: self.id,
             watchers_count: list.watchers_count,
             anonymous_watchers_count: list.anonymous_watchers_count,
             watchers: names_changed.then(|| list.watchers.clone()),
-        }
+        })
         .to_json();
         // No subscribers is fine: the next one's snapshot has the list.
         self.fan_out.send(None, frame.into(), [None, None]);
@@ -77,9 +77,9 @@ impl GameActor {
 
     /// The state and the frames after it for another node, which counts its own watchers.
     pub(super) fn mirror(&self) -> Mirror {
-        let snapshot = ServerMsg::GameState {
+        let snapshot = ServerMsg::Games(tengen_protocol::GamesServerMsg::GameState {
             state: Box::new(self.state()),
-        }
+        })
         .to_json();
         Mirror {
             snapshot: Frame::from(snapshot),
@@ -106,9 +106,9 @@ impl GameActor {
             .map(|color| PresenceGuard::new(Arc::clone(&self.presence), color.index()));
         // Counted in before the snapshot is taken, so a new watcher finds themselves in the list.
         let viewer = ViewerGuard::new(Arc::clone(&self.viewers), viewer);
-        let snapshot = ServerMsg::GameState {
+        let snapshot = ServerMsg::Games(tengen_protocol::GamesServerMsg::GameState {
             state: Box::new(self.state()),
-        }
+        })
         .to_json();
         Ok(Subscription {
             snapshot: Frame::from(snapshot),
@@ -238,7 +238,8 @@ impl GameActor {
     /// A moderator removed `line` from one of the game's chats: everyone following drops it (the
     /// players never had a kibitz line, and dropping one they lack costs nothing).
     pub(super) fn remove_chat(&mut self, channel: tengen_protocol::ChatChannel, line: ChatLineId) {
-        let frame = ServerMsg::ChatRemoved { channel, line }.to_json();
+        let frame = ServerMsg::Hall(tengen_protocol::HallServerMsg::ChatRemoved { channel, line })
+            .to_json();
         self.fan_out.send(None, frame.into(), [None, None]);
     }
 }

@@ -92,9 +92,9 @@ impl GameActor {
             crate::rating::relisted(&self.white, &white),
         ];
         for player in &listings {
-            let frame = ServerMsg::PlayerOnline {
+            let frame = ServerMsg::Hall(tengen_protocol::HallServerMsg::PlayerOnline {
                 player: player.clone(),
-            };
+            });
             self.fan_out
                 .send(None, frame.to_json().into(), [None, None]);
         }

@@ -762,13 +762,13 @@ impl GameActor {
 
     /// Send the last stored event, `logged`, to everyone following the game.
     fn announce(&mut self, logged: LoggedEvent) {
-        let frame = ServerMsg::GameEvent {
+        let frame = ServerMsg::Games(tengen_protocol::GamesServerMsg::GameEvent {
             game: self.id,
             seq: self.core.seq,
             event: logged.event,
             clocks: self.clock_view(logged.at_ms),
             server_time_ms: Some(unix_now_ms()),
-        }
+        })
         .to_json();
         self.announced_seq = self.announced_seq.max(self.core.seq);
         // No subscribers is fine: the event is stored and snapshots include it.

@@ -51,10 +51,10 @@ impl GameActor {
     /// push that was due unnecessary).
     pub(super) fn publish_pool(&mut self) {
         self.pool_pacer.pushed();
-        let frame = ServerMsg::Pool {
+        let frame = ServerMsg::Money(tengen_protocol::MoneyServerMsg::Pool {
             id: None,
             pool: self.pool_info(),
-        }
+        })
         .to_json();
         // No subscribers is fine: `pool` asks for it.
         self.fan_out.send(None, frame.into(), [None, None]);
