@@ -12,9 +12,10 @@ use std::sync::{Arc, Mutex};
 
 use futures_util::{SinkExt, StreamExt};
 use tengen_protocol::{
-    AccountsMsg, ChallengeId, ChatChannel, ClientMsg, Color, ConnectionMsg, EndReason, GameEvent,
-    GameId, GameOutcome, GamePhase, GameSettings, GameState, GamesMsg, HallMsg, PlayerInfo,
-    Request, ServerMsg, UserId,
+    AccountsMsg, AccountsServerMsg, ChallengeId, ChatChannel, ClientMsg, Color, ConnectionMsg,
+    ConnectionServerMsg, EndReason, GameEvent, GameId, GameOutcome, GamePhase, GameSettings,
+    GameState, GamesMsg, GamesServerMsg, HallMsg, HallServerMsg, PlayerInfo, Request, ServerMsg,
+    UserId,
 };
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{broadcast, mpsc, watch};
@@ -61,7 +62,7 @@ impl Room {
 
     fn state(&self, game: GameId) -> ServerMsg {
         let size = usize::from(self.settings.size);
-        ServerMsg::GameState {
+        ServerMsg::Games(GamesServerMsg::GameState {
             state: Box::new(GameState {
                 game,
                 seq: *self.seq.lock().unwrap_or_else(|p| p.into_inner()),
@@ -96,7 +97,7 @@ impl Room {
                 warnings_white: 0,
                 halt: None,
             }),
-        }
+        })
     }
 }
 
@@ -222,15 +223,17 @@ impl Conn {
             }
         };
         let id = request.id;
-        let ack = || Utf8Bytes::from(ServerMsg::Ack { id }.to_json());
+        let ack = || Utf8Bytes::from(ServerMsg::ack(id).to_json());
         match request.msg {
-            ClientMsg::Connection(ConnectionMsg::Hello { version }) => vec![ServerMsg::Welcome {
-                id,
-                version,
-                server: "baseline".into(),
+            ClientMsg::Connection(ConnectionMsg::Hello { version }) => {
+                vec![ServerMsg::Connection(ConnectionServerMsg::Welcome {
+                    id,
+                    version,
+                    server: "baseline".into(),
+                })
+                .to_json()
+                .into()]
             }
-            .to_json()
-            .into()],
             ClientMsg::Accounts(AccountsMsg::Register { username, .. })
             | ClientMsg::Accounts(AccountsMsg::Login { username, .. }) => {
                 let user = UserId(self.hub.id());
@@ -252,17 +255,18 @@ impl Conn {
                 lock(&self.hub.challenges).insert(challenge, (from.clone(), user, settings));
                 self.hub.push_to(
                     user,
-                    &ServerMsg::Challenged {
+                    &HallServerMsg::Challenged {
                         challenge,
                         from,
                         settings,
-                    },
+                    }
+                    .into(),
                 );
-                vec![ServerMsg::ChallengeSent {
+                vec![ServerMsg::Hall(HallServerMsg::ChallengeSent {
                     id,
                     challenge,
                     to: user,
-                }
+                })
                 .to_json()
                 .into()]
             }
@@ -292,12 +296,12 @@ impl Conn {
                         forward(room.frames.subscribe(), out.clone(), true);
                     }
                 }
-                let started = ServerMsg::GameStarted {
+                let started = ServerMsg::Hall(HallServerMsg::GameStarted {
                     game,
                     table: None,
                     black: black.clone(),
                     white: white.clone(),
-                };
+                });
                 self.hub.push_to(black.user, &started);
                 self.hub.push_to(white.user, &started);
                 vec![ack()]
@@ -348,13 +352,13 @@ impl Conn {
             }) => {
                 let room = lock(&self.hub.games).get(&game).cloned();
                 if let (Some(room), Some(from)) = (room, self.player.clone()) {
-                    let frame = ServerMsg::Chat {
+                    let frame = ServerMsg::Hall(HallServerMsg::Chat {
                         channel: ChatChannel::Kibitz { game },
                         from,
                         text,
                         at_ms: 0,
                         line: None,
-                    };
+                    });
                     let _ = room.frames.send((frame.to_json().into(), true));
                 }
                 vec![ack()]
@@ -382,7 +386,7 @@ impl Conn {
             .or_default()
             .push(self.out.clone());
         self.player = Some(player.clone());
-        vec![ServerMsg::Session {
+        vec![ServerMsg::Accounts(AccountsServerMsg::Session {
             id,
             user,
             username: player.username,
@@ -393,7 +397,7 @@ impl Conn {
             role: Default::default(),
             muted_until_ms: None,
             muted_reason: None,
-        }
+        })
         .to_json()
         .into()]
     }
@@ -419,12 +423,14 @@ impl Conn {
             _ => Color::White,
         };
         let event = make(color);
-        room.publish(|seq| ServerMsg::GameEvent {
-            game,
-            seq,
-            event,
-            clocks: None,
-            server_time_ms: None,
+        room.publish(|seq| {
+            ServerMsg::Games(GamesServerMsg::GameEvent {
+                game,
+                seq,
+                event,
+                clocks: None,
+                server_time_ms: None,
+            })
         });
     }
 

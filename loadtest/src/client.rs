@@ -14,8 +14,9 @@ use std::time::Duration;
 
 use futures_util::{SinkExt, StreamExt};
 use tengen_protocol::{
-    AccountsMsg, ChatChannel, ClientMsg, Color, ConnectionMsg, ErrorCode, GameEvent, GameId,
-    HallMsg, MoneyMsg, Request, RequestId, ServerMsg,
+    AccountsMsg, AccountsServerMsg, ChatChannel, ClientMsg, Color, ConnectionMsg,
+    ConnectionServerMsg, ErrorCode, EventsServerMsg, GameEvent, GameId, GamesServerMsg, HallMsg,
+    HallServerMsg, MoneyMsg, MoneyServerMsg, Request, RequestId, ServerMsg,
 };
 use tokio::net::{TcpSocket, TcpStream};
 use tokio::sync::{mpsc, oneshot, watch};
@@ -195,7 +196,9 @@ impl ClientHandle {
             })
             .await?;
         match reply {
-            ServerMsg::Session { user, token, .. } => Ok((user, token)),
+            ServerMsg::Accounts(AccountsServerMsg::Session { user, token, .. }) => {
+                Ok((user, token))
+            }
             other => Err(format!("register answered {other:?}")),
         }
     }
@@ -231,7 +234,9 @@ impl ClientHandle {
             return lost("closed");
         }
         match tokio::time::timeout(REQUEST_TIMEOUT, rx).await {
-            Ok(Ok(ServerMsg::Error { code, .. })) => Err(code.to_string()),
+            Ok(Ok(ServerMsg::Connection(ConnectionServerMsg::Error { code, .. }))) => {
+                Err(code.to_string())
+            }
             Ok(Ok(reply)) => Ok(reply),
             Ok(Err(_)) => lost("closed"),
             Err(_) => lost("timeout"),
@@ -548,44 +553,50 @@ impl ClientTask {
             }
         };
         match &msg {
-            ServerMsg::Welcome { id, .. }
-            | ServerMsg::Session { id, .. }
-            | ServerMsg::Ack { id }
-            | ServerMsg::Error { id, .. }
-            | ServerMsg::ChallengeSent { id, .. }
-            | ServerMsg::BetPlaced { id, .. } => self.reply(*id, msg, at, measuring),
-            ServerMsg::Event { id: Some(id), .. } => self.reply(Some(*id), msg, at, measuring),
-            ServerMsg::GameEvent {
+            ServerMsg::Connection(ConnectionServerMsg::Welcome { id, .. })
+            | ServerMsg::Accounts(AccountsServerMsg::Session { id, .. })
+            | ServerMsg::Connection(ConnectionServerMsg::Ack { id })
+            | ServerMsg::Connection(ConnectionServerMsg::Error { id, .. })
+            | ServerMsg::Hall(HallServerMsg::ChallengeSent { id, .. })
+            | ServerMsg::Money(MoneyServerMsg::BetPlaced { id, .. }) => {
+                self.reply(*id, msg, at, measuring)
+            }
+            ServerMsg::Events(EventsServerMsg::Event { id: Some(id), .. }) => {
+                self.reply(Some(*id), msg, at, measuring)
+            }
+            ServerMsg::Games(GamesServerMsg::GameEvent {
                 game, seq, event, ..
-            } => {
+            }) => {
                 self.game_event(*game, *seq, event, at, measuring);
                 self.tap(at, msg);
             }
-            ServerMsg::Event { id: None, .. } | ServerMsg::GameState { .. } => self.tap(at, msg),
-            ServerMsg::Chat {
+            ServerMsg::Events(EventsServerMsg::Event { id: None, .. })
+            | ServerMsg::Games(GamesServerMsg::GameState { .. }) => self.tap(at, msg),
+            ServerMsg::Hall(HallServerMsg::Chat {
                 channel: ChatChannel::Kibitz { .. },
                 text,
                 ..
-            } if measuring && self.role == Role::Watcher => {
+            }) if measuring && self.role == Role::Watcher => {
                 let sent = text.strip_prefix('t').and_then(|n| n.parse::<u64>().ok());
                 if let Some(nanos) = sent {
                     let intended = self.metrics.instant(nanos);
                     self.metrics.watcher_chat.record(at - intended);
                 }
             }
-            ServerMsg::Pool { id: None, .. } => {
+            ServerMsg::Money(MoneyServerMsg::Pool { id: None, .. }) => {
                 if let Some(hot) = self.hot.as_ref().filter(|_| measuring) {
                     hot.pool_pushed(self.metrics.nanos(at));
                 }
             }
-            ServerMsg::Balance { id: None, .. } => {
+            ServerMsg::Money(MoneyServerMsg::Balance { id: None, .. }) => {
                 if let Some(hot) = &self.hot {
                     if !self.got_balance && hot.balance_pushed(self.metrics.nanos(at)) {
                         self.got_balance = true;
                     }
                 }
             }
-            ServerMsg::Challenged { .. } | ServerMsg::GameStarted { .. } => {
+            ServerMsg::Hall(HallServerMsg::Challenged { .. })
+            | ServerMsg::Hall(HallServerMsg::GameStarted { .. }) => {
                 if let Some(events) = &self.events {
                     // The driver reads these only while pairing; at most two arrive per game.
                     let _ = events.try_send(msg);
@@ -607,7 +618,7 @@ impl ClientTask {
 
     fn reply(&mut self, id: Option<RequestId>, msg: ServerMsg, at: Instant, measuring: bool) {
         let Some(id) = id else {
-            if let ServerMsg::Error { code, .. } = &msg {
+            if let ServerMsg::Connection(ConnectionServerMsg::Error { code, .. }) = &msg {
                 self.metrics.error(&code.to_string());
             }
             return;
@@ -619,10 +630,10 @@ impl ClientTask {
         match &msg {
             // A line said just before its game ended can reach the server just after: the game is
             // gone, as it would be for a person typing at that moment. Counted apart, not as an error.
-            ServerMsg::Error {
+            ServerMsg::Connection(ConnectionServerMsg::Error {
                 code: ErrorCode::NoSuchGame,
                 ..
-            } if pending.kind == Kind::Chat
+            }) if pending.kind == Kind::Chat
                 && (self.slot.ending() || pending.game != Some(self.slot.game())) =>
             {
                 self.metrics
@@ -630,16 +641,19 @@ impl ClientTask {
                     .fetch_add(1, Ordering::Relaxed);
             }
             // Likewise a bet sent as play ends: it is refused (`betting_closed`), never half placed.
-            ServerMsg::Error {
+            ServerMsg::Connection(ConnectionServerMsg::Error {
                 code: ErrorCode::BettingClosed | ErrorCode::NoSuchGame,
                 ..
-            } if pending.kind == Kind::Bet => {
+            }) if pending.kind == Kind::Bet => {
                 self.metrics
                     .bets_after_close_count
                     .fetch_add(1, Ordering::Relaxed);
             }
-            ServerMsg::Error { .. } if pending.kind == Kind::Probe => {}
-            ServerMsg::Error { code, .. } => self.metrics.error(&code.to_string()),
+            ServerMsg::Connection(ConnectionServerMsg::Error { .. })
+                if pending.kind == Kind::Probe => {}
+            ServerMsg::Connection(ConnectionServerMsg::Error { code, .. }) => {
+                self.metrics.error(&code.to_string())
+            }
             _ if measuring => match pending.kind {
                 Kind::Move => {
                     self.metrics.move_ack.record(at - pending.intended);

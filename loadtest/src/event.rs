@@ -20,8 +20,8 @@ use futures_util::StreamExt;
 use serde::Serialize;
 use tengen_protocol::{
     AccountsMsg, ClockSettings, Color, EventFormat, EventId, EventRound, EventSpec, EventView,
-    EventsMsg, FinalTie, GameId, GameSettings, GamesMsg, KoRule, MoneyMsg, ServerMsg, SwissRanking,
-    UserId,
+    EventsMsg, EventsServerMsg, FinalTie, GameId, GameSettings, GamesMsg, KoRule, MoneyMsg,
+    ServerMsg, SwissRanking, UserId,
 };
 use tokio::sync::{mpsc, watch};
 use tokio::task::{JoinHandle, JoinSet};
@@ -418,7 +418,7 @@ fn spec(options: &EventOptions) -> EventSpec {
 /// The view in an `event` reply or push.
 pub fn view_of(msg: ServerMsg) -> Option<EventView> {
     match msg {
-        ServerMsg::Event { event, .. } => Some(*event),
+        ServerMsg::Events(EventsServerMsg::Event { event, .. }) => Some(*event),
         _ => None,
     }
 }

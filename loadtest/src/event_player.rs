@@ -14,8 +14,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use tengen_protocol::{
-    Color, EndReason, EventBoard, EventOutcome, EventView, GameEvent, GameId, GameOutcome,
-    GamesMsg, Point, ServerMsg, UserId,
+    Color, EndReason, EventBoard, EventOutcome, EventView, EventsServerMsg, GameEvent, GameId,
+    GameOutcome, GamesMsg, GamesServerMsg, Point, ServerMsg, UserId,
 };
 use tengen_rules::random::{random_move, SeededRng};
 use tengen_rules::{Game, Move, Phase, Rules};
@@ -367,16 +367,16 @@ impl Board {
         msg: ServerMsg,
     ) -> Result<(), ()> {
         match msg {
-            ServerMsg::GameState { state } if state.game == self.game => {
+            ServerMsg::Games(GamesServerMsg::GameState { state }) if state.game == self.game => {
                 self.last_seq = self.last_seq.max(state.seq);
             }
-            ServerMsg::GameEvent {
+            ServerMsg::Games(GamesServerMsg::GameEvent {
                 game, seq, event, ..
-            } if game == self.game => {
+            }) if game == self.game => {
                 self.last_seq = self.last_seq.max(seq);
                 return self.on_event(shared, handle, at, event).await;
             }
-            ServerMsg::Event { event, .. }
+            ServerMsg::Events(EventsServerMsg::Event { event, .. })
                 if self.standings_at.is_none() && result_shown(&event, self.round, self.table) =>
             {
                 self.standings_at = Some(at);

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressDrawTarget};
-use tengen_protocol::{AccountsMsg, ServerMsg};
+use tengen_protocol::{AccountsMsg, AccountsServerMsg, ServerMsg};
 use tokio::sync::{watch, Semaphore};
 use tokio::task::JoinSet;
 
@@ -110,7 +110,9 @@ pub async fn run(
                         token: token.clone(),
                     },
                 };
-                if let Ok(ServerMsg::Session { token: t, .. }) = handle.request(login).await {
+                if let Ok(ServerMsg::Accounts(AccountsServerMsg::Session { token: t, .. })) =
+                    handle.request(login).await
+                {
                     token.get_or_insert(t);
                 }
             }

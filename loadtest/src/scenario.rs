@@ -12,8 +12,8 @@ use std::time::Duration;
 use futures_util::StreamExt;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use tengen_protocol::{
-    AccountsMsg, ClockSettings, Color, GameId, GameSettings, GamesMsg, HallMsg, KoRule, ServerMsg,
-    UserId,
+    AccountsMsg, ClockSettings, Color, GameId, GameSettings, GamesMsg, HallMsg, HallServerMsg,
+    KoRule, ServerMsg, UserId,
 };
 use tengen_rules::random::{random_move, SeededRng};
 use tengen_rules::{Game, Move, Rules};
@@ -252,12 +252,14 @@ async fn pair(setup: &mut SlotSetup) -> Result<GameId, String> {
             settings: settings(setup.size),
         })
         .await?;
-    let ServerMsg::ChallengeSent { challenge, .. } = reply else {
+    let ServerMsg::Hall(HallServerMsg::ChallengeSent { challenge, .. }) = reply else {
         return Err(format!("challenge answered {reply:?}"));
     };
     loop {
         match next_event(&mut setup.events, &setup.metrics).await? {
-            ServerMsg::Challenged { challenge: c, .. } if c == challenge => break,
+            ServerMsg::Hall(HallServerMsg::Challenged { challenge: c, .. }) if c == challenge => {
+                break
+            }
             _ => continue,
         }
     }
@@ -267,7 +269,9 @@ async fn pair(setup: &mut SlotSetup) -> Result<GameId, String> {
         .await?;
     loop {
         match next_event(&mut setup.events, &setup.metrics).await? {
-            ServerMsg::GameStarted { game, .. } if game > previous => return Ok(game),
+            ServerMsg::Hall(HallServerMsg::GameStarted { game, .. }) if game > previous => {
+                return Ok(game)
+            }
             _ => continue,
         }
     }

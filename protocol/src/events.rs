@@ -1,10 +1,11 @@
-//! Competitions on the wire: what a player sends to create one and what every client reads of it.
+//! Competitions on the wire: what a player sends to create one and what every client reads of it,
+//! in full or as the hall lists it.
 //! The formats, results and standings are `tengen-pairing`'s own types, carried as they are, so
 //! the figures a client shows are exactly those the server ranked by.
 
 use serde::{Deserialize, Serialize};
 
-use crate::{EventId, GameId, GameSettings, PlayerInfo, Point, UserId};
+use crate::{EventId, GameId, GameSettings, PlayerInfo, Point, RequestId, UserId};
 pub use tengen_pairing::team::{RelayState, Side as TeamSide, TeamId, TeamStanding};
 pub use tengen_pairing::{
     Criterion, EventOutcome, FinalTie, Format as EventFormat, Fraction, Standing, Standings,
@@ -329,4 +330,31 @@ impl EventsMsg {
         "join_team",
         "set_line_up",
     ];
+}
+
+/// What the server sends about competitions: an event in full, the list of events, and the
+/// summary the hall lists.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum EventsServerMsg {
+    /// An event's whole state: the reply to the event requests, and pushed to its entrants and
+    /// director whenever it changes (an entry, a round paired, a result).
+    Event {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<RequestId>,
+        event: Box<EventView>,
+    },
+    /// Reply to `list_events`.
+    EventList {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<RequestId>,
+        events: Vec<EventSummary>,
+    },
+    /// Pushed to the hall when an event is created or its status, entries or rounds change.
+    EventListed { event: EventSummary },
+}
+
+impl EventsServerMsg {
+    /// Every `type` of this area, for reading a server frame by the area that lists its `type`.
+    pub const TYPES: &'static [&'static str] = &["event", "event_list", "event_listed"];
 }

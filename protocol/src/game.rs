@@ -1,10 +1,11 @@
 //! Games on the wire: the board's coordinates and colours, the settings and clocks agreed before a
 //! game, its events and full state, a player's list of games, and what a player or watcher sends to
-//! play, watch, score, take back and fetch a record.
+//! play, watch, score, take back and fetch a record, and what the server sends them: a game's state,
+//! events and watchers, its record and lists of games.
 
 use serde::{Deserialize, Serialize};
 
-use crate::{is_false, is_zero_u32, EventId, GameId, PlayerInfo, RequestKey, TableId};
+use crate::{is_false, is_zero_u32, EventId, GameId, PlayerInfo, RequestId, RequestKey, TableId};
 
 /// The board's colour, intersection and ko rule are the engine's own types: one type for each thing
 /// from the rules to the wire. Their JSON (`"black"`, `{"col":3,"row":15}`, `"positional"`) is pinned by
@@ -467,5 +468,69 @@ impl GamesMsg {
         "decline_undo",
         "get_record",
         "list_games",
+    ];
+}
+
+/// What the server sends about games: a game's state and events to its players and watchers, who
+/// watches it, and the records and lists of games a client asks for.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum GamesServerMsg {
+    /// A game's full state: after `watch`, when your game starts, or as a resync after falling behind.
+    GameState {
+        /// Boxed: the whole state is far larger than any other message.
+        state: Box<GameState>,
+    },
+    /// One accepted event of a live game.
+    GameEvent {
+        game: GameId,
+        seq: u64,
+        #[serde(flatten)]
+        event: GameEvent,
+        /// Both clocks right after the event (for moves, passes, undo, resume and the end of a timed
+        /// game).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        clocks: Option<Clocks>,
+        /// The server's wall clock (Unix ms) when `clocks` was taken.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        server_time_ms: Option<u64>,
+    },
+    /// Who watches a live game, with the same fields as in `game_state`; pushed to everyone following
+    /// it when the set of watchers changes, at most about once a second (less often past 2,000
+    /// followers). Not a game event: it has no `seq` and is not in the game's record. `watchers` (the
+    /// names) is left out when only the counts changed: the names a follower holds, from its
+    /// snapshot or the last push that had them, are still right. A crowd of guests coming and going
+    /// then costs each follower a few bytes instead of the whole list.
+    Watchers {
+        game: GameId,
+        watchers_count: u32,
+        anonymous_watchers_count: u32,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        watchers: Option<Vec<PlayerInfo>>,
+    },
+    /// Reply to `get_record`: the game's SGF so far (live) or in full (finished).
+    GameRecord {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<RequestId>,
+        game: GameId,
+        sgf: String,
+    },
+    /// Reply to `list_games`.
+    GameList {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<RequestId>,
+        username: String,
+        games: Vec<GameListing>,
+    },
+}
+
+impl GamesServerMsg {
+    /// Every `type` of this area, for reading a server frame by the area that lists its `type`.
+    pub const TYPES: &'static [&'static str] = &[
+        "game_state",
+        "game_event",
+        "watchers",
+        "game_record",
+        "game_list",
     ];
 }

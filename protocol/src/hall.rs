@@ -1,9 +1,12 @@
 //! The hall on the wire: rooms, tables and seats, the live games it lists, challenges, automatch and
-//! chat, and what a client sends to move about in it.
+//! chat, what a client sends to move about in it, and what the server sends there: the hall and its
+//! rooms and their changes, the games tables and challenges start, and chat lines.
 
 use serde::{Deserialize, Serialize};
 
-use crate::{ChallengeId, ChatLineId, GameId, GameSettings, PlayerInfo, RoomId, TableId, UserId};
+use crate::{
+    ChallengeId, ChatLineId, GameId, GameSettings, PlayerInfo, RequestId, RoomId, TableId, UserId,
+};
 
 /// A seat at a table. The left seat plays Black and the right seat White, unless the table's settings ask
 /// for nigiri, in which case the server draws the colours when the game starts.
@@ -184,5 +187,120 @@ impl HallMsg {
         "automatch",
         "cancel_automatch",
         "chat",
+    ];
+}
+
+/// What the server sends in the hall: the hall and its rooms in full and their changes, who is
+/// online, the live games listed, tables, the games they and challenges start, and chat on every
+/// channel (with the lines a moderator removes, so a client drops them where it shows them).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum HallServerMsg {
+    /// The hall, in full (after `enter_hall`, or as a resync).
+    Hall {
+        rooms: Vec<RoomInfo>,
+        players: Vec<PlayerInfo>,
+        games: Vec<GameSummary>,
+    },
+    RoomUpdated {
+        room: RoomInfo,
+    },
+    /// A player came online (or their listing changed).
+    PlayerOnline {
+        player: PlayerInfo,
+    },
+    PlayerOffline {
+        user: UserId,
+    },
+    /// A live game started or changed its listing.
+    GameListed {
+        game: GameSummary,
+    },
+    /// A live game ended and left the list.
+    GameUnlisted {
+        game: GameId,
+    },
+    /// A room in full (after `join_room`, or as a resync).
+    Room {
+        room: RoomId,
+        name: String,
+        tables: Vec<TableInfo>,
+        users: Vec<PlayerInfo>,
+        /// The room's last chat lines, oldest first, so someone entering sees what was being said.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        recent_chat: Vec<ChatLine>,
+    },
+    /// A user entered the room you are in.
+    RoomJoined {
+        room: RoomId,
+        player: PlayerInfo,
+    },
+    RoomLeft {
+        room: RoomId,
+        user: UserId,
+    },
+    /// A table of your room (or the table you are at) changed.
+    TableUpdated {
+        table: TableInfo,
+    },
+    /// Settings agreed at a table: the game starts; the server sends its state next.
+    GameStarted {
+        game: GameId,
+        table: Option<TableId>,
+        black: PlayerInfo,
+        white: PlayerInfo,
+    },
+    /// Reply to `challenge`: the id under which a decline will be reported.
+    ChallengeSent {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<RequestId>,
+        challenge: ChallengeId,
+        to: UserId,
+    },
+    /// Someone challenges you.
+    Challenged {
+        challenge: ChallengeId,
+        from: PlayerInfo,
+        settings: GameSettings,
+    },
+    /// Your challenge was declined (or withdrawn because a player left).
+    ChallengeDeclined {
+        challenge: ChallengeId,
+    },
+    Chat {
+        channel: ChatChannel,
+        from: PlayerInfo,
+        text: String,
+        at_ms: u64,
+        /// The line's id, for reporting it and for `chat_removed`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        line: Option<ChatLineId>,
+    },
+    /// A moderator removed a chat line of this channel: clients drop it.
+    ChatRemoved {
+        channel: ChatChannel,
+        line: ChatLineId,
+    },
+}
+
+impl HallServerMsg {
+    /// Every `type` of this area, for reading a server frame by the area that lists its `type`.
+    pub const TYPES: &'static [&'static str] = &[
+        "hall",
+        "room_updated",
+        "player_online",
+        "player_offline",
+        "game_listed",
+        "game_unlisted",
+        "room",
+        "room_joined",
+        "room_left",
+        "table_updated",
+        "game_started",
+        "challenge_sent",
+        "challenged",
+        "challenge_declined",
+        "chat",
+        "chat_removed",
     ];
 }

@@ -1,11 +1,12 @@
 //! Moderation on the wire: what anyone reports (a user, a chat line, a game, with a reason), what a
 //! moderator sees (the queue of open reports, each with its context) and does (mute, ban, remove a
-//! chat line, void a game, dismiss a report), and the moderation log that keeps every such act.
+//! chat line, void a game, dismiss a report), the moderation log that keeps every such act, and
+//! what the server answers and pushes (to a user a moderator muted, or whose mute was lifted).
 //! Who may do what, and the bounds of each act, are the server's.
 
 use serde::{Deserialize, Serialize};
 
-use crate::{ChatChannel, ChatLineId, GameId, ReportId, UserId};
+use crate::{ChatChannel, ChatLineId, GameId, ReportId, RequestId, UserId};
 
 /// What an account may do beyond playing: a moderator handles reports and acts on users; an admin is
 /// a moderator who may also act on moderators. Granted by the operator (`tengen admin`, the admin
@@ -182,6 +183,46 @@ impl ModerationMsg {
     /// "bad fields".
     pub const TYPES: &'static [&'static str] =
         &["report", "list_reports", "moderate", "moderation_log"];
+}
+
+/// What the server sends about moderation: the replies to reports and to the moderators'
+/// requests, and the pushes that tell a user a moderator muted them or lifted the mute.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ModerationServerMsg {
+    /// Pushed to a user a moderator muted: their chat is refused until `until_ms` (Unix ms).
+    Muted { until_ms: u64, reason: String },
+    /// Pushed to a user whose mute a moderator lifted: their chat is taken again.
+    Unmuted { reason: String },
+    /// Reply to `report`.
+    ReportFiled {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<RequestId>,
+        report: ReportId,
+    },
+    /// Reply to `list_reports`.
+    Reports {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<RequestId>,
+        reports: Vec<ReportView>,
+    },
+    /// Reply to `moderation_log`.
+    ModerationLog {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<RequestId>,
+        entries: Vec<ModLogEntry>,
+    },
+}
+
+impl ModerationServerMsg {
+    /// Every `type` of this area, for reading a server frame by the area that lists its `type`.
+    pub const TYPES: &'static [&'static str] = &[
+        "muted",
+        "unmuted",
+        "report_filed",
+        "reports",
+        "moderation_log",
+    ];
 }
 
 /// The most reports one `reports` answer lists: a moderator's screenful; more wait their turn.

@@ -1,5 +1,6 @@
 //! Fortune points on the wire: the spectator pool, the players' stakes, balances and the history
-//! of every transfer, and what a client sends to bet, stake and look at its points. Every amount a
+//! of every transfer, what a client sends to bet, stake and look at its points, and what the server
+//! answers and pushes (bets placed, pools, balances, a table's stake dialog). Every amount a
 //! client sends is an [`Amount`], any whole number as sent, and becomes [`Points`] (1 to 2^53 − 1)
 //! through one check, [`Amount::points`] (or [`Amount::stake`], where 0 means none), where the
 //! server takes the message in; past that the server carries `Points`.
@@ -9,7 +10,7 @@ use std::fmt;
 use serde::de::{self, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use crate::{Color, GameId, RequestKey, Seat, TableId};
+use crate::{Color, GameId, RequestId, RequestKey, Seat, TableId};
 
 /// Fortune points moved at once (a bet, a stake, a raise): 1 to [`Points::MAX`]. Made only by
 /// [`Points::new`], so holding one is proof of the check.
@@ -329,6 +330,78 @@ impl MoneyMsg {
         "stake_offer",
         "stake_answer",
         "stake_raise",
+    ];
+}
+
+/// What the server sends about fortune points: bets placed, a game's pool, balances and records,
+/// and a table's stake dialog.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum MoneyServerMsg {
+    /// Reply to `bet`: what you added, your whole bet on that side, and your balance after it.
+    BetPlaced {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<RequestId>,
+        game: GameId,
+        side: Color,
+        amount: u64,
+        total: u64,
+        balance: u64,
+        tax_bp: u32,
+    },
+    /// A game's pool: the reply to `pool`, and pushed to everyone following the game whenever a bet
+    /// changes it.
+    Pool {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<RequestId>,
+        pool: PoolInfo,
+    },
+    /// Your fortune points: the reply to `balance`, pushed once after logging in and again after
+    /// each game your bet or stake was in settles.
+    Balance {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<RequestId>,
+        balance: u64,
+        tax_bp: u32,
+    },
+    /// Reply to `my_bets`.
+    MyBets {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<RequestId>,
+        records: Vec<WagerRecord>,
+    },
+    /// Reply to `history`.
+    History {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<RequestId>,
+        entries: Vec<HistoryEntry>,
+    },
+    /// Reply to `house`: the house's takings so far.
+    House {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<RequestId>,
+        balance: u64,
+        tax_bp: u32,
+    },
+    /// A table's stake dialog changed (`stake` is `null` once it lapsed or was withdrawn); pushed to
+    /// the players and the table's watchers.
+    StakeUpdated {
+        table: TableId,
+        stake: Option<StakeInfo>,
+        tax_bp: u32,
+    },
+}
+
+impl MoneyServerMsg {
+    /// Every `type` of this area, for reading a server frame by the area that lists its `type`.
+    pub const TYPES: &'static [&'static str] = &[
+        "bet_placed",
+        "pool",
+        "balance",
+        "my_bets",
+        "history",
+        "house",
+        "stake_updated",
     ];
 }
 

@@ -1,10 +1,11 @@
 //! People on the wire: a participant as every list shows them (name, rank, rating), a player's
 //! profile, what a client sends to open one or to find a player by name, and a player's relations to
-//! others: whom they follow (their friends), block and mute.
+//! others: whom they follow (their friends), block and mute; and what the server sends about them,
+//! down to a friend coming online or starting a game.
 
 use serde::{Deserialize, Serialize};
 
-use crate::{is_false, EventId, EventStatus, GameId, GameListing, UserId};
+use crate::{is_false, EventId, EventStatus, GameId, GameListing, RequestId, UserId};
 
 /// A participant as the hall lists them.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -136,6 +137,53 @@ impl PeopleMsg {
         "unblock",
         "mute",
         "unmute",
+    ];
+}
+
+/// What the server sends about people: profiles, players found by name, your relations, and
+/// your friends' comings and goings.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum PeopleServerMsg {
+    /// Reply to `profile`.
+    Profile {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<RequestId>,
+        profile: Box<ProfileView>,
+    },
+    /// Reply to `find_players`.
+    PlayersFound {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<RequestId>,
+        players: Vec<PlayerInfo>,
+    },
+    /// Reply to `relations`, `follow`, `unfollow`, `block`, `unblock`, `mute` and `unmute`: your
+    /// lists as they now stand.
+    Relations {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<RequestId>,
+        relations: RelationsView,
+    },
+    /// Pushed to your connections when a friend comes online, goes offline, or starts or ends a
+    /// game: how they are now (a friend who blocks you is never pushed).
+    FriendPresence { friend: Friend },
+    /// Pushed to your connections when a friend starts a game (after `friend_presence`), for a
+    /// notice that offers to watch it.
+    FriendStartedGame {
+        friend: PlayerInfo,
+        game: GameId,
+        opponent: PlayerInfo,
+    },
+}
+
+impl PeopleServerMsg {
+    /// Every `type` of this area, for reading a server frame by the area that lists its `type`.
+    pub const TYPES: &'static [&'static str] = &[
+        "profile",
+        "players_found",
+        "relations",
+        "friend_presence",
+        "friend_started_game",
     ];
 }
 

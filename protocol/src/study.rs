@@ -1,9 +1,9 @@
 //! The study board (研究) on the wire: its view, and what a client sends to play both sides, step
-//! through variations, load an SGF record and count.
+//! through variations, load an SGF record and count, and what the server answers.
 
 use serde::{Deserialize, Serialize};
 
-use crate::{Color, KoRule, Point};
+use crate::{Color, KoRule, Point, RequestId};
 
 /// A study board as it stands at its cursor.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -156,4 +156,33 @@ impl StudyMsg {
         "study_load_sgf",
         "study_count",
     ];
+}
+
+/// What the server answers on the study board.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum StudyServerMsg {
+    /// Reply to every study request but `study_count`: the study board as it now stands.
+    Study {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<RequestId>,
+        /// Boxed: a whole board is far larger than the area's other reply.
+        study: Box<StudyView>,
+    },
+    /// Reply to `study_count`.
+    StudyCount {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<RequestId>,
+        /// The stones the estimate takes as dead (removed before counting).
+        dead: Vec<Point>,
+        black_count_half_points: u32,
+        white_count_half_points: u32,
+        /// As SGF `RE` would say it if the game ended so: "B+3.5", "W+0.5", "0".
+        result: String,
+    },
+}
+
+impl StudyServerMsg {
+    /// Every `type` of this area, for reading a server frame by the area that lists its `type`.
+    pub const TYPES: &'static [&'static str] = &["study", "study_count"];
 }

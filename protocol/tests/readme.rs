@@ -4,7 +4,7 @@
 
 use std::collections::BTreeSet;
 
-use tengen_protocol::{ClientMsg, ErrorCode, Request, ServerMsg};
+use tengen_protocol::{ClientMsg, ConnectionServerMsg, ErrorCode, Request, ServerMsg};
 
 const README: &str = include_str!("../README.md");
 
@@ -46,7 +46,7 @@ fn every_example_round_trips() {
                     let (next_from_client, reply) = lines[index + 1];
                     assert!(!next_from_client, "bad frame without a reply: {text}");
                     match serde_json::from_str::<ServerMsg>(reply).unwrap() {
-                        ServerMsg::Error { code, id, .. } => {
+                        ServerMsg::Connection(ConnectionServerMsg::Error { code, id, .. }) => {
                             assert_eq!(code, err.code, "{text}");
                             assert_eq!(id, err.id, "{text}");
                         }
@@ -64,6 +64,24 @@ fn every_example_round_trips() {
                 "server example does not round-trip: {text}"
             );
         }
+    }
+}
+
+/// Each server example is the frame the server sends, byte for byte (the round trip above compares
+/// JSON values, which would not see fields reordered): a client that reads the page sees the wire.
+#[test]
+fn every_server_example_is_the_exact_frame() {
+    for (from_client, text) in example_lines() {
+        if from_client {
+            continue;
+        }
+        let msg: ServerMsg = serde_json::from_str(text)
+            .unwrap_or_else(|err| panic!("server example does not parse: {text}: {err}"));
+        assert_eq!(
+            msg.to_json(),
+            text,
+            "the server sends this example otherwise"
+        );
     }
 }
 
@@ -88,9 +106,9 @@ fn every_message_type_has_an_example() {
             "no example of client message {kind}"
         );
     }
-    for kind in ServerMsg::TYPES {
+    for kind in ServerMsg::types() {
         assert!(
-            server_seen.contains(*kind),
+            server_seen.contains(kind),
             "no example of server message {kind}"
         );
     }

@@ -1,7 +1,7 @@
 //! Chat lines: the length and content rule shared by every channel (room, table, kibitz), and the one
 //! place a line becomes a `chat` frame. Who may say what where is decided by the hall and the games.
 
-use tengen_protocol::{ChatChannel, ChatLineId, ErrorCode, PlayerInfo, ServerMsg};
+use tengen_protocol::{ChatChannel, ChatLineId, ErrorCode, HallServerMsg, PlayerInfo, ServerMsg};
 
 use crate::config::CHAT_CHARS_MAX;
 use crate::Refusal;
@@ -34,13 +34,13 @@ pub fn frame(
     (text, at_ms): (String, u64),
     line: Option<ChatLineId>,
 ) -> String {
-    ServerMsg::Chat {
+    ServerMsg::Hall(HallServerMsg::Chat {
         channel,
         from,
         text,
         at_ms,
         line,
-    }
+    })
     .to_json()
 }
 

@@ -9,7 +9,9 @@
 use std::collections::HashSet;
 
 use serde::Deserialize;
-use tengen_protocol::{ErrorCode, Friend, PlayerInfo, RelationsView, ServerMsg, UserId};
+use tengen_protocol::{
+    ErrorCode, Friend, GamesServerMsg, HallServerMsg, PlayerInfo, RelationsView, ServerMsg, UserId,
+};
 
 use crate::config::RELATIONS_PER_LIST_MAX;
 use crate::hall::{HallHandle, HallRequest, RelationChange};
@@ -287,19 +289,19 @@ impl Screen {
         };
         let shown = |player: &PlayerInfo| !self.hides_presence_of(player.user);
         match &mut msg {
-            ServerMsg::Room {
+            ServerMsg::Hall(HallServerMsg::Room {
                 users, recent_chat, ..
-            } => {
+            }) => {
                 users.retain(shown);
                 recent_chat.retain(|line| !self.hides_chat_of(line.from.user));
             }
-            ServerMsg::Hall { players, .. } => players.retain(shown),
+            ServerMsg::Hall(HallServerMsg::Hall { players, .. }) => players.retain(shown),
             // The names only: the counts still count them, as they count guests.
-            ServerMsg::Watchers {
+            ServerMsg::Games(GamesServerMsg::Watchers {
                 watchers: Some(watchers),
                 ..
-            } => watchers.retain(shown),
-            ServerMsg::GameState { state } => state.watchers.retain(shown),
+            }) => watchers.retain(shown),
+            ServerMsg::Games(GamesServerMsg::GameState { state }) => state.watchers.retain(shown),
             _ => return frame,
         }
         msg.to_json().into()
@@ -323,13 +325,13 @@ mod tests {
 
     fn chat(from: u64) -> Frame {
         let channel = ChatChannel::Room { room: RoomId(1) };
-        let msg = ServerMsg::Chat {
+        let msg = ServerMsg::Hall(HallServerMsg::Chat {
             channel,
             from: player(from),
             text: "hi".into(),
             at_ms: 1,
             line: None,
-        };
+        });
         msg.to_json().into()
     }
 
@@ -354,15 +356,15 @@ mod tests {
         assert!(screen.screen(chat(4)).is_some());
         assert!(screen.screen(chat(5)).is_some());
         let online = |user| -> Frame {
-            ServerMsg::PlayerOnline {
+            ServerMsg::Hall(HallServerMsg::PlayerOnline {
                 player: player(user),
-            }
+            })
             .to_json()
             .into()
         };
         assert!(screen.screen(online(4)).is_none());
         assert!(screen.screen(online(3)).is_some());
-        let room: Frame = ServerMsg::Room {
+        let room: Frame = ServerMsg::Hall(HallServerMsg::Room {
             room: RoomId(1),
             name: "r".into(),
             tables: vec![],
@@ -375,12 +377,12 @@ mod tests {
                     line: None,
                 })
                 .to_vec(),
-        }
+        })
         .to_json()
         .into();
-        let Ok(ServerMsg::Room {
+        let Ok(ServerMsg::Hall(HallServerMsg::Room {
             users, recent_chat, ..
-        }) = serde_json::from_str(screen.screen(room).unwrap().as_str())
+        })) = serde_json::from_str(screen.screen(room).unwrap().as_str())
         else {
             panic!("a room frame stays one");
         };

@@ -19,8 +19,9 @@ use game::{EngineStep, Match};
 use std::fmt;
 use std::time::Duration;
 use tengen_protocol::{
-    AccountsMsg, ClientMsg, Clocks, ConnectionMsg, ErrorCode, GameEvent, GameId, GamePhase,
-    GameState, GamesMsg, HallMsg, Request, RequestId, ServerMsg, PROTOCOL_VERSION,
+    AccountsMsg, AccountsServerMsg, ClientMsg, Clocks, ConnectionMsg, ConnectionServerMsg,
+    ErrorCode, GameEvent, GameId, GamePhase, GameState, GamesMsg, GamesServerMsg, HallMsg,
+    HallServerMsg, Request, RequestId, ServerMsg, PROTOCOL_VERSION,
 };
 use tokio_tungstenite::tungstenite::Message;
 
@@ -188,7 +189,7 @@ impl Bridge {
             password: self.config.password.clone(),
         };
         match self.request(socket, login).await {
-            Ok(ServerMsg::Session { token, .. }) => {
+            Ok(ServerMsg::Accounts(AccountsServerMsg::Session { token, .. })) => {
                 self.token = Some(token);
                 Ok(())
             }
@@ -200,7 +201,7 @@ impl Bridge {
                     rank: None,
                 };
                 match self.request(socket, register).await? {
-                    ServerMsg::Session { token, .. } => {
+                    ServerMsg::Accounts(AccountsServerMsg::Session { token, .. }) => {
                         self.token = Some(token);
                         Ok(())
                     }
@@ -235,11 +236,11 @@ impl Bridge {
                 continue;
             };
             match &reply {
-                ServerMsg::Error {
+                ServerMsg::Connection(ConnectionServerMsg::Error {
                     id: Some(r),
                     code,
                     message,
-                } if *r == id => {
+                }) if *r == id => {
                     return Err(match code {
                         ErrorCode::Busy | ErrorCode::RateLimited => {
                             SessionError::Retry(message.clone())
@@ -247,9 +248,9 @@ impl Bridge {
                         _ => SessionError::Fatal(BotError::Login(format!("{code}: {message}"))),
                     });
                 }
-                ServerMsg::Welcome { id: Some(r), .. }
-                | ServerMsg::Session { id: Some(r), .. }
-                | ServerMsg::Ack { id: Some(r) }
+                ServerMsg::Connection(ConnectionServerMsg::Welcome { id: Some(r), .. })
+                | ServerMsg::Accounts(AccountsServerMsg::Session { id: Some(r), .. })
+                | ServerMsg::Connection(ConnectionServerMsg::Ack { id: Some(r) })
                     if *r == id =>
                 {
                     return Ok(reply)
@@ -282,15 +283,15 @@ impl Bridge {
         msg: ServerMsg,
     ) -> Result<(), SessionError> {
         let steps = match msg {
-            ServerMsg::Session { user, .. } => {
+            ServerMsg::Accounts(AccountsServerMsg::Session { user, .. }) => {
                 tracing::debug!("bot: logged in as user {user}");
                 Vec::new()
             }
-            ServerMsg::Challenged {
+            ServerMsg::Hall(HallServerMsg::Challenged {
                 challenge,
                 settings,
                 ..
-            } => {
+            }) => {
                 let wanted =
                     self.current.is_none() && self.config.board_sizes.contains(&settings.size);
                 let reply = if wanted {
@@ -301,19 +302,21 @@ impl Bridge {
                 self.send(socket, reply).await?;
                 Vec::new()
             }
-            ServerMsg::GameState { state } => self.on_game_state(&state).await,
-            ServerMsg::GameEvent {
+            ServerMsg::Games(GamesServerMsg::GameState { state }) => {
+                self.on_game_state(&state).await
+            }
+            ServerMsg::Games(GamesServerMsg::GameEvent {
                 game,
                 event,
                 clocks,
                 ..
-            } => self.on_game_event(game, &event, clocks).await,
-            ServerMsg::Error {
+            }) => self.on_game_event(game, &event, clocks).await,
+            ServerMsg::Connection(ConnectionServerMsg::Error {
                 id: Some(id),
                 code,
                 message,
-            } => self.on_error(id, code, &message).await,
-            ServerMsg::Ack { id: Some(id) } => {
+            }) => self.on_error(id, code, &message).await,
+            ServerMsg::Connection(ConnectionServerMsg::Ack { id: Some(id) }) => {
                 if let Some(game) = self.current.as_mut().filter(|g| g.awaits(id)) {
                     game.move_acknowledged();
                 }

@@ -31,8 +31,8 @@ pub use venue::Venue;
 use std::collections::{BTreeMap, HashMap};
 
 use tengen_protocol::{
-    ErrorCode, EventId, EventPlacing, EventStatus, EventSummary, EventView, GameId, PlayerInfo,
-    ServerMsg, UserId,
+    ErrorCode, EventId, EventPlacing, EventStatus, EventSummary, EventView, EventsServerMsg,
+    GameId, PlayerInfo, ServerMsg, UserId,
 };
 
 use crate::config::EVENT_LIST_PAGE;
@@ -246,13 +246,16 @@ impl Competitions {
 /// Push an event's new state: its line to the hall, the whole view to its director and entrants.
 fn event_changed(id: EventId, record: &EventRecord, venue: &dyn Venue) -> EventView {
     let view = record.view(id);
-    venue.push_to_hall(&ServerMsg::EventListed {
-        event: view.summary.clone(),
-    });
-    let frame: crate::Frame = ServerMsg::Event {
+    venue.push_to_hall(
+        &EventsServerMsg::EventListed {
+            event: view.summary.clone(),
+        }
+        .into(),
+    );
+    let frame: crate::Frame = ServerMsg::Events(EventsServerMsg::Event {
         id: None,
         event: Box::new(view.clone()),
-    }
+    })
     .to_json()
     .into();
     let mut users: Vec<UserId> = record.players.iter().map(|p| p.user).collect();

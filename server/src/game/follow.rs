@@ -23,7 +23,7 @@ use std::time::Duration;
 
 use futures_util::stream::{AbortHandle, Abortable, SelectAll};
 use futures_util::{FutureExt, Stream, StreamExt};
-use tengen_protocol::{GameEvent, GameId, PlayerInfo, ServerMsg};
+use tengen_protocol::{GameEvent, GameId, GamesServerMsg, PlayerInfo, ServerMsg};
 use tokio_stream::wrappers::errors::BroadcastStreamRecvError;
 use tokio_stream::wrappers::BroadcastStream;
 
@@ -369,13 +369,13 @@ impl Source {
         }
         let frame = |(seq, event)| {
             // The clocks at each moment are gone with the actor; the end needs none.
-            let msg = ServerMsg::GameEvent {
+            let msg = ServerMsg::Games(GamesServerMsg::GameEvent {
                 game,
                 seq,
                 event,
                 clocks: None,
                 server_time_ms: None,
-            };
+            });
             Frame::from(msg.to_json())
         };
         Some(events.into_iter().map(frame).collect())

@@ -2,7 +2,9 @@
 //! hall's glue to the automatch queue: both end in a game without a table, started by `live`. The
 //! queue's matching rules are in `automatch`.
 
-use tengen_protocol::{ChallengeId, ErrorCode, GameSettings, PlayerInfo, ServerMsg, UserId};
+use tengen_protocol::{
+    ChallengeId, ErrorCode, GameSettings, HallServerMsg, PlayerInfo, ServerMsg, UserId,
+};
 
 use super::{automatch, refuse, table, users_recipients, Hall};
 use crate::config::CHALLENGES_PER_USER_MAX;
@@ -44,11 +46,11 @@ impl Hall {
         }
         let id = ChallengeId(self.next_challenge);
         self.next_challenge += 1;
-        let msg = ServerMsg::Challenged {
+        let msg = ServerMsg::Hall(HallServerMsg::Challenged {
             challenge: id,
             from: from.clone(),
             settings,
-        };
+        });
         self.challenges.insert(id, Challenge { from, to, settings });
         self.publish(users_recipients([Some(to), None]), &msg);
         Ok(id)
@@ -90,7 +92,7 @@ impl Hall {
         let challenge = self.take_challenge(id, user)?;
         self.publish(
             users_recipients([Some(challenge.from.user), None]),
-            &ServerMsg::ChallengeDeclined { challenge: id },
+            &HallServerMsg::ChallengeDeclined { challenge: id }.into(),
         );
         Ok(())
     }
@@ -105,7 +107,10 @@ impl Hall {
         for (id, challenge) in gone {
             self.challenges.remove(&id);
             let audience = users_recipients([Some(challenge.from.user), Some(challenge.to)]);
-            self.publish(audience, &ServerMsg::ChallengeDeclined { challenge: id });
+            self.publish(
+                audience,
+                &HallServerMsg::ChallengeDeclined { challenge: id }.into(),
+            );
         }
     }
 

@@ -7,7 +7,10 @@
 use std::ops::Bound;
 
 use rand::Rng;
-use tengen_protocol::{GameId, GameSettings, GameSummary, PlayerInfo, ServerMsg, TableId, UserId};
+use tengen_protocol::{
+    GameId, GameSettings, GameSummary, HallServerMsg, MoneyServerMsg, PlayerInfo, ServerMsg,
+    TableId, UserId,
+};
 
 use super::{hall_recipients, Hall, Recipients};
 use crate::config::GAME_RELISTS_PER_PUSH_MAX;
@@ -44,12 +47,12 @@ impl Hall {
         };
         let summary = self.games.start(start, &self.ctx).await?;
         self.live.insert(summary.game, summary.clone());
-        let started = ServerMsg::GameStarted {
+        let started = ServerMsg::Hall(HallServerMsg::GameStarted {
             game: summary.game,
             table,
             black: summary.black.clone(),
             white: summary.white.clone(),
-        };
+        });
         let recipients = Recipients {
             hall: false,
             room: None,
@@ -59,9 +62,10 @@ impl Hall {
         self.publish_text(recipients, started.to_json().into(), Some(summary.game));
         self.publish(
             hall_recipients(),
-            &ServerMsg::GameListed {
+            &HallServerMsg::GameListed {
                 game: summary.clone(),
-            },
+            }
+            .into(),
         );
         self.friends_started(&summary);
         Ok(summary)
@@ -81,7 +85,10 @@ impl Hall {
         for game in changed {
             if let Some(summary) = self.live.get(&game) {
                 let game = self.listing(summary);
-                self.publish(hall_recipients(), &ServerMsg::GameListed { game });
+                self.publish(
+                    hall_recipients(),
+                    &HallServerMsg::GameListed { game }.into(),
+                );
             }
         }
     }
@@ -127,13 +134,19 @@ impl Hall {
         };
         if *listed != summary {
             *listed = summary.clone();
-            self.publish(hall_recipients(), &ServerMsg::GameListed { game: summary });
+            self.publish(
+                hall_recipients(),
+                &HallServerMsg::GameListed { game: summary }.into(),
+            );
         }
     }
 
     pub(super) fn game_ended(&mut self, game: GameId, table: Option<TableId>) {
         let ended = self.live.remove(&game);
-        self.publish(hall_recipients(), &ServerMsg::GameUnlisted { game });
+        self.publish(
+            hall_recipients(),
+            &HallServerMsg::GameUnlisted { game }.into(),
+        );
         if let Some(ended) = ended {
             self.friend_changed(&ended.black);
             self.friend_changed(&ended.white);
@@ -189,11 +202,11 @@ impl Hall {
                 users: [Some(user), None],
                 ..Recipients::default()
             };
-            let msg = ServerMsg::Balance {
+            let msg = ServerMsg::Money(MoneyServerMsg::Balance {
                 id: None,
                 balance,
                 tax_bp,
-            };
+            });
             self.publish(recipients, &msg);
         }
     }

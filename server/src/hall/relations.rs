@@ -8,7 +8,9 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use tengen_protocol::{ErrorCode, Friend, GameSummary, PlayerInfo, ServerMsg, UserId};
+use tengen_protocol::{
+    ErrorCode, Friend, GameSummary, HallServerMsg, PeopleServerMsg, PlayerInfo, ServerMsg, UserId,
+};
 
 use super::{internal_body, internal_frame, users_recipients, Hall, HallRequest};
 use crate::store::RelationKind;
@@ -207,11 +209,11 @@ impl Hall {
             return;
         };
         let msg = if shown {
-            ServerMsg::PlayerOnline {
+            ServerMsg::Hall(HallServerMsg::PlayerOnline {
                 player: player.clone(),
-            }
+            })
         } else {
-            ServerMsg::PlayerOffline { user: holder }
+            ServerMsg::Hall(HallServerMsg::PlayerOffline { user: holder })
         };
         self.publish(audience, &msg);
         let follows = self
@@ -225,7 +227,7 @@ impl Hall {
                 friend.online = false;
                 friend.playing.clear();
             }
-            self.publish(audience, &ServerMsg::FriendPresence { friend });
+            self.publish(audience, &PeopleServerMsg::FriendPresence { friend }.into());
         }
     }
 
@@ -292,7 +294,7 @@ impl Hall {
             return;
         }
         let friend = self.friend(player.clone());
-        let msg = ServerMsg::FriendPresence { friend };
+        let msg = ServerMsg::People(PeopleServerMsg::FriendPresence { friend });
         let text: Frame = msg.to_json().into();
         for follower in followers {
             self.publish_text(users_recipients([Some(follower), None]), text.clone(), None);
@@ -311,11 +313,11 @@ impl Hall {
             if followers.is_empty() {
                 continue;
             }
-            let msg = ServerMsg::FriendStartedGame {
+            let msg = ServerMsg::People(PeopleServerMsg::FriendStartedGame {
                 friend: friend.clone(),
                 game: summary.game,
                 opponent: opponent.clone(),
-            };
+            });
             let text: Frame = msg.to_json().into();
             for follower in followers {
                 self.publish_text(users_recipients([Some(follower), None]), text.clone(), None);

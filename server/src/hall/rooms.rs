@@ -6,8 +6,8 @@
 use std::collections::{BTreeMap, VecDeque};
 
 use tengen_protocol::{
-    ChatChannel, ChatLine, ChatLineId, ErrorCode, EventPlacing, PlayerInfo, RoomId, RoomInfo,
-    ServerMsg, TableId, UserId,
+    ChatChannel, ChatLine, ChatLineId, ErrorCode, EventPlacing, HallServerMsg, PlayerInfo, RoomId,
+    RoomInfo, ServerMsg, TableId, UserId,
 };
 
 use super::request::Presence;
@@ -39,7 +39,10 @@ impl Hall {
             self.recently_gone.remove(&player.user);
             // Their followers are told once their relations are loaded (see `relations_loaded`).
             self.load_relations(player.user);
-            self.publish(hall_recipients(), &ServerMsg::PlayerOnline { player });
+            self.publish(
+                hall_recipients(),
+                &HallServerMsg::PlayerOnline { player }.into(),
+            );
         }
     }
 
@@ -51,9 +54,9 @@ impl Hall {
         let user = player.user;
         if let Some(entry) = self.online.get_mut(&user) {
             entry.0 = player.clone();
-            let msg = ServerMsg::PlayerOnline {
+            let msg = ServerMsg::Hall(HallServerMsg::PlayerOnline {
                 player: player.clone(),
-            };
+            });
             self.publish(hall_recipients(), &msg);
         }
         let mut rooms = Vec::new();
@@ -64,10 +67,10 @@ impl Hall {
             }
         }
         for room in rooms {
-            let msg = ServerMsg::RoomJoined {
+            let msg = ServerMsg::Hall(HallServerMsg::RoomJoined {
                 room,
                 player: player.clone(),
-            };
+            });
             let recipients = Recipients {
                 room: Some(room),
                 ..Recipients::default()
@@ -152,7 +155,10 @@ impl Hall {
         self.forget_relations(user);
         self.remember_last_seen(user);
         automatch::remove(&mut self.automatch, user);
-        self.publish(hall_recipients(), &ServerMsg::PlayerOffline { user });
+        self.publish(
+            hall_recipients(),
+            &HallServerMsg::PlayerOffline { user }.into(),
+        );
         self.withdraw_challenges(user);
         // A player keeps their seat through a disconnect only while a game is on; otherwise the seat
         // is freed so the table does not look taken by someone who is gone.
@@ -164,11 +170,11 @@ impl Hall {
     }
 
     pub(super) fn hall_frame(&self) -> Frame {
-        ServerMsg::Hall {
+        ServerMsg::Hall(HallServerMsg::Hall {
             rooms: self.rooms.values().map(Self::room_info).collect(),
             players: self.online.values().map(|(p, _)| p.clone()).collect(),
             games: self.live.values().map(|game| self.listing(game)).collect(),
-        }
+        })
         .to_json()
         .into()
     }
@@ -184,9 +190,9 @@ impl Hall {
 
     pub(super) fn room_changed(&self, id: RoomId) {
         if let Some(room) = self.rooms.get(&id) {
-            let msg = ServerMsg::RoomUpdated {
+            let msg = ServerMsg::Hall(HallServerMsg::RoomUpdated {
                 room: Self::room_info(room),
-            };
+            });
             self.publish(hall_recipients(), &msg);
         }
     }
@@ -215,7 +221,10 @@ impl Hall {
                 room: Some(id),
                 ..Recipients::default()
             };
-            self.publish(recipients, &ServerMsg::RoomJoined { room: id, player });
+            self.publish(
+                recipients,
+                &HallServerMsg::RoomJoined { room: id, player }.into(),
+            );
             self.room_recount.insert(id);
         }
         Ok(frame)
@@ -226,13 +235,13 @@ impl Hall {
             .rooms
             .get(&id)
             .ok_or_else(|| Refusal::new(ErrorCode::NoSuchRoom, format!("no room {id}")))?;
-        Ok(ServerMsg::Room {
+        Ok(ServerMsg::Hall(HallServerMsg::Room {
             room: id,
             name: room.name.clone(),
             tables: room.tables.iter().map(|t| self.tables[t].info()).collect(),
             users: room.users.values().map(|(p, _)| p.clone()).collect(),
             recent_chat: room.recent_chat.iter().cloned().collect(),
-        }
+        })
         .to_json()
         .into())
     }
@@ -255,7 +264,10 @@ impl Hall {
                 room: Some(id),
                 ..Recipients::default()
             };
-            self.publish(recipients, &ServerMsg::RoomLeft { room: id, user });
+            self.publish(
+                recipients,
+                &HallServerMsg::RoomLeft { room: id, user }.into(),
+            );
             self.room_recount.insert(id);
         }
         Ok(())
@@ -329,7 +341,10 @@ impl Hall {
             },
             ChatChannel::Kibitz { .. } | ChatChannel::Game { .. } => return,
         };
-        self.publish(recipients, &ServerMsg::ChatRemoved { channel, line });
+        self.publish(
+            recipients,
+            &HallServerMsg::ChatRemoved { channel, line }.into(),
+        );
     }
 
     fn keep_room_chat(&mut self, room: RoomId, line: ChatLine) {

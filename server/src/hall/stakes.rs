@@ -3,7 +3,7 @@
 //! until the next game starts, when they move into that game's escrow. The dialog's rules are in
 //! `table`; the points move through the ledger.
 
-use tengen_protocol::{ErrorCode, GameId, Points, ServerMsg, StakeTerms, TableId, UserId};
+use tengen_protocol::{ErrorCode, GameId, MoneyServerMsg, Points, StakeTerms, TableId, UserId};
 
 use super::{refuse, Hall, Recipients};
 use crate::game::{GameReply, GameRequest};
@@ -22,11 +22,12 @@ impl Hall {
         };
         self.publish(
             recipients,
-            &ServerMsg::StakeUpdated {
+            &MoneyServerMsg::StakeUpdated {
                 table: id,
                 stake: table.stake_info(),
                 tax_bp: self.ctx.ledger.tax_bp(),
-            },
+            }
+            .into(),
         );
     }
 

@@ -4,7 +4,7 @@
 //! hall's state and pushes the result.
 
 use tengen_protocol::{
-    ErrorCode, GameId, GameSettings, PlayerInfo, Seat, ServerMsg, TableId, UserId,
+    ErrorCode, GameId, GameSettings, HallServerMsg, PlayerInfo, Seat, ServerMsg, TableId, UserId,
 };
 
 use super::table::Table;
@@ -145,9 +145,9 @@ impl Hall {
 }
 
 pub(super) fn table_frame(table: &Table) -> Frame {
-    ServerMsg::TableUpdated {
+    ServerMsg::Hall(HallServerMsg::TableUpdated {
         table: table.info(),
-    }
+    })
     .to_json()
     .into()
 }

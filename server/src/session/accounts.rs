@@ -5,7 +5,8 @@
 //! log the other tabs out.
 
 use tengen_protocol::{
-    AccountsMsg, ErrorCode, LogoutReason, RequestId, ServerMsg, PROTOCOL_VERSION,
+    AccountsMsg, AccountsServerMsg, ConnectionServerMsg, ErrorCode, LogoutReason, MoneyServerMsg,
+    RequestId, PROTOCOL_VERSION,
 };
 
 use super::{internal, Answer, Next, Session, CLOSE_POLICY};
@@ -110,11 +111,11 @@ impl Session {
             );
         }
         self.said_hello = true;
-        Ok(Answer::Msg(Box::new(ServerMsg::Welcome {
+        Ok(Answer::msg(ConnectionServerMsg::Welcome {
             id,
             version: PROTOCOL_VERSION,
             server: format!("tengen {}", env!("CARGO_PKG_VERSION")),
-        })))
+        }))
     }
 
     fn not_logged_in(&self) -> Result<(), Refusal> {
@@ -157,12 +158,15 @@ impl Session {
             let _ = self.watch(game).await;
         }
         // Last before the reply, so the games' states keep coming first.
-        self.push(&ServerMsg::Balance {
-            id: None,
-            balance: opened.balance,
-            tax_bp: self.state.ledger.tax_bp(),
-        });
-        Ok(Answer::Msg(Box::new(ServerMsg::Session {
+        self.push(
+            &MoneyServerMsg::Balance {
+                id: None,
+                balance: opened.balance,
+                tax_bp: self.state.ledger.tax_bp(),
+            }
+            .into(),
+        );
+        Ok(Answer::msg(AccountsServerMsg::Session {
             id,
             user: session.player.user,
             username: session.player.username,
@@ -173,7 +177,7 @@ impl Session {
             role,
             muted_until_ms: mute.as_ref().and_then(|mute| mute.until_ms),
             muted_reason: mute.map(|mute| mute.reason),
-        })))
+        }))
     }
 
     /// Revoke this connection's token and log out here; every other connection using the token
@@ -245,11 +249,14 @@ impl Session {
         self.state.hall.send(gone).await;
         self.forget_session();
         let ban = revocation.ban;
-        self.push(&ServerMsg::LoggedOut {
-            reason,
-            ban_reason: ban.as_ref().map(|ban| ban.reason.clone()),
-            banned_until_ms: ban.as_ref().and_then(|ban| ban.until_ms),
-        });
+        self.push(
+            &AccountsServerMsg::LoggedOut {
+                reason,
+                ban_reason: ban.as_ref().map(|ban| ban.reason.clone()),
+                banned_until_ms: ban.as_ref().and_then(|ban| ban.until_ms),
+            }
+            .into(),
+        );
         match ban {
             Some(_) => Next::Close(CLOSE_POLICY, "banned"),
             None => Next::Continue,

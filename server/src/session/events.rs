@@ -2,7 +2,7 @@
 //! director's rounds and actions, and reading an event or the list. Each is one [`EventRequest`]; the
 //! hall keeps the events and pushes their changes to entrants and the lobby.
 
-use tengen_protocol::{EventId, EventsMsg, GameId, RequestId, ServerMsg};
+use tengen_protocol::{EventId, EventsMsg, EventsServerMsg, GameId, RequestId};
 
 use super::{misrouted, Answer, Session};
 use crate::competition::EventRequest;
@@ -161,7 +161,7 @@ impl Session {
             .ask(HallRequest::Event(EventRequest::ListEvents { before }))
             .await?
             .events()?;
-        Ok(Answer::Msg(Box::new(ServerMsg::EventList { id, events })))
+        Ok(Answer::msg(EventsServerMsg::EventList { id, events }))
     }
 
     /// Ask the hall `request` and answer with the event's view.
@@ -176,9 +176,9 @@ impl Session {
             .ask(HallRequest::Event(request))
             .await
             .and_then(HallReply::event)?;
-        Ok(Answer::Msg(Box::new(ServerMsg::Event {
+        Ok(Answer::msg(EventsServerMsg::Event {
             id,
             event: Box::new(view),
-        })))
+        }))
     }
 }

@@ -4,7 +4,7 @@
 //! list of games.
 
 use tengen_protocol::{
-    ErrorCode, GameId, GamesMsg, Point, RequestId, RequestKey, ServerMsg, UserId,
+    ErrorCode, GameId, GamesMsg, GamesServerMsg, Point, RequestId, RequestKey, UserId,
 };
 
 use super::{Answer, Session, GAMES_PER_SESSION_MAX};
@@ -147,11 +147,7 @@ impl Session {
         game: GameId,
     ) -> Result<Answer, Refusal> {
         let sgf = game::record(&self.state.games, &self.state.store, game).await?;
-        Ok(Answer::Msg(Box::new(ServerMsg::GameRecord {
-            id,
-            game,
-            sgf,
-        })))
+        Ok(Answer::msg(GamesServerMsg::GameRecord { id, game, sgf }))
     }
 
     pub(super) async fn list_games(
@@ -161,10 +157,10 @@ impl Session {
         before: Option<GameId>,
     ) -> Result<Answer, Refusal> {
         let games = game::list_games(&self.state.store, &username, before).await?;
-        Ok(Answer::Msg(Box::new(ServerMsg::GameList {
+        Ok(Answer::msg(GamesServerMsg::GameList {
             id,
             username,
             games,
-        })))
+        }))
     }
 }

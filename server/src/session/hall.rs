@@ -3,8 +3,8 @@
 //! resync after missing some). Each request becomes one [`HallRequest`] for the hall actor.
 
 use tengen_protocol::{
-    ChallengeId, ChatChannel, ChatLineId, ErrorCode, GameSettings, HallMsg, PlayerInfo, RequestId,
-    RoomId, Seat, ServerMsg, TableId, TimeClass, UserId,
+    ChallengeId, ChatChannel, ChatLineId, ErrorCode, GameSettings, HallMsg, HallServerMsg,
+    PlayerInfo, RequestId, RoomId, Seat, TableId, TimeClass, UserId,
 };
 use tokio::sync::broadcast;
 
@@ -195,11 +195,11 @@ impl Session {
         let from = self.player()?;
         let challenge = HallRequest::Challenge { from, to, settings };
         let challenge = self.state.hall.ask(challenge).await?.challenge()?;
-        Ok(Answer::Msg(Box::new(ServerMsg::ChallengeSent {
+        Ok(Answer::msg(HallServerMsg::ChallengeSent {
             id,
             challenge,
             to,
-        })))
+        }))
     }
 
     pub(super) async fn accept_challenge(&self, challenge: ChallengeId) -> Result<Answer, Refusal> {

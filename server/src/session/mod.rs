@@ -65,6 +65,13 @@ enum Answer {
     Msg(Box<ServerMsg>),
 }
 
+impl Answer {
+    /// A data reply of any area (`AccountsServerMsg::Session`, `MoneyServerMsg::Pool`, ...).
+    fn msg(msg: impl Into<ServerMsg>) -> Answer {
+        Answer::Msg(Box::new(msg.into()))
+    }
+}
+
 /// Whether the loop goes on after a frame.
 #[derive(Debug, PartialEq, Eq)]
 enum Next {
@@ -373,7 +380,7 @@ impl Session {
             Ok(request) => {
                 let id = request.id;
                 let reply = match self.handle(id, request.msg).await {
-                    Ok(Answer::Ack) => ServerMsg::Ack { id },
+                    Ok(Answer::Ack) => ServerMsg::ack(id),
                     Ok(Answer::Msg(msg)) => *msg,
                     Err(refusal) => ServerMsg::error(id, refusal.code, refusal.message),
                 };

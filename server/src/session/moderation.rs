@@ -2,7 +2,7 @@
 //! act, and read the log. Who counts as a moderator is read from the store on each request, so a
 //! role granted or taken away holds at once on every node.
 
-use tengen_protocol::{ModerationMsg, RequestId, ServerMsg};
+use tengen_protocol::{ModerationMsg, ModerationServerMsg, RequestId};
 
 use super::{Answer, Session};
 
@@ -25,12 +25,12 @@ impl Session {
                 let report =
                     moderation::file_report(&state.store, counters, &player, target, &reason)
                         .await?;
-                ServerMsg::ReportFiled { id, report }
+                ModerationServerMsg::ReportFiled { id, report }
             }
             ModerationMsg::ListReports => {
                 acts::role_of(state, &player).await?;
                 let reports = moderation::open_reports(&state.store).await?;
-                ServerMsg::Reports { id, reports }
+                ModerationServerMsg::Reports { id, reports }
             }
             ModerationMsg::Moderate {
                 action,
@@ -48,9 +48,9 @@ impl Session {
             ModerationMsg::ModerationLog { before } => {
                 acts::role_of(state, &player).await?;
                 let entries = moderation::log_page(&state.store, before).await?;
-                ServerMsg::ModerationLog { id, entries }
+                ModerationServerMsg::ModerationLog { id, entries }
             }
         };
-        Ok(Answer::Msg(Box::new(reply)))
+        Ok(Answer::msg(reply))
     }
 }

@@ -3,8 +3,8 @@
 //! and the account's balance, wagers and history from the ledger.
 
 use tengen_protocol::{
-    Amount, BadAmount, Color, ErrorCode, GameId, MoneyMsg, Points, RequestId, RequestKey,
-    ServerMsg, StakeTerms, TableId,
+    Amount, BadAmount, Color, ErrorCode, GameId, MoneyMsg, MoneyServerMsg, Points, RequestId,
+    RequestKey, StakeTerms, TableId,
 };
 
 use super::{internal, Answer, Session};
@@ -106,7 +106,7 @@ impl Session {
             }
             Err(refusal) => return Err(refusal),
         };
-        Ok(Answer::Msg(Box::new(ServerMsg::BetPlaced {
+        Ok(Answer::msg(MoneyServerMsg::BetPlaced {
             id,
             game,
             side,
@@ -114,7 +114,7 @@ impl Session {
             total: receipt.total,
             balance: receipt.balance,
             tax_bp: self.state.ledger.tax_bp(),
-        })))
+        }))
     }
 
     /// Whether `game` is a finished game in the store.
@@ -153,7 +153,7 @@ impl Session {
             }
             live => live?,
         };
-        Ok(Answer::Msg(Box::new(ServerMsg::Pool { id, pool })))
+        Ok(Answer::msg(MoneyServerMsg::Pool { id, pool }))
     }
 
     pub(super) async fn stake_offer(
@@ -193,11 +193,11 @@ impl Session {
     pub(super) async fn balance(&self, id: Option<RequestId>) -> Result<Answer, Refusal> {
         let user = self.user()?;
         let balance = self.state.ledger.balance(user).await.map_err(internal)?;
-        Ok(Answer::Msg(Box::new(ServerMsg::Balance {
+        Ok(Answer::msg(MoneyServerMsg::Balance {
             id,
             balance,
             tax_bp: self.state.ledger.tax_bp(),
-        })))
+        }))
     }
 
     pub(super) async fn my_bets(&self, id: Option<RequestId>) -> Result<Answer, Refusal> {
@@ -207,7 +207,7 @@ impl Session {
             .records(user, WAGER_RECORDS_MAX)
             .await
             .map_err(internal)?;
-        Ok(Answer::Msg(Box::new(ServerMsg::MyBets { id, records })))
+        Ok(Answer::msg(MoneyServerMsg::MyBets { id, records }))
     }
 
     pub(super) async fn history(&self, id: Option<RequestId>) -> Result<Answer, Refusal> {
@@ -217,15 +217,15 @@ impl Session {
             .history(user, WAGER_RECORDS_MAX)
             .await
             .map_err(internal)?;
-        Ok(Answer::Msg(Box::new(ServerMsg::History { id, entries })))
+        Ok(Answer::msg(MoneyServerMsg::History { id, entries }))
     }
 
     pub(super) async fn house(&self, id: Option<RequestId>) -> Result<Answer, Refusal> {
         let balance = self.state.ledger.house().await.map_err(internal)?;
-        Ok(Answer::Msg(Box::new(ServerMsg::House {
+        Ok(Answer::msg(MoneyServerMsg::House {
             id,
             balance,
             tax_bp: self.state.ledger.tax_bp(),
-        })))
+        }))
     }
 }

@@ -1,7 +1,7 @@
 //! The session's people handler: profiles and finding players (no account needed), and the
 //! logged-in user's friends, blocks and mutes, each answered by their lists as they now stand.
 
-use tengen_protocol::{PeopleMsg, RequestId, ServerMsg};
+use tengen_protocol::{PeopleMsg, PeopleServerMsg, RequestId};
 
 use super::{Answer, Session};
 use crate::store::RelationKind;
@@ -33,10 +33,7 @@ impl Session {
             crate::relations::change(&state.store, &state.hall, me, &username, (kind, on)).await?;
         }
         let relations = crate::relations::view(&state.store, &state.hall, me, &self.screen).await?;
-        Ok(Answer::Msg(Box::new(ServerMsg::Relations {
-            id,
-            relations,
-        })))
+        Ok(Answer::msg(PeopleServerMsg::Relations { id, relations }))
     }
 
     /// Profiles and finding players.
@@ -48,20 +45,17 @@ impl Session {
         match msg {
             PeopleMsg::FindPlayers { prefix } => {
                 let players = crate::people::find(&self.state.store, &prefix).await?;
-                Ok(Answer::Msg(Box::new(ServerMsg::PlayersFound {
-                    id,
-                    players,
-                })))
+                Ok(Answer::msg(PeopleServerMsg::PlayersFound { id, players }))
             }
             PeopleMsg::Profile { username } => {
                 let state = &self.state;
                 let profile =
                     crate::people::profile(&state.store, &state.hall, &username, &self.screen)
                         .await?;
-                Ok(Answer::Msg(Box::new(ServerMsg::Profile {
+                Ok(Answer::msg(PeopleServerMsg::Profile {
                     id,
                     profile: Box::new(profile),
-                })))
+                }))
             }
             other => Err(super::misrouted(&other)),
         }

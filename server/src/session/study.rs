@@ -1,7 +1,7 @@
 //! A connection's study board: a private board to replay and explore, opened empty or from an SGF,
 //! and counted as the scoring phase would. It lives in the session and reaches no actor.
 
-use tengen_protocol::{ErrorCode, Point, RequestId, ServerMsg, StudyMsg};
+use tengen_protocol::{ErrorCode, Point, RequestId, StudyMsg, StudyServerMsg};
 
 use super::{Answer, Session};
 use crate::study::{self, Study};
@@ -101,13 +101,13 @@ impl Session {
 
     pub(super) fn study_count(&mut self, id: Option<RequestId>) -> Result<Answer, Refusal> {
         let count = self.study()?.count();
-        Ok(Answer::Msg(Box::new(ServerMsg::StudyCount {
+        Ok(Answer::msg(StudyServerMsg::StudyCount {
             id,
             dead: count.dead,
             black_count_half_points: count.black_count_half_points,
             white_count_half_points: count.white_count_half_points,
             result: count.result,
-        })))
+        }))
     }
 
     fn study(&mut self) -> Result<&mut Study, Refusal> {
@@ -126,7 +126,10 @@ impl Session {
         }
         let study = self.study.as_ref().map(Study::view);
         match study {
-            Some(study) => Answer::Msg(Box::new(ServerMsg::Study { id, study })),
+            Some(study) => Answer::msg(StudyServerMsg::Study {
+                id,
+                study: Box::new(study),
+            }),
             None => Answer::Ack,
         }
     }

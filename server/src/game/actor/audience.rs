@@ -13,7 +13,8 @@ use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::Arc;
 
 use tengen_protocol::{
-    Away, ChatLineId, ErrorCode, GameId, GamePhase, GameState, PlayerInfo, ServerMsg, UserId,
+    Away, ChatLineId, ErrorCode, GameId, GamePhase, GameState, GamesServerMsg, HallServerMsg,
+    PlayerInfo, ServerMsg, UserId,
 };
 use tengen_rules::{Color, Phase};
 use tokio::time::Instant;
@@ -234,12 +235,12 @@ impl Audience {
         // every follower (15,000 of them stalled the game's fan-out for a second).
         let shown_differ = self.watchers_shown_differ.swap(false, Ordering::Relaxed);
         let names_changed = shown_differ || list.watchers != self.watchers_pushed.watchers;
-        let frame = ServerMsg::Watchers {
+        let frame = ServerMsg::from(GamesServerMsg::Watchers {
             game,
             watchers_count: list.watchers_count,
             anonymous_watchers_count: list.anonymous_watchers_count,
             watchers: names_changed.then(|| list.watchers.clone()),
-        }
+        })
         .to_json();
         // No subscribers is fine: the next one's snapshot has the list.
         self.fan_out.send(None, frame.into(), [None, None]);
@@ -248,9 +249,9 @@ impl Audience {
 
     /// The state and the frames after it for another node, which counts its own watchers.
     pub(super) fn mirror(&self, seats: &Seats, core: &GameCore, now_ms: u64) -> Mirror {
-        let snapshot = ServerMsg::GameState {
+        let snapshot = ServerMsg::from(GamesServerMsg::GameState {
             state: Box::new(self.state(seats, core, now_ms)),
-        }
+        })
         .to_json();
         Mirror {
             snapshot: Frame::from(snapshot),
@@ -282,9 +283,9 @@ impl Audience {
             .map(|color| PresenceGuard::new(Arc::clone(&self.presence), color.index()));
         // Counted in before the snapshot is taken, so a new watcher finds themselves in the list.
         let viewer = ViewerGuard::new(Arc::clone(&self.viewers), viewer);
-        let snapshot = ServerMsg::GameState {
+        let snapshot = ServerMsg::from(GamesServerMsg::GameState {
             state: Box::new(self.state(seats, core, now_ms)),
-        }
+        })
         .to_json();
         Ok(Subscription {
             snapshot: Frame::from(snapshot),
@@ -408,7 +409,7 @@ impl Audience {
     /// A moderator removed `line` from one of the game's chats: everyone following drops it (the
     /// players never had a kibitz line, and dropping one they lack costs nothing).
     pub(super) fn remove_chat(&mut self, channel: tengen_protocol::ChatChannel, line: ChatLineId) {
-        let frame = ServerMsg::ChatRemoved { channel, line }.to_json();
+        let frame = ServerMsg::from(HallServerMsg::ChatRemoved { channel, line }).to_json();
         self.fan_out.send(None, frame.into(), [None, None]);
     }
 }

@@ -4,7 +4,7 @@
 //! settles the game's points (pushing the new balances through the hall), stores the SGF record
 //! and rates the game. Also the record itself, which a live game's `record` request reads too.
 
-use tengen_protocol::{GameOutcome, PlayerInfo, ServerMsg, UserId};
+use tengen_protocol::{GameOutcome, HallServerMsg, PlayerInfo, ServerMsg, UserId};
 use tengen_rules::sgf::{GameInfo, GameRecord};
 
 use super::GameActor;
@@ -92,9 +92,9 @@ impl GameActor {
             crate::rating::relisted(&self.seats.white, &white),
         ];
         for player in &listings {
-            let frame = ServerMsg::PlayerOnline {
+            let frame = ServerMsg::from(HallServerMsg::PlayerOnline {
                 player: player.clone(),
-            };
+            });
             self.audience.send_to_all(frame.to_json().into());
         }
         let rerated = GameNotice::Rerated { players: listings };

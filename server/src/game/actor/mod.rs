@@ -68,7 +68,8 @@ use std::sync::atomic::{AtomicBool, AtomicU32};
 use std::sync::Arc;
 
 use tengen_protocol::{
-    ErrorCode, GameEvent, GameId, GameOutcome, GameSummary, HaltKind, RequestKey, ServerMsg, UserId,
+    ErrorCode, GameEvent, GameId, GameOutcome, GameSummary, GamesServerMsg, HaltKind, RequestKey,
+    ServerMsg, UserId,
 };
 use tengen_rules::{Color, Game};
 use tokio::sync::mpsc;
@@ -708,13 +709,13 @@ impl GameActor {
 
     /// Send the last stored event, `logged`, to everyone following the game.
     fn announce(&mut self, logged: LoggedEvent) {
-        let frame = ServerMsg::GameEvent {
+        let frame = ServerMsg::from(GamesServerMsg::GameEvent {
             game: self.seats.id,
             seq: self.core.seq,
             event: logged.event,
             clocks: clock_view(&self.core, logged.at_ms),
             server_time_ms: Some(unix_now_ms()),
-        }
+        })
         .to_json();
         self.writes.announced(self.core.seq);
         self.audience.send_event(self.core.seq, frame.into());

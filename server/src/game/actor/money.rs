@@ -14,7 +14,9 @@
 
 mod bets;
 
-use tengen_protocol::{ErrorCode, GameId, Points, RequestKey, ServerMsg, TableId, UserId};
+use tengen_protocol::{
+    ErrorCode, GameId, MoneyServerMsg, Points, RequestKey, ServerMsg, TableId, UserId,
+};
 use tengen_rules::Phase;
 use tokio::time::Instant;
 
@@ -104,10 +106,10 @@ impl Wagers {
     /// push that was due unnecessary).
     pub(super) fn pool_pushed(&mut self, game: GameId, core: &GameCore, tax_bp: u32) -> Frame {
         self.pool_pacer.pushed();
-        ServerMsg::Pool {
+        ServerMsg::from(MoneyServerMsg::Pool {
             id: None,
             pool: self.pool_info(game, core, tax_bp),
-        }
+        })
         .to_json()
         .into()
     }

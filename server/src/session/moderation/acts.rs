@@ -4,7 +4,8 @@
 //! report's closing, and the log entry, in that order: an act that fails leaves no entry.
 
 use tengen_protocol::{
-    ChatChannel, ChatLineId, ErrorCode, GameId, ModAction, PlayerInfo, ReportId, Role, ServerMsg,
+    ChatChannel, ChatLineId, ErrorCode, GameId, ModAction, ModerationServerMsg, PlayerInfo,
+    ReportId, Role, ServerMsg,
 };
 
 use crate::app::AppState;
@@ -183,10 +184,10 @@ async fn mute(
         .call(move |store| store.set_sanction(id, SanctionKind::Mute, &sanction))
         .await
         .map_err(internal)?;
-    let notice = ServerMsg::Muted {
+    let notice = ServerMsg::Moderation(ModerationServerMsg::Muted {
         until_ms,
         reason: reason.to_string(),
-    };
+    });
     state
         .hall
         .tell(HallRequest::ToUser {
@@ -266,9 +267,9 @@ async fn lift(
         );
     }
     if kind == SanctionKind::Mute {
-        let notice = ServerMsg::Unmuted {
+        let notice = ServerMsg::Moderation(ModerationServerMsg::Unmuted {
             reason: reason.to_string(),
-        };
+        });
         let to_user = HallRequest::ToUser {
             user: id,
             msg: Box::new(notice),
