@@ -132,6 +132,9 @@ const send = (msg) => net.request(msg);
 const sendKeyed = (msg) => net.requestKeyed(msg);
 const actions = {
   errorText,
+  // A question a view asks of its own (once connected): the server's reply message, or its error. A view
+  // whose request changes nothing else shown needs no action of its own here.
+  ask: (msg) => untilReady().then(() => send(msg)),
   async login(username, password) {
     await untilReady();
     applyMessage(state, await net.authenticate({ type: 'login', username, password }));

@@ -4,13 +4,15 @@
 //! ([`Screen`]). The store keeps the lists (`store::Relations`); the hall decides what is refused
 //! and pushes friends' presence (`hall::relations`); the session applies the screen to every frame
 //! it writes, so chat said in any channel, hall list or game is hidden however it arrives, on
-//! every node.
+//! every node. [`answer`] answers every people message about the user's relations, so a new one
+//! is added here and in its protocol area, not in the session.
 
 use std::collections::HashSet;
 
 use serde::Deserialize;
 use tengen_protocol::{
-    ErrorCode, Friend, GamesServerMsg, HallServerMsg, PlayerInfo, RelationsView, ServerMsg, UserId,
+    ErrorCode, Friend, GamesServerMsg, HallServerMsg, PeopleMsg, PeopleServerMsg, PlayerInfo,
+    RelationsView, RequestId, ServerMsg, UserId,
 };
 
 use crate::config::RELATIONS_PER_LIST_MAX;
@@ -56,6 +58,39 @@ impl Refused {
             ),
         }
     }
+}
+
+/// Answer `me`'s people message about their relations, `id` its request's: a change (refused
+/// with nothing changed, as [`change`] says) answered by the lists as they then stand, the lists
+/// alone.
+pub async fn answer(
+    (store, hall): (&StoreHandle, &HallHandle),
+    (me, screen): (UserId, &Screen),
+    id: Option<RequestId>,
+    msg: PeopleMsg,
+) -> Result<PeopleServerMsg, Refusal> {
+    use RelationKind::{Block, Follow, Mute};
+    let asked = match msg {
+        PeopleMsg::Relations => None,
+        PeopleMsg::Follow { username } => Some((username, Follow, true)),
+        PeopleMsg::Unfollow { username } => Some((username, Follow, false)),
+        PeopleMsg::Block { username } => Some((username, Block, true)),
+        PeopleMsg::Unblock { username } => Some((username, Block, false)),
+        PeopleMsg::Mute { username } => Some((username, Mute, true)),
+        PeopleMsg::Unmute { username } => Some((username, Mute, false)),
+        PeopleMsg::Profile { .. } | PeopleMsg::FindPlayers { .. } => {
+            tracing::error!(?msg, "a profile message reached the relations handler");
+            return Err(Refusal::new(
+                ErrorCode::Internal,
+                "the server could not route that message",
+            ));
+        }
+    };
+    if let Some((username, kind, on)) = asked {
+        change(store, hall, me, &username, (kind, on)).await?;
+    }
+    let relations = view(store, hall, me, screen).await?;
+    Ok(PeopleServerMsg::Relations { id, relations })
 }
 
 /// `me` makes (`on`) or undoes a relation of `kind` with the player named `username` (any spelling
