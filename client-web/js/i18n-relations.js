@@ -1,4 +1,4 @@
-// The strings of friends, blocks and mutes (the hall's friends panel, the profile's buttons, a chat
+// The strings of friends, followers, blocks and mutes (the hall's friends panel, the profile's buttons, a chat
 // line's mute, the notice of a friend's new game), in English and Simplified Chinese; `i18n.js` merges
 // them into its two dictionaries, so the same checks (both languages, same keys) cover them.
 
@@ -13,6 +13,11 @@ export const relationsEn = {
   'friends.hidden': 'Blocked and muted ({count})',
   'friends.blocked': 'Blocked:',
   'friends.muted': 'Muted:',
+  'friends.followers': 'Following you',
+  'friends.followersCount': 'Following you ({count})',
+  'friends.followersNone': 'Nobody follows you yet.',
+  'friends.followersMore': 'and {count} more',
+  'relations.followBack': 'Follow back',
   'relations.follow': 'Follow',
   'relations.unfollow': 'Unfollow',
   'relations.block': 'Block',
@@ -41,6 +46,11 @@ export const relationsZh = {
   'friends.hidden': '已拉黑和屏蔽（{count}）',
   'friends.blocked': '已拉黑：',
   'friends.muted': '已屏蔽：',
+  'friends.followers': '关注你的人',
+  'friends.followersCount': '关注你的人（{count}）',
+  'friends.followersNone': '还没有人关注你。',
+  'friends.followersMore': '等另外 {count} 人',
+  'relations.followBack': '回关',
   'relations.follow': '关注',
   'relations.unfollow': '取消关注',
   'relations.block': '拉黑',

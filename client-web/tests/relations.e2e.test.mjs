@@ -1,5 +1,6 @@
 // Friends, blocks and mutes in real Chromium against the real `tengen`. In English on a desktop: ann
-// follows bob from his profile and finds him in the hall's friends list, online; she blocks a troll from
+// follows bob from his profile and finds him in the hall's friends list, online; bob finds her among those
+// following him and follows her back; she blocks a troll from
 // his profile, and his room chat goes, the lines he said before too, while others still read him; when
 // bob starts a game she is told, with a link to watch it, and her list says he is in a game. In Chinese
 // on a phone: 梅兰 follows ann, and mutes the troll from the mute beside his name in the room chat.
@@ -49,6 +50,15 @@ test('friends, a block and a mute: in English on a desktop and in Chinese on a p
   await shot(ann, 'relations-en-profile.png');
   await ann.goto(`${suite.server.url}/#/room/1`);
   await ann.waitForSelector('[data-testid=friend-bob]:has-text("online")');
+  // Bob finds ann among those following him, asked for when he opens the list, and follows her back:
+  // she joins his friends, and the button goes.
+  await bob.click('[data-testid=followers] summary');
+  await bob.waitForSelector('[data-testid=followers] summary:has-text("Following you (1)")');
+  await bob.click('[data-testid=follow-back-ann]');
+  await bob.waitForSelector('[data-testid=friend-ann]');
+  await bob.waitForSelector('[data-testid=follower-ann]');
+  assert.equal(await bob.locator('[data-testid=follow-back-ann]').count(), 0);
+  await shot(bob, 'relations-en-followers.png');
 
   // The troll talks; ann blocks him from his profile: his lines go, old and new, not others'.
   await say(troll, 'first spam');

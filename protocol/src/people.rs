@@ -122,6 +122,8 @@ pub enum PeopleMsg {
     Unmute {
         username: String,
     },
+    /// Who follows you (answered by `followers`): yours to look at, never pushed.
+    Followers,
 }
 
 impl PeopleMsg {
@@ -137,6 +139,7 @@ impl PeopleMsg {
         "unblock",
         "mute",
         "unmute",
+        "followers",
     ];
 }
 
@@ -164,6 +167,15 @@ pub enum PeopleServerMsg {
         id: Option<RequestId>,
         relations: RelationsView,
     },
+    /// Reply to `followers`: how many players follow you, and up to 300 of them (as many as a list
+    /// of your own holds; the longest registered), strongest first. Players you block are left out
+    /// of both: they do not see you online, so their following shows them nothing.
+    Followers {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<RequestId>,
+        followers_count: u32,
+        followers: Vec<PlayerInfo>,
+    },
     /// Pushed to your connections when a friend comes online, goes offline, or starts or ends a
     /// game: how they are now (a friend who blocks you is never pushed).
     FriendPresence { friend: Friend },
@@ -182,6 +194,7 @@ impl PeopleServerMsg {
         "profile",
         "players_found",
         "relations",
+        "followers",
         "friend_presence",
         "friend_started_game",
     ];

@@ -62,7 +62,7 @@ impl Refused {
 
 /// Answer `me`'s people message about their relations, `id` its request's: a change (refused
 /// with nothing changed, as [`change`] says) answered by the lists as they then stand, the lists
-/// alone.
+/// alone, or who follows `me`.
 pub async fn answer(
     (store, hall): (&StoreHandle, &HallHandle),
     (me, screen): (UserId, &Screen),
@@ -78,6 +78,7 @@ pub async fn answer(
         PeopleMsg::Unblock { username } => Some((username, Block, false)),
         PeopleMsg::Mute { username } => Some((username, Mute, true)),
         PeopleMsg::Unmute { username } => Some((username, Mute, false)),
+        PeopleMsg::Followers => return followers(store, me, id).await,
         PeopleMsg::Profile { .. } | PeopleMsg::FindPlayers { .. } => {
             tracing::error!(?msg, "a profile message reached the relations handler");
             return Err(Refusal::new(
@@ -91,6 +92,48 @@ pub async fn answer(
     }
     let relations = view(store, hall, me, screen).await?;
     Ok(PeopleServerMsg::Relations { id, relations })
+}
+
+/// Who follows `me`: counted, and up to [`RELATIONS_PER_LIST_MAX`] named (as many as a list of
+/// one's own holds, so a popular player's answer stays a few KiB; the longest registered),
+/// strongest first. Those `me` blocks are left out of both: they do not see `me` online, so
+/// their following shows them nothing.
+async fn followers(
+    store: &StoreHandle,
+    me: UserId,
+    id: Option<RequestId>,
+) -> Result<PeopleServerMsg, Refusal> {
+    let (count, mut followers) = store
+        .call(move |store| {
+            let blocked: HashSet<UserId> = store
+                .relations_of(me)?
+                .into_iter()
+                .filter(|&(kind, _)| kind == RelationKind::Block)
+                .map(|(_, user)| user)
+                .collect();
+            let mut following: Vec<UserId> = store
+                .relations_to(me, RelationKind::Follow)?
+                .into_iter()
+                .filter(|user| !blocked.contains(user))
+                .collect();
+            following.sort_unstable();
+            let mut named = Vec::new();
+            for &user in following.iter().take(RELATIONS_PER_LIST_MAX) {
+                // An account is never deleted; one missing would only be left out.
+                if let Some(row) = store.user_by_id(user)? {
+                    named.push(crate::auth::player_info(&row));
+                }
+            }
+            Ok((following.len(), named))
+        })
+        .await
+        .map_err(|err| store_refusal(&err))?;
+    followers.sort_by(|a, b| (b.rating.cmp(&a.rating)).then_with(|| a.username.cmp(&b.username)));
+    Ok(PeopleServerMsg::Followers {
+        id,
+        followers_count: u32::try_from(count).unwrap_or(u32::MAX),
+        followers,
+    })
 }
 
 /// `me` makes (`on`) or undoes a relation of `kind` with the player named `username` (any spelling

@@ -9,9 +9,10 @@ mod common;
 use common::redis::{two_nodes, RedisServer};
 use common::{settings_9x9, test_config, Client, TestServer};
 use serde_json::{json, Value};
+use tengen_protocol::UserId;
 use tengen_server::config::RELATIONS_PER_LIST_MAX;
 use tengen_server::store::sqlite::SqliteStore;
-use tengen_server::store::Accounts;
+use tengen_server::store::{Accounts, RelationKind, Relations};
 use tengen_server::username::Username;
 
 /// The usernames in a `relations` reply's list (`friends` hold `player`s).
@@ -28,6 +29,16 @@ fn names(relations: &Value, list: &str) -> Vec<String> {
             };
             player["username"].as_str().unwrap().to_string()
         })
+        .collect()
+}
+
+/// The usernames a `followers` reply names, in its order.
+fn follower_names(reply: &Value) -> Vec<String> {
+    reply["followers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|player| player["username"].as_str().unwrap().to_string())
         .collect()
 }
 
@@ -91,8 +102,16 @@ async fn relations_take_effect(here: &TestServer, there: &TestServer) {
     let snapshot = mallory.wait_type("hall").await;
     assert!(lists(&snapshot["players"], "alice"));
     mallory.ok(relation("follow", "alice")).await;
+    carol.ok(relation("follow", "alice")).await;
+    let followers = alice.ok(json!({"type": "followers"})).await;
+    assert_eq!(followers["followers_count"], 2);
+    assert_eq!(follower_names(&followers), ["carol", "mallory"]);
     let reply = alice.ok(relation("block", "mallory")).await;
     assert_eq!(names(&reply, "blocked"), ["mallory"]);
+    // Blocked, mallory is left out of alice's followers, named and counted.
+    let followers = alice.ok(json!({"type": "followers"})).await;
+    assert_eq!(followers["followers_count"], 1);
+    assert_eq!(follower_names(&followers), ["carol"]);
     mallory
         .wait_for(|f| f["type"] == "player_offline" && f["user"] == alice.user.unwrap())
         .await;
@@ -399,5 +418,47 @@ async fn a_full_list_refuses_one_more() {
     // Following one already followed is no change, full or not; muting has its own list.
     alice.ok(relation("follow", "fan0")).await;
     alice.ok(relation("mute", &last)).await;
+    server.stop().await;
+}
+
+/// However many follow a player, one `followers` answer names as many as a list holds, strongest
+/// first, and counts them all; a follower blocked is left out of both.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_popular_players_followers_are_counted_and_some_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = TestServer::start_with(test_config(dir.path())).await;
+    let star = server.player("star").await.user.map(UserId).unwrap();
+    server.stop().await;
+    {
+        // Followers made straight in the store: hundreds of sockets prove nothing more.
+        let store = SqliteStore::open(dir.path()).unwrap();
+        for n in 0..=RELATIONS_PER_LIST_MAX {
+            let name = Username::parse(&format!("fan{n:03}")).unwrap();
+            let fan = store.create_user(&name, "unused", 1).unwrap();
+            store
+                .add_relation(fan, RelationKind::Follow, star, RELATIONS_PER_LIST_MAX, 1)
+                .unwrap();
+        }
+        // One stronger than the rest comes first.
+        let strong = store.user_by_name("fan150").unwrap().unwrap().id;
+        store.set_starting_rating(strong, 2400.0).unwrap();
+    }
+    let server = TestServer::start_with(test_config(dir.path())).await;
+    let mut star = server.player_login("star").await;
+    let reply = star.ok(json!({"type": "followers"})).await;
+    assert_eq!(reply["followers_count"], RELATIONS_PER_LIST_MAX + 1);
+    let named = follower_names(&reply);
+    assert_eq!(named.len(), RELATIONS_PER_LIST_MAX);
+    assert_eq!(named[..3], ["fan150", "fan000", "fan001"]);
+    star.ok(relation("block", "fan000")).await;
+    let reply = star.ok(json!({"type": "followers"})).await;
+    assert_eq!(reply["followers_count"], RELATIONS_PER_LIST_MAX);
+    assert_eq!(follower_names(&reply)[..2], ["fan150", "fan001"]);
+    // A guest follows nobody and is followed by nobody: asked, it is told to log in.
+    let mut guest = server.client().await;
+    guest.hello().await;
+    guest
+        .err(json!({"type": "followers"}), "not_logged_in")
+        .await;
     server.stop().await;
 }

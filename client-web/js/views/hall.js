@@ -28,6 +28,7 @@ export function mountHall(root, ctx, params) {
   const friends = state.me ? h('ul', { class: 'player-list friend-list' }) : null;
   // Whom I block or mute, folded under the friends: each name opens the profile, where it is undone.
   const hidden = h('div', { 'data-testid': 'hidden-players' });
+  const followers = state.me ? createFollowersPanel({ t, state, actions }) : null;
   const roomTitle = h('h2', {});
   // A live game of mine (the tab was closed, or I came to the hall during it): a call to go back to it.
   const returnBox = h('p', { class: 'return-game panel', 'data-testid': 'return-to-game', hidden: true });
@@ -47,7 +48,7 @@ export function mountHall(root, ctx, params) {
     h('main', { class: 'hall-main' }, returnBox, events.element,
       h('details', { class: 'panel hall-tables', open: !phone, 'data-testid': 'tables-panel' }, h('summary', {}, roomTitle), tables)),
     h('aside', { class: 'hall-side' },
-      friends ? h('section', { class: 'panel hall-friends', 'data-testid': 'friends' }, h('h3', {}, t('friends.title')), friends, hidden) : null,
+      friends ? h('section', { class: 'panel hall-friends', 'data-testid': 'friends' }, h('h3', {}, t('friends.title')), friends, hidden, followers.element) : null,
       h('section', { class: 'panel hall-players' }, h('h3', {}, t('hall.players')), players, search.element),
       chat?.element)));
 
@@ -117,6 +118,7 @@ export function mountHall(root, ctx, params) {
         // Redrawn on every update: kept open if it was.
         const open = Boolean(hidden.querySelector('details')?.open);
         fill(hidden, hiddenPlayers(t, state.relations, { open }));
+        followers.update();
       }
       automatch?.update();
       events.update();
@@ -147,4 +149,33 @@ export function hiddenPlayers(t, { blocked, muted }, { open = false } = {}) {
     h('summary', { class: 'muted' }, t('friends.hidden', { count: blocked.length + muted.length })),
     blocked.length ? h('p', {}, `${t('friends.blocked')} `, ...names(blocked)) : null,
     muted.length ? h('p', {}, `${t('friends.muted')} `, ...names(muted)) : null);
+}
+
+/**
+ * Who follows me, folded under the friends and asked for when opened (mine to look at, not pushed):
+ * each name opens the profile, with "Follow back" beside those I do not follow. The server names at most
+ * as many as a list of one's own holds and counts the rest.
+ */
+function createFollowersPanel({ t, state, actions }) {
+  const summary = h('summary', { class: 'muted' }, t('friends.followers'));
+  const list = h('ul', { class: 'player-list' });
+  const element = h('details', { class: 'followers small', 'data-testid': 'followers' }, summary, list);
+  let answer = null;
+  const ask = () => actions.ask({ type: 'followers' }).then((reply) => { answer = reply; update(); },
+    (err) => fill(list, h('li', { class: 'muted' }, actions.errorText(err))));
+  element.addEventListener('toggle', () => { if (element.open) ask(); });
+
+  function update() {
+    if (answer == null) return;
+    summary.textContent = t('friends.followersCount', { count: answer.followers_count });
+    const follows = new Set(state.relations.friends.map((f) => f.player.user));
+    const lines = answer.followers.map((p) => h('li', { 'data-testid': `follower-${p.username}` },
+      h('span', {}, profileLink(t, p, { rank: 'chip' })),
+      follows.has(p.user) ? null : h('button', { type: 'button', class: 'small', 'data-testid': `follow-back-${p.username}`,
+        onclick: () => actions.relation('follow', p.username) }, t('relations.followBack'))));
+    const unnamed = answer.followers_count - answer.followers.length;
+    if (unnamed > 0) lines.push(h('li', { class: 'muted' }, t('friends.followersMore', { count: unnamed })));
+    fill(list, lines.length ? lines : h('li', { class: 'muted' }, t('friends.followersNone')));
+  }
+  return { element, update };
 }
