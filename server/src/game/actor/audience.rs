@@ -82,7 +82,7 @@ impl Audience {
             moves_count: Arc::default(),
             watchers_pushed: WatcherList::default(),
             watchers_shown_differ: AtomicBool::new(false),
-            watchers_pacer: Pacer::new(WATCHER_COUNT_PUSH_MS),
+            watchers_pacer: Pacer::new(WATCHER_COUNT_PUSH_MS, WATCHER_LIST_FRAMES_PER_S_MAX),
         }
     }
 
@@ -206,8 +206,7 @@ impl Audience {
     /// arriving costs one push a second. Returns how many follow the game now.
     pub(super) fn watchers_changed(&mut self) -> usize {
         let followers = self.followers();
-        self.watchers_pacer
-            .set_interval_ms(watchers_push_ms(followers));
+        self.watchers_pacer.crowd_is(followers);
         self.watchers_pacer.changed();
         followers
     }
@@ -423,14 +422,6 @@ fn phase(core: &GameCore) -> GamePhase {
     }
 }
 
-/// How often a game with `followers` pushes its watchers list: every
-/// [`WATCHER_COUNT_PUSH_MS`], or less often past [`WATCHER_LIST_FRAMES_PER_S_MAX`] followers, so
-/// the list costs at most that many frames a second however many follow the game.
-fn watchers_push_ms(followers: usize) -> u64 {
-    let per_push = followers.div_ceil(WATCHER_LIST_FRAMES_PER_S_MAX).max(1) as u64;
-    WATCHER_COUNT_PUSH_MS.saturating_mul(per_push)
-}
-
 /// How many names the watchers list of a game with `followers` shows: [`WATCHERS_LISTED_MAX`],
 /// fewer past a crowd of a thousand (see [`WATCHER_NAMES_FANNED_OUT_MAX`]).
 fn watchers_listed_max(followers: usize) -> usize {
@@ -440,15 +431,7 @@ fn watchers_listed_max(followers: usize) -> usize {
 
 #[cfg(test)]
 mod tests {
-    use super::{watchers_listed_max, watchers_push_ms};
-
-    #[test]
-    fn a_crowd_hears_the_list_less_often_in_proportion() {
-        assert_eq!(watchers_push_ms(0), 1_000);
-        assert_eq!(watchers_push_ms(2_000), 1_000);
-        assert_eq!(watchers_push_ms(2_001), 2_000);
-        assert_eq!(watchers_push_ms(20_000), 10_000);
-    }
+    use super::watchers_listed_max;
 
     #[test]
     fn a_crowd_is_named_fewer_in_proportion() {

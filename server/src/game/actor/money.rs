@@ -69,7 +69,7 @@ impl Wagers {
     pub(super) fn new(bettors_barred: Vec<UserId>) -> Wagers {
         Wagers {
             tally: Tally::default(),
-            pool_pacer: Pacer::new(POOL_PUSH_MS),
+            pool_pacer: Pacer::new(POOL_PUSH_MS, POOL_FRAMES_PER_S_MAX),
             tally_stale: false,
             bets: bets::InFlight::default(),
             bettors_barred,
@@ -127,7 +127,7 @@ impl Wagers {
 
     /// The game has `followers` now: the pool is pushed less often the larger the crowd.
     pub(super) fn crowd_is(&mut self, followers: usize) {
-        self.pool_pacer.set_interval_ms(pool_push_ms(followers));
+        self.pool_pacer.crowd_is(followers);
     }
 
     /// The pool changed by a bet: push it now if the last push is
@@ -405,25 +405,5 @@ impl GameActor {
             self.publish_pool();
         }
         Ok(())
-    }
-}
-
-/// How often a game with `followers` pushes its pool: every [`POOL_PUSH_MS`], or less often past
-/// [`POOL_FRAMES_PER_S_MAX`] followers.
-fn pool_push_ms(followers: usize) -> u64 {
-    let per_push = followers.div_ceil(POOL_FRAMES_PER_S_MAX).max(1) as u64;
-    POOL_PUSH_MS.saturating_mul(per_push)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::pool_push_ms;
-
-    #[test]
-    fn a_crowd_hears_the_pool_less_often_in_proportion() {
-        assert_eq!(pool_push_ms(10), 1_000);
-        assert_eq!(pool_push_ms(5_000), 1_000);
-        assert_eq!(pool_push_ms(15_000), 3_000);
-        assert_eq!(pool_push_ms(20_000), 4_000);
     }
 }

@@ -1,5 +1,6 @@
-//! [`Pacer`]: when a coalesced push is next due. It only keeps time; what is pushed, and to whom,
-//! is its owner's (the audience's watchers list, the wagers' pool).
+//! [`Pacer`]: when a coalesced push is next due, at most once an interval that grows with the
+//! crowd. It only keeps time; what is pushed, and to whom, is its owner's (the audience's watchers
+//! list, the wagers' pool).
 
 use std::time::Duration;
 
@@ -10,6 +11,10 @@ use tokio::time::Instant;
 /// follower one frame per interval.
 #[derive(Debug)]
 pub(super) struct Pacer {
+    /// The interval for a game with few followers.
+    base_ms: u64,
+    /// The most frames a second the pushes may cost: past this many followers the interval grows.
+    frames_per_s_max: usize,
     interval: Duration,
     pushed_at: Option<Instant>,
     /// `None`: nothing changed since the last push.
@@ -17,17 +22,27 @@ pub(super) struct Pacer {
 }
 
 impl Pacer {
-    pub(super) fn new(interval_ms: u64) -> Pacer {
+    /// Pushes every `base_ms`, or less often past `frames_per_s_max` followers (see [`Pacer::crowd_is`]).
+    pub(super) fn new(base_ms: u64, frames_per_s_max: usize) -> Pacer {
         Pacer {
-            interval: Duration::from_millis(interval_ms),
+            base_ms,
+            frames_per_s_max,
+            interval: Duration::from_millis(base_ms),
             pushed_at: None,
             due: None,
         }
     }
 
-    /// Push at most once per `interval_ms` from now on (a push already scheduled keeps its time).
-    pub(super) fn set_interval_ms(&mut self, interval_ms: u64) {
-        self.interval = Duration::from_millis(interval_ms);
+    /// The game has `followers` now: push every base interval, or less often in proportion past the
+    /// most frames a second, so the pushes cost at most that many frames a second however many
+    /// follow (a push already scheduled keeps its time).
+    pub(super) fn crowd_is(&mut self, followers: usize) {
+        self.interval = Duration::from_millis(self.interval_ms(followers));
+    }
+
+    fn interval_ms(&self, followers: usize) -> u64 {
+        let per_push = followers.div_ceil(self.frames_per_s_max.max(1)).max(1) as u64;
+        self.base_ms.saturating_mul(per_push)
     }
 
     /// Something changed: schedule a push unless one is already due.
@@ -53,5 +68,31 @@ impl Pacer {
     pub(super) fn pushed(&mut self) {
         self.due = None;
         self.pushed_at = Some(Instant::now());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Pacer;
+    use crate::config::{
+        POOL_FRAMES_PER_S_MAX, POOL_PUSH_MS, WATCHER_COUNT_PUSH_MS, WATCHER_LIST_FRAMES_PER_S_MAX,
+    };
+
+    #[test]
+    fn a_crowd_hears_the_watchers_list_less_often_in_proportion() {
+        let list = Pacer::new(WATCHER_COUNT_PUSH_MS, WATCHER_LIST_FRAMES_PER_S_MAX);
+        assert_eq!(list.interval_ms(0), 1_000);
+        assert_eq!(list.interval_ms(2_000), 1_000);
+        assert_eq!(list.interval_ms(2_001), 2_000);
+        assert_eq!(list.interval_ms(20_000), 10_000);
+    }
+
+    #[test]
+    fn a_crowd_hears_the_pool_less_often_in_proportion() {
+        let pool = Pacer::new(POOL_PUSH_MS, POOL_FRAMES_PER_S_MAX);
+        assert_eq!(pool.interval_ms(10), 1_000);
+        assert_eq!(pool.interval_ms(5_000), 1_000);
+        assert_eq!(pool.interval_ms(15_000), 3_000);
+        assert_eq!(pool.interval_ms(20_000), 4_000);
     }
 }
