@@ -55,6 +55,16 @@ impl Refusal {
     pub fn busy() -> Refusal {
         Refusal::new(ErrorCode::Busy, "the server is busy; try again")
     }
+
+    /// A message handed to a handler that is not one of its own: a routing mistake (a bug), logged
+    /// and answered without changing anything.
+    pub fn misrouted(msg: &impl std::fmt::Debug) -> Refusal {
+        tracing::error!(?msg, "a message reached the wrong handler");
+        Refusal::new(
+            ErrorCode::Internal,
+            "the server could not route that message",
+        )
+    }
 }
 
 impl std::fmt::Display for Refusal {

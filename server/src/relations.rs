@@ -80,11 +80,7 @@ pub async fn answer(
         PeopleMsg::Unmute { username } => Some((username, Mute, false)),
         PeopleMsg::Followers => return followers(store, me, id).await,
         PeopleMsg::Profile { .. } | PeopleMsg::FindPlayers { .. } => {
-            tracing::error!(?msg, "a profile message reached the relations handler");
-            return Err(Refusal::new(
-                ErrorCode::Internal,
-                "the server could not route that message",
-            ));
+            return Err(Refusal::misrouted(&msg));
         }
     };
     if let Some((username, kind, on)) = asked {

@@ -4,7 +4,7 @@
 
 use tengen_protocol::{EventId, EventsMsg, EventsServerMsg, GameId, RequestId};
 
-use super::{misrouted, Answer, Session};
+use super::{Answer, Session};
 use crate::competition::EventRequest;
 use crate::game::GameRequest;
 use crate::hall::{HallReply, HallRequest};
@@ -92,7 +92,7 @@ impl Session {
                 captain: self.user()?,
                 players,
             },
-            other => return Err(misrouted(&other)),
+            other => return Err(Refusal::misrouted(&other)),
         })
     }
 
@@ -124,7 +124,7 @@ impl Session {
                 self.game_ack(game, |user| GameRequest::Seal { user, point })
                     .await
             }
-            other => Err(misrouted(&other)),
+            other => Err(Refusal::misrouted(&other)),
         }
     }
 

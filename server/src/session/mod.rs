@@ -141,16 +141,6 @@ fn internal(err: crate::store::StoreError) -> Refusal {
     crate::store::store_refusal(&err)
 }
 
-/// A message handed to an area's handler that is not one of its own: a routing mistake in
-/// `Session::handle`, logged and answered without changing anything.
-fn misrouted(msg: &impl std::fmt::Debug) -> Refusal {
-    tracing::error!(?msg, "a message reached the wrong handler");
-    Refusal::new(
-        ErrorCode::Internal,
-        "the server could not route that message",
-    )
-}
-
 /// Serve one upgraded socket until it closes or the server shuts down.
 pub(crate) async fn run(state: Arc<AppState>, socket: WebSocket, peer: IpAddr) {
     let _tasks = state.tasks.clone();

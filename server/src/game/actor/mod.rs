@@ -550,7 +550,7 @@ impl GameActor {
                 .await
                 .map(|()| GameReply::Done),
             // A change of the game's log, which `apply` does itself.
-            R::Move { .. }
+            change @ (R::Move { .. }
             | R::ToggleDead { .. }
             | R::AcceptScore { .. }
             | R::ResumePlay { .. }
@@ -563,10 +563,7 @@ impl GameActor {
             | R::Adjourn { .. }
             | R::Resume
             | R::Seal { .. }
-            | R::Bet { .. } => Err(Refusal::new(
-                ErrorCode::Internal,
-                "the game took a change for a question",
-            )),
+            | R::Bet { .. }) => Err(Refusal::misrouted(&change)),
         }
     }
 
